@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import { createSecadminClient, SecadminApiError } from '../src/index.js';
+
+const BASE = 'http://secadmin.test';
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}) {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
+
+/** A fetch that answers from a list of responders and records every request. */
+function fakeFetch(...responders: ((req: Request) => Response | Promise<Response>)[]) {
+  const requests: Request[] = [];
+  const fetch = async (req: Request) => {
+    requests.push(req.clone());
+    const responder = responders[Math.min(requests.length - 1, responders.length - 1)];
+    if (!responder) throw new Error('no responder');
+    return responder(req);
+  };
+  return { fetch, requests };
+}
+
+const user = {
+  id: 'user_01jf3k8m6q2w9x4v7t5r1n0b3c',
+  email: 'ada@example.com',
+  name: 'Ada',
+  createdAt: '2026-11-25T21:00:00Z',
+  roles: [],
+};
+
+describe('createSecadminClient', () => {
+  it('sends the API key as a bearer token', async () => {
+    const { fetch, requests } = fakeFetch(() =>
+      json(200, { data: { ...user, emailVerified: false, metadata: {}, updatedAt: user.createdAt }, meta: { requestId: 'r1' } }),
+    );
+    const client = createSecadminClient({ baseUrl: `${BASE}/`, apiKey: 'sk_test', fetch });
+    const { data } = await client.GET('/v1/users/{id}', { params: { path: { id: user.id } } });
+    expect(data?.data.email).toBe('ada@example.com');
+    expect(requests[0]?.headers.get('authorization')).toBe('Bearer sk_test');
+    expect(requests[0]?.url).toBe(`${BASE}/v1/users/${user.id}`);
+  });
+
+  it('sends array query parameters as comma-separated lists', async () => {
+    const { fetch, requests } = fakeFetch(() =>
+      json(200, { data: [], pagination: { hasMore: false }, meta: { requestId: 'r' } }),
+    );
+    const client = createSecadminClient({ baseUrl: BASE, apiKey: 'k', fetch });
+    await client.GET('/v1/logs', { params: { query: { events: ['user.login', 'user.logout'] } } });
+    const url = new URL(requests[0]?.url ?? '');
+    expect(url.searchParams.get('events')).toBe('user.login,user.logout');
+  });
+
+  it('throws a typed error carrying code, message, details, requestId and status', async () => {
+    const { fetch } = fakeFetch(() =>
+      json(400, {
+        error: {
+          code: 'invalid_request',
+          message: 'The request is invalid.',
+          details: [{ field: 'body.email', message: 'must match format "email"' }],
+        },
+        meta: { requestId: 'req_42' },
+      }),
+    );
+    const client = createSecadminClient({ baseUrl: BASE, apiKey: 'k', fetch });
+    const error = await client.POST('/v1/users', { body: { email: 'nope' } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SecadminApiError);
+    const apiError = error as SecadminApiError;
+    expect(apiError.status).toBe(400);
+    expect(apiError.code).toBe('invalid_request');
+    expect(apiError.message).toBe('The request is invalid.');
+    expect(apiError.details).toEqual([{ field: 'body.email', message: 'must match format "email"' }]);
+    expect(apiError.requestId).toBe('req_42');
+  });
+
+  it('still gives a usable error when the body is not an envelope', async () => {
+    const { fetch } = fakeFetch(
+      () => new Response('<html>bad gateway</html>', { status: 502, headers: { 'x-request-id': 'gw' } }),
+    );
+    const client = createSecadminClient({ baseUrl: BASE, fetch });
+    const error = (await client.GET('/healthz').catch((e: unknown) => e)) as SecadminApiError;
+    expect(error.status).toBe(502);
+    expect(error.code).toBe('unknown');
+    expect(error.requestId).toBe('gw');
+  });
+
+  it('sends no Authorization header without an API key', async () => {
+    const { fetch, requests } = fakeFetch(() => json(200, { status: 'ok' }));
+    const client = createSecadminClient({ baseUrl: BASE, fetch });
+    await client.GET('/healthz');
+    expect(requests[0]?.headers.has('authorization')).toBe(false);
+  });
+});
+
+describe('retry on 429', () => {
+  const limited = (retryAfter: string) => () =>
+    json(429, { error: { code: 'rate_limited', message: 'slow down' }, meta: { requestId: 'r' } }, { 'retry-after': retryAfter });
+
+  it('waits Retry-After seconds, then resends the same request with its body', async () => {
+    const waits: number[] = [];
+    const { fetch, requests } = fakeFetch(limited('2'), limited('1'), () =>
+      json(201, { data: { ...user, emailVerified: false, metadata: {}, updatedAt: user.createdAt }, meta: { requestId: 'r' } }),
+    );
+    const client = createSecadminClient({
+      baseUrl: BASE,
+      apiKey: 'k',
+      fetch,
+      retry: { sleep: async (ms) => void waits.push(ms) },
+    });
+    const { data } = await client.POST('/v1/users', { body: { email: 'ada@example.com' } });
+    expect(data?.data.id).toBe(user.id);
+    expect(waits).toEqual([2000, 1000]);
+    expect(requests).toHaveLength(3);
+    for (const req of requests) expect(await req.json()).toEqual({ email: 'ada@example.com' });
+  });
+
+  it('gives up after maxRetries and throws rate_limited', async () => {
+    const { fetch, requests } = fakeFetch(limited('0'));
+    const client = createSecadminClient({ baseUrl: BASE, fetch, retry: { maxRetries: 2, sleep: async () => {} } });
+    const error = (await client.GET('/v1/users').catch((e: unknown) => e)) as SecadminApiError;
+    expect(error.code).toBe('rate_limited');
+    expect(requests).toHaveLength(3);
+  });
+
+  it('does not wait longer than maxDelayMs', async () => {
+    const waits: number[] = [];
+    const { fetch, requests } = fakeFetch(limited('3600'));
+    const client = createSecadminClient({
+      baseUrl: BASE,
+      fetch,
+      retry: { maxDelayMs: 5000, sleep: async (ms) => void waits.push(ms) },
+    });
+    await expect(client.GET('/v1/users')).rejects.toMatchObject({ status: 429 });
+    expect(waits).toEqual([]);
+    expect(requests).toHaveLength(1);
+  });
+});
+
+describe('paginate', () => {
+  it('walks every page by following nextCursor, keeping the query', async () => {
+    const pages: Record<string, unknown> = {
+      '': { data: [{ ...user, id: 'a' }, { ...user, id: 'b' }], pagination: { hasMore: true, nextCursor: 'c1' } },
+      c1: { data: [{ ...user, id: 'c' }, { ...user, id: 'd' }], pagination: { hasMore: true, nextCursor: 'c2' } },
+      c2: { data: [{ ...user, id: 'e' }], pagination: { hasMore: false } },
+    };
+    const { fetch, requests } = fakeFetch((req) => {
+      const cursor = new URL(req.url).searchParams.get('cursor') ?? '';
+      return json(200, { ...(pages[cursor] as object), meta: { requestId: 'r' } });
+    });
+    const client = createSecadminClient({ baseUrl: BASE, apiKey: 'k', fetch });
+    const ids: string[] = [];
+    for await (const item of client.paginate('/v1/users', { limit: 2, role: 'admin' })) ids.push(item.id);
+    expect(ids).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(requests.map((r) => new URL(r.url).search)).toEqual([
+      '?limit=2&role=admin',
+      '?limit=2&role=admin&cursor=c1',
+      '?limit=2&role=admin&cursor=c2',
+    ]);
+  });
+
+  it('stops at the first error', async () => {
+    const { fetch } = fakeFetch(() =>
+      json(403, { error: { code: 'forbidden', message: 'no' }, meta: { requestId: 'r' } }),
+    );
+    const client = createSecadminClient({ baseUrl: BASE, apiKey: 'k', fetch });
+    const iterate = async () => {
+      for await (const _ of client.paginate('/v1/policies')) {
+        /* unreachable */
+      }
+    };
+    await expect(iterate()).rejects.toMatchObject({ code: 'forbidden', status: 403 });
+  });
+});

@@ -1,0 +1,41 @@
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+
+export class DataDirLockedError extends Error {
+  override readonly name = 'DataDirLockedError';
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes `<path>` as this process's exclusive lock on an embedded database: PGlite
+ * files must never be opened by two processes. A lock left by a dead process is taken over.
+ * Returns the release function.
+ */
+export function lockDataDir(path: string): () => void {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, 'wx', 0o600);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(path, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number.parseInt(readFileSync(path, 'utf8'), 10);
+      if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
+        throw new DataDirLockedError(
+          `The embedded database at ${path.replace(/[/\\][^/\\]+$/, '')} is in use by process ${holder}. ` +
+            'Stop that server, or give this one another SECADMIN_DATA_DIR (or a DATABASE_URL).',
+        );
+      }
+      rmSync(path, { force: true });
+    }
+  }
+  throw new DataDirLockedError(`Could not lock ${path}.`);
+}

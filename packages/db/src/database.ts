@@ -1,0 +1,89 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { lockDataDir } from './data-dir-lock.js';
+import { PrismaClient } from './generated/prisma/client.js';
+import { applyMigrations, loadMigrations, type MigrationSession } from './migrations.js';
+
+export type DatabaseKind = 'embedded' | 'postgres';
+
+export interface Database {
+  readonly kind: DatabaseKind;
+  readonly prisma: PrismaClient;
+  /** Applies pending migrations; returns the names applied now. */
+  migrate(): Promise<string[]>;
+  /** Resolves when the database answers. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** `postgres://…`; unset means the embedded database under `dataDir`. */
+  url?: string | undefined;
+  dataDir: string;
+  /** Connections in the PostgreSQL pool (default 10). */
+  poolSize?: number;
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  return options.url ? openPostgres(options.url, options.poolSize ?? 10) : openEmbedded(options.dataDir);
+}
+
+async function openEmbedded(dataDir: string): Promise<Database> {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const release = lockDataDir(join(dataDir, 'db.lock'));
+  try {
+    const pglite = await PGlite.create(join(dataDir, 'db'));
+    const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+    const session: MigrationSession = {
+      query: async <T>(sql: string, params?: unknown[]) => (await pglite.query<T>(sql, params)).rows,
+      exec: async (sql) => void (await pglite.exec(sql)),
+    };
+    return {
+      kind: 'embedded',
+      prisma,
+      migrate: async () => applyMigrations(session, await loadMigrations()),
+      ping: async () => void (await pglite.query('SELECT 1')),
+      close: async () => {
+        await prisma.$disconnect();
+        await pglite.close();
+        release();
+      },
+    };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle client's error (e.g. the server restarting) must not crash the process.
+  pool.on('error', () => {});
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return {
+    kind: 'postgres',
+    prisma,
+    migrate: async () => {
+      const client = await pool.connect();
+      try {
+        const session: MigrationSession = {
+          query: async <T>(sql: string, params?: unknown[]) =>
+            (await client.query(sql, params)).rows as T[],
+          exec: async (sql) => void (await client.query(sql)),
+        };
+        return await applyMigrations(session, await loadMigrations());
+      } finally {
+        client.release();
+      }
+    },
+    ping: async () => void (await pool.query('SELECT 1')),
+    close: async () => {
+      await prisma.$disconnect();
+      await pool.end().catch(() => {});
+    },
+  };
+}

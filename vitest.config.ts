@@ -1,0 +1,8 @@
+import { defineConfig } from 'vitest/config';
+
+// Run every package's tests from the root (`pnpm vitest`); turbo runs them per package.
+export default defineConfig({
+  test: {
+    projects: ['packages/*', 'apps/server'],
+  },
+});
