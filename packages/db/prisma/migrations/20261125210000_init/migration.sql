@@ -60,6 +60,7 @@ CREATE TABLE "log_entries" (
     "event" TEXT NOT NULL,
     "actor_id" TEXT,
     "actor_email" TEXT,
+    "actor_email_redacted" BOOLEAN NOT NULL DEFAULT false,
     "actor_type" TEXT NOT NULL,
     "target_id" TEXT,
     "target_type" TEXT,
@@ -73,8 +74,42 @@ CREATE TABLE "log_entries" (
     "result" TEXT NOT NULL,
     "trace_id" TEXT,
     "metadata" JSONB NOT NULL DEFAULT '{}',
+    -- Every text field, split at non-alphanumerics, so that `login` finds `user.login`
+    -- and an email or IP is found as the phrase of its parts.
+    "search" tsvector GENERATED ALWAYS AS (
+        to_tsvector('simple'::regconfig, regexp_replace(
+            coalesce("event", '') || ' ' || coalesce("actor_id", '') || ' ' || coalesce("actor_email", '') || ' ' ||
+            coalesce("actor_type", '') || ' ' || coalesce("target_id", '') || ' ' || coalesce("target_type", '') || ' ' ||
+            coalesce("ip", '') || ' ' || coalesce("user_agent", '') || ' ' || coalesce("city", '') || ' ' ||
+            coalesce("country", '') || ' ' || coalesce("region", '') || ' ' || "metadata"::text,
+            '[^[:alnum:]]+', ' ', 'g'))
+    ) STORED,
 
     CONSTRAINT "log_entries_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "exports" (
+    "id" TEXT NOT NULL,
+    "status" TEXT NOT NULL,
+    "format" TEXT NOT NULL,
+    "from" TIMESTAMPTZ(3) NOT NULL,
+    "to" TIMESTAMPTZ(3) NOT NULL,
+    "events" TEXT[],
+    "include_metadata" BOOLEAN NOT NULL,
+    "estimated_records" INTEGER NOT NULL,
+    "total_records" INTEGER,
+    "file_size_bytes" BIGINT,
+    "error" TEXT,
+    "key_id" TEXT NOT NULL,
+    "claimed_by" TEXT,
+    "heartbeat_at" TIMESTAMPTZ(3),
+    "created_at" TIMESTAMPTZ(3) NOT NULL,
+    "completed_at" TIMESTAMPTZ(3),
+    "expires_at" TIMESTAMPTZ(3),
+    "file_deleted_at" TIMESTAMPTZ(3),
+
+    CONSTRAINT "exports_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateIndex
@@ -109,6 +144,15 @@ CREATE INDEX "log_entries_actor_id_timestamp_id_idx" ON "log_entries"("actor_id"
 
 -- CreateIndex
 CREATE INDEX "log_entries_event_timestamp_id_idx" ON "log_entries"("event", "timestamp" DESC, "id" DESC);
+
+-- CreateIndex
+CREATE INDEX "log_entries_search_idx" ON "log_entries" USING GIN ("search");
+
+-- CreateIndex
+CREATE INDEX "exports_status_heartbeat_at_idx" ON "exports"("status", "heartbeat_at");
+
+-- CreateIndex
+CREATE INDEX "exports_key_id_status_idx" ON "exports"("key_id", "status");
 
 -- The single row every instance reads to learn whether its policy index is stale.
 INSERT INTO "policy_set_version" ("id", "version") VALUES (1, 0);

@@ -1,0 +1,22 @@
+import type { Response } from 'express';
+
+/** Sends a JSON body with `meta.requestId` (merged into any meta the body has). */
+export function sendJson(res: Response, status: number, body: Record<string, unknown>): void {
+  const meta = { ...(body.meta as object | undefined), requestId: res.locals.requestId as string };
+  res.status(status).json({ ...body, meta });
+}
+
+export const ok = (res: Response, data: unknown) => sendJson(res, 200, { data });
+export const created = (res: Response, data: unknown) => sendJson(res, 201, { data });
+export const noContent = (res: Response) => void res.status(204).end();
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | undefined;
+}
+
+export function sendPage<T>(res: Response, page: Page<T>, meta?: Record<string, unknown>): void {
+  const pagination =
+    page.nextCursor === undefined ? { hasMore: false } : { hasMore: true, nextCursor: page.nextCursor };
+  sendJson(res, 200, { data: page.items, pagination, ...(meta ? { meta } : {}) });
+}

@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+
+/** A lowercase ULID: 48 bits of milliseconds, 80 random bits, Crockford base32. */
+export function ulid(now = Date.now()): string {
+  let time = '';
+  let t = now;
+  for (let i = 0; i < 10; i++) {
+    time = ALPHABET[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  const bytes = randomBytes(10);
+  let random = '';
+  let buffer = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    buffer = (buffer << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      random += ALPHABET[(buffer >> bits) & 31];
+    }
+  }
+  return time + random;
+}
+
+export type IdPrefix = 'user' | 'pol' | 'log' | 'exp' | 'key' | 'req';
+
+export function newId(prefix: IdPrefix, now?: number): string {
+  return `${prefix}_${ulid(now)}`;
+}

@@ -1,0 +1,30 @@
+import { loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { startServer } from './server.js';
+
+const config = loadConfig();
+const logger = createLogger(config.logLevel);
+
+try {
+  const server = await startServer(config, logger);
+  logger.info({ url: server.url, database: server.db.kind, docs: `${server.url}/docs` }, 'secadmin listening');
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    const timer = setTimeout(() => {
+      logger.error('shutdown took longer than 10 s; exiting');
+      process.exit(1);
+    }, 10_000);
+    timer.unref();
+    await server.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+} catch (error) {
+  logger.fatal({ err: error instanceof Error ? { message: error.message, name: error.name } : error }, 'secadmin could not start');
+  process.exit(1);
+}

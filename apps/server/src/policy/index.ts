@@ -1,0 +1,3 @@
+export { parseCidr, parseIp } from './ip.js';
+export { PolicyIndex } from './policy-index.js';
+export type * from './types.js';

@@ -1,0 +1,60 @@
+import { Prisma } from '@secadmin/db';
+import type { Atom, SearchQuery } from '../search/query.js';
+import type { Db } from './db.js';
+import type { LogRow } from './logs-repository.js';
+
+/** The log_entries columns under the names of the Prisma model, for raw queries. */
+export const LOG_COLUMNS = Prisma.sql`
+  id, timestamp, event, actor_id AS "actorId", actor_email AS "actorEmail",
+  actor_email_redacted AS "actorEmailRedacted", actor_type AS "actorType",
+  target_id AS "targetId", target_type AS "targetType", ip, user_agent AS "userAgent",
+  city, country, region, lat, lng, result, trace_id AS "traceId", metadata`;
+
+const likePrefix = (value: string) => `${value.replace(/[\\%_]/g, '\\$&')}%`;
+
+function atomSql(atom: Atom): Prisma.Sql {
+  let condition: Prisma.Sql;
+  if (atom.kind === 'text') {
+    // The same split as the generated `search` column: a term is the phrase of its words.
+    condition = Prisma.sql`search @@ phraseto_tsquery('simple', regexp_replace(${atom.text}, '[^[:alnum:]]+', ' ', 'g'))`;
+  } else if (atom.field === 'event') {
+    const value = atom.value.toLowerCase();
+    condition = value.endsWith('*')
+      ? Prisma.sql`event LIKE ${likePrefix(value.slice(0, -1))}`
+      : Prisma.sql`event = ${value}`;
+  } else if (atom.field === 'actor') {
+    condition = Prisma.sql`(actor_id = ${atom.value} OR lower(actor_email) = lower(${atom.value}))`;
+  } else if (atom.field === 'result') {
+    condition = Prisma.sql`result = ${atom.value}`;
+  } else {
+    condition = Prisma.sql`ip = ${atom.value}`;
+  }
+  return atom.negated ? Prisma.sql`NOT coalesce(${condition}, false)` : condition;
+}
+
+export function searchWhere(query: SearchQuery, range: { from?: Date; to?: Date }): Prisma.Sql {
+  const parts = query.map((clause) => Prisma.sql`(${Prisma.join(clause.map(atomSql), ' OR ')})`);
+  if (range.from) parts.push(Prisma.sql`timestamp >= ${range.from}`);
+  if (range.to) parts.push(Prisma.sql`timestamp < ${range.to}`);
+  return Prisma.join(parts, ' AND ');
+}
+
+/** A page of hits, newest first, strictly after the cursor position. */
+export function searchLogEntries(
+  db: Db,
+  where: Prisma.Sql,
+  after: { at: Date; id: string } | undefined,
+  take: number,
+): Promise<LogRow[]> {
+  const keyset = after ? Prisma.sql`AND (timestamp, id) < (${after.at}, ${after.id})` : Prisma.empty;
+  return db.$queryRaw<LogRow[]>`
+    SELECT ${LOG_COLUMNS} FROM log_entries
+    WHERE ${where} ${keyset}
+    ORDER BY timestamp DESC, id DESC
+    LIMIT ${take}`;
+}
+
+export async function countLogEntries(db: Db, where: Prisma.Sql): Promise<number> {
+  const rows = await db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM log_entries WHERE ${where}`;
+  return rows[0]?.n ?? 0;
+}

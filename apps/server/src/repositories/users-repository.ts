@@ -1,0 +1,48 @@
+import type { Prisma, User } from '@secadmin/db';
+import { ascendingAfter, type Db } from './db.js';
+
+export type UserRow = User;
+
+export function insertUser(db: Db, data: Prisma.UserCreateInput): Promise<UserRow> {
+  return db.user.create({ data });
+}
+
+export function findUser(db: Db, id: string): Promise<UserRow | null> {
+  return db.user.findUnique({ where: { id } });
+}
+
+/** Reads the row and locks it until the transaction ends, so read-modify-write is safe. */
+export async function findUserForUpdate(db: Prisma.TransactionClient, id: string): Promise<UserRow | null> {
+  const rows = await db.$queryRaw<{ id: string }[]>`SELECT id FROM users WHERE id = ${id} FOR UPDATE`;
+  return rows.length === 0 ? null : db.user.findUnique({ where: { id } });
+}
+
+export function listUsers(
+  db: Db,
+  filter: { email?: string | undefined; role?: string | undefined },
+  after: { at: Date; id: string } | undefined,
+  take: number,
+): Promise<UserRow[]> {
+  return db.user.findMany({
+    where: {
+      ...(filter.email !== undefined ? { emailLower: filter.email.toLowerCase() } : {}),
+      ...(filter.role !== undefined ? { roles: { has: filter.role } } : {}),
+      ...ascendingAfter(after),
+    },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    take,
+  });
+}
+
+export function updateUser(db: Db, id: string, data: Prisma.UserUpdateInput): Promise<UserRow> {
+  return db.user.update({ where: { id }, data });
+}
+
+export async function deleteUser(db: Db, id: string): Promise<void> {
+  await db.user.delete({ where: { id } });
+}
+
+export async function findRoles(db: Db, userId: string): Promise<string[]> {
+  const user = await db.user.findUnique({ where: { id: userId }, select: { roles: true } });
+  return user?.roles ?? [];
+}

@@ -1,0 +1,125 @@
+import type { components } from '@secadmin/api-types';
+import { isoMillis, isoSeconds } from './lib/time.js';
+import type { ApiKeyRow } from './repositories/api-keys-repository.js';
+import type { LogRow } from './repositories/logs-repository.js';
+import type { PolicyRow } from './repositories/policies-repository.js';
+import type { UserRow } from './repositories/users-repository.js';
+
+type Schemas = components['schemas'];
+
+export function userDetail(row: UserRow): Schemas['User'] {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    emailVerified: row.emailVerified,
+    roles: row.roles,
+    metadata: row.metadata as Record<string, unknown>,
+    createdAt: isoSeconds(row.createdAt),
+    updatedAt: isoSeconds(row.updatedAt),
+  };
+}
+
+export function userListItem(row: UserRow): Schemas['UserListItem'] {
+  return { id: row.id, email: row.email, name: row.name, createdAt: isoSeconds(row.createdAt), roles: row.roles };
+}
+
+export function policyDetail(row: PolicyRow): Schemas['Policy'] {
+  return {
+    id: row.id,
+    name: row.name,
+    ...(row.description !== null ? { description: row.description } : {}),
+    effect: row.effect as Schemas['Policy']['effect'],
+    principals: row.principals,
+    actions: row.actions,
+    resources: row.resources,
+    ...(row.conditions !== null ? { conditions: row.conditions as Schemas['PolicyConditions'] } : {}),
+    createdAt: isoSeconds(row.createdAt),
+    updatedAt: isoSeconds(row.updatedAt),
+  };
+}
+
+export function policyListItem(row: PolicyRow): Schemas['PolicyListItem'] {
+  return {
+    id: row.id,
+    name: row.name,
+    effect: row.effect as Schemas['Policy']['effect'],
+    principals: row.principals,
+    actions: row.actions,
+    resources: row.resources,
+    createdAt: isoSeconds(row.createdAt),
+  };
+}
+
+export function apiKey(row: ApiKeyRow): Schemas['ApiKey'] {
+  return {
+    id: row.id,
+    name: row.name,
+    principal: row.principal,
+    plan: row.plan as Schemas['Plan'],
+    rateLimitPerMinute: row.rateLimitPerMinute,
+    ...(row.expiresAt ? { expiresAt: isoSeconds(row.expiresAt) } : {}),
+    createdAt: isoSeconds(row.createdAt),
+  };
+}
+
+/** Only the keys that are set: an anonymous actor has no `id` at all. */
+function compact<T extends Record<string, unknown>>(value: T): { [K in keyof T]?: Exclude<T[K], null | undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null)) as {
+    [K in keyof T]?: Exclude<T[K], null | undefined>;
+  };
+}
+
+function actor(row: LogRow): Schemas['LogActor'] {
+  const result: Schemas['LogActor'] = { type: row.actorType };
+  if (row.actorId !== null) result.id = row.actorId;
+  if (row.actorEmailRedacted) result.email = null;
+  else if (row.actorEmail !== null) result.email = row.actorEmail;
+  return result;
+}
+
+function target(row: LogRow): Schemas['LogTarget'] | undefined {
+  const value = compact({ id: row.targetId, type: row.targetType });
+  return Object.keys(value).length > 0 ? value : undefined;
+}
+
+export function logListItem(row: LogRow): Schemas['LogEntryListItem'] {
+  const location = compact({ city: row.city, country: row.country });
+  const context = compact({
+    ip: row.ip,
+    userAgent: row.userAgent,
+    location: Object.keys(location).length > 0 ? location : undefined,
+  });
+  const t = target(row);
+  return {
+    id: row.id,
+    timestamp: isoMillis(row.timestamp),
+    event: row.event,
+    actor: actor(row),
+    ...(t ? { target: t } : {}),
+    ...(Object.keys(context).length > 0 ? { context } : {}),
+    result: row.result as Schemas['LogEntry']['result'],
+  };
+}
+
+export function logDetail(row: LogRow): Schemas['LogEntry'] {
+  const coordinates = row.lat !== null && row.lng !== null ? { lat: row.lat, lng: row.lng } : undefined;
+  const location = compact({ city: row.city, country: row.country, region: row.region, coordinates });
+  const context = compact({
+    ip: row.ip,
+    userAgent: row.userAgent,
+    location: Object.keys(location).length > 0 ? location : undefined,
+  });
+  const t = target(row);
+  return {
+    id: row.id,
+    timestamp: isoMillis(row.timestamp),
+    event: row.event,
+    actor: actor(row),
+    ...(t ? { target: t } : {}),
+    ...(Object.keys(context).length > 0 ? { context } : {}),
+    result: row.result as Schemas['LogEntry']['result'],
+    ...(row.traceId !== null ? { traceId: row.traceId } : {}),
+    metadata: row.metadata as Record<string, unknown>,
+  };
+}

@@ -1,0 +1,85 @@
+import { mkdir } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { type Database, openDatabase } from '@secadmin/db';
+import type { Logger } from 'pino';
+import { createApp } from './app.js';
+import type { Config } from './config.js';
+import { ExportWorker } from './exports/worker.js';
+import { MemoryRateLimitStore } from './rate-limit/memory-store.js';
+import { RedisRateLimitStore } from './rate-limit/redis-store.js';
+import type { RateLimitStore } from './rate-limit/store.js';
+import { loadSecret } from './secrets.js';
+import { createServices, type Services } from './services/index.js';
+
+export interface RunningServer {
+  url: string;
+  db: Database;
+  services: Services;
+  worker: ExportWorker;
+  /** Stops accepting, finishes in-flight requests, stops the worker, closes the database. */
+  close(): Promise<void>;
+}
+
+/** Opens the database, applies migrations, ensures the root key, and listens. */
+export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+  let rateLimits: RateLimitStore | undefined;
+  try {
+    const applied = await db.migrate();
+    if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+    const secret = await loadSecret(config.secret, config.dataDir);
+    let worker: ExportWorker | undefined;
+    const services = createServices(db.prisma, {
+      secret,
+      dataDir: config.dataDir,
+      downloadUrl: config.downloadUrl,
+      onCreated: () => worker?.kick(),
+    });
+    const root = await services.apiKeys.ensureRootKey({
+      secret: config.adminApiKey,
+      dataDir: config.dataDir,
+      rateLimit: config.rootRateLimit,
+    });
+    if (root.generatedFile) logger.warn({ file: root.generatedFile }, 'root API key generated; its secret is in this file');
+
+    rateLimits = config.redisUrl ? new RedisRateLimitStore(config.redisUrl) : new MemoryRateLimitStore();
+    worker = new ExportWorker({
+      prisma: db.prisma,
+      dataDir: config.dataDir,
+      ttlSeconds: config.downloadTtlSeconds,
+      logger,
+      reclaimAllAtStart: db.kind === 'embedded',
+    });
+    const app = createApp({ config, db, services, rateLimits, logger });
+    const server: Server = await new Promise((resolve, reject) => {
+      const s = app.listen(config.port, config.host ?? '::', () => resolve(s));
+      s.once('error', reject);
+    });
+    worker.start();
+    const address = server.address() as AddressInfo;
+    const host = address.family === 'IPv6' ? (address.address === '::' ? 'localhost' : `[${address.address}]`) : address.address;
+    const store = rateLimits;
+    const activeWorker = worker;
+    return {
+      url: `http://${host}:${address.port}`,
+      db,
+      services,
+      worker,
+      close: async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await activeWorker.stop();
+        await store.close();
+        await db.close();
+      },
+    };
+  } catch (error) {
+    await rateLimits?.close();
+    await db.close();
+    throw error;
+  }
+}

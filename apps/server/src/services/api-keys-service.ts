@@ -1,0 +1,179 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmod, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { components } from '@secadmin/api-types';
+import type { PrismaClient } from '@secadmin/db';
+import { ApiError, invalid, notFound } from '../http/errors.js';
+import type { Page } from '../http/respond.js';
+import { decodeCursor, encodeCursor } from '../lib/cursor.js';
+import { newId } from '../lib/ids.js';
+import { nowSeconds, parseInstant } from '../lib/time.js';
+import {
+  type ApiKeyRow,
+  deleteApiKey,
+  findApiKey,
+  findApiKeyByHash,
+  findRootKey,
+  insertApiKey,
+  listApiKeys,
+  updateRootKey,
+} from '../repositories/api-keys-repository.js';
+import { findUser } from '../repositories/users-repository.js';
+import type { AuditWriter, RequestActor } from './audit.js';
+
+type ApiKeyCreate = components['schemas']['ApiKeyCreate'];
+type Plan = components['schemas']['Plan'];
+
+const KEY_ID = /^key_[0-9a-hjkmnp-tv-z]{26}$/;
+const SECRET = /^sk_[A-Za-z0-9_-]{32,128}$/;
+const PLAN_LIMITS: Record<Exclude<Plan, 'enterprise'>, number> = { free: 100, pro: 1000 };
+const PLAN_RANK: Record<Plan, number> = { free: 0, pro: 1, enterprise: 2 };
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export function generateSecret(): string {
+  return `sk_${randomBytes(32).toString('base64url')}`;
+}
+
+export type Authentication =
+  | { ok: true; key: ApiKeyRow }
+  | { ok: false; reason: 'malformed' | 'unknown' | 'expired' };
+
+export class ApiKeysService {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly audit: AuditWriter,
+  ) {}
+
+  /**
+   * Looks the key up by the SHA-256 of its secret, then compares the hashes in constant
+   * time. Every request reads the row, so a revoked or expired key fails at once.
+   */
+  async authenticate(secret: string, now = new Date()): Promise<Authentication> {
+    if (!SECRET.test(secret)) return { ok: false, reason: 'malformed' };
+    const hash = hashSecret(secret);
+    const key = await findApiKeyByHash(this.prisma, hash);
+    if (!key || !timingSafeEqual(Buffer.from(key.secretHash), Buffer.from(hash))) {
+      return { ok: false, reason: 'unknown' };
+    }
+    if (key.expiresAt && key.expiresAt <= now) return { ok: false, reason: 'expired' };
+    return { ok: true, key };
+  }
+
+  /**
+   * The root key: from `SECADMIN_ADMIN_API_KEY` when set (its hash replaces a previous
+   * root's), else generated once into `<dataDir>/root-api-key` (0600). Returns the file
+   * written, if any: its path may be logged, never its content.
+   */
+  async ensureRootKey(options: {
+    secret: string | undefined;
+    dataDir: string;
+    rateLimit: number;
+  }): Promise<{ generatedFile?: string }> {
+    const existing = await findRootKey(this.prisma);
+    if (options.secret !== undefined) {
+      if (!SECRET.test(options.secret)) {
+        throw new Error('SECADMIN_ADMIN_API_KEY must be "sk_" followed by at least 32 characters of [A-Za-z0-9_-].');
+      }
+      const secretHash = hashSecret(options.secret);
+      if (existing) await updateRootKey(this.prisma, existing.id, { secretHash, rateLimitPerMinute: options.rateLimit });
+      else await this.insertRoot(secretHash, options.rateLimit);
+      return {};
+    }
+    if (existing) {
+      await updateRootKey(this.prisma, existing.id, { rateLimitPerMinute: options.rateLimit });
+      return {};
+    }
+    const secret = generateSecret();
+    const file = join(options.dataDir, 'root-api-key');
+    await writeFile(file, `${secret}\n`, { mode: 0o600 });
+    await chmod(file, 0o600);
+    await this.insertRoot(hashSecret(secret), options.rateLimit);
+    return { generatedFile: file };
+  }
+
+  private async insertRoot(secretHash: string, rateLimit: number): Promise<void> {
+    await insertApiKey(this.prisma, {
+      id: newId('key'),
+      name: 'root',
+      principal: 'service:root',
+      plan: 'enterprise',
+      rateLimitPerMinute: rateLimit,
+      secretHash,
+      isRoot: true,
+      createdAt: nowSeconds(),
+    });
+  }
+
+  /** A non-root key may only create keys no stronger than itself, for its own principal. */
+  async create(actor: RequestActor, creator: ApiKeyRow, input: ApiKeyCreate): Promise<{ key: ApiKeyRow; secret: string }> {
+    const plan: Plan = input.plan ?? 'free';
+    if (plan === 'enterprise' && input.rateLimitPerMinute === undefined) {
+      throw invalid('body.rateLimitPerMinute', 'is required with plan enterprise');
+    }
+    if (plan !== 'enterprise' && input.rateLimitPerMinute !== undefined) {
+      throw invalid('body.rateLimitPerMinute', 'is only allowed with plan enterprise');
+    }
+    const limit = plan === 'enterprise' ? (input.rateLimitPerMinute as number) : PLAN_LIMITS[plan];
+    const expiresAt = input.expiresAt === undefined ? null : parseInstant(input.expiresAt);
+    if (expiresAt === undefined) throw invalid('body.expiresAt', 'must be an ISO 8601 instant');
+    if (expiresAt && expiresAt <= new Date()) throw invalid('body.expiresAt', 'must be in the future');
+    if (!creator.isRoot) {
+      const stronger =
+        input.principal !== creator.principal ||
+        PLAN_RANK[plan] > PLAN_RANK[creator.plan as Plan] ||
+        limit > creator.rateLimitPerMinute ||
+        (creator.expiresAt !== null && (expiresAt === null || expiresAt > creator.expiresAt));
+      if (stronger) {
+        throw new ApiError(
+          'forbidden',
+          'A key may only create keys for its own principal, with no higher plan or limit and no later expiry.',
+        );
+      }
+    }
+    if (input.principal.startsWith('user:') && !(await findUser(this.prisma, input.principal.slice(5)))) {
+      throw invalid('body.principal', 'names no existing user');
+    }
+    const secret = generateSecret();
+    const key = await this.prisma.$transaction(async (tx) => {
+      const row = await insertApiKey(tx, {
+        id: newId('key'),
+        name: input.name,
+        principal: input.principal,
+        plan,
+        rateLimitPerMinute: limit,
+        secretHash: hashSecret(secret),
+        expiresAt: expiresAt ? new Date(Math.floor(expiresAt.getTime() / 1000) * 1000) : null,
+        createdAt: nowSeconds(),
+      });
+      await this.audit.record(tx, actor, { event: 'apikey.created', target: { id: row.id, type: 'api_key' } });
+      return row;
+    });
+    return { key, secret };
+  }
+
+  async list(actor: RequestActor, query: { limit: number; cursor?: string }): Promise<Page<ApiKeyRow>> {
+    const after = query.cursor === undefined ? undefined : decodeCursor('apikeys', KEY_ID, query.cursor);
+    const principal = actor.isRoot ? undefined : actor.principal;
+    const rows = await listApiKeys(this.prisma, principal, after, query.limit + 1);
+    const items = rows.slice(0, query.limit);
+    const last = items[items.length - 1];
+    return {
+      items,
+      nextCursor:
+        rows.length > query.limit && last ? encodeCursor('apikeys', { at: last.createdAt, id: last.id }) : undefined,
+    };
+  }
+
+  async revoke(actor: RequestActor, id: string): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      const key = await findApiKey(tx, id);
+      if (!key) throw notFound('API key');
+      if (key.isRoot) throw new ApiError('forbidden', 'The root key cannot be revoked through the API.');
+      await deleteApiKey(tx, id);
+      await this.audit.record(tx, actor, { event: 'apikey.revoked', target: { id, type: 'api_key' } });
+    });
+  }
+}

@@ -1,0 +1,70 @@
+import { newId } from '../lib/ids.js';
+import type { Db } from '../repositories/db.js';
+import { insertLogEntries } from '../repositories/logs-repository.js';
+
+/** Who made a request: the key and its principal, and where it came from. */
+export interface RequestActor {
+  keyId: string;
+  principal: string;
+  isRoot: boolean;
+  ip: string | undefined;
+  userAgent: string | undefined;
+}
+
+export interface AuditRecord {
+  event:
+    | 'user.created'
+    | 'user.updated'
+    | 'user.deleted'
+    | 'policy.created'
+    | 'policy.updated'
+    | 'policy.deleted'
+    | 'apikey.created'
+    | 'apikey.revoked'
+    | 'logs.export.created';
+  target: { id: string; type: 'user' | 'policy' | 'api_key' | 'export' };
+}
+
+/**
+ * The one seam through which services write the service's own audit entries. It takes
+ * the transaction's client, so a change and its entry commit together or not at all.
+ */
+export interface AuditWriter {
+  record(db: Db, actor: RequestActor, record: AuditRecord): Promise<void>;
+  /** A rejected key (the secret itself is never recorded). */
+  recordAuthFailure(db: Db, request: { ip: string | undefined; userAgent: string | undefined; reason: string }): Promise<void>;
+}
+
+export const auditWriter: AuditWriter = {
+  async record(db, actor, { event, target }) {
+    await insertLogEntries(db, [
+      {
+        id: newId('log'),
+        timestamp: new Date(),
+        event,
+        actorId: actor.keyId,
+        actorType: 'api_key',
+        targetId: target.id,
+        targetType: target.type,
+        ip: actor.ip ?? null,
+        userAgent: actor.userAgent ?? null,
+        result: 'success',
+        metadata: { principal: actor.principal },
+      },
+    ]);
+  },
+  async recordAuthFailure(db, { ip, userAgent, reason }) {
+    await insertLogEntries(db, [
+      {
+        id: newId('log'),
+        timestamp: new Date(),
+        event: 'auth.failed',
+        actorType: 'anonymous',
+        ip: ip ?? null,
+        userAgent: userAgent ?? null,
+        result: 'failure',
+        metadata: { reason },
+      },
+    ]);
+  },
+};

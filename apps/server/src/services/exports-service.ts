@@ -1,0 +1,132 @@
+import { rm, stat } from 'node:fs/promises';
+import type { components } from '@secadmin/api-types';
+import type { PrismaClient } from '@secadmin/db';
+import { exportFilePath } from '../exports/worker.js';
+import { ApiError, invalid, notFound } from '../http/errors.js';
+import { signDownload, verifyDownload } from '../lib/download-token.js';
+import { newId } from '../lib/ids.js';
+import {
+  countProcessingExports,
+  type ExportRow,
+  findExport,
+  insertExport,
+  markExportFileDeleted,
+} from '../repositories/exports-repository.js';
+import { countLogEntriesInRange } from '../repositories/logs-repository.js';
+import type { AuditWriter, RequestActor } from './audit.js';
+import { parseRange } from './logs-service.js';
+
+type ExportRequest = components['schemas']['ExportRequest'];
+type ExportView = components['schemas']['Export'];
+
+/** More exports in progress than this for one key is a 429: each one is a full scan. */
+export const MAX_PROCESSING_EXPORTS_PER_KEY = 5;
+
+export interface ExportsServiceOptions {
+  secret: string;
+  dataDir: string;
+  downloadUrl: string;
+  /** Tells the worker there is something to do. */
+  onCreated: () => void;
+}
+
+export class ExportsService {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly audit: AuditWriter,
+    private readonly options: ExportsServiceOptions,
+  ) {}
+
+  async create(actor: RequestActor, input: ExportRequest): Promise<ExportRow> {
+    const range = parseRange(input.from, input.to, 'body');
+    if (!range.from || !range.to) throw invalid('body.from', 'from and to are required');
+    if ((await countProcessingExports(this.prisma, actor.keyId)) >= MAX_PROCESSING_EXPORTS_PER_KEY) {
+      throw new ApiError(
+        'rate_limited',
+        `At most ${MAX_PROCESSING_EXPORTS_PER_KEY} exports per key may be processing at once.`,
+      );
+    }
+    const events = input.events ?? [];
+    const estimatedRecords = await countLogEntriesInRange(this.prisma, {
+      from: range.from,
+      to: range.to,
+      events: events.length > 0 ? events : undefined,
+    });
+    const row = await this.prisma.$transaction(async (tx) => {
+      const created = await insertExport(tx, {
+        id: newId('exp'),
+        status: 'processing',
+        format: input.format ?? 'json',
+        from: range.from as Date,
+        to: range.to as Date,
+        events,
+        includeMetadata: input.includeMetadata ?? true,
+        estimatedRecords,
+        keyId: actor.keyId,
+        createdAt: new Date(),
+      });
+      await this.audit.record(tx, actor, { event: 'logs.export.created', target: { id: created.id, type: 'export' } });
+      return created;
+    });
+    this.options.onCreated();
+    return row;
+  }
+
+  async get(id: string): Promise<ExportRow> {
+    const row = await findExport(this.prisma, id);
+    if (!row) throw notFound('export');
+    return row;
+  }
+
+  downloadUrl(row: ExportRow): string | undefined {
+    if (row.status !== 'completed' || !row.expiresAt) return undefined;
+    const token = signDownload(this.options.secret, row.id, row.expiresAt);
+    return `${this.options.downloadUrl}/${row.id}.${row.format}?token=${token}`;
+  }
+
+  view(row: ExportRow): ExportView {
+    const view: ExportView = {
+      exportId: row.id,
+      status: row.status as ExportView['status'],
+      format: row.format as ExportView['format'],
+      estimatedRecords: row.estimatedRecords,
+      createdAt: row.createdAt.toISOString(),
+    };
+    if (row.status === 'completed' && row.completedAt && row.expiresAt) {
+      view.totalRecords = row.totalRecords ?? 0;
+      view.fileSizeBytes = Number(row.fileSizeBytes ?? 0);
+      view.downloadUrl = this.downloadUrl(row) as string;
+      view.completedAt = row.completedAt.toISOString();
+      view.expiresAt = row.expiresAt.toISOString();
+    }
+    if (row.status === 'failed' && row.error) view.error = row.error;
+    return view;
+  }
+
+  /**
+   * The file behind a download URL. Unknown file → 404; wrong token → 403; past its
+   * expiry → 410, and the file is deleted then and there.
+   */
+  async resolveDownload(file: string, token: string): Promise<{ path: string; row: ExportRow; size: number }> {
+    const match = /^(exp_[0-9a-hjkmnp-tv-z]{26})\.(json|csv)$/.exec(file);
+    const row = match ? await findExport(this.prisma, match[1] as string) : null;
+    if (!match || !row || row.status !== 'completed' || row.format !== match[2] || !row.expiresAt) {
+      throw new ApiError('not_found', 'No export file with this name.');
+    }
+    if (!verifyDownload(this.options.secret, row.id, row.expiresAt, token)) {
+      throw new ApiError('forbidden', 'The download token is invalid.');
+    }
+    const path = exportFilePath(this.options.dataDir, row.id, row.format);
+    if (row.expiresAt <= new Date() || row.fileDeletedAt) {
+      await rm(path, { force: true });
+      await markExportFileDeleted(this.prisma, row.id);
+      throw new ApiError('gone', 'This download link has expired; create a new export.');
+    }
+    const size = await stat(path).then(
+      (s) => s.size,
+      () => undefined,
+    );
+    if (size === undefined) throw new ApiError('gone', 'This export file is no longer available; create a new export.');
+    return { path, row, size };
+  }
+}

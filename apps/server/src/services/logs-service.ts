@@ -1,0 +1,116 @@
+import type { components } from '@secadmin/api-types';
+import type { PrismaClient } from '@secadmin/db';
+import { invalid, notFound } from '../http/errors.js';
+import type { Page } from '../http/respond.js';
+import { decodeCursor, encodeCursor } from '../lib/cursor.js';
+import { newId } from '../lib/ids.js';
+import { parseInstant } from '../lib/time.js';
+import {
+  findLogEntry,
+  insertLogEntries,
+  type LogFilter,
+  type LogRow,
+  listLogEntries,
+  type NewLogRow,
+} from '../repositories/logs-repository.js';
+
+type LogEntryInput = components['schemas']['LogEntryInput'];
+
+const LOG_ID = /^log_[0-9a-hjkmnp-tv-z]{26}$/;
+const METADATA_LIMIT_BYTES = 16 * 1024;
+
+export interface LogQuery {
+  limit: number;
+  cursor?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  events?: string[] | undefined;
+  actor?: string | undefined;
+  result?: string | undefined;
+}
+
+/** `from` inclusive, `to` exclusive, `from` before `to`; the same rule for list, search and export. */
+export function parseRange(from: string | undefined, to: string | undefined, prefix: string) {
+  const range: { from?: Date; to?: Date } = {};
+  if (from !== undefined) {
+    const parsed = parseInstant(from);
+    if (!parsed) throw invalid(`${prefix}.from`, 'must be an ISO 8601 instant');
+    range.from = parsed;
+  }
+  if (to !== undefined) {
+    const parsed = parseInstant(to);
+    if (!parsed) throw invalid(`${prefix}.to`, 'must be an ISO 8601 instant');
+    range.to = parsed;
+  }
+  if (range.from && range.to && range.from >= range.to) throw invalid(`${prefix}.from`, 'must be before to');
+  return range;
+}
+
+function toRow(input: LogEntryInput, index: number, now: Date): NewLogRow {
+  const metadata = input.metadata ?? {};
+  if (Buffer.byteLength(JSON.stringify(metadata)) > METADATA_LIMIT_BYTES) {
+    throw invalid(`body.entries[${index}].metadata`, 'must be at most 16 KiB when serialized');
+  }
+  let timestamp = now;
+  if (input.timestamp !== undefined) {
+    const parsed = parseInstant(input.timestamp);
+    if (!parsed) throw invalid(`body.entries[${index}].timestamp`, 'must be an ISO 8601 instant');
+    timestamp = parsed;
+  }
+  const location = input.context?.location;
+  return {
+    id: newId('log', timestamp.getTime()),
+    timestamp,
+    event: input.event,
+    actorId: input.actor.id ?? null,
+    actorEmail: input.actor.email ?? null,
+    actorType: input.actor.type,
+    targetId: input.target?.id ?? null,
+    targetType: input.target?.type ?? null,
+    ip: input.context?.ip ?? null,
+    userAgent: input.context?.userAgent ?? null,
+    city: location?.city ?? null,
+    country: location?.country ?? null,
+    region: location?.region ?? null,
+    lat: location?.coordinates?.lat ?? null,
+    lng: location?.coordinates?.lng ?? null,
+    result: input.result,
+    traceId: input.traceId ?? null,
+    metadata: metadata as object,
+  };
+}
+
+export class LogsService {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /** All entries in one transaction; acknowledged only once committed. */
+  async ingest(entries: LogEntryInput[]): Promise<{ id: string; timestamp: Date }[]> {
+    const now = new Date();
+    const rows = entries.map((entry, i) => toRow(entry, i, now));
+    await this.prisma.$transaction(async (tx) => insertLogEntries(tx, rows));
+    return rows.map((row) => ({ id: row.id as string, timestamp: row.timestamp as Date }));
+  }
+
+  async get(id: string): Promise<LogRow> {
+    const entry = await findLogEntry(this.prisma, id);
+    if (!entry) throw notFound('log entry');
+    return entry;
+  }
+
+  async list(query: LogQuery): Promise<Page<LogRow>> {
+    const after = query.cursor === undefined ? undefined : decodeCursor('logs', LOG_ID, query.cursor);
+    const filter: LogFilter = {
+      ...parseRange(query.from, query.to, 'query'),
+      events: query.events,
+      actorId: query.actor,
+      result: query.result,
+    };
+    const rows = await listLogEntries(this.prisma, filter, after, query.limit + 1);
+    const items = rows.slice(0, query.limit);
+    const last = items[items.length - 1];
+    return {
+      items,
+      nextCursor: rows.length > query.limit && last ? encodeCursor('logs', { at: last.timestamp, id: last.id }) : undefined,
+    };
+  }
+}

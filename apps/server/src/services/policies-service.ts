@@ -1,0 +1,144 @@
+import type { components } from '@secadmin/api-types';
+import { Prisma, type PrismaClient } from '@secadmin/db';
+import { ApiError, type ErrorDetail, notFound } from '../http/errors.js';
+import type { Page } from '../http/respond.js';
+import { decodeCursor, encodeCursor } from '../lib/cursor.js';
+import { newId } from '../lib/ids.js';
+import { nowSeconds, parseInstant } from '../lib/time.js';
+import { parseCidr } from '../policy/index.js';
+import { isUniqueViolation } from '../repositories/db.js';
+import {
+  bumpPolicySetVersion,
+  deletePolicy,
+  findPolicy,
+  insertPolicy,
+  listPolicies,
+  type PolicyRow,
+  updatePolicy,
+} from '../repositories/policies-repository.js';
+import type { AuditWriter, RequestActor } from './audit.js';
+
+type PolicyCreate = components['schemas']['PolicyCreate'];
+type PolicyUpdate = components['schemas']['PolicyUpdate'];
+type PolicyConditions = components['schemas']['PolicyConditions'];
+
+const POLICY_ID = /^pol_[0-9a-hjkmnp-tv-z]{26}$/;
+
+/** What the schema cannot say: every CIDR parses, every time is a real instant, in order. */
+export function conditionProblems(conditions: PolicyConditions, field = 'body.conditions'): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  for (const list of ['allowlist', 'denylist'] as const) {
+    conditions.ip?.[list]?.forEach((cidr, i) => {
+      if (!parseCidr(cidr)) {
+        problems.push({ field: `${field}.ip.${list}[${i}]`, message: 'must be an IPv4 or IPv6 address or CIDR block' });
+      }
+    });
+  }
+  const times: Partial<Record<'notBefore' | 'notAfter', Date>> = {};
+  for (const key of ['notBefore', 'notAfter'] as const) {
+    const text = conditions.time?.[key];
+    if (text === undefined) continue;
+    const parsed = parseInstant(text);
+    if (parsed) times[key] = parsed;
+    else problems.push({ field: `${field}.time.${key}`, message: 'must be an ISO 8601 instant' });
+  }
+  if (times.notBefore && times.notAfter && times.notBefore > times.notAfter) {
+    problems.push({ field: `${field}.time`, message: 'notBefore must not be after notAfter' });
+  }
+  return problems;
+}
+
+function checkConditions(conditions: PolicyConditions | null | undefined): void {
+  if (!conditions) return;
+  const problems = conditionProblems(conditions);
+  if (problems.length > 0) throw new ApiError('invalid_request', 'The policy conditions are invalid.', problems);
+}
+
+const duplicateName = () => new ApiError('conflict', 'A policy with this name already exists.');
+
+export class PoliciesService {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly audit: AuditWriter,
+  ) {}
+
+  async create(actor: RequestActor, input: PolicyCreate): Promise<PolicyRow> {
+    checkConditions(input.conditions);
+    const now = nowSeconds();
+    try {
+      return await this.prisma.$transaction(async (tx) => {
+        const policy = await insertPolicy(tx, {
+          id: newId('pol'),
+          name: input.name,
+          description: input.description ?? null,
+          effect: input.effect,
+          principals: input.principals,
+          actions: input.actions,
+          resources: input.resources,
+          ...(input.conditions ? { conditions: input.conditions as object } : {}),
+          createdAt: now,
+          updatedAt: now,
+        });
+        await bumpPolicySetVersion(tx);
+        await this.audit.record(tx, actor, { event: 'policy.created', target: { id: policy.id, type: 'policy' } });
+        return policy;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicateName();
+      throw error;
+    }
+  }
+
+  async get(id: string): Promise<PolicyRow> {
+    const policy = await findPolicy(this.prisma, id);
+    if (!policy) throw notFound('policy');
+    return policy;
+  }
+
+  async list(query: { limit: number; cursor?: string }): Promise<Page<PolicyRow>> {
+    const after = query.cursor === undefined ? undefined : decodeCursor('policies', POLICY_ID, query.cursor);
+    const rows = await listPolicies(this.prisma, after, query.limit + 1);
+    const items = rows.slice(0, query.limit);
+    const last = items[items.length - 1];
+    return {
+      items,
+      nextCursor:
+        rows.length > query.limit && last ? encodeCursor('policies', { at: last.createdAt, id: last.id }) : undefined,
+    };
+  }
+
+  async update(actor: RequestActor, id: string, patch: PolicyUpdate): Promise<PolicyRow> {
+    checkConditions(patch.conditions);
+    if (Object.keys(patch).length === 0) return this.get(id);
+    const data: Prisma.PolicyUpdateInput = { updatedAt: nowSeconds() };
+    if (patch.name !== undefined) data.name = patch.name;
+    if (patch.description !== undefined) data.description = patch.description;
+    if (patch.effect !== undefined) data.effect = patch.effect;
+    if (patch.principals !== undefined) data.principals = patch.principals;
+    if (patch.actions !== undefined) data.actions = patch.actions;
+    if (patch.resources !== undefined) data.resources = patch.resources;
+    if (patch.conditions !== undefined) {
+      data.conditions = patch.conditions === null ? Prisma.DbNull : (patch.conditions as object);
+    }
+    try {
+      return await this.prisma.$transaction(async (tx) => {
+        if (!(await findPolicy(tx, id))) throw notFound('policy');
+        const policy = await updatePolicy(tx, id, data);
+        await bumpPolicySetVersion(tx);
+        await this.audit.record(tx, actor, { event: 'policy.updated', target: { id, type: 'policy' } });
+        return policy;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicateName();
+      throw error;
+    }
+  }
+
+  async remove(actor: RequestActor, id: string): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      if (!(await deletePolicy(tx, id))) throw notFound('policy');
+      await bumpPolicySetVersion(tx);
+      await this.audit.record(tx, actor, { event: 'policy.deleted', target: { id, type: 'policy' } });
+    });
+  }
+}

@@ -1,0 +1,125 @@
+import type { components } from '@secadmin/api-types';
+import type { PrismaClient } from '@secadmin/db';
+import { ApiError, invalid, notFound } from '../http/errors.js';
+import { decodeCursor, encodeCursor } from '../lib/cursor.js';
+import { newId } from '../lib/ids.js';
+import { mergePatch } from '../lib/merge-patch.js';
+import { hashPassword } from '../lib/password.js';
+import { nowSeconds } from '../lib/time.js';
+import type { Page } from '../http/respond.js';
+import { deleteApiKeysOfPrincipal } from '../repositories/api-keys-repository.js';
+import { isUniqueViolation } from '../repositories/db.js';
+import { redactActorEmail } from '../repositories/logs-repository.js';
+import { bumpPolicySetVersion, removePrincipalEverywhere } from '../repositories/policies-repository.js';
+import {
+  deleteUser,
+  findUser,
+  findUserForUpdate,
+  insertUser,
+  listUsers,
+  type UserRow,
+  updateUser,
+} from '../repositories/users-repository.js';
+import type { AuditWriter, RequestActor } from './audit.js';
+
+type UserCreate = components['schemas']['UserCreate'];
+type UserUpdate = components['schemas']['UserUpdate'];
+
+const METADATA_LIMIT_BYTES = 16 * 1024;
+const USER_ID = /^user_[0-9a-hjkmnp-tv-z]{26}$/;
+
+function checkMetadataSize(metadata: unknown): void {
+  if (Buffer.byteLength(JSON.stringify(metadata)) > METADATA_LIMIT_BYTES) {
+    throw invalid('body.metadata', 'must be at most 16 KiB when serialized');
+  }
+}
+
+const duplicateEmail = () => new ApiError('conflict', 'A user with this email already exists.');
+
+export class UsersService {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly audit: AuditWriter,
+  ) {}
+
+  async create(actor: RequestActor, input: UserCreate): Promise<UserRow> {
+    const metadata = input.metadata ?? {};
+    checkMetadataSize(metadata);
+    const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+    const now = nowSeconds();
+    try {
+      return await this.prisma.$transaction(async (tx) => {
+        const user = await insertUser(tx, {
+          id: newId('user'),
+          email: input.email,
+          emailLower: input.email.toLowerCase(),
+          name: input.name ?? '',
+          passwordHash,
+          roles: input.roles ?? [],
+          metadata: metadata as object,
+          createdAt: now,
+          updatedAt: now,
+        });
+        await this.audit.record(tx, actor, { event: 'user.created', target: { id: user.id, type: 'user' } });
+        return user;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicateEmail();
+      throw error;
+    }
+  }
+
+  async get(id: string): Promise<UserRow> {
+    const user = await findUser(this.prisma, id);
+    if (!user) throw notFound('user');
+    return user;
+  }
+
+  async list(query: { limit: number; cursor?: string; email?: string; role?: string }): Promise<Page<UserRow>> {
+    const after = query.cursor === undefined ? undefined : decodeCursor('users', USER_ID, query.cursor);
+    const rows = await listUsers(this.prisma, query, after, query.limit + 1);
+    const items = rows.slice(0, query.limit);
+    const last = items[items.length - 1];
+    return {
+      items,
+      nextCursor: rows.length > query.limit && last ? encodeCursor('users', { at: last.createdAt, id: last.id }) : undefined,
+    };
+  }
+
+  /** Merges metadata under a row lock: concurrent updates never lose each other's keys. */
+  async update(actor: RequestActor, id: string, patch: UserUpdate): Promise<UserRow> {
+    if (Object.keys(patch).length === 0) return this.get(id);
+    return this.prisma.$transaction(async (tx) => {
+      const current = await findUserForUpdate(tx, id);
+      if (!current) throw notFound('user');
+      const data: Parameters<typeof updateUser>[2] = { updatedAt: nowSeconds() };
+      if (patch.name !== undefined) data.name = patch.name;
+      if (patch.roles !== undefined) data.roles = patch.roles;
+      if (patch.metadata !== undefined) {
+        const metadata = mergePatch(current.metadata, patch.metadata);
+        checkMetadataSize(metadata);
+        data.metadata = metadata as object;
+      }
+      const user = await updateUser(tx, id, data);
+      await this.audit.record(tx, actor, { event: 'user.updated', target: { id, type: 'user' } });
+      return user;
+    });
+  }
+
+  /**
+   * Deletes the user, its keys and its `user:<id>` policy principals, and redacts its
+   * email from the audit log, in one transaction: all of it happens or none.
+   */
+  async remove(actor: RequestActor, id: string): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      const user = await findUserForUpdate(tx, id);
+      if (!user) throw notFound('user');
+      const principal = `user:${id}`;
+      await deleteApiKeysOfPrincipal(tx, principal);
+      if ((await removePrincipalEverywhere(tx, principal)) > 0) await bumpPolicySetVersion(tx);
+      await deleteUser(tx, id);
+      await redactActorEmail(tx, id, user.email);
+      await this.audit.record(tx, actor, { event: 'user.deleted', target: { id, type: 'user' } });
+    });
+  }
+}
