@@ -41,8 +41,19 @@ export function createApp({ config, db, services, rateLimits, logger }: AppDeps)
   app.use(requestId);
   app.use(helmet());
   app.use(requestLogger(logger));
-  app.use('/v1', authenticate({ prisma: db.prisma, apiKeys: services.apiKeys, rateLimits, audit: services.audit }));
-  app.use('/v1', authorize({ access: services.access, matchOperation: createOperationMatcher(spec) }));
+  app.use(
+    '/v1',
+    authenticate({
+      prisma: db.prisma,
+      apiKeys: services.apiKeys,
+      rateLimits,
+      audit: services.audit,
+    }),
+  );
+  app.use(
+    '/v1',
+    authorize({ access: services.access, matchOperation: createOperationMatcher(spec) }),
+  );
   app.use('/downloads', limitByIp(rateLimits));
   app.use(requireJsonBody);
   app.use(parseJsonBody);
@@ -57,10 +68,13 @@ export function createApp({ config, db, services, rateLimits, logger }: AppDeps)
       operationHandlers: {
         basePath: '/',
         resolver: (_basePath, route, apiDoc) => {
-          const operation = (apiDoc.paths?.[route.openApiRoute] as Record<string, { operationId: OperationId }>)[
-            route.method.toLowerCase()
-          ];
-          return handlers[operation?.operationId as OperationId];
+          const item = apiDoc.paths?.[route.openApiRoute] as
+            | Record<string, { operationId: OperationId }>
+            | undefined;
+          const operationId = item?.[route.method.toLowerCase()]?.operationId;
+          if (!operationId)
+            throw new Error(`No operationId for ${route.method} ${route.openApiRoute}`);
+          return handlers[operationId];
         },
       },
     }),

@@ -43,7 +43,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL || undefined,
     adminApiKey: env.SECADMIN_ADMIN_API_KEY || undefined,
     secret: env.SECADMIN_SECRET || undefined,
-    downloadUrl: (env.SECADMIN_DOWNLOAD_URL || `http://localhost:${port}/downloads`).replace(/\/+$/, ''),
+    downloadUrl: (env.SECADMIN_DOWNLOAD_URL || `http://localhost:${port}/downloads`).replace(
+      /\/+$/,
+      '',
+    ),
     downloadTtlSeconds: integer(env, 'SECADMIN_DOWNLOAD_TTL_S', 86_400, 1),
     rootRateLimit: integer(env, 'SECADMIN_ROOT_RATE_LIMIT', 100_000, 1),
     trustProxy: trustProxy(env.SECADMIN_TRUST_PROXY),

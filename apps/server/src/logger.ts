@@ -16,7 +16,11 @@ const REDACT = [
 ];
 
 export function createLogger(level: string): Logger {
-  return pino({ level, redact: { paths: REDACT, censor: '[redacted]' }, base: { service: 'secadmin' } });
+  return pino({
+    level,
+    redact: { paths: REDACT, censor: '[redacted]' },
+    base: { service: 'secadmin' },
+  });
 }
 
 /**

@@ -7,7 +7,10 @@ const logger = createLogger(config.logLevel);
 
 try {
   const server = await startServer(config, logger);
-  logger.info({ url: server.url, database: server.db.kind, docs: `${server.url}/docs` }, 'secadmin listening');
+  logger.info(
+    { url: server.url, database: server.db.kind, docs: `${server.url}/docs` },
+    'secadmin listening',
+  );
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -25,6 +28,9 @@ try {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 } catch (error) {
-  logger.fatal({ err: error instanceof Error ? { message: error.message, name: error.name } : error }, 'secadmin could not start');
+  logger.fatal(
+    { err: error instanceof Error ? { message: error.message, name: error.name } : error },
+    'secadmin could not start',
+  );
   process.exit(1);
 }

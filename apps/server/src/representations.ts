@@ -21,7 +21,13 @@ export function userDetail(row: UserRow): Schemas['User'] {
 }
 
 export function userListItem(row: UserRow): Schemas['UserListItem'] {
-  return { id: row.id, email: row.email, name: row.name, createdAt: isoSeconds(row.createdAt), roles: row.roles };
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    createdAt: isoSeconds(row.createdAt),
+    roles: row.roles,
+  };
 }
 
 export function policyDetail(row: PolicyRow): Schemas['Policy'] {
@@ -33,7 +39,9 @@ export function policyDetail(row: PolicyRow): Schemas['Policy'] {
     principals: row.principals,
     actions: row.actions,
     resources: row.resources,
-    ...(row.conditions !== null ? { conditions: row.conditions as Schemas['PolicyConditions'] } : {}),
+    ...(row.conditions !== null
+      ? { conditions: row.conditions as Schemas['PolicyConditions'] }
+      : {}),
     createdAt: isoSeconds(row.createdAt),
     updatedAt: isoSeconds(row.updatedAt),
   };
@@ -64,8 +72,12 @@ export function apiKey(row: ApiKeyRow): Schemas['ApiKey'] {
 }
 
 /** Only the keys that are set: an anonymous actor has no `id` at all. */
-function compact<T extends Record<string, unknown>>(value: T): { [K in keyof T]?: Exclude<T[K], null | undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null)) as {
+function compact<T extends Record<string, unknown>>(
+  value: T,
+): { [K in keyof T]?: Exclude<T[K], null | undefined> } {
+  return Object.fromEntries(
+    Object.entries(value).filter(([, v]) => v !== undefined && v !== null),
+  ) as {
     [K in keyof T]?: Exclude<T[K], null | undefined>;
   };
 }
@@ -103,8 +115,14 @@ export function logListItem(row: LogRow): Schemas['LogEntryListItem'] {
 }
 
 export function logDetail(row: LogRow): Schemas['LogEntry'] {
-  const coordinates = row.lat !== null && row.lng !== null ? { lat: row.lat, lng: row.lng } : undefined;
-  const location = compact({ city: row.city, country: row.country, region: row.region, coordinates });
+  const coordinates =
+    row.lat !== null && row.lng !== null ? { lat: row.lat, lng: row.lng } : undefined;
+  const location = compact({
+    city: row.city,
+    country: row.country,
+    region: row.region,
+    coordinates,
+  });
   const context = compact({
     ip: row.ip,
     userAgent: row.userAgent,

@@ -12,8 +12,10 @@ export async function loadSecret(configured: string | undefined, dataDir: string
   const existing = await readFile(file, 'utf8').catch(() => undefined);
   if (existing?.trim()) return existing.trim();
   const secret = randomBytes(32).toString('base64url');
-  await writeFile(file, `${secret}\n`, { mode: 0o600, flag: 'wx' }).catch(async (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EEXIST') throw error;
-  });
+  await writeFile(file, `${secret}\n`, { mode: 0o600, flag: 'wx' }).catch(
+    async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    },
+  );
   return (await readFile(file, 'utf8')).trim();
 }

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { type Database, openDatabase } from '@secadmin/db';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
@@ -42,9 +42,15 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       dataDir: config.dataDir,
       rateLimit: config.rootRateLimit,
     });
-    if (root.generatedFile) logger.warn({ file: root.generatedFile }, 'root API key generated; its secret is in this file');
+    if (root.generatedFile)
+      logger.warn(
+        { file: root.generatedFile },
+        'root API key generated; its secret is in this file',
+      );
 
-    rateLimits = config.redisUrl ? new RedisRateLimitStore(config.redisUrl) : new MemoryRateLimitStore();
+    rateLimits = config.redisUrl
+      ? new RedisRateLimitStore(config.redisUrl)
+      : new MemoryRateLimitStore();
     worker = new ExportWorker({
       prisma: db.prisma,
       dataDir: config.dataDir,
@@ -59,7 +65,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     });
     worker.start();
     const address = server.address() as AddressInfo;
-    const host = address.family === 'IPv6' ? (address.address === '::' ? 'localhost' : `[${address.address}]`) : address.address;
+    const host =
+      address.family === 'IPv6'
+        ? address.address === '::'
+          ? 'localhost'
+          : `[${address.address}]`
+        : address.address;
     const store = rateLimits;
     const activeWorker = worker;
     return {

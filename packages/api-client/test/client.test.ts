@@ -33,7 +33,10 @@ const user = {
 describe('createSecadminClient', () => {
   it('sends the API key as a bearer token', async () => {
     const { fetch, requests } = fakeFetch(() =>
-      json(200, { data: { ...user, emailVerified: false, metadata: {}, updatedAt: user.createdAt }, meta: { requestId: 'r1' } }),
+      json(200, {
+        data: { ...user, emailVerified: false, metadata: {}, updatedAt: user.createdAt },
+        meta: { requestId: 'r1' },
+      }),
     );
     const client = createSecadminClient({ baseUrl: `${BASE}/`, apiKey: 'sk_test', fetch });
     const { data } = await client.GET('/v1/users/{id}', { params: { path: { id: user.id } } });
@@ -64,19 +67,27 @@ describe('createSecadminClient', () => {
       }),
     );
     const client = createSecadminClient({ baseUrl: BASE, apiKey: 'k', fetch });
-    const error = await client.POST('/v1/users', { body: { email: 'nope' } }).catch((e: unknown) => e);
+    const error = await client
+      .POST('/v1/users', { body: { email: 'nope' } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SecadminApiError);
     const apiError = error as SecadminApiError;
     expect(apiError.status).toBe(400);
     expect(apiError.code).toBe('invalid_request');
     expect(apiError.message).toBe('The request is invalid.');
-    expect(apiError.details).toEqual([{ field: 'body.email', message: 'must match format "email"' }]);
+    expect(apiError.details).toEqual([
+      { field: 'body.email', message: 'must match format "email"' },
+    ]);
     expect(apiError.requestId).toBe('req_42');
   });
 
   it('still gives a usable error when the body is not an envelope', async () => {
     const { fetch } = fakeFetch(
-      () => new Response('<html>bad gateway</html>', { status: 502, headers: { 'x-request-id': 'gw' } }),
+      () =>
+        new Response('<html>bad gateway</html>', {
+          status: 502,
+          headers: { 'x-request-id': 'gw' },
+        }),
     );
     const client = createSecadminClient({ baseUrl: BASE, fetch });
     const error = (await client.GET('/healthz').catch((e: unknown) => e)) as SecadminApiError;
@@ -95,12 +106,19 @@ describe('createSecadminClient', () => {
 
 describe('retry on 429', () => {
   const limited = (retryAfter: string) => () =>
-    json(429, { error: { code: 'rate_limited', message: 'slow down' }, meta: { requestId: 'r' } }, { 'retry-after': retryAfter });
+    json(
+      429,
+      { error: { code: 'rate_limited', message: 'slow down' }, meta: { requestId: 'r' } },
+      { 'retry-after': retryAfter },
+    );
 
   it('waits Retry-After seconds, then resends the same request with its body', async () => {
     const waits: number[] = [];
     const { fetch, requests } = fakeFetch(limited('2'), limited('1'), () =>
-      json(201, { data: { ...user, emailVerified: false, metadata: {}, updatedAt: user.createdAt }, meta: { requestId: 'r' } }),
+      json(201, {
+        data: { ...user, emailVerified: false, metadata: {}, updatedAt: user.createdAt },
+        meta: { requestId: 'r' },
+      }),
     );
     const client = createSecadminClient({
       baseUrl: BASE,
@@ -117,7 +135,11 @@ describe('retry on 429', () => {
 
   it('gives up after maxRetries and throws rate_limited', async () => {
     const { fetch, requests } = fakeFetch(limited('0'));
-    const client = createSecadminClient({ baseUrl: BASE, fetch, retry: { maxRetries: 2, sleep: async () => {} } });
+    const client = createSecadminClient({
+      baseUrl: BASE,
+      fetch,
+      retry: { maxRetries: 2, sleep: async () => {} },
+    });
     const error = (await client.GET('/v1/users').catch((e: unknown) => e)) as SecadminApiError;
     expect(error.code).toBe('rate_limited');
     expect(requests).toHaveLength(3);
@@ -140,8 +162,20 @@ describe('retry on 429', () => {
 describe('paginate', () => {
   it('walks every page by following nextCursor, keeping the query', async () => {
     const pages: Record<string, unknown> = {
-      '': { data: [{ ...user, id: 'a' }, { ...user, id: 'b' }], pagination: { hasMore: true, nextCursor: 'c1' } },
-      c1: { data: [{ ...user, id: 'c' }, { ...user, id: 'd' }], pagination: { hasMore: true, nextCursor: 'c2' } },
+      '': {
+        data: [
+          { ...user, id: 'a' },
+          { ...user, id: 'b' },
+        ],
+        pagination: { hasMore: true, nextCursor: 'c1' },
+      },
+      c1: {
+        data: [
+          { ...user, id: 'c' },
+          { ...user, id: 'd' },
+        ],
+        pagination: { hasMore: true, nextCursor: 'c2' },
+      },
       c2: { data: [{ ...user, id: 'e' }], pagination: { hasMore: false } },
     };
     const { fetch, requests } = fakeFetch((req) => {
@@ -150,7 +184,8 @@ describe('paginate', () => {
     });
     const client = createSecadminClient({ baseUrl: BASE, apiKey: 'k', fetch });
     const ids: string[] = [];
-    for await (const item of client.paginate('/v1/users', { limit: 2, role: 'admin' })) ids.push(item.id);
+    for await (const item of client.paginate('/v1/users', { limit: 2, role: 'admin' }))
+      ids.push(item.id);
     expect(ids).toEqual(['a', 'b', 'c', 'd', 'e']);
     expect(requests.map((r) => new URL(r.url).search)).toEqual([
       '?limit=2&role=admin',

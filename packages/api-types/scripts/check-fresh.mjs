@@ -19,8 +19,13 @@ if (!run('openapi-typescript', ['../../spec/dist/openapi.json', '-o', file, '--c
   console.error(`${file} is out of date with spec/: run \`pnpm generate\` and commit it.`);
   process.exit(1);
 }
-if (run('git', ['rev-parse', '--is-inside-work-tree']) && !run('git', ['diff', '--quiet', '--', file])) {
-  console.error(`${file} was regenerated from a changed spec: review and commit it (git add ${file}).`);
+if (
+  run('git', ['rev-parse', '--is-inside-work-tree']) &&
+  !run('git', ['diff', '--quiet', '--', file])
+) {
+  console.error(
+    `${file} was regenerated from a changed spec: review and commit it (git add ${file}).`,
+  );
   process.exit(1);
 }
 console.log(`${file} is fresh.`);

@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 
 const env = {
   ...process.env,
-  PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? fileURLToPath(import.meta.url),
+  PRISMA_SCHEMA_ENGINE_BINARY:
+    process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? fileURLToPath(import.meta.url),
   PRISMA_HIDE_UPDATE_MESSAGE: '1',
   CHECKPOINT_DISABLE: '1',
 };

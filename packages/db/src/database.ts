@@ -29,7 +29,9 @@ export interface OpenDatabaseOptions {
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
-  return options.url ? openPostgres(options.url, options.poolSize ?? 10) : openEmbedded(options.dataDir);
+  return options.url
+    ? openPostgres(options.url, options.poolSize ?? 10)
+    : openEmbedded(options.dataDir);
 }
 
 async function openEmbedded(dataDir: string): Promise<Database> {
@@ -39,7 +41,8 @@ async function openEmbedded(dataDir: string): Promise<Database> {
     const pglite = await PGlite.create(join(dataDir, 'db'));
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
     const session: MigrationSession = {
-      query: async <T>(sql: string, params?: unknown[]) => (await pglite.query<T>(sql, params)).rows,
+      query: async <T>(sql: string, params?: unknown[]) =>
+        (await pglite.query<T>(sql, params)).rows,
       exec: async (sql) => void (await pglite.exec(sql)),
     };
     return {

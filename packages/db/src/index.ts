@@ -1,4 +1,9 @@
 export { DataDirLockedError } from './data-dir-lock.js';
-export { type Database, type DatabaseKind, type OpenDatabaseOptions, openDatabase } from './database.js';
+export {
+  type Database,
+  type DatabaseKind,
+  type OpenDatabaseOptions,
+  openDatabase,
+} from './database.js';
 export * from './generated/prisma/client.js';
 export { applyMigrations, loadMigrations, type Migration } from './migrations.js';

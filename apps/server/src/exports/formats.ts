@@ -1,5 +1,5 @@
-import { logDetail } from '../representations.js';
 import type { LogRow } from '../repositories/logs-repository.js';
+import { logDetail } from '../representations.js';
 
 export type ExportFormat = 'json' | 'csv';
 
@@ -76,7 +76,9 @@ export function encoderFor(format: ExportFormat, includeMetadata: boolean): Expo
     head: '[',
     entry: (row, first) => {
       const { metadata, ...rest } = logDetail(row);
-      return (first ? '\n' : ',\n') + JSON.stringify(includeMetadata ? { ...rest, metadata } : rest);
+      return (
+        (first ? '\n' : ',\n') + JSON.stringify(includeMetadata ? { ...rest, metadata } : rest)
+      );
     },
     tail: '\n]\n',
   };

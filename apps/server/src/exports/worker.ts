@@ -14,7 +14,7 @@ import {
   markExportFileDeleted,
 } from '../repositories/exports-repository.js';
 import { listLogEntries } from '../repositories/logs-repository.js';
-import { encoderFor, type ExportFormat } from './formats.js';
+import { type ExportFormat, encoderFor } from './formats.js';
 
 const BATCH = 1000;
 const HEARTBEAT_MS = 5_000;
@@ -69,7 +69,9 @@ export class ExportWorker {
   }
 
   private async run(): Promise<void> {
-    let staleBefore = this.options.reclaimAllAtStart ? () => new Date(Date.now() + 1000) : undefined;
+    let staleBefore = this.options.reclaimAllAtStart
+      ? () => new Date(Date.now() + 1000)
+      : undefined;
     while (!this.stopped) {
       let claimed: ExportRow | null = null;
       try {
@@ -124,7 +126,10 @@ export class ExportWorker {
         completedAt,
         expiresAt: new Date(completedAt.getTime() + this.options.ttlSeconds * 1000),
       });
-      logger.info({ exportId: job.id, totalRecords: total, fileSizeBytes: size }, 'export completed');
+      logger.info(
+        { exportId: job.id, totalRecords: total, fileSizeBytes: size },
+        'export completed',
+      );
     } catch (error) {
       logger.error({ err: error, exportId: job.id }, 'export failed');
       await rm(partial, { force: true }).catch(() => {});
@@ -152,7 +157,11 @@ export class ExportWorker {
     let total = 0;
     try {
       await write(encoder.head);
-      const filter = { from: job.from, to: job.to, events: job.events.length > 0 ? job.events : undefined };
+      const filter = {
+        from: job.from,
+        to: job.to,
+        events: job.events.length > 0 ? job.events : undefined,
+      };
       let after: { at: Date; id: string } | undefined;
       for (;;) {
         if (abandoned()) return undefined;

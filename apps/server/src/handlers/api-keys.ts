@@ -1,14 +1,17 @@
 import type { RequestHandler } from 'express';
 import { authOf, operationOf } from '../http/auth.js';
 import { created, noContent, sendPage } from '../http/respond.js';
-import type { ApiKeysService } from '../services/api-keys-service.js';
 import { apiKey } from '../representations.js';
+import type { ApiKeysService } from '../services/api-keys-service.js';
 import type { Body } from './users.js';
 
 export function apiKeyHandlers(apiKeys: ApiKeysService) {
   return {
     listApiKeys: (async (req, res) => {
-      const page = await apiKeys.list(authOf(res).actor, req.query as unknown as { limit: number; cursor?: string });
+      const page = await apiKeys.list(
+        authOf(res).actor,
+        req.query as unknown as { limit: number; cursor?: string },
+      );
       sendPage(res, { items: page.items.map(apiKey), nextCursor: page.nextCursor });
     }) satisfies RequestHandler,
     createApiKey: (async (req, res) => {

@@ -1,6 +1,6 @@
-import type { RequestHandler } from 'express';
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
+import type { RequestHandler } from 'express';
 import { CONTENT_TYPES, type ExportFormat } from '../exports/formats.js';
 import { authOf, operationOf } from '../http/auth.js';
 import { created, ok, sendJson, sendPage } from '../http/respond.js';
@@ -15,7 +15,10 @@ export function logHandlers(logs: LogsService, search: SearchService, exports: E
   return {
     ingestLogs: (async (req, res) => {
       const acks = await logs.ingest((req.body as Body<'ingestLogs'>).entries);
-      created(res, acks.map((ack) => ({ id: ack.id, timestamp: isoMillis(ack.timestamp) })));
+      created(
+        res,
+        acks.map((ack) => ({ id: ack.id, timestamp: isoMillis(ack.timestamp) })),
+      );
     }) satisfies RequestHandler,
     listLogs: (async (req, res) => {
       const page = await logs.list(req.query as unknown as LogQuery);
@@ -31,8 +34,14 @@ export function logHandlers(logs: LogsService, search: SearchService, exports: E
         return { id, timestamp, event, actor, result: outcome, highlights };
       });
       const pagination =
-        result.nextCursor === undefined ? { hasMore: false } : { hasMore: true, nextCursor: result.nextCursor };
-      sendJson(res, 200, { data, pagination, meta: { totalHits: result.totalHits, searchTimeMs: result.searchTimeMs } });
+        result.nextCursor === undefined
+          ? { hasMore: false }
+          : { hasMore: true, nextCursor: result.nextCursor };
+      sendJson(res, 200, {
+        data,
+        pagination,
+        meta: { totalHits: result.totalHits, searchTimeMs: result.searchTimeMs },
+      });
     }) satisfies RequestHandler,
     createExport: (async (req, res) => {
       const row = await exports.create(authOf(res).actor, req.body as Body<'createExport'>);
@@ -44,7 +53,10 @@ export function logHandlers(logs: LogsService, search: SearchService, exports: E
     }) satisfies RequestHandler,
     downloadExport: (async (req, res) => {
       const file = (req.params as { file?: string }).file ?? '';
-      const { path, row, size } = await exports.resolveDownload(file, String(req.query.token ?? ''));
+      const { path, row, size } = await exports.resolveDownload(
+        file,
+        String(req.query.token ?? ''),
+      );
       res.setHeader('Content-Type', CONTENT_TYPES[row.format as ExportFormat]);
       res.setHeader('Content-Length', String(size));
       res.setHeader('Content-Disposition', `attachment; filename="${row.id}.${row.format}"`);

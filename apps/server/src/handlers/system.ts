@@ -1,7 +1,11 @@
 import type { RequestHandler } from 'express';
 
 /** Health, readiness, the spec and its rendered reference: no key, no rate limit. */
-export function systemHandlers(deps: { ping: () => Promise<void>; spec: object; docsHtml: string }) {
+export function systemHandlers(deps: {
+  ping: () => Promise<void>;
+  spec: object;
+  docsHtml: string;
+}) {
   return {
     getHealth: ((_req, res) => {
       res.json({ status: 'ok' });

@@ -5,7 +5,10 @@ export type AccessRule =
   | { action: string; resource: (params: Record<string, string>) => string }
   | 'public';
 
-const on = (action: string, resource: string | ((p: Record<string, string>) => string)): AccessRule => ({
+const on = (
+  action: string,
+  resource: string | ((p: Record<string, string>) => string),
+): AccessRule => ({
   action,
   resource: typeof resource === 'string' ? () => resource : resource,
 });

@@ -1,10 +1,10 @@
 import type { PrismaClient } from '@secadmin/db';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { RateLimitStore } from '../rate-limit/store.js';
 import type { ApiKeyRow } from '../repositories/api-keys-repository.js';
 import type { AccessService } from '../services/access-service.js';
 import type { ApiKeysService } from '../services/api-keys-service.js';
 import type { AuditWriter, RequestActor } from '../services/audit.js';
-import type { RateLimitStore } from '../rate-limit/store.js';
 import { ACCESS_RULES } from './access-rules.js';
 import { ApiError } from './errors.js';
 import { ANONYMOUS_LIMIT, enforceRateLimit } from './rate-limit.js';
@@ -55,7 +55,9 @@ export function authenticate(deps: {
       }
       throw new ApiError(
         'unauthorized',
-        header === undefined ? 'A valid API key is required (Authorization: Bearer sk_…).' : 'The API key is invalid, revoked or expired.',
+        header === undefined
+          ? 'A valid API key is required (Authorization: Bearer sk_…).'
+          : 'The API key is invalid, revoked or expired.',
       );
     }
     const { key } = result;
@@ -79,7 +81,8 @@ export function authorize(deps: {
 }): RequestHandler {
   return async (req, res, next) => {
     const operation = deps.matchOperation(req.method, req.baseUrl + req.path);
-    if (!operation) throw new ApiError('not_found', `No route ${req.method} ${req.baseUrl}${req.path}.`);
+    if (!operation)
+      throw new ApiError('not_found', `No route ${req.method} ${req.baseUrl}${req.path}.`);
     res.locals.operation = operation;
     const { key } = authOf(res);
     const rule = ACCESS_RULES[operation.operationId];
@@ -91,7 +94,10 @@ export function authorize(deps: {
       context: { ip: clientIp(req), time: new Date() },
     });
     if (!decision.allowed) {
-      throw new ApiError('forbidden', `This key may not ${rule.action} on ${rule.resource(operation.params)}.`);
+      throw new ApiError(
+        'forbidden',
+        `This key may not ${rule.action} on ${rule.resource(operation.params)}.`,
+      );
     }
     next();
   };

@@ -118,7 +118,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const apiError = toApiError(error);
     if (apiError) return sendError(res, apiError);
-    logger.error({ err: error, requestId: res.locals.requestId, method: req.method }, 'unexpected error');
+    logger.error(
+      { err: error, requestId: res.locals.requestId, method: req.method },
+      'unexpected error',
+    );
     if (res.headersSent) return void res.destroy();
     sendError(res, new ApiError('internal_error', 'An unexpected error occurred.'));
   };

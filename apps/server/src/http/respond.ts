@@ -17,6 +17,8 @@ export interface Page<T> {
 
 export function sendPage<T>(res: Response, page: Page<T>, meta?: Record<string, unknown>): void {
   const pagination =
-    page.nextCursor === undefined ? { hasMore: false } : { hasMore: true, nextCursor: page.nextCursor };
+    page.nextCursor === undefined
+      ? { hasMore: false }
+      : { hasMore: true, nextCursor: page.nextCursor };
   sendJson(res, 200, { data: page.items, pagination, ...(meta ? { meta } : {}) });
 }

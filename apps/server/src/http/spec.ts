@@ -3,7 +3,9 @@ import { createRequire } from 'node:module';
 import type { OperationId } from '@secadmin/api-types';
 
 /** The bundled spec (`spec/dist/openapi.json`): served, and used to validate and route. */
-export function loadSpec(): Record<string, unknown> & { paths: Record<string, Record<string, unknown>> } {
+export function loadSpec(): Record<string, unknown> & {
+  paths: Record<string, Record<string, unknown>>;
+} {
   const path = createRequire(import.meta.url).resolve('@secadmin/spec/openapi.json');
   return JSON.parse(readFileSync(path, 'utf8'));
 }
@@ -45,7 +47,13 @@ export function createOperationMatcher(spec: ReturnType<typeof loadSpec>) {
     for (const method of METHODS) {
       const operation = item[method] as { operationId?: OperationId } | undefined;
       if (!operation?.operationId) continue;
-      routes.push({ method, pattern: new RegExp(`^${source}$`), names, literalSegments, operationId: operation.operationId });
+      routes.push({
+        method,
+        pattern: new RegExp(`^${source}$`),
+        names,
+        literalSegments,
+        operationId: operation.operationId,
+      });
     }
   }
   // `/v1/policies/simulate` before `/v1/policies/{id}`.

@@ -13,9 +13,9 @@ const badCursor = () =>
 
 /** Opaque to clients: base64url of `{s: scope, t: ms, i: id}`. */
 export function encodeCursor(scope: string, position: KeysetPosition): string {
-  return Buffer.from(JSON.stringify({ s: scope, t: position.at.getTime(), i: position.id })).toString(
-    'base64url',
-  );
+  return Buffer.from(
+    JSON.stringify({ s: scope, t: position.at.getTime(), i: position.id }),
+  ).toString('base64url');
 }
 
 /** A cursor from another list, or one that was altered into nonsense, is a 400. */

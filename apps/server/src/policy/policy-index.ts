@@ -86,7 +86,10 @@ export class PolicyIndex {
       const actionKeys = new Set(policy.actions.map((a) => actionKey(a.toLowerCase())));
       for (const principal of new Set(policy.principals)) {
         let byAction = this.buckets.get(principal);
-        if (!byAction) this.buckets.set(principal, (byAction = new Map()));
+        if (!byAction) {
+          byAction = new Map();
+          this.buckets.set(principal, byAction);
+        }
         for (const key of actionKeys) {
           const list = byAction.get(key);
           if (list) list.push(compiled);
@@ -100,7 +103,8 @@ export class PolicyIndex {
     const principalKeys = this.principalKeys(request);
     const action = request.action.toLowerCase();
     const colon = action.indexOf(':');
-    const actionKeys = colon > 0 ? [action, `${action.slice(0, colon)}:*`, WILDCARD] : [action, WILDCARD];
+    const actionKeys =
+      colon > 0 ? [action, `${action.slice(0, colon)}:*`, WILDCARD] : [action, WILDCARD];
     const self = request.principal.slice(request.principal.indexOf(':') + 1);
     const ip = request.context?.ip === undefined ? undefined : parseIp(request.context.ip);
     const time = (request.context?.time ?? new Date()).getTime();
@@ -167,7 +171,11 @@ export class PolicyIndex {
   }
 }
 
-function conditionsHold(c: CompiledConditions | undefined, ip: IpAddress | undefined, time: number) {
+function conditionsHold(
+  c: CompiledConditions | undefined,
+  ip: IpAddress | undefined,
+  time: number,
+) {
   if (!c) return true;
   if (c.allowlist && !(ip && c.allowlist.some((b) => cidrContains(b, ip)))) return false;
   if (c.denylist && !(ip && !c.denylist.some((b) => cidrContains(b, ip)))) return false;
@@ -189,7 +197,8 @@ function explain(
   const resourceMatched = candidate.resources.some((g) => matchGlob(g, resource, self));
   const conditions: Record<string, boolean> = {};
   const c = candidate.conditions;
-  if (c?.allowlist) conditions['ip.allowlist'] = conditionsHold({ allowlist: c.allowlist }, ip, time);
+  if (c?.allowlist)
+    conditions['ip.allowlist'] = conditionsHold({ allowlist: c.allowlist }, ip, time);
   if (c?.denylist) conditions['ip.denylist'] = conditionsHold({ denylist: c.denylist }, ip, time);
   if (c?.notBefore !== undefined) conditions['time.notBefore'] = time >= c.notBefore;
   if (c?.notAfter !== undefined) conditions['time.notAfter'] = time <= c.notAfter;

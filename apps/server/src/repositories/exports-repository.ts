@@ -19,7 +19,11 @@ export function countProcessingExports(db: Db, keyId: string): Promise<number> {
  * Claims the oldest processing export that nobody has claimed, or whose claimant has
  * been silent since `staleBefore`. SKIP LOCKED: two instances never claim the same one.
  */
-export async function claimExport(db: Db, instanceId: string, staleBefore: Date): Promise<ExportRow | null> {
+export async function claimExport(
+  db: Db,
+  instanceId: string,
+  staleBefore: Date,
+): Promise<ExportRow | null> {
   const rows = await db.$queryRaw<{ id: string }[]>`
     UPDATE exports SET claimed_by = ${instanceId}, heartbeat_at = now()
     WHERE id = (
@@ -48,7 +52,10 @@ export async function finishExport(
   instanceId: string,
   data: Prisma.ExportUpdateManyMutationInput,
 ): Promise<boolean> {
-  const { count } = await db.export.updateMany({ where: { id, claimedBy: instanceId, status: 'processing' }, data });
+  const { count } = await db.export.updateMany({
+    where: { id, claimedBy: instanceId, status: 'processing' },
+    data,
+  });
   return count > 0;
 }
 
@@ -60,5 +67,8 @@ export function expiredExportFiles(db: Db, now: Date): Promise<ExportRow[]> {
 }
 
 export async function markExportFileDeleted(db: Db, id: string): Promise<void> {
-  await db.export.updateMany({ where: { id, fileDeletedAt: null }, data: { fileDeletedAt: new Date() } });
+  await db.export.updateMany({
+    where: { id, fileDeletedAt: null },
+    data: { fileDeletedAt: new Date() },
+  });
 }

@@ -23,7 +23,12 @@ export interface LogFilter {
 export function logFilterWhere(filter: LogFilter): Prisma.LogEntryWhereInput {
   return {
     ...(filter.from || filter.to
-      ? { timestamp: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } }
+      ? {
+          timestamp: {
+            ...(filter.from ? { gte: filter.from } : {}),
+            ...(filter.to ? { lt: filter.to } : {}),
+          },
+        }
       : {}),
     ...(filter.events ? { event: { in: filter.events } } : {}),
     ...(filter.actorId !== undefined ? { actorId: filter.actorId } : {}),
@@ -44,7 +49,9 @@ export function listLogEntries(
       ? {
           AND: [
             where,
-            { OR: [{ timestamp: { lt: after.at } }, { timestamp: after.at, id: { lt: after.id } }] },
+            {
+              OR: [{ timestamp: { lt: after.at } }, { timestamp: after.at, id: { lt: after.id } }],
+            },
           ],
         }
       : where,

@@ -27,7 +27,11 @@ export function allPolicies(db: Db): Promise<PolicyRow[]> {
   return db.policy.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
 }
 
-export function updatePolicy(db: Db, id: string, data: Prisma.PolicyUpdateInput): Promise<PolicyRow> {
+export function updatePolicy(
+  db: Db,
+  id: string,
+  data: Prisma.PolicyUpdateInput,
+): Promise<PolicyRow> {
   return db.policy.update({ where: { id }, data });
 }
 

@@ -46,7 +46,9 @@ export function searchLogEntries(
   after: { at: Date; id: string } | undefined,
   take: number,
 ): Promise<LogRow[]> {
-  const keyset = after ? Prisma.sql`AND (timestamp, id) < (${after.at}, ${after.id})` : Prisma.empty;
+  const keyset = after
+    ? Prisma.sql`AND (timestamp, id) < (${after.at}, ${after.id})`
+    : Prisma.empty;
   return db.$queryRaw<LogRow[]>`
     SELECT ${LOG_COLUMNS} FROM log_entries
     WHERE ${where} ${keyset}
@@ -55,6 +57,8 @@ export function searchLogEntries(
 }
 
 export async function countLogEntries(db: Db, where: Prisma.Sql): Promise<number> {
-  const rows = await db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM log_entries WHERE ${where}`;
+  const rows = await db.$queryRaw<
+    { n: number }[]
+  >`SELECT count(*)::int AS n FROM log_entries WHERE ${where}`;
   return rows[0]?.n ?? 0;
 }

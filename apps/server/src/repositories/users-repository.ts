@@ -12,8 +12,13 @@ export function findUser(db: Db, id: string): Promise<UserRow | null> {
 }
 
 /** Reads the row and locks it until the transaction ends, so read-modify-write is safe. */
-export async function findUserForUpdate(db: Prisma.TransactionClient, id: string): Promise<UserRow | null> {
-  const rows = await db.$queryRaw<{ id: string }[]>`SELECT id FROM users WHERE id = ${id} FOR UPDATE`;
+export async function findUserForUpdate(
+  db: Prisma.TransactionClient,
+  id: string,
+): Promise<UserRow | null> {
+  const rows = await db.$queryRaw<
+    { id: string }[]
+  >`SELECT id FROM users WHERE id = ${id} FOR UPDATE`;
   return rows.length === 0 ? null : db.user.findUnique({ where: { id } });
 }
 

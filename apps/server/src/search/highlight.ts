@@ -1,7 +1,13 @@
 import type { LogRow } from '../repositories/logs-repository.js';
 import { type SearchQuery, words } from './query.js';
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
 
 /** The searchable text fields of an entry, by their API path. */
@@ -23,8 +29,9 @@ function fields(row: LogRow): [string, string][] {
   add('context.location.region', row.region);
   const walk = (value: unknown, path: string) => {
     if (typeof value === 'string' || typeof value === 'number') add(path, value);
-    else if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${path}[${i}]`));
-    else if (value && typeof value === 'object') {
+    else if (Array.isArray(value)) {
+      for (const [i, v] of value.entries()) walk(v, `${path}[${i}]`);
+    } else if (value && typeof value === 'object') {
       for (const [key, v] of Object.entries(value)) walk(v, `${path}.${key}`);
     }
   };
@@ -42,7 +49,10 @@ function phraseRanges(text: string, phrase: string[]): [number, number][] {
   const ranges: [number, number][] = [];
   for (let i = 0; i + phrase.length <= spans.length; i++) {
     if (phrase.every((w, j) => spans[i + j]?.word === w)) {
-      ranges.push([(spans[i] as { start: number }).start, (spans[i + phrase.length - 1] as { end: number }).end]);
+      ranges.push([
+        (spans[i] as { start: number }).start,
+        (spans[i + phrase.length - 1] as { end: number }).end,
+      ]);
     }
   }
   return ranges;
@@ -74,10 +84,15 @@ export function highlights(row: LogRow, query: SearchQuery): Record<string, stri
         ranges.push(...phraseRanges(text, words(atom.text)));
       } else {
         const whole =
-          (atom.field === 'event' && path === 'event' &&
-            (atom.value.endsWith('*') ? text.startsWith(atom.value.slice(0, -1).toLowerCase()) : text === atom.value.toLowerCase())) ||
+          (atom.field === 'event' &&
+            path === 'event' &&
+            (atom.value.endsWith('*')
+              ? text.startsWith(atom.value.slice(0, -1).toLowerCase())
+              : text === atom.value.toLowerCase())) ||
           (atom.field === 'actor' && path === 'actor.id' && text === atom.value) ||
-          (atom.field === 'actor' && path === 'actor.email' && text.toLowerCase() === atom.value.toLowerCase()) ||
+          (atom.field === 'actor' &&
+            path === 'actor.email' &&
+            text.toLowerCase() === atom.value.toLowerCase()) ||
           (atom.field === 'ip' && path === 'context.ip' && text === atom.value);
         if (whole) ranges.push([0, text.length]);
       }

@@ -58,8 +58,10 @@ function tokenize(query: string): Token[] {
 function toAtom(token: Token): Atom | undefined {
   const colon = token.text.indexOf(':');
   const field = colon > 0 ? token.text.slice(0, colon).toLowerCase() : '';
-  if (!token.quoted || colon > 0) {
-    if (QUALIFIERS.has(field) && token.text.length > colon + 1) {
+  if (QUALIFIERS.has(field)) {
+    // A qualifier with no value (`event:`) qualifies nothing.
+    if (token.text.length === colon + 1) return undefined;
+    {
       const value = token.text.slice(colon + 1);
       if (field === 'result' && value !== 'success' && value !== 'failure') {
         throw new ApiError('invalid_request', 'The query is invalid.', [
@@ -69,7 +71,9 @@ function toAtom(token: Token): Atom | undefined {
       return { kind: 'field', field: field as Qualifier, value, negated: token.negated };
     }
   }
-  return words(token.text).length > 0 ? { kind: 'text', text: token.text, negated: token.negated } : undefined;
+  return words(token.text).length > 0
+    ? { kind: 'text', text: token.text, negated: token.negated }
+    : undefined;
 }
 
 /**

@@ -1,7 +1,12 @@
 import type { PrismaClient } from '@secadmin/db';
-import { type AccessRequest, type Decision, PolicyIndex, type PolicyDefinition } from '../policy/index.js';
-import { allPolicies, readVersionAndRoles } from '../repositories/policies-repository.js';
+import {
+  type AccessRequest,
+  type Decision,
+  type PolicyDefinition,
+  PolicyIndex,
+} from '../policy/index.js';
 import type { PolicyRow } from '../repositories/policies-repository.js';
+import { allPolicies, readVersionAndRoles } from '../repositories/policies-repository.js';
 
 export interface TimedDecision extends Decision {
   evaluationTimeMs: number;
@@ -27,7 +32,9 @@ export function toPolicyDefinition(row: PolicyRow): PolicyDefinition {
  */
 export class AccessService {
   private current: { version: bigint; index: PolicyIndex } | undefined;
-  private loading: { version: bigint; promise: Promise<{ version: bigint; index: PolicyIndex }> } | undefined;
+  private loading:
+    | { version: bigint; promise: Promise<{ version: bigint; index: PolicyIndex }> }
+    | undefined;
 
   constructor(private readonly prisma: PrismaClient) {}
 

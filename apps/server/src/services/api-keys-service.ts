@@ -75,10 +75,16 @@ export class ApiKeysService {
     const existing = await findRootKey(this.prisma);
     if (options.secret !== undefined) {
       if (!SECRET.test(options.secret)) {
-        throw new Error('SECADMIN_ADMIN_API_KEY must be "sk_" followed by at least 32 characters of [A-Za-z0-9_-].');
+        throw new Error(
+          'SECADMIN_ADMIN_API_KEY must be "sk_" followed by at least 32 characters of [A-Za-z0-9_-].',
+        );
       }
       const secretHash = hashSecret(options.secret);
-      if (existing) await updateRootKey(this.prisma, existing.id, { secretHash, rateLimitPerMinute: options.rateLimit });
+      if (existing)
+        await updateRootKey(this.prisma, existing.id, {
+          secretHash,
+          rateLimitPerMinute: options.rateLimit,
+        });
       else await this.insertRoot(secretHash, options.rateLimit);
       return {};
     }
@@ -108,7 +114,11 @@ export class ApiKeysService {
   }
 
   /** A non-root key may only create keys no stronger than itself, for its own principal. */
-  async create(actor: RequestActor, creator: ApiKeyRow, input: ApiKeyCreate): Promise<{ key: ApiKeyRow; secret: string }> {
+  async create(
+    actor: RequestActor,
+    creator: ApiKeyRow,
+    input: ApiKeyCreate,
+  ): Promise<{ key: ApiKeyRow; secret: string }> {
     const plan: Plan = input.plan ?? 'free';
     if (plan === 'enterprise' && input.rateLimitPerMinute === undefined) {
       throw invalid('body.rateLimitPerMinute', 'is required with plan enterprise');
@@ -119,7 +129,8 @@ export class ApiKeysService {
     const limit = plan === 'enterprise' ? (input.rateLimitPerMinute as number) : PLAN_LIMITS[plan];
     const expiresAt = input.expiresAt === undefined ? null : parseInstant(input.expiresAt);
     if (expiresAt === undefined) throw invalid('body.expiresAt', 'must be an ISO 8601 instant');
-    if (expiresAt && expiresAt <= new Date()) throw invalid('body.expiresAt', 'must be in the future');
+    if (expiresAt && expiresAt <= new Date())
+      throw invalid('body.expiresAt', 'must be in the future');
     if (!creator.isRoot) {
       const stronger =
         input.principal !== creator.principal ||
@@ -133,7 +144,10 @@ export class ApiKeysService {
         );
       }
     }
-    if (input.principal.startsWith('user:') && !(await findUser(this.prisma, input.principal.slice(5)))) {
+    if (
+      input.principal.startsWith('user:') &&
+      !(await findUser(this.prisma, input.principal.slice(5)))
+    ) {
       throw invalid('body.principal', 'names no existing user');
     }
     const secret = generateSecret();
@@ -148,14 +162,21 @@ export class ApiKeysService {
         expiresAt: expiresAt ? new Date(Math.floor(expiresAt.getTime() / 1000) * 1000) : null,
         createdAt: nowSeconds(),
       });
-      await this.audit.record(tx, actor, { event: 'apikey.created', target: { id: row.id, type: 'api_key' } });
+      await this.audit.record(tx, actor, {
+        event: 'apikey.created',
+        target: { id: row.id, type: 'api_key' },
+      });
       return row;
     });
     return { key, secret };
   }
 
-  async list(actor: RequestActor, query: { limit: number; cursor?: string }): Promise<Page<ApiKeyRow>> {
-    const after = query.cursor === undefined ? undefined : decodeCursor('apikeys', KEY_ID, query.cursor);
+  async list(
+    actor: RequestActor,
+    query: { limit: number; cursor?: string },
+  ): Promise<Page<ApiKeyRow>> {
+    const after =
+      query.cursor === undefined ? undefined : decodeCursor('apikeys', KEY_ID, query.cursor);
     const principal = actor.isRoot ? undefined : actor.principal;
     const rows = await listApiKeys(this.prisma, principal, after, query.limit + 1);
     const items = rows.slice(0, query.limit);
@@ -163,7 +184,9 @@ export class ApiKeysService {
     return {
       items,
       nextCursor:
-        rows.length > query.limit && last ? encodeCursor('apikeys', { at: last.createdAt, id: last.id }) : undefined,
+        rows.length > query.limit && last
+          ? encodeCursor('apikeys', { at: last.createdAt, id: last.id })
+          : undefined,
     };
   }
 
@@ -171,9 +194,13 @@ export class ApiKeysService {
     await this.prisma.$transaction(async (tx) => {
       const key = await findApiKey(tx, id);
       if (!key) throw notFound('API key');
-      if (key.isRoot) throw new ApiError('forbidden', 'The root key cannot be revoked through the API.');
+      if (key.isRoot)
+        throw new ApiError('forbidden', 'The root key cannot be revoked through the API.');
       await deleteApiKey(tx, id);
-      await this.audit.record(tx, actor, { event: 'apikey.revoked', target: { id, type: 'api_key' } });
+      await this.audit.record(tx, actor, {
+        event: 'apikey.revoked',
+        target: { id, type: 'api_key' },
+      });
     });
   }
 }

@@ -32,7 +32,10 @@ export interface AuditRecord {
 export interface AuditWriter {
   record(db: Db, actor: RequestActor, record: AuditRecord): Promise<void>;
   /** A rejected key (the secret itself is never recorded). */
-  recordAuthFailure(db: Db, request: { ip: string | undefined; userAgent: string | undefined; reason: string }): Promise<void>;
+  recordAuthFailure(
+    db: Db,
+    request: { ip: string | undefined; userAgent: string | undefined; reason: string },
+  ): Promise<void>;
 }
 
 export const auditWriter: AuditWriter = {

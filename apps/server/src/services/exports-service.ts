@@ -40,7 +40,9 @@ export class ExportsService {
   async create(actor: RequestActor, input: ExportRequest): Promise<ExportRow> {
     const range = parseRange(input.from, input.to, 'body');
     if (!range.from || !range.to) throw invalid('body.from', 'from and to are required');
-    if ((await countProcessingExports(this.prisma, actor.keyId)) >= MAX_PROCESSING_EXPORTS_PER_KEY) {
+    if (
+      (await countProcessingExports(this.prisma, actor.keyId)) >= MAX_PROCESSING_EXPORTS_PER_KEY
+    ) {
       throw new ApiError(
         'rate_limited',
         `At most ${MAX_PROCESSING_EXPORTS_PER_KEY} exports per key may be processing at once.`,
@@ -65,7 +67,10 @@ export class ExportsService {
         keyId: actor.keyId,
         createdAt: new Date(),
       });
-      await this.audit.record(tx, actor, { event: 'logs.export.created', target: { id: created.id, type: 'export' } });
+      await this.audit.record(tx, actor, {
+        event: 'logs.export.created',
+        target: { id: created.id, type: 'export' },
+      });
       return created;
     });
     this.options.onCreated();
@@ -107,7 +112,10 @@ export class ExportsService {
    * The file behind a download URL. Unknown file → 404; wrong token → 403; past its
    * expiry → 410, and the file is deleted then and there.
    */
-  async resolveDownload(file: string, token: string): Promise<{ path: string; row: ExportRow; size: number }> {
+  async resolveDownload(
+    file: string,
+    token: string,
+  ): Promise<{ path: string; row: ExportRow; size: number }> {
     const match = /^(exp_[0-9a-hjkmnp-tv-z]{26})\.(json|csv)$/.exec(file);
     const row = match ? await findExport(this.prisma, match[1] as string) : null;
     if (!match || !row || row.status !== 'completed' || row.format !== match[2] || !row.expiresAt) {
@@ -126,7 +134,8 @@ export class ExportsService {
       (s) => s.size,
       () => undefined,
     );
-    if (size === undefined) throw new ApiError('gone', 'This export file is no longer available; create a new export.');
+    if (size === undefined)
+      throw new ApiError('gone', 'This export file is no longer available; create a new export.');
     return { path, row, size };
   }
 }

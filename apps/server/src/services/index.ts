@@ -19,7 +19,10 @@ export interface Services {
   exports: ExportsService;
 }
 
-export function createServices(prisma: PrismaClient, exportOptions: ExportsServiceOptions): Services {
+export function createServices(
+  prisma: PrismaClient,
+  exportOptions: ExportsServiceOptions,
+): Services {
   return {
     audit: auditWriter,
     access: new AccessService(prisma),

@@ -42,7 +42,8 @@ export function parseRange(from: string | undefined, to: string | undefined, pre
     if (!parsed) throw invalid(`${prefix}.to`, 'must be an ISO 8601 instant');
     range.to = parsed;
   }
-  if (range.from && range.to && range.from >= range.to) throw invalid(`${prefix}.from`, 'must be before to');
+  if (range.from && range.to && range.from >= range.to)
+    throw invalid(`${prefix}.from`, 'must be before to');
   return range;
 }
 
@@ -98,7 +99,8 @@ export class LogsService {
   }
 
   async list(query: LogQuery): Promise<Page<LogRow>> {
-    const after = query.cursor === undefined ? undefined : decodeCursor('logs', LOG_ID, query.cursor);
+    const after =
+      query.cursor === undefined ? undefined : decodeCursor('logs', LOG_ID, query.cursor);
     const filter: LogFilter = {
       ...parseRange(query.from, query.to, 'query'),
       events: query.events,
@@ -110,7 +112,10 @@ export class LogsService {
     const last = items[items.length - 1];
     return {
       items,
-      nextCursor: rows.length > query.limit && last ? encodeCursor('logs', { at: last.timestamp, id: last.id }) : undefined,
+      nextCursor:
+        rows.length > query.limit && last
+          ? encodeCursor('logs', { at: last.timestamp, id: last.id })
+          : undefined,
     };
   }
 }

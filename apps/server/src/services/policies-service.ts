@@ -25,12 +25,18 @@ type PolicyConditions = components['schemas']['PolicyConditions'];
 const POLICY_ID = /^pol_[0-9a-hjkmnp-tv-z]{26}$/;
 
 /** What the schema cannot say: every CIDR parses, every time is a real instant, in order. */
-export function conditionProblems(conditions: PolicyConditions, field = 'body.conditions'): ErrorDetail[] {
+export function conditionProblems(
+  conditions: PolicyConditions,
+  field = 'body.conditions',
+): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   for (const list of ['allowlist', 'denylist'] as const) {
     conditions.ip?.[list]?.forEach((cidr, i) => {
       if (!parseCidr(cidr)) {
-        problems.push({ field: `${field}.ip.${list}[${i}]`, message: 'must be an IPv4 or IPv6 address or CIDR block' });
+        problems.push({
+          field: `${field}.ip.${list}[${i}]`,
+          message: 'must be an IPv4 or IPv6 address or CIDR block',
+        });
       }
     });
   }
@@ -51,7 +57,8 @@ export function conditionProblems(conditions: PolicyConditions, field = 'body.co
 function checkConditions(conditions: PolicyConditions | null | undefined): void {
   if (!conditions) return;
   const problems = conditionProblems(conditions);
-  if (problems.length > 0) throw new ApiError('invalid_request', 'The policy conditions are invalid.', problems);
+  if (problems.length > 0)
+    throw new ApiError('invalid_request', 'The policy conditions are invalid.', problems);
 }
 
 const duplicateName = () => new ApiError('conflict', 'A policy with this name already exists.');
@@ -80,7 +87,10 @@ export class PoliciesService {
           updatedAt: now,
         });
         await bumpPolicySetVersion(tx);
-        await this.audit.record(tx, actor, { event: 'policy.created', target: { id: policy.id, type: 'policy' } });
+        await this.audit.record(tx, actor, {
+          event: 'policy.created',
+          target: { id: policy.id, type: 'policy' },
+        });
         return policy;
       });
     } catch (error) {
@@ -96,14 +106,17 @@ export class PoliciesService {
   }
 
   async list(query: { limit: number; cursor?: string }): Promise<Page<PolicyRow>> {
-    const after = query.cursor === undefined ? undefined : decodeCursor('policies', POLICY_ID, query.cursor);
+    const after =
+      query.cursor === undefined ? undefined : decodeCursor('policies', POLICY_ID, query.cursor);
     const rows = await listPolicies(this.prisma, after, query.limit + 1);
     const items = rows.slice(0, query.limit);
     const last = items[items.length - 1];
     return {
       items,
       nextCursor:
-        rows.length > query.limit && last ? encodeCursor('policies', { at: last.createdAt, id: last.id }) : undefined,
+        rows.length > query.limit && last
+          ? encodeCursor('policies', { at: last.createdAt, id: last.id })
+          : undefined,
     };
   }
 
@@ -125,7 +138,10 @@ export class PoliciesService {
         if (!(await findPolicy(tx, id))) throw notFound('policy');
         const policy = await updatePolicy(tx, id, data);
         await bumpPolicySetVersion(tx);
-        await this.audit.record(tx, actor, { event: 'policy.updated', target: { id, type: 'policy' } });
+        await this.audit.record(tx, actor, {
+          event: 'policy.updated',
+          target: { id, type: 'policy' },
+        });
         return policy;
       });
     } catch (error) {
@@ -138,7 +154,10 @@ export class PoliciesService {
     await this.prisma.$transaction(async (tx) => {
       if (!(await deletePolicy(tx, id))) throw notFound('policy');
       await bumpPolicySetVersion(tx);
-      await this.audit.record(tx, actor, { event: 'policy.deleted', target: { id, type: 'policy' } });
+      await this.audit.record(tx, actor, {
+        event: 'policy.deleted',
+        target: { id, type: 'policy' },
+      });
     });
   }
 }

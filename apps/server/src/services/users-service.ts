@@ -1,16 +1,19 @@
 import type { components } from '@secadmin/api-types';
 import type { PrismaClient } from '@secadmin/db';
 import { ApiError, invalid, notFound } from '../http/errors.js';
+import type { Page } from '../http/respond.js';
 import { decodeCursor, encodeCursor } from '../lib/cursor.js';
 import { newId } from '../lib/ids.js';
 import { mergePatch } from '../lib/merge-patch.js';
 import { hashPassword } from '../lib/password.js';
 import { nowSeconds } from '../lib/time.js';
-import type { Page } from '../http/respond.js';
 import { deleteApiKeysOfPrincipal } from '../repositories/api-keys-repository.js';
 import { isUniqueViolation } from '../repositories/db.js';
 import { redactActorEmail } from '../repositories/logs-repository.js';
-import { bumpPolicySetVersion, removePrincipalEverywhere } from '../repositories/policies-repository.js';
+import {
+  bumpPolicySetVersion,
+  removePrincipalEverywhere,
+} from '../repositories/policies-repository.js';
 import {
   deleteUser,
   findUser,
@@ -60,7 +63,10 @@ export class UsersService {
           createdAt: now,
           updatedAt: now,
         });
-        await this.audit.record(tx, actor, { event: 'user.created', target: { id: user.id, type: 'user' } });
+        await this.audit.record(tx, actor, {
+          event: 'user.created',
+          target: { id: user.id, type: 'user' },
+        });
         return user;
       });
     } catch (error) {
@@ -75,14 +81,23 @@ export class UsersService {
     return user;
   }
 
-  async list(query: { limit: number; cursor?: string; email?: string; role?: string }): Promise<Page<UserRow>> {
-    const after = query.cursor === undefined ? undefined : decodeCursor('users', USER_ID, query.cursor);
+  async list(query: {
+    limit: number;
+    cursor?: string;
+    email?: string;
+    role?: string;
+  }): Promise<Page<UserRow>> {
+    const after =
+      query.cursor === undefined ? undefined : decodeCursor('users', USER_ID, query.cursor);
     const rows = await listUsers(this.prisma, query, after, query.limit + 1);
     const items = rows.slice(0, query.limit);
     const last = items[items.length - 1];
     return {
       items,
-      nextCursor: rows.length > query.limit && last ? encodeCursor('users', { at: last.createdAt, id: last.id }) : undefined,
+      nextCursor:
+        rows.length > query.limit && last
+          ? encodeCursor('users', { at: last.createdAt, id: last.id })
+          : undefined,
     };
   }
 

@@ -1,0 +1,126 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSecadminClient, type SecadminClient } from '@secadmin/api-client';
+import pg from 'pg';
+import { type Config, loadConfig } from '../../src/config.js';
+import { ulid } from '../../src/lib/ids.js';
+import { createLogger } from '../../src/logger.js';
+import { type RunningServer, startServer } from '../../src/server.js';
+import { generateSecret } from '../../src/services/api-keys-service.js';
+
+export type DatabaseUnderTest = 'embedded' | 'postgres';
+
+/** Every server test runs on both: the embedded default and the PostgreSQL server here. */
+export const DATABASES: DatabaseUnderTest[] = ['embedded', 'postgres'];
+
+/** Where test databases are created (one per test server, dropped afterwards). */
+const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `secadmin_test_${ulid().toLowerCase()}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: ADMIN_URL });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+export interface TestServer extends RunningServer {
+  config: Config;
+  rootKey: string;
+  /** A client with the root key (no retries, so 429s are visible). */
+  client: SecadminClient;
+  clientWith(apiKey: string | undefined): SecadminClient;
+  /** Stops the server and starts a new one on the same data dir and database. */
+  restart(): Promise<TestServer>;
+  stop(): Promise<void>;
+}
+
+interface Storage {
+  dataDir: string;
+  databaseUrl: string | undefined;
+  cleanup: () => Promise<void>;
+}
+
+async function createStorage(database: DatabaseUnderTest): Promise<Storage> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'secadmin-test-'));
+  const pgDb = database === 'postgres' ? await createTestDatabase() : undefined;
+  return {
+    dataDir,
+    databaseUrl: pgDb?.url,
+    cleanup: async () => {
+      await pgDb?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function launch(storage: Storage, rootKey: string, overrides: Partial<Config>): Promise<TestServer> {
+  const config: Config = {
+    ...loadConfig({}),
+    port: 0,
+    host: '127.0.0.1',
+    dataDir: storage.dataDir,
+    databaseUrl: storage.databaseUrl,
+    redisUrl: undefined,
+    adminApiKey: rootKey,
+    downloadUrl: 'http://secadmin.test/downloads',
+    validateResponses: true,
+    ...overrides,
+  };
+  const server = await startServer(config, createLogger(process.env.LOG_LEVEL ?? 'silent'));
+  const clientWith = (apiKey: string | undefined) =>
+    createSecadminClient({ baseUrl: server.url, ...(apiKey ? { apiKey } : {}), retry: { maxRetries: 0 } });
+  const test: TestServer = {
+    ...server,
+    config,
+    rootKey,
+    client: clientWith(rootKey),
+    clientWith,
+    restart: async () => {
+      await server.close();
+      return launch(storage, rootKey, overrides);
+    },
+    stop: async () => {
+      await server.close();
+      await storage.cleanup();
+    },
+  };
+  return test;
+}
+
+/** A fresh server on a fresh data dir (and a fresh PostgreSQL database when asked). */
+export async function startTestServer(
+  database: DatabaseUnderTest,
+  overrides: Partial<Config> = {},
+): Promise<TestServer> {
+  const storage = await createStorage(database);
+  try {
+    return await launch(storage, generateSecret(), overrides);
+  } catch (error) {
+    await storage.cleanup();
+    throw error;
+  }
+}
+
+/** Fetch a path of the server directly, for what the typed client cannot send. */
+export function raw(server: { url: string }, path: string, init: RequestInit = {}): Promise<Response> {
+  return fetch(`${server.url}${path}`, init);
+}
+
+/** Turns a downloadUrl (on SECADMIN_DOWNLOAD_URL) into one on the test server. */
+export function localDownload(server: { url: string }, downloadUrl: string): string {
+  const url = new URL(downloadUrl);
+  return `${server.url}${url.pathname}${url.search}`;
+}

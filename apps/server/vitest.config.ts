@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Integration files each start servers on two databases: run files one at a time
+    // on this 2-core machine so that timing-sensitive tests are not starved.
+    fileParallelism: false,
+  },
+});
