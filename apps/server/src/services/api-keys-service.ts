@@ -127,8 +127,10 @@ export class ApiKeysService {
       throw invalid('body.rateLimitPerMinute', 'is only allowed with plan enterprise');
     }
     const limit = plan === 'enterprise' ? (input.rateLimitPerMinute as number) : PLAN_LIMITS[plan];
-    const expiresAt = input.expiresAt === undefined ? null : parseInstant(input.expiresAt);
-    if (expiresAt === undefined) throw invalid('body.expiresAt', 'must be an ISO 8601 instant');
+    const parsed = input.expiresAt === undefined ? null : parseInstant(input.expiresAt);
+    if (parsed === undefined) throw invalid('body.expiresAt', 'must be an ISO 8601 instant');
+    // Key timestamps have no fraction of a second.
+    const expiresAt = parsed && new Date(Math.floor(parsed.getTime() / 1000) * 1000);
     if (expiresAt && expiresAt <= new Date())
       throw invalid('body.expiresAt', 'must be in the future');
     if (!creator.isRoot) {
@@ -159,7 +161,7 @@ export class ApiKeysService {
         plan,
         rateLimitPerMinute: limit,
         secretHash: hashSecret(secret),
-        expiresAt: expiresAt ? new Date(Math.floor(expiresAt.getTime() / 1000) * 1000) : null,
+        expiresAt,
         createdAt: nowSeconds(),
       });
       await this.audit.record(tx, actor, {

@@ -33,7 +33,7 @@ export async function createPolicy(
   }>,
 ) {
   const { data } = await client.POST('/v1/policies', {
-    body: { name: uniqueName(), effect: 'allow', principals: ['*'], actions: ['*'], resources: ['*'], ...body },
+    body: { name: uniqueName(), effect: 'allow', principals: ['service:fixture'], actions: ['fixture:noop'], resources: ['fixture'], ...body },
   });
   if (!data) throw new Error('createPolicy returned no data');
   return data.data;
