@@ -4,8 +4,19 @@ let counter = 0;
 export const uniqueEmail = (prefix = 'user') => `${prefix}.${Date.now()}.${counter++}@example.com`;
 export const uniqueName = (prefix = 'policy') => `${prefix}-${Date.now()}-${counter++}`;
 
-export async function createUser(client: SecadminClient, body: Partial<{ email: string; name: string; roles: string[]; metadata: Record<string, unknown>; password: string }> = {}) {
-  const { data } = await client.POST('/v1/users', { body: { email: uniqueEmail(), name: 'Test User', ...body } });
+export async function createUser(
+  client: SecadminClient,
+  body: Partial<{
+    email: string;
+    name: string;
+    roles: string[];
+    metadata: Record<string, unknown>;
+    password: string;
+  }> = {},
+) {
+  const { data } = await client.POST('/v1/users', {
+    body: { email: uniqueEmail(), name: 'Test User', ...body },
+  });
   if (!data) throw new Error('createUser returned no data');
   return data.data;
 }
@@ -13,9 +24,15 @@ export async function createUser(client: SecadminClient, body: Partial<{ email: 
 export async function createKey(
   client: SecadminClient,
   principal: string,
-  extra: Partial<{ plan: 'free' | 'pro' | 'enterprise'; rateLimitPerMinute: number; expiresAt: string }> = {},
+  extra: Partial<{
+    plan: 'free' | 'pro' | 'enterprise';
+    rateLimitPerMinute: number;
+    expiresAt: string;
+  }> = {},
 ) {
-  const { data } = await client.POST('/v1/api-keys', { body: { name: 'test key', principal, ...extra } });
+  const { data } = await client.POST('/v1/api-keys', {
+    body: { name: 'test key', principal, ...extra },
+  });
   if (!data) throw new Error('createKey returned no data');
   return data.data;
 }
@@ -33,18 +50,31 @@ export async function createPolicy(
   }>,
 ) {
   const { data } = await client.POST('/v1/policies', {
-    body: { name: uniqueName(), effect: 'allow', principals: ['service:fixture'], actions: ['fixture:noop'], resources: ['fixture'], ...body },
+    body: {
+      name: uniqueName(),
+      effect: 'allow',
+      principals: ['service:fixture'],
+      actions: ['fixture:noop'],
+      resources: ['fixture'],
+      ...body,
+    },
   });
   if (!data) throw new Error('createPolicy returned no data');
   return data.data;
 }
 
 /** Awaits a rejected call and returns the thrown error's status and code. */
-export async function failure(promise: Promise<unknown>): Promise<{ status: number; code: string; details: { field: string; message: string }[] }> {
+export async function failure(
+  promise: Promise<unknown>,
+): Promise<{ status: number; code: string; details: { field: string; message: string }[] }> {
   try {
     await promise;
   } catch (error) {
-    const e = error as { status: number; code: string; details: { field: string; message: string }[] };
+    const e = error as {
+      status: number;
+      code: string;
+      details: { field: string; message: string }[];
+    };
     return { status: e.status, code: e.code, details: e.details };
   }
   throw new Error('expected the call to fail');

@@ -66,7 +66,11 @@ async function createStorage(database: DatabaseUnderTest): Promise<Storage> {
   };
 }
 
-async function launch(storage: Storage, rootKey: string, overrides: Partial<Config>): Promise<TestServer> {
+async function launch(
+  storage: Storage,
+  rootKey: string,
+  overrides: Partial<Config>,
+): Promise<TestServer> {
   const config: Config = {
     ...loadConfig({}),
     port: 0,
@@ -81,7 +85,11 @@ async function launch(storage: Storage, rootKey: string, overrides: Partial<Conf
   };
   const server = await startServer(config, createLogger(process.env.LOG_LEVEL ?? 'silent'));
   const clientWith = (apiKey: string | undefined) =>
-    createSecadminClient({ baseUrl: server.url, ...(apiKey ? { apiKey } : {}), retry: { maxRetries: 0 } });
+    createSecadminClient({
+      baseUrl: server.url,
+      ...(apiKey ? { apiKey } : {}),
+      retry: { maxRetries: 0 },
+    });
   const test: TestServer = {
     ...server,
     config,
@@ -115,7 +123,11 @@ export async function startTestServer(
 }
 
 /** Fetch a path of the server directly, for what the typed client cannot send. */
-export function raw(server: { url: string }, path: string, init: RequestInit = {}): Promise<Response> {
+export function raw(
+  server: { url: string },
+  path: string,
+  init: RequestInit = {},
+): Promise<Response> {
   return fetch(`${server.url}${path}`, init);
 }
 
@@ -124,3 +136,7 @@ export function localDownload(server: { url: string }, downloadUrl: string): str
   const url = new URL(downloadUrl);
   return `${server.url}${url.pathname}${url.search}`;
 }
+
+/** A response body as the test reads it: any JSON. */
+// biome-ignore lint/suspicious/noExplicitAny: tests inspect arbitrary JSON bodies
+export const json = (res: Response): Promise<any> => res.json();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createPolicy, createUser, failure } from '../helpers/fixtures.js';
-import { DATABASES, raw, type TestServer, startTestServer } from '../helpers/server.js';
+import { DATABASES, json, raw, startTestServer, type TestServer } from '../helpers/server.js';
 
 describe.each(DATABASES)('API keys and authorization on %s', (database) => {
   let server: TestServer;
@@ -12,28 +12,47 @@ describe.each(DATABASES)('API keys and authorization on %s', (database) => {
   it('answers 401 with WWW-Authenticate for a missing, malformed, unknown or revoked key', async () => {
     const key = await createKey(server.client, 'service:revoked');
     await server.client.DELETE('/v1/api-keys/{id}', { params: { path: { id: key.id } } });
-    for (const authorization of [undefined, 'Basic abc', 'Bearer', `Bearer ${key.secret}`, 'Bearer sk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA']) {
-      const res = await raw(server, '/v1/users', { headers: authorization ? { authorization } : {} });
+    for (const authorization of [
+      undefined,
+      'Basic abc',
+      'Bearer',
+      `Bearer ${key.secret}`,
+      'Bearer sk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    ]) {
+      const res = await raw(server, '/v1/users', {
+        headers: authorization ? { authorization } : {},
+      });
       expect(res.status, authorization).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe('Bearer');
       expect(res.headers.get('x-ratelimit-limit')).toBe('100');
-      const body = await res.json();
+      const body = await json(res);
       expect(body.error.code).toBe('unauthorized');
       expect(body.meta.requestId).toBe(res.headers.get('x-request-id'));
     }
   });
 
   it('ignores a key in the query string', async () => {
-    const res = await raw(server, `/v1/users?api_key=${server.rootKey}&access_token=${server.rootKey}`);
+    const res = await raw(
+      server,
+      `/v1/users?api_key=${server.rootKey}&access_token=${server.rootKey}`,
+    );
     expect(res.status).toBe(401);
   });
 
   it('rejects an expired key on its next request', async () => {
-    const key = await createKey(server.client, 'service:short', { expiresAt: new Date(Date.now() + 1500).toISOString() });
-    const policy = await createPolicy(server.client, { principals: ['service:short'], actions: ['users:list'], resources: ['users'] });
+    const key = await createKey(server.client, 'service:short', {
+      expiresAt: new Date(Date.now() + 1500).toISOString(),
+    });
+    const policy = await createPolicy(server.client, {
+      principals: ['service:short'],
+      actions: ['users:list'],
+      resources: ['users'],
+    });
     expect((await server.clientWith(key.secret).GET('/v1/users')).data).toBeDefined();
     await new Promise((r) => setTimeout(r, 1600));
-    expect(await failure(server.clientWith(key.secret).GET('/v1/users'))).toMatchObject({ status: 401 });
+    expect(await failure(server.clientWith(key.secret).GET('/v1/users'))).toMatchObject({
+      status: 401,
+    });
     await server.client.DELETE('/v1/policies/{id}', { params: { path: { id: policy.id } } });
   });
 
@@ -50,23 +69,60 @@ describe.each(DATABASES)('API keys and authorization on %s', (database) => {
   });
 
   it('checks plans: enterprise needs rateLimitPerMinute, others refuse it; a user principal must exist', async () => {
-    expect(await failure(createKey(server.client, 'service:e', { plan: 'enterprise' }))).toMatchObject({ status: 400 });
-    expect(await failure(createKey(server.client, 'service:e', { plan: 'pro', rateLimitPerMinute: 5 }))).toMatchObject({ status: 400 });
-    expect((await createKey(server.client, 'service:e', { plan: 'enterprise', rateLimitPerMinute: 5000 })).rateLimitPerMinute).toBe(5000);
-    expect(await failure(createKey(server.client, 'user:user_00000000000000000000000000'))).toMatchObject({ status: 400 });
+    expect(
+      await failure(createKey(server.client, 'service:e', { plan: 'enterprise' })),
+    ).toMatchObject({ status: 400 });
+    expect(
+      await failure(createKey(server.client, 'service:e', { plan: 'pro', rateLimitPerMinute: 5 })),
+    ).toMatchObject({ status: 400 });
+    expect(
+      (
+        await createKey(server.client, 'service:e', {
+          plan: 'enterprise',
+          rateLimitPerMinute: 5000,
+        })
+      ).rateLimitPerMinute,
+    ).toBe(5000);
+    expect(
+      await failure(createKey(server.client, 'user:user_00000000000000000000000000')),
+    ).toMatchObject({ status: 400 });
   });
 
   it('lets a user key read its own user through a ${self} policy and nothing else', async () => {
     const ada = await createUser(server.client);
     const bob = await createUser(server.client);
-    await createPolicy(server.client, { principals: ['user:${self}'], actions: ['users:read'], resources: ['users/${self}'] });
+    await createPolicy(server.client, {
+      principals: ['user:${self}'],
+      actions: ['users:read'],
+      resources: ['users/${self}'],
+    });
     const key = await createKey(server.client, `user:${ada.id}`);
     const asAda = server.clientWith(key.secret);
-    expect((await asAda.GET('/v1/users/{id}', { params: { path: { id: ada.id } } })).data?.data.id).toBe(ada.id);
-    expect(await failure(asAda.GET('/v1/users/{id}', { params: { path: { id: bob.id } } }))).toMatchObject({ status: 403, code: 'forbidden' });
+    expect(
+      (await asAda.GET('/v1/users/{id}', { params: { path: { id: ada.id } } })).data?.data.id,
+    ).toBe(ada.id);
+    expect(
+      await failure(asAda.GET('/v1/users/{id}', { params: { path: { id: bob.id } } })),
+    ).toMatchObject({ status: 403, code: 'forbidden' });
     expect(await failure(asAda.GET('/v1/users'))).toMatchObject({ status: 403 });
-    expect(await failure(asAda.PATCH('/v1/users/{id}', { params: { path: { id: ada.id } }, body: { name: 'x' } }))).toMatchObject({ status: 403 });
-    expect(await failure(asAda.POST('/v1/policies', { body: { name: 'escalate', effect: 'allow', principals: ['*'], actions: ['*'], resources: ['*'] } }))).toMatchObject({
+    expect(
+      await failure(
+        asAda.PATCH('/v1/users/{id}', { params: { path: { id: ada.id } }, body: { name: 'x' } }),
+      ),
+    ).toMatchObject({ status: 403 });
+    expect(
+      await failure(
+        asAda.POST('/v1/policies', {
+          body: {
+            name: 'escalate',
+            effect: 'allow',
+            principals: ['*'],
+            actions: ['*'],
+            resources: ['*'],
+          },
+        }),
+      ),
+    ).toMatchObject({
       status: 403,
     });
   });
@@ -82,23 +138,41 @@ describe.each(DATABASES)('API keys and authorization on %s', (database) => {
   });
 
   it('applies a deleted policy at once: access is gone on the next request', async () => {
-    const policy = await createPolicy(server.client, { principals: ['service:temp'], actions: ['policies:list'], resources: ['policies'] });
+    const policy = await createPolicy(server.client, {
+      principals: ['service:temp'],
+      actions: ['policies:list'],
+      resources: ['policies'],
+    });
     const key = await createKey(server.client, 'service:temp');
     expect((await server.clientWith(key.secret).GET('/v1/policies')).data).toBeDefined();
     await server.client.DELETE('/v1/policies/{id}', { params: { path: { id: policy.id } } });
-    expect(await failure(server.clientWith(key.secret).GET('/v1/policies'))).toMatchObject({ status: 403 });
+    expect(await failure(server.clientWith(key.secret).GET('/v1/policies'))).toMatchObject({
+      status: 403,
+    });
   });
 
   it('refuses escalation: other principals, higher plans or limits, later expiry', async () => {
-    await createPolicy(server.client, { principals: ['service:minter'], actions: ['apikeys:*'], resources: ['apikeys', 'apikeys/*'] });
+    await createPolicy(server.client, {
+      principals: ['service:minter'],
+      actions: ['apikeys:*'],
+      resources: ['apikeys', 'apikeys/*'],
+    });
     const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
     const minter = await createKey(server.client, 'service:minter', { plan: 'pro', expiresAt });
     const asMinter = server.clientWith(minter.secret);
     expect(await failure(createKey(asMinter, 'service:other'))).toMatchObject({ status: 403 });
-    expect(await failure(createKey(asMinter, 'service:minter', { plan: 'enterprise', rateLimitPerMinute: 999 }))).toMatchObject({ status: 403 });
-    expect(await failure(createKey(asMinter, 'service:minter', { plan: 'pro' }))).toMatchObject({ status: 403 });
+    expect(
+      await failure(
+        createKey(asMinter, 'service:minter', { plan: 'enterprise', rateLimitPerMinute: 999 }),
+      ),
+    ).toMatchObject({ status: 403 });
+    expect(await failure(createKey(asMinter, 'service:minter', { plan: 'pro' }))).toMatchObject({
+      status: 403,
+    });
     const later = new Date(Date.now() + 7_200_000).toISOString();
-    expect(await failure(createKey(asMinter, 'service:minter', { plan: 'pro', expiresAt: later }))).toMatchObject({ status: 403 });
+    expect(
+      await failure(createKey(asMinter, 'service:minter', { plan: 'pro', expiresAt: later })),
+    ).toMatchObject({ status: 403 });
     const ok = await createKey(asMinter, 'service:minter', { plan: 'free', expiresAt });
     expect(ok.plan).toBe('free');
     const own = [];
@@ -110,8 +184,13 @@ describe.each(DATABASES)('API keys and authorization on %s', (database) => {
 
   it('does not let the root key be revoked', async () => {
     let rootId: string | undefined;
-    for await (const k of server.client.paginate('/v1/api-keys')) if (k.name === 'root') rootId = k.id;
-    expect(await failure(server.client.DELETE('/v1/api-keys/{id}', { params: { path: { id: rootId as string } } }))).toMatchObject({ status: 403 });
+    for await (const k of server.client.paginate('/v1/api-keys'))
+      if (k.name === 'root') rootId = k.id;
+    expect(
+      await failure(
+        server.client.DELETE('/v1/api-keys/{id}', { params: { path: { id: rootId as string } } }),
+      ),
+    ).toMatchObject({ status: 403 });
   });
 });
 
@@ -123,26 +202,42 @@ describe.each(DATABASES)('rate limits and errors on %s', (database) => {
   afterAll(() => server?.stop());
 
   it('counts exactly under concurrency: of N requests over limit L, exactly L succeed', async () => {
-    const key = await createKey(server.client, 'service:burst', { plan: 'enterprise', rateLimitPerMinute: 20 });
-    await createPolicy(server.client, { principals: ['service:burst'], actions: ['policies:list'], resources: ['policies'] });
+    const key = await createKey(server.client, 'service:burst', {
+      plan: 'enterprise',
+      rateLimitPerMinute: 20,
+    });
+    await createPolicy(server.client, {
+      principals: ['service:burst'],
+      actions: ['policies:list'],
+      resources: ['policies'],
+    });
     const responses = await Promise.all(
-      Array.from({ length: 35 }, () => raw(server, '/v1/policies?limit=1', { headers: { authorization: `Bearer ${key.secret}` } })),
+      Array.from({ length: 35 }, () =>
+        raw(server, '/v1/policies?limit=1', { headers: { authorization: `Bearer ${key.secret}` } }),
+      ),
     );
     const statuses = responses.map((r) => r.status);
     // The window may roll over mid-burst; then more succeed, never fewer.
     const ok = statuses.filter((s) => s === 200).length;
-    expect(ok === 20 || new Set(responses.map((r) => r.headers.get('x-ratelimit-reset'))).size > 1).toBe(true);
+    expect(
+      ok === 20 || new Set(responses.map((r) => r.headers.get('x-ratelimit-reset'))).size > 1,
+    ).toBe(true);
     const limited = responses.find((r) => r.status === 429);
     expect(limited).toBeDefined();
     expect(Number(limited?.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(limited?.headers.get('x-ratelimit-remaining')).toBe('0');
-    expect((await limited?.json()).error.code).toBe('rate_limited');
-    const remaining = responses.filter((r) => r.status === 200).map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((a, b) => b - a);
+    expect((await json(limited as Response)).error.code).toBe('rate_limited');
+    const remaining = responses
+      .filter((r) => r.status === 200)
+      .map((r) => Number(r.headers.get('x-ratelimit-remaining')))
+      .sort((a, b) => b - a);
     expect(remaining.slice(0, 20)).toEqual(Array.from({ length: 20 }, (_, i) => 19 - i));
   });
 
   it('sends rate-limit headers with Unix-epoch reset on every /v1 response', async () => {
-    const res = await raw(server, '/v1/users', { headers: { authorization: `Bearer ${server.rootKey}` } });
+    const res = await raw(server, '/v1/users', {
+      headers: { authorization: `Bearer ${server.rootKey}` },
+    });
     const reset = Number(res.headers.get('x-ratelimit-reset'));
     expect(res.headers.get('x-ratelimit-limit')).toBe(String(server.config.rootRateLimit));
     expect(reset).toBeGreaterThan(Date.now() / 1000);
@@ -153,35 +248,49 @@ describe.each(DATABASES)('rate limits and errors on %s', (database) => {
 
   it('maps bad requests to the envelope: 415, 400 malformed JSON, 413, 404 route', async () => {
     const auth = { authorization: `Bearer ${server.rootKey}` };
-    const plain = await raw(server, '/v1/users', { method: 'POST', headers: { ...auth, 'content-type': 'text/plain' }, body: 'x' });
+    const plain = await raw(server, '/v1/users', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'text/plain' },
+      body: 'x',
+    });
     expect(plain.status).toBe(415);
-    expect((await plain.json()).error.code).toBe('unsupported_media_type');
-    const malformed = await raw(server, '/v1/users', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"email":' });
+    expect((await json(plain)).error.code).toBe('unsupported_media_type');
+    const malformed = await raw(server, '/v1/users', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{"email":',
+    });
     expect(malformed.status).toBe(400);
-    expect((await malformed.json()).error.code).toBe('invalid_request');
+    expect((await json(malformed)).error.code).toBe('invalid_request');
     const big = await raw(server, '/v1/users', {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'a@b.co', metadata: { x: 'y'.repeat(1_100_000) } }),
     });
     expect(big.status).toBe(413);
-    expect((await big.json()).error.code).toBe('payload_too_large');
+    expect((await json(big)).error.code).toBe('payload_too_large');
     const missing = await raw(server, '/v1/nothing-here', { headers: auth });
     expect(missing.status).toBe(404);
-    expect((await missing.json()).error.code).toBe('not_found');
+    expect((await json(missing)).error.code).toBe('not_found');
   });
 
   it('reuses a safe incoming X-Request-Id and replaces an unsafe one', async () => {
     const auth = { authorization: `Bearer ${server.rootKey}` };
-    const kept = await raw(server, '/v1/users', { headers: { ...auth, 'x-request-id': 'trace-123.abc' } });
+    const kept = await raw(server, '/v1/users', {
+      headers: { ...auth, 'x-request-id': 'trace-123.abc' },
+    });
     expect(kept.headers.get('x-request-id')).toBe('trace-123.abc');
-    expect((await kept.json()).meta.requestId).toBe('trace-123.abc');
-    const replaced = await raw(server, '/v1/users', { headers: { ...auth, 'x-request-id': 'bad id <script>' } });
+    expect((await json(kept)).meta.requestId).toBe('trace-123.abc');
+    const replaced = await raw(server, '/v1/users', {
+      headers: { ...auth, 'x-request-id': 'bad id <script>' },
+    });
     expect(replaced.headers.get('x-request-id')).toMatch(/^req_/);
   });
 
   it('sends security headers and no X-Powered-By', async () => {
-    const res = await raw(server, '/v1/users', { headers: { authorization: `Bearer ${server.rootKey}` } });
+    const res = await raw(server, '/v1/users', {
+      headers: { authorization: `Bearer ${server.rootKey}` },
+    });
     expect(res.headers.get('x-powered-by')).toBeNull();
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('content-security-policy')).toBeTruthy();
@@ -190,10 +299,13 @@ describe.each(DATABASES)('rate limits and errors on %s', (database) => {
   it('limits requests without a valid key per IP and records auth.failed only within that budget', async () => {
     const bad = { authorization: 'Bearer sk_wrongwrongwrongwrongwrongwrongwrongwrong' };
     const responses = [];
-    for (let i = 0; i < 105; i++) responses.push((await raw(server, '/v1/users', { headers: bad })).status);
+    for (let i = 0; i < 105; i++)
+      responses.push((await raw(server, '/v1/users', { headers: bad })).status);
     expect(responses.filter((s) => s === 429).length).toBeGreaterThan(0);
     expect(responses.filter((s) => s === 401).length).toBeLessThanOrEqual(100);
-    const { data } = await server.client.GET('/v1/logs', { params: { query: { events: ['auth.failed'], limit: 1000 } } });
+    const { data } = await server.client.GET('/v1/logs', {
+      params: { query: { events: ['auth.failed'], limit: 1000 } },
+    });
     expect(data?.data.length).toBeLessThanOrEqual(responses.filter((s) => s === 401).length + 10);
     expect(JSON.stringify(data)).not.toContain('sk_wrong');
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPolicy, createUser, failure, uniqueName } from '../helpers/fixtures.js';
-import { DATABASES, type TestServer, startTestServer } from '../helpers/server.js';
+import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
 
 describe.each(DATABASES)('policies on %s', (database) => {
   let server: TestServer;
@@ -31,17 +31,32 @@ describe.each(DATABASES)('policies on %s', (database) => {
       resources: ['users/*'],
       conditions: { ip: { allowlist: ['10.0.0.0/8'] } },
     });
-    expect(created).toMatchObject({ name, description: 'desc', effect: 'allow', conditions: { ip: { allowlist: ['10.0.0.0/8'] } } });
+    expect(created).toMatchObject({
+      name,
+      description: 'desc',
+      effect: 'allow',
+      conditions: { ip: { allowlist: ['10.0.0.0/8'] } },
+    });
     expect(created.id).toMatch(/^pol_[0-9a-hjkmnp-tv-z]{26}$/);
     expect(created.updatedAt).toBe(created.createdAt);
 
-    const got = await server.client.GET('/v1/policies/{id}', { params: { path: { id: created.id } } });
+    const got = await server.client.GET('/v1/policies/{id}', {
+      params: { path: { id: created.id } },
+    });
     expect(got.data?.data).toEqual(created);
 
     const listed = [];
     for await (const p of server.client.paginate('/v1/policies', { limit: 100 })) listed.push(p);
     const item = listed.find((p) => p.id === created.id);
-    expect(item && Object.keys(item).sort()).toEqual(['actions', 'createdAt', 'effect', 'id', 'name', 'principals', 'resources']);
+    expect(item && Object.keys(item).sort()).toEqual([
+      'actions',
+      'createdAt',
+      'effect',
+      'id',
+      'name',
+      'principals',
+      'resources',
+    ]);
 
     const patched = await server.client.PATCH('/v1/policies/{id}', {
       params: { path: { id: created.id } },
@@ -56,10 +71,18 @@ describe.each(DATABASES)('policies on %s', (database) => {
       headers: { authorization: `Bearer ${server.rootKey}` },
     });
     expect(del.status).toBe(204);
-    expect(await failure(server.client.GET('/v1/policies/{id}', { params: { path: { id: created.id } } }))).toMatchObject({
+    expect(
+      await failure(
+        server.client.GET('/v1/policies/{id}', { params: { path: { id: created.id } } }),
+      ),
+    ).toMatchObject({
       status: 404,
     });
-    expect(await failure(server.client.DELETE('/v1/policies/{id}', { params: { path: { id: created.id } } }))).toMatchObject({
+    expect(
+      await failure(
+        server.client.DELETE('/v1/policies/{id}', { params: { path: { id: created.id } } }),
+      ),
+    ).toMatchObject({
       status: 404,
     });
   });
@@ -67,9 +90,17 @@ describe.each(DATABASES)('policies on %s', (database) => {
   it('refuses a duplicate name (409) on create and rename', async () => {
     const a = await createPolicy(server.client, {});
     const b = await createPolicy(server.client, {});
-    expect(await failure(createPolicy(server.client, { name: a.name }))).toMatchObject({ status: 409, code: 'conflict' });
+    expect(await failure(createPolicy(server.client, { name: a.name }))).toMatchObject({
+      status: 409,
+      code: 'conflict',
+    });
     expect(
-      await failure(server.client.PATCH('/v1/policies/{id}', { params: { path: { id: b.id } }, body: { name: a.name } })),
+      await failure(
+        server.client.PATCH('/v1/policies/{id}', {
+          params: { path: { id: b.id } },
+          body: { name: a.name },
+        }),
+      ),
     ).toMatchObject({ status: 409 });
   });
 
@@ -80,32 +111,62 @@ describe.each(DATABASES)('policies on %s', (database) => {
       [{ conditions: { ip: { allowlist: ['10.0.0.0/33'] } } }, 'body.conditions.ip.allowlist[0]'],
       [{ conditions: { ip: { allowlist: ['nope'] } } }, 'body.conditions.ip.allowlist[0]'],
       [{ conditions: { geo: { country: 'DE' } } }, 'body.conditions.geo'],
-      [{ conditions: { ip: { allowlist: ['10.0.0.0/8'], blocklist: [] } } }, 'body.conditions.ip.blocklist'],
+      [
+        { conditions: { ip: { allowlist: ['10.0.0.0/8'], blocklist: [] } } },
+        'body.conditions.ip.blocklist',
+      ],
       [{ effect: 'maybe' }, 'body.effect'],
       [{ actions: [] }, 'body.actions'],
     ];
     for (const [patch, field] of cases) {
       const result = await failure(createPolicy(server.client, patch as never));
       expect(result.status, JSON.stringify(patch)).toBe(400);
-      expect(result.details.map((d) => d.field), JSON.stringify(patch)).toContain(field);
+      expect(
+        result.details.map((d) => d.field),
+        JSON.stringify(patch),
+      ).toContain(field);
     }
   });
 
   it('simulates: implicit deny, allow, explicit deny overriding allows', async () => {
     const area = `sim${Date.now()}`;
-    expect(await simulate({ principal: 'service:x', action: `${area}:read`, resource: 'r' })).toMatchObject({
+    expect(
+      await simulate({ principal: 'service:x', action: `${area}:read`, resource: 'r' }),
+    ).toMatchObject({
       allowed: false,
       effect: 'deny',
       decision: 'implicit_deny',
       matchedPolicies: [],
     });
-    const allow = await createPolicy(server.client, { principals: ['service:x'], actions: [`${area}:*`], resources: ['*'] });
-    const allowed = await simulate({ principal: 'service:x', action: `${area}:READ`, resource: 'r' });
-    expect(allowed).toMatchObject({ allowed: true, effect: 'allow', decision: 'allow', matchedPolicies: [{ id: allow.id, name: allow.name, effect: 'allow' }] });
+    const allow = await createPolicy(server.client, {
+      principals: ['service:x'],
+      actions: [`${area}:*`],
+      resources: ['*'],
+    });
+    const allowed = await simulate({
+      principal: 'service:x',
+      action: `${area}:READ`,
+      resource: 'r',
+    });
+    expect(allowed).toMatchObject({
+      allowed: true,
+      effect: 'allow',
+      decision: 'allow',
+      matchedPolicies: [{ id: allow.id, name: allow.name, effect: 'allow' }],
+    });
     expect(Number.isInteger(allowed.evaluationTimeMs)).toBe(true);
     expect(allowed).not.toHaveProperty('explanation');
-    const deny = await createPolicy(server.client, { effect: 'deny', principals: ['*'], actions: [`${area}:read`], resources: ['r'] });
-    const denied = await simulate({ principal: 'service:x', action: `${area}:read`, resource: 'r' });
+    const deny = await createPolicy(server.client, {
+      effect: 'deny',
+      principals: ['*'],
+      actions: [`${area}:read`],
+      resources: ['r'],
+    });
+    const denied = await simulate({
+      principal: 'service:x',
+      action: `${area}:read`,
+      resource: 'r',
+    });
     expect(denied).toMatchObject({ allowed: false, effect: 'deny', decision: 'explicit_deny' });
     expect(denied.matchedPolicies.map((m) => m.id).sort()).toEqual([allow.id, deny.id].sort());
   });
@@ -113,7 +174,11 @@ describe.each(DATABASES)('policies on %s', (database) => {
   it('simulates roles from the user record, ${self}, ip conditions and explain', async () => {
     const area = `self${Date.now()}`;
     const user = await createUser(server.client, { roles: [`${area}-role`] });
-    await createPolicy(server.client, { principals: ['user:${self}'], actions: [`${area}:read`], resources: [`${area}/\${self}`] });
+    await createPolicy(server.client, {
+      principals: ['user:${self}'],
+      actions: [`${area}:read`],
+      resources: [`${area}/\${self}`],
+    });
     await createPolicy(server.client, {
       principals: [`role:${area}-role`],
       actions: [`${area}:write`],
@@ -121,10 +186,30 @@ describe.each(DATABASES)('policies on %s', (database) => {
       conditions: { ip: { allowlist: ['10.0.0.0/8'] } },
     });
     const principal = `user:${user.id}`;
-    expect((await simulate({ principal, action: `${area}:read`, resource: `${area}/${user.id}` })).allowed).toBe(true);
-    expect((await simulate({ principal, action: `${area}:read`, resource: `${area}/user_other` })).allowed).toBe(false);
-    expect((await simulate({ principal, action: `${area}:write`, resource: `${area}/x`, context: { ip: '10.9.9.9' } })).allowed).toBe(true);
-    const noIp = await simulate({ principal, action: `${area}:write`, resource: `${area}/x`, explain: true });
+    expect(
+      (await simulate({ principal, action: `${area}:read`, resource: `${area}/${user.id}` }))
+        .allowed,
+    ).toBe(true);
+    expect(
+      (await simulate({ principal, action: `${area}:read`, resource: `${area}/user_other` }))
+        .allowed,
+    ).toBe(false);
+    expect(
+      (
+        await simulate({
+          principal,
+          action: `${area}:write`,
+          resource: `${area}/x`,
+          context: { ip: '10.9.9.9' },
+        })
+      ).allowed,
+    ).toBe(true);
+    const noIp = await simulate({
+      principal,
+      action: `${area}:write`,
+      resource: `${area}/x`,
+      explain: true,
+    });
     expect(noIp.allowed).toBe(false);
     expect(noIp.missingContextKeys).toEqual(['ip']);
     expect(noIp.explanation?.find((e) => e.conditions['ip.allowlist'] === false)).toBeDefined();
@@ -132,26 +217,48 @@ describe.each(DATABASES)('policies on %s', (database) => {
 
   it('rejects a bad simulate context (ip, unknown key) with 400 and changes nothing', async () => {
     expect(
-      await failure(server.client.POST('/v1/policies/simulate', { body: { principal: 'user:a', action: 'a:b', resource: 'r', context: { ip: 'nope' } } })),
+      await failure(
+        server.client.POST('/v1/policies/simulate', {
+          body: { principal: 'user:a', action: 'a:b', resource: 'r', context: { ip: 'nope' } },
+        }),
+      ),
     ).toMatchObject({ status: 400 });
     expect(
       await failure(
         server.client.POST('/v1/policies/simulate', {
-          body: { principal: 'user:a', action: 'a:b', resource: 'r', context: { mfa: true } as never },
+          body: {
+            principal: 'user:a',
+            action: 'a:b',
+            resource: 'r',
+            context: { mfa: true } as never,
+          },
         }),
       ),
     ).toMatchObject({ status: 400 });
-    expect(await failure(server.client.POST('/v1/policies/simulate', { body: { principal: 'nobody', action: 'a:b', resource: 'r' } }))).toMatchObject({
+    expect(
+      await failure(
+        server.client.POST('/v1/policies/simulate', {
+          body: { principal: 'nobody', action: 'a:b', resource: 'r' },
+        }),
+      ),
+    ).toMatchObject({
       status: 400,
     });
   });
 
   it('applies a change or deletion to the very next decision', async () => {
     const area = `next${Date.now()}`;
-    const p = await createPolicy(server.client, { principals: ['service:n'], actions: [`${area}:go`], resources: ['*'] });
+    const p = await createPolicy(server.client, {
+      principals: ['service:n'],
+      actions: [`${area}:go`],
+      resources: ['*'],
+    });
     const request = { principal: 'service:n', action: `${area}:go`, resource: 'r' };
     expect((await simulate(request)).allowed).toBe(true);
-    await server.client.PATCH('/v1/policies/{id}', { params: { path: { id: p.id } }, body: { effect: 'deny' } });
+    await server.client.PATCH('/v1/policies/{id}', {
+      params: { path: { id: p.id } },
+      body: { effect: 'deny' },
+    });
     expect((await simulate(request)).decision).toBe('explicit_deny');
     await server.client.DELETE('/v1/policies/{id}', { params: { path: { id: p.id } } });
     expect((await simulate(request)).decision).toBe('implicit_deny');

@@ -868,7 +868,7 @@ export interface components {
              * @description Adds `explanation` and `missingContextKeys` to the result.
              * @default false
              */
-            explain: boolean;
+            explain?: boolean;
         };
         /**
          * @example {
@@ -1202,7 +1202,7 @@ export interface components {
             from?: components["schemas"]["InstantInput"];
             to?: components["schemas"]["InstantInput"];
             /** @default 50 */
-            limit: number;
+            limit?: number;
             /** @description `pagination.nextCursor` of the previous page. */
             cursor?: string;
         };
@@ -1267,11 +1267,11 @@ export interface components {
              * @default json
              * @enum {string}
              */
-            format: "json" | "csv";
+            format?: "json" | "csv";
             /** @description Only these event types; all when absent. */
             events?: components["schemas"]["EventName"][];
             /** @default true */
-            includeMetadata: boolean;
+            includeMetadata?: boolean;
         };
         /**
          * @description Export identifier, `exp_` followed by a lowercase ULID.
