@@ -18,6 +18,7 @@ import {
   listApiKeys,
   updateRootKey,
 } from '../repositories/api-keys-repository.js';
+import { isUniqueViolation } from '../repositories/db.js';
 import { findUser } from '../repositories/users-repository.js';
 import type { AuditWriter, RequestActor } from './audit.js';
 
@@ -72,32 +73,34 @@ export class ApiKeysService {
     dataDir: string;
     rateLimit: number;
   }): Promise<{ generatedFile?: string }> {
-    const existing = await findRootKey(this.prisma);
-    if (options.secret !== undefined) {
-      if (!SECRET.test(options.secret)) {
-        throw new Error(
-          'SECADMIN_ADMIN_API_KEY must be "sk_" followed by at least 32 characters of [A-Za-z0-9_-].',
-        );
-      }
-      const secretHash = hashSecret(options.secret);
-      if (existing)
+    if (options.secret !== undefined && !SECRET.test(options.secret)) {
+      throw new Error(
+        'SECADMIN_ADMIN_API_KEY must be "sk_" followed by at least 32 characters of [A-Za-z0-9_-].',
+      );
+    }
+    for (let attempt = 0; ; attempt++) {
+      const existing = await findRootKey(this.prisma);
+      if (existing) {
         await updateRootKey(this.prisma, existing.id, {
-          secretHash,
           rateLimitPerMinute: options.rateLimit,
+          ...(options.secret !== undefined ? { secretHash: hashSecret(options.secret) } : {}),
         });
-      else await this.insertRoot(secretHash, options.rateLimit);
-      return {};
+        return {};
+      }
+      const secret = options.secret ?? generateSecret();
+      try {
+        await this.insertRoot(hashSecret(secret), options.rateLimit);
+      } catch (error) {
+        // Another instance created the root key at the same moment: use that one.
+        if (isUniqueViolation(error) && attempt === 0) continue;
+        throw error;
+      }
+      if (options.secret !== undefined) return {};
+      const file = join(options.dataDir, 'root-api-key');
+      await writeFile(file, `${secret}\n`, { mode: 0o600 });
+      await chmod(file, 0o600);
+      return { generatedFile: file };
     }
-    if (existing) {
-      await updateRootKey(this.prisma, existing.id, { rateLimitPerMinute: options.rateLimit });
-      return {};
-    }
-    const secret = generateSecret();
-    const file = join(options.dataDir, 'root-api-key');
-    await writeFile(file, `${secret}\n`, { mode: 0o600 });
-    await chmod(file, 0o600);
-    await this.insertRoot(hashSecret(secret), options.rateLimit);
-    return { generatedFile: file };
   }
 
   private async insertRoot(secretHash: string, rateLimit: number): Promise<void> {

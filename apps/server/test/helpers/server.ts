@@ -115,7 +115,7 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const storage = await createStorage(database);
   try {
-    return await launch(storage, generateSecret(), overrides);
+    return await launch(storage, overrides.adminApiKey ?? generateSecret(), overrides);
   } catch (error) {
     await storage.cleanup();
     throw error;

@@ -130,6 +130,9 @@ CREATE INDEX "policies_created_at_id_idx" ON "policies"("created_at", "id");
 -- CreateIndex
 CREATE UNIQUE INDEX "api_keys_secret_hash_key" ON "api_keys"("secret_hash");
 
+-- At most one root key, even when instances start together (Prisma cannot model this).
+CREATE UNIQUE INDEX "api_keys_single_root_key" ON "api_keys"("is_root") WHERE "is_root";
+
 -- CreateIndex
 CREATE INDEX "api_keys_principal_idx" ON "api_keys"("principal");
 

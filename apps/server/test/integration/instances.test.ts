@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateSecret } from '../../src/services/api-keys-service.js';
+import { createKey, createPolicy, failure } from '../helpers/fixtures.js';
+import { createTestDatabase, raw, startTestServer, type TestServer } from '../helpers/server.js';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+describe('two instances on one PostgreSQL and one Redis', () => {
+  let a: TestServer;
+  let b: TestServer;
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    // Both start at once against a fresh database: migrations must be applied once.
+    const shared = {
+      databaseUrl: database.url,
+      redisUrl: REDIS_URL,
+      adminApiKey: generateSecret(),
+    };
+    [a, b] = (await Promise.all([1, 2].map(() => startTestServer('embedded', shared)))) as [
+      TestServer,
+      TestServer,
+    ];
+  });
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+    await database?.drop();
+  });
+
+  it('share one exact rate-limit budget per key', async () => {
+    const key = await createKey(a.client, `service:shared-${Date.now()}`, {
+      plan: 'enterprise',
+      rateLimitPerMinute: 30,
+    });
+    await createPolicy(a.client, {
+      principals: [key.principal],
+      actions: ['policies:list'],
+      resources: ['policies'],
+    });
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        raw(i % 2 === 0 ? a : b, '/v1/policies?limit=1', {
+          headers: { authorization: `Bearer ${key.secret}` },
+        }),
+      ),
+    );
+    const resets = new Set(responses.map((r) => r.headers.get('x-ratelimit-reset')));
+    const ok = responses.filter((r) => r.status === 200).length;
+    // Exactly the budget, unless the 60-second window rolled over during the burst.
+    expect(ok === 30 || resets.size > 1).toBe(true);
+    expect(responses.some((r) => r.status === 429)).toBe(true);
+  });
+
+  it('stop granting on one instance at the next request after a policy is deleted on the other', async () => {
+    const principal = `service:cross-${Date.now()}`;
+    const policy = await createPolicy(a.client, {
+      principals: [principal],
+      actions: ['users:list'],
+      resources: ['users'],
+    });
+    const key = await createKey(a.client, principal);
+    expect((await b.clientWith(key.secret).GET('/v1/users')).data).toBeDefined();
+    await a.client.DELETE('/v1/policies/{id}', { params: { path: { id: policy.id } } });
+    expect(await failure(b.clientWith(key.secret).GET('/v1/users'))).toMatchObject({ status: 403 });
+  });
+
+  it('reject a key revoked on the other instance', async () => {
+    const key = await createKey(a.client, 'service:revoke-cross');
+    await createPolicy(a.client, {
+      principals: ['service:revoke-cross'],
+      actions: ['users:list'],
+      resources: ['users'],
+    });
+    expect((await b.clientWith(key.secret).GET('/v1/users')).data).toBeDefined();
+    await a.client.DELETE('/v1/api-keys/{id}', { params: { path: { id: key.id } } });
+    expect(await failure(b.clientWith(key.secret).GET('/v1/users'))).toMatchObject({ status: 401 });
+  });
+});
