@@ -60,11 +60,23 @@ export function listLogEntries(
   });
 }
 
-/** The audit trail outlives the account, but not its email address. */
-export function redactActorEmail(db: Db, userId: string, email: string): Promise<number> {
-  return db.$executeRaw`
+/**
+ * The audit trail outlives the account, but not its email address: removed from the
+ * actor (shown as `null`), from targets, and from metadata values. The full-text index
+ * finds the candidate entries, so this does not scan the whole log.
+ */
+export async function redactEmail(db: Db, userId: string, email: string): Promise<void> {
+  const lower = email.toLowerCase();
+  await db.$executeRaw`
     UPDATE log_entries SET actor_email = NULL, actor_email_redacted = true
-    WHERE actor_id = ${userId} OR lower(actor_email) = ${email.toLowerCase()}`;
+    WHERE actor_id = ${userId} OR lower(actor_email) = ${lower}`;
+  const pattern = email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  await db.$executeRaw`
+    UPDATE log_entries
+    SET target_id = CASE WHEN lower(target_id) = ${lower} THEN NULL ELSE target_id END,
+        metadata = regexp_replace(metadata::text, ${pattern}, '[redacted]', 'gi')::jsonb
+    WHERE search @@ phraseto_tsquery('simple', regexp_replace(${email}, '[^[:alnum:]]+', ' ', 'g'))
+      AND (lower(target_id) = ${lower} OR strpos(lower(metadata::text), ${lower}) > 0)`;
 }
 
 export function countLogEntriesInRange(db: Db, filter: LogFilter): Promise<number> {

@@ -9,7 +9,7 @@ import { hashPassword } from '../lib/password.js';
 import { nowSeconds } from '../lib/time.js';
 import { deleteApiKeysOfPrincipal } from '../repositories/api-keys-repository.js';
 import { isUniqueViolation } from '../repositories/db.js';
-import { redactActorEmail } from '../repositories/logs-repository.js';
+import { redactEmail } from '../repositories/logs-repository.js';
 import {
   bumpPolicySetVersion,
   removePrincipalEverywhere,
@@ -133,7 +133,7 @@ export class UsersService {
       await deleteApiKeysOfPrincipal(tx, principal);
       if ((await removePrincipalEverywhere(tx, principal)) > 0) await bumpPolicySetVersion(tx);
       await deleteUser(tx, id);
-      await redactActorEmail(tx, id, user.email);
+      await redactEmail(tx, id, user.email);
       await this.audit.record(tx, actor, { event: 'user.deleted', target: { id, type: 'user' } });
     });
   }

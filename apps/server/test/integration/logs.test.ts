@@ -526,13 +526,33 @@ describe.each(DATABASES)('audit log on %s', (database) => {
         result: 'success',
         timestamp: '2024-05-01T00:00:01.000Z',
       },
+      {
+        event: 'admin.impersonate',
+        actor: { id: 'admin', type: 'user' },
+        target: { id: email, type: 'user' },
+        result: 'success',
+        timestamp: '2024-05-01T00:00:02.000Z',
+        metadata: { note: `acting as ${email.toUpperCase()}`, kept: 'other@example.com' },
+      },
     ]);
     await server.client.DELETE('/v1/users/{id}', { params: { path: { id: user.id } } });
     const { data: list } = await server.client.GET('/v1/logs', {
       params: { query: { from: '2024-05-01', to: '2024-05-02' } },
     });
-    expect(list?.data).toHaveLength(2);
-    expect(list?.data.every((e) => e.actor.email === null)).toBe(true);
+    expect(list?.data).toHaveLength(3);
+    expect(
+      list?.data.filter((e) => e.event === 'user.login').every((e) => e.actor.email === null),
+    ).toBe(true);
+    const impersonation = list?.data.find((e) => e.event === 'admin.impersonate');
+    expect(impersonation?.actor).toEqual({ id: 'admin', type: 'user' });
+    const detail = await server.client.GET('/v1/logs/{id}', {
+      params: { path: { id: impersonation?.id as string } },
+    });
+    expect(detail.data?.data.target).toEqual({ type: 'user' });
+    expect(detail.data?.data.metadata).toEqual({
+      note: 'acting as [redacted]',
+      kept: 'other@example.com',
+    });
     const { data: hits } = await server.client.POST('/v1/logs/search', { body: { query: email } });
     expect(hits?.meta.totalHits).toBe(0);
     const { data: exp } = await server.client.POST('/v1/logs/export', {
@@ -541,7 +561,7 @@ describe.each(DATABASES)('audit log on %s', (database) => {
     const done = await waitForExport(server.client, exp?.data.exportId as string);
     const text = await (await fetch(localDownload(server, done.downloadUrl as string))).text();
     expect(text.toLowerCase()).not.toContain(email.toLowerCase());
-    expect(text.split('\r\n').filter(Boolean)).toHaveLength(3);
+    expect(text.split('\r\n').filter(Boolean)).toHaveLength(4);
   });
 });
 
