@@ -4,8 +4,25 @@ import type { Db } from './db.js';
 export type LogRow = LogEntry;
 export type NewLogRow = Prisma.LogEntryCreateManyInput;
 
+/**
+ * One INSERT … SELECT FROM unnest(arrays) per batch: one statement and 18 parameters
+ * whatever the batch size, instead of a statement with 18 parameters per row.
+ */
 export async function insertLogEntries(db: Db, rows: NewLogRow[]): Promise<void> {
-  await db.logEntry.createMany({ data: rows });
+  const column = <T>(pick: (row: NewLogRow) => T) => rows.map(pick);
+  await db.$executeRaw`
+    INSERT INTO log_entries (id, timestamp, event, actor_id, actor_email, actor_type, target_id, target_type,
+      ip, user_agent, city, country, region, lat, lng, result, trace_id, metadata)
+    SELECT * FROM unnest(
+      ${column((r) => r.id)}::text[], ${column((r) => r.timestamp)}::timestamptz[], ${column((r) => r.event)}::text[],
+      ${column((r) => r.actorId ?? null)}::text[], ${column((r) => r.actorEmail ?? null)}::text[],
+      ${column((r) => r.actorType)}::text[], ${column((r) => r.targetId ?? null)}::text[],
+      ${column((r) => r.targetType ?? null)}::text[], ${column((r) => r.ip ?? null)}::text[],
+      ${column((r) => r.userAgent ?? null)}::text[], ${column((r) => r.city ?? null)}::text[],
+      ${column((r) => r.country ?? null)}::text[], ${column((r) => r.region ?? null)}::text[],
+      ${column((r) => r.lat ?? null)}::float8[], ${column((r) => r.lng ?? null)}::float8[],
+      ${column((r) => r.result)}::text[], ${column((r) => r.traceId ?? null)}::text[],
+      ${column((r) => JSON.stringify(r.metadata ?? {}))}::jsonb[])`;
 }
 
 export function findLogEntry(db: Db, id: string): Promise<LogRow | null> {
