@@ -132,6 +132,7 @@ try {
     }),
   );
   const ingestSeconds = (performance.now() - t0) / 1000;
+  console.log(`server peak RSS after ingest: ${peakRssMb().toFixed(0)} MB`);
   console.log(
     `ingest: ${TOTAL} entries in ${ingestSeconds.toFixed(1)} s = ${Math.round(TOTAL / ingestSeconds)} entries/s (batches of ${BATCH}, ${CONCURRENCY} concurrent)`,
   );

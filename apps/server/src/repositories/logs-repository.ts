@@ -1,5 +1,6 @@
-import type { LogEntry, Prisma } from '@secadmin/db';
+import { type LogEntry, Prisma } from '@secadmin/db';
 import type { Db } from './db.js';
+import { LOG_COLUMNS } from './log-columns.js';
 
 export type LogRow = LogEntry;
 export type NewLogRow = Prisma.LogEntryCreateManyInput;
@@ -37,44 +38,35 @@ export interface LogFilter {
   result?: string | undefined;
 }
 
-export function logFilterWhere(filter: LogFilter): Prisma.LogEntryWhereInput {
-  return {
-    ...(filter.from || filter.to
-      ? {
-          timestamp: {
-            ...(filter.from ? { gte: filter.from } : {}),
-            ...(filter.to ? { lt: filter.to } : {}),
-          },
-        }
-      : {}),
-    ...(filter.events ? { event: { in: filter.events } } : {}),
-    ...(filter.actorId !== undefined ? { actorId: filter.actorId } : {}),
-    ...(filter.result !== undefined ? { result: filter.result } : {}),
-  };
+function filterSql(filter: LogFilter): Prisma.Sql {
+  const parts: Prisma.Sql[] = [Prisma.sql`TRUE`];
+  if (filter.from) parts.push(Prisma.sql`timestamp >= ${filter.from}`);
+  if (filter.to) parts.push(Prisma.sql`timestamp < ${filter.to}`);
+  if (filter.events) parts.push(Prisma.sql`event = ANY(${filter.events}::text[])`);
+  if (filter.actorId !== undefined) parts.push(Prisma.sql`actor_id = ${filter.actorId}`);
+  if (filter.result !== undefined) parts.push(Prisma.sql`result = ${filter.result}`);
+  return Prisma.join(parts, ' AND ');
 }
 
-/** Newest first by (timestamp, id), strictly after the cursor position. */
+/**
+ * Newest first by (timestamp, id), strictly after the cursor position. The row
+ * comparison lets PostgreSQL start the index scan at the cursor, so a deep page costs
+ * what the first one does.
+ */
 export function listLogEntries(
   db: Db,
   filter: LogFilter,
   after: { at: Date; id: string } | undefined,
   take: number,
 ): Promise<LogRow[]> {
-  const where = logFilterWhere(filter);
-  return db.logEntry.findMany({
-    where: after
-      ? {
-          AND: [
-            where,
-            {
-              OR: [{ timestamp: { lt: after.at } }, { timestamp: after.at, id: { lt: after.id } }],
-            },
-          ],
-        }
-      : where,
-    orderBy: [{ timestamp: 'desc' }, { id: 'desc' }],
-    take,
-  });
+  const keyset = after
+    ? Prisma.sql`AND (timestamp, id) < (${after.at}, ${after.id})`
+    : Prisma.empty;
+  return db.$queryRaw<LogRow[]>`
+    SELECT ${LOG_COLUMNS} FROM log_entries
+    WHERE ${filterSql(filter)} ${keyset}
+    ORDER BY timestamp DESC, id DESC
+    LIMIT ${take}`;
 }
 
 /**
@@ -96,6 +88,8 @@ export async function redactEmail(db: Db, userId: string, email: string): Promis
       AND (lower(target_id) = ${lower} OR strpos(lower(metadata::text), ${lower}) > 0)`;
 }
 
-export function countLogEntriesInRange(db: Db, filter: LogFilter): Promise<number> {
-  return db.logEntry.count({ where: logFilterWhere(filter) });
+export async function countLogEntries(db: Db, filter: LogFilter): Promise<number> {
+  const rows = await db.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM log_entries WHERE ${filterSql(filter)}`;
+  return rows[0]?.n ?? 0;
 }

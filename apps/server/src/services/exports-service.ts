@@ -12,7 +12,7 @@ import {
   insertExport,
   markExportFileDeleted,
 } from '../repositories/exports-repository.js';
-import { countLogEntriesInRange } from '../repositories/logs-repository.js';
+import { countLogEntries } from '../repositories/logs-repository.js';
 import type { AuditWriter, RequestActor } from './audit.js';
 import { parseRange } from './logs-service.js';
 
@@ -49,7 +49,7 @@ export class ExportsService {
       );
     }
     const events = input.events ?? [];
-    const estimatedRecords = await countLogEntriesInRange(this.prisma, {
+    const estimatedRecords = await countLogEntries(this.prisma, {
       from: range.from,
       to: range.to,
       events: events.length > 0 ? events : undefined,
