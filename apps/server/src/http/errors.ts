@@ -39,6 +39,8 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: ErrorDetail[],
+    /** For a 429: when to try again. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.status = STATUS[code];
@@ -51,6 +53,8 @@ export const notFound = (what: string) => new ApiError('not_found', `No ${what} 
 
 export function sendError(res: Response, error: ApiError): void {
   if (error.code === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer');
+  if (error.retryAfterSeconds !== undefined)
+    res.setHeader('Retry-After', String(error.retryAfterSeconds));
   const body: { code: ErrorCode; message: string; details?: ErrorDetail[] } = {
     code: error.code,
     message: error.message,

@@ -22,8 +22,12 @@ export async function enforceRateLimit(
   setRateLimitHeaders(res, result);
   if (!result.allowed) {
     const seconds = Math.max(1, Math.ceil((result.resetAt - Date.now()) / 1000));
-    res.setHeader('Retry-After', String(seconds));
-    throw new ApiError('rate_limited', `Rate limit exceeded; retry after ${seconds} seconds.`);
+    throw new ApiError(
+      'rate_limited',
+      `Rate limit exceeded; retry after ${seconds} seconds.`,
+      undefined,
+      seconds,
+    );
   }
 }
 

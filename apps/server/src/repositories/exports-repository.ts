@@ -11,6 +11,11 @@ export function findExport(db: Db, id: string): Promise<ExportRow | null> {
   return db.export.findUnique({ where: { id } });
 }
 
+/** A transaction-scoped lock on one key's exports. */
+export async function lockExportsOfKey(db: Db, keyId: string): Promise<void> {
+  await db.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${keyId}))::text`;
+}
+
 export function countProcessingExports(db: Db, keyId: string): Promise<number> {
   return db.export.count({ where: { keyId, status: 'processing' } });
 }

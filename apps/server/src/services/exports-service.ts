@@ -10,6 +10,7 @@ import {
   type ExportRow,
   findExport,
   insertExport,
+  lockExportsOfKey,
   markExportFileDeleted,
 } from '../repositories/exports-repository.js';
 import { countLogEntries } from '../repositories/logs-repository.js';
@@ -21,6 +22,7 @@ type ExportView = components['schemas']['Export'];
 
 /** More exports in progress than this for one key is a 429: each one is a full scan. */
 export const MAX_PROCESSING_EXPORTS_PER_KEY = 5;
+const EXPORT_RETRY_AFTER_SECONDS = 5;
 
 export interface ExportsServiceOptions {
   secret: string;
@@ -40,14 +42,6 @@ export class ExportsService {
   async create(actor: RequestActor, input: ExportRequest): Promise<ExportRow> {
     const range = parseRange(input.from, input.to, 'body');
     if (!range.from || !range.to) throw invalid('body.from', 'from and to are required');
-    if (
-      (await countProcessingExports(this.prisma, actor.keyId)) >= MAX_PROCESSING_EXPORTS_PER_KEY
-    ) {
-      throw new ApiError(
-        'rate_limited',
-        `At most ${MAX_PROCESSING_EXPORTS_PER_KEY} exports per key may be processing at once.`,
-      );
-    }
     const events = input.events ?? [];
     const estimatedRecords = await countLogEntries(this.prisma, {
       from: range.from,
@@ -55,6 +49,16 @@ export class ExportsService {
       events: events.length > 0 ? events : undefined,
     });
     const row = await this.prisma.$transaction(async (tx) => {
+      // Serializes this key's creations, so the limit holds under concurrent requests.
+      await lockExportsOfKey(tx, actor.keyId);
+      if ((await countProcessingExports(tx, actor.keyId)) >= MAX_PROCESSING_EXPORTS_PER_KEY) {
+        throw new ApiError(
+          'rate_limited',
+          `At most ${MAX_PROCESSING_EXPORTS_PER_KEY} exports per key may be processing at once.`,
+          undefined,
+          EXPORT_RETRY_AFTER_SECONDS,
+        );
+      }
       const created = await insertExport(tx, {
         id: newId('exp'),
         status: 'processing',

@@ -599,3 +599,31 @@ describe.each(DATABASES)('exports across a restart on %s', (database) => {
     }
   });
 });
+
+describe.each(DATABASES)('export limits on %s', (database) => {
+  it('lets at most 5 exports per key be processing, even when requested at once', async () => {
+    const server = await startTestServer(database);
+    try {
+      await server.worker.stop(); // keep them all processing
+      const responses = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          raw(server, '/v1/logs/export', {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${server.rootKey}`,
+              'content-type': 'application/json',
+            },
+            body: JSON.stringify({ from: '2024-01-01', to: '2024-02-01' }),
+          }),
+        ),
+      );
+      const statuses = responses.map((r) => r.status).sort();
+      expect(statuses).toEqual([201, 201, 201, 201, 201, 429, 429, 429]);
+      const limited = responses.find((r) => r.status === 429);
+      expect(Number(limited?.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await json(limited as Response)).error.code).toBe('rate_limited');
+    } finally {
+      await server.stop();
+    }
+  });
+});

@@ -63,6 +63,26 @@ describe('system routes', () => {
   });
 });
 
+describe('unexpected failures', () => {
+  it('answer 500 internal_error with the request id, and nothing internal', async () => {
+    const server = await startTestServer('embedded');
+    try {
+      await server.db.close(); // every query now fails
+      const res = await raw(server, '/v1/users', {
+        headers: { authorization: `Bearer ${server.rootKey}` },
+      });
+      expect(res.status).toBe(500);
+      expect(await json(res)).toEqual({
+        error: { code: 'internal_error', message: 'An unexpected error occurred.' },
+        meta: { requestId: res.headers.get('x-request-id') },
+      });
+      expect((await raw(server, '/readyz')).status).toBe(503);
+    } finally {
+      await server.stop().catch(() => {});
+    }
+  });
+});
+
 describe('the process', () => {
   const main = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
@@ -133,11 +153,25 @@ describe('the process', () => {
         headers: { authorization: `Bearer ${secret}` },
       });
       expect(res.status).toBe(200);
+      const password = 'never-log-this-password';
+      const created = await fetch(`${url}/v1/users`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'log-check@example.com', password }),
+      });
+      expect(created.status).toBe(201);
+      const rejected = await fetch(`${url}/v1/users`, {
+        headers: { authorization: 'Bearer sk_guessedguessedguessedguessedguessed' },
+      });
+      expect(rejected.status).toBe(401);
       child.kill('SIGTERM');
       const [code] = await once(child, 'exit');
       expect(code).toBe(0);
       expect(output).toContain(keyFile);
-      expect(output).not.toContain(secret);
+      expect(output).toContain('"path":"/v1/users"');
+      for (const secretText of [secret, password, 'sk_guessed', 'scrypt$']) {
+        expect(output).not.toContain(secretText);
+      }
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }

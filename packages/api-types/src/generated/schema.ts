@@ -268,8 +268,9 @@ export interface paths {
          *     (RFC 4180 quoting; a text cell starting with `=`, `+`, `-`, `@`, tab or CR is
          *     prefixed with `'`). `includeMetadata: false` leaves `metadata` out. Exports
          *     still processing when the server stops are finished after it restarts; a failure
-         *     ends in `status: failed` with `error`. Writes a `logs.export.created` audit
-         *     entry. Requires `logs:export` on `logs`.
+         *     ends in `status: failed` with `error`. At most 5 exports per key may be
+         *     processing at once: a sixth is a 429 with `Retry-After`. Writes a
+         *     `logs.export.created` audit entry. Requires `logs:export` on `logs`.
          */
         post: operations["createExport"];
         delete?: never;
