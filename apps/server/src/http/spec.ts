@@ -66,9 +66,13 @@ export function createOperationMatcher(spec: ReturnType<typeof loadSpec>) {
       const match = route.pattern.exec(path);
       if (!match) continue;
       const params: Record<string, string> = {};
-      route.names.forEach((name, i) => {
-        params[name] = decodeURIComponent(match[i + 1] as string);
-      });
+      try {
+        route.names.forEach((name, i) => {
+          params[name] = decodeURIComponent(match[i + 1] as string);
+        });
+      } catch {
+        return undefined; // a malformed %-escape names nothing that exists
+      }
       return { operationId: route.operationId, params };
     }
     return undefined;

@@ -269,6 +269,8 @@ describe.each(DATABASES)('rate limits and errors on %s', (database) => {
     });
     expect(big.status).toBe(413);
     expect((await json(big)).error.code).toBe('payload_too_large');
+    const malformedPath = await raw(server, '/v1/users/%E0%A4%A', { headers: auth });
+    expect(malformedPath.status).toBe(404);
     const missing = await raw(server, '/v1/nothing-here', { headers: auth });
     expect(missing.status).toBe(404);
     expect((await json(missing)).error.code).toBe('not_found');
