@@ -1,0 +1,266 @@
+// The audit log at scale on PostgreSQL: ingest vs COPY, search vs ILIKE scans, a filtered
+// list at page 1 and deep (cursors) vs OFFSET, CSV export vs COPY TO, peak server memory.
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { measureAsync } from '../lib/measure.mjs';
+import { freshDatabase, startSecadmin } from '../lib/processes.mjs';
+
+const EVENTS = [
+  'user.login',
+  'user.logout',
+  'user.password_reset.failed',
+  'file.download',
+  'policy.updated',
+  'session.expired',
+];
+const CITIES = [
+  ['Berlin', 'DE'],
+  ['Paris', 'FR'],
+  ['Austin', 'US'],
+  ['Osaka', 'JP'],
+  ['Lagos', 'NG'],
+];
+const AGENTS = [
+  'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0',
+  'Mozilla/5.0 (Macintosh) Safari/19.1',
+  'curl/8.5.0',
+  'okhttp/5.0',
+];
+const START = Date.parse('2025-01-01T00:00:00Z');
+
+export const SEARCH_QUERIES = [
+  'login',
+  'logout',
+  'download',
+  'suspicious',
+  'suspicious login',
+  '"suspicious login pattern"',
+  'user4242@example.com',
+  'user17@example.com',
+  '10.1.2.3',
+  '10.0.3.77',
+  'Firefox',
+  'Safari OR curl',
+  'Berlin',
+  'Osaka logout',
+  'password',
+  'reset failed',
+  'expired',
+  'routine -login',
+  'okhttp download',
+  'Lagos',
+];
+
+/** Each actor has ~200 entries, whatever the total. */
+let users = 5000;
+function entry(i) {
+  const [city, country] = CITIES[i % CITIES.length];
+  const user = i % users;
+  return {
+    event: EVENTS[i % EVENTS.length],
+    actor: { id: `user_${user}`, email: `user${user}@example.com`, type: 'user' },
+    target: { id: `res_${i % 777}`, type: 'document' },
+    context: {
+      ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+      userAgent: AGENTS[i % AGENTS.length],
+      location: { city, country },
+    },
+    result: i % 11 === 0 ? 'failure' : 'success',
+    timestamp: new Date(START + i * 1000).toISOString(),
+    metadata: { requestNo: i, note: i % 13 === 0 ? 'suspicious login pattern' : 'routine' },
+  };
+}
+
+const csvCell = (v) =>
+  v === null || v === undefined
+    ? ''
+    : /[",\n]/.test(String(v))
+      ? `"${String(v).replaceAll('"', '""')}"`
+      : String(v);
+function copyRow(i) {
+  const e = entry(i);
+  return [
+    `log_copy_${i}`,
+    e.timestamp,
+    e.event,
+    e.actor.id,
+    e.actor.email,
+    e.actor.type,
+    e.target.id,
+    e.target.type,
+    e.context.ip,
+    e.context.userAgent,
+    e.context.location.city,
+    e.context.location.country,
+    e.result,
+    JSON.stringify(e.metadata),
+  ]
+    .map(csvCell)
+    .join(',');
+}
+
+const psql = (url, command) =>
+  execFileSync('psql', [url, '-qAt', '-c', command], { maxBuffer: 1 << 30 });
+
+export async function auditLogCases({ smoke }) {
+  const total = smoke ? 3000 : 1_000_000;
+  users = Math.max(1, Math.floor(total / 200));
+  const rows = [];
+  const database = await freshDatabase();
+  const server = await startSecadmin({ databaseUrl: database.url });
+  const scratch = await mkdtemp(join(tmpdir(), 'secadmin-bench-copy-'));
+  const db = new pg.Client({ connectionString: database.url });
+  await db.connect();
+  try {
+    // Ingest through the API: batches of 1,000, four at a time.
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < total) {
+          const from = next;
+          next += 1000;
+          const entries = Array.from({ length: Math.min(1000, total - from) }, (_, k) =>
+            entry(from + k),
+          );
+          await server.api('/v1/logs', { method: 'POST', body: JSON.stringify({ entries }) });
+        }
+      }),
+    );
+    const ingestRate = total / ((performance.now() - t0) / 1000);
+
+    // The same rows through COPY into an identical table (same generated column, same indexes).
+    const file = join(scratch, 'rows.csv');
+    await writeFile(file, `${Array.from({ length: total }, (_, i) => copyRow(i)).join('\n')}\n`);
+    await db.query('CREATE TABLE log_entries_copy (LIKE log_entries INCLUDING ALL)');
+    const t1 = performance.now();
+    psql(
+      database.url,
+      `\\copy log_entries_copy (id, timestamp, event, actor_id, actor_email, actor_type, target_id, target_type, ip, user_agent, city, country, result, metadata) FROM '${file}' WITH CSV`,
+    );
+    const copyRate = total / ((performance.now() - t1) / 1000);
+    await db.query('DROP TABLE log_entries_copy');
+    await db.query('ANALYZE log_entries');
+    rows.push({
+      case: `ingest, batches of 1,000, ${total.toLocaleString('en')} entries`,
+      peer: 'COPY via psql',
+      secadmin: `${Math.round(ingestRate).toLocaleString('en')} rows/s`,
+      peerFigure: `${Math.round(copyRate).toLocaleString('en')} rows/s`,
+      ratio: ingestRate / copyRate,
+      target: '≥ 0.3× COPY',
+      met: ingestRate >= 0.3 * copyRate,
+    });
+
+    // Search vs the same words as ILIKE scans over the same text.
+    const search = await measureAsync(
+      (i) =>
+        server.api('/v1/logs/search', {
+          method: 'POST',
+          body: JSON.stringify({ query: SEARCH_QUERIES[i % SEARCH_QUERIES.length], limit: 50 }),
+        }),
+      { runs: smoke ? 20 : 100 },
+    );
+    const ilike = await measureAsync(
+      async (i) => {
+        const words = SEARCH_QUERIES[i % SEARCH_QUERIES.length]
+          .replace(/"|-\S+|\bOR\b/g, ' ')
+          .split(/\s+/)
+          .filter(Boolean);
+        const text = `concat_ws(' ', event, actor_id, actor_email, target_id, ip, user_agent, city, country, metadata::text)`;
+        const where = words.map((_, k) => `${text} ILIKE $${k + 1}`).join(' AND ');
+        await db.query(
+          `SELECT id FROM log_entries WHERE ${where} ORDER BY timestamp DESC LIMIT 50`,
+          words.map((w) => `%${w}%`),
+        );
+        await db.query(
+          `SELECT count(*) FROM log_entries WHERE ${where}`,
+          words.map((w) => `%${w}%`),
+        );
+      },
+      { runs: smoke ? 20 : SEARCH_QUERIES.length, warmup: 1 },
+    );
+    rows.push({
+      case: `search, ${SEARCH_QUERIES.length} queries over ${total.toLocaleString('en')} entries`,
+      peer: 'ILIKE scans (page + count)',
+      secadmin: `p50 ${search.p50Ms.toFixed(1)} ms, p95 ${search.p95Ms.toFixed(1)} ms`,
+      peerFigure: `p50 ${ilike.p50Ms.toFixed(1)} ms, p95 ${ilike.p95Ms.toFixed(1)} ms`,
+      ratio: ilike.p50Ms / search.p50Ms,
+      target: 'p95 < 50 ms; ≥ 20× faster',
+      met: search.p95Ms < 50 && ilike.p50Ms / search.p50Ms >= 20,
+    });
+
+    // Filtered list: page 1 vs a deep page reached through cursors, vs OFFSET.
+    const query =
+      'actor=user_7&events=user.login,user.logout,file.download,session.expired,user.password_reset.failed,policy.updated';
+    const pageSize = 1;
+    const depth = smoke ? 20 : 150;
+    let cursor;
+    for (let page = 1; page < depth; page++) {
+      const data = await server.api(
+        `/v1/logs?${query}&limit=${pageSize}${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      cursor = data.pagination.nextCursor;
+    }
+    const first = await measureAsync(() => server.api(`/v1/logs?${query}&limit=${pageSize}`), {
+      runs: 30,
+    });
+    const deep = await measureAsync(
+      () => server.api(`/v1/logs?${query}&limit=${pageSize}&cursor=${cursor}`),
+      { runs: 30 },
+    );
+    const offset = await measureAsync(
+      () =>
+        db.query(
+          `SELECT * FROM log_entries WHERE actor_id = 'user_7' ORDER BY timestamp DESC, id DESC LIMIT ${pageSize} OFFSET ${(depth - 1) * pageSize}`,
+        ),
+      { runs: 30 },
+    );
+    rows.push({
+      case: `filtered list (actor + events), page 1 vs page ${depth}`,
+      peer: `OFFSET ${(depth - 1) * pageSize} in SQL`,
+      secadmin: `page 1 p50 ${first.p50Ms.toFixed(2)} ms, page ${depth} p50 ${deep.p50Ms.toFixed(2)} ms`,
+      peerFigure: `p50 ${offset.p50Ms.toFixed(2)} ms`,
+      ratio: deep.p50Ms / first.p50Ms,
+      target: 'page N within ±20 % of page 1',
+      met: deep.p50Ms <= first.p50Ms * 1.2,
+    });
+
+    // Export: CSV of everything until completed, vs COPY … TO STDOUT.
+    const t2 = performance.now();
+    const created = await server.api('/v1/logs/export', {
+      method: 'POST',
+      body: JSON.stringify({ from: '2000-01-01', to: '2100-01-01', format: 'csv' }),
+    });
+    let state;
+    do {
+      await new Promise((r) => setTimeout(r, 100));
+      state = (await server.api(`/v1/logs/export/${created.data.exportId}`)).data;
+    } while (state.status === 'processing');
+    const exportRate = state.totalRecords / ((performance.now() - t2) / 1000);
+    const t3 = performance.now();
+    const copied = psql(
+      database.url,
+      `\\copy (SELECT * FROM log_entries ORDER BY timestamp DESC, id DESC) TO STDOUT WITH CSV`,
+    );
+    const copyOutRate = state.totalRecords / ((performance.now() - t3) / 1000);
+    const peak = server.peakRssMb();
+    rows.push({
+      case: `export CSV, ${state.totalRecords.toLocaleString('en')} entries`,
+      peer: 'COPY … TO STDOUT WITH CSV',
+      secadmin: `${Math.round(exportRate).toLocaleString('en')} rows/s, server peak RSS ${peak.toFixed(0)} MB`,
+      peerFigure: `${Math.round(copyOutRate).toLocaleString('en')} rows/s (${(copied.length / 1e6).toFixed(0)} MB)`,
+      ratio: exportRate / copyOutRate,
+      target: '≥ 0.5× COPY; peak RSS < 300 MB',
+      met: exportRate >= 0.5 * copyOutRate && peak < 300,
+    });
+  } finally {
+    await db.end();
+    await server.stop();
+    await database.drop();
+    await rm(scratch, { recursive: true, force: true });
+  }
+  return rows;
+}

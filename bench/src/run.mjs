@@ -1,0 +1,63 @@
+// `pnpm bench`: every case at full size, written to bench/results/latest.{md,json}.
+// `pnpm bench --smoke` (part of `pnpm test`): every case at a tiny size, to results/tmp/.
+
+import { execFileSync } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { auditLogCases } from './cases/audit-log.mjs';
+import { coldStart } from './cases/cold-start.mjs';
+import { httpCases } from './cases/http.mjs';
+import { policyDecision } from './cases/policy-decision.mjs';
+import { NODE24 } from './lib/processes.mjs';
+
+const smoke = process.argv.includes('--smoke');
+const started = Date.now();
+const results = [];
+for (const [name, run] of [
+  ['policy decision', policyDecision],
+  ['HTTP', httpCases],
+  ['audit log', auditLogCases],
+  ['cold start', coldStart],
+]) {
+  const t = Date.now();
+  results.push(...(await run({ smoke })));
+  console.log(`${name}: done in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+}
+
+const environment = {
+  date: new Date().toISOString(),
+  node: [process.version, execFileSync(NODE24, ['--version']).toString().trim()],
+  cpu: `${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}`,
+  database: execFileSync('psql', [
+    process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    '-qAt',
+    '-c',
+    'SHOW server_version',
+  ])
+    .toString()
+    .trim(),
+  smoke,
+};
+const fmtRatio = (r) => (r === null || r === undefined ? '—' : `${r.toFixed(2)}×`);
+const table = [
+  '| case | peer | secadmin | peer figure | ratio | target | met? |',
+  '|---|---|---|---|---|---|---|',
+  ...results.map(
+    (r) =>
+      `| ${r.case} | ${r.peer} | ${r.secadmin} | ${r.peerFigure} | ${fmtRatio(r.ratio)} | ${r.target} | ${r.met ? 'yes' : 'no'} |`,
+  ),
+].join('\n');
+const markdown = `# secadmin benchmark${smoke ? ' (smoke)' : ''}
+
+${environment.date}; Node ${environment.node.join(' and ')}; ${environment.cpu}; PostgreSQL ${environment.database}.
+Ratios are secadmin ÷ peer (for the deep list page: page N ÷ page 1; for search: ILIKE ÷ secadmin).
+
+${table}
+`;
+const dir = fileURLToPath(new URL(smoke ? '../results/tmp/' : '../results/', import.meta.url));
+await mkdir(dir, { recursive: true });
+await writeFile(`${dir}latest.md`, markdown);
+await writeFile(`${dir}latest.json`, `${JSON.stringify({ environment, results }, null, 2)}\n`);
+console.log(markdown);
+console.log(`wrote ${dir}latest.md in ${((Date.now() - started) / 1000).toFixed(0)} s`);
