@@ -31,7 +31,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
     const secret = await loadSecret(config.secret, config.dataDir);
     let worker: ExportWorker | undefined;
-    const services = createServices(db.prisma, {
+    const services = createServices(db, {
       secret,
       dataDir: config.dataDir,
       downloadUrl: config.downloadUrl,

@@ -4,6 +4,7 @@ export {
   type DatabaseKind,
   type OpenDatabaseOptions,
   openDatabase,
+  type SqlQuery,
 } from './database.js';
 export * from './generated/prisma/client.js';
 export { applyMigrations, loadMigrations, type Migration } from './migrations.js';

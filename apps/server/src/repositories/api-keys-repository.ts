@@ -1,4 +1,4 @@
-import type { ApiKey, Prisma } from '@secadmin/db';
+import type { ApiKey, Prisma, SqlQuery } from '@secadmin/db';
 import { ascendingAfter, type Db } from './db.js';
 
 export type ApiKeyRow = ApiKey;
@@ -7,8 +7,18 @@ export function insertApiKey(db: Db, data: Prisma.ApiKeyCreateInput): Promise<Ap
   return db.apiKey.create({ data });
 }
 
-export function findApiKeyByHash(db: Db, secretHash: string): Promise<ApiKeyRow | null> {
-  return db.apiKey.findUnique({ where: { secretHash } });
+/** Every authenticated request runs this: straight to the driver. */
+export async function findApiKeyByHash(
+  query: SqlQuery,
+  secretHash: string,
+): Promise<ApiKeyRow | null> {
+  const rows = await query<ApiKeyRow>(
+    `SELECT id, name, principal, plan, rate_limit_per_minute AS "rateLimitPerMinute",
+            secret_hash AS "secretHash", is_root AS "isRoot", expires_at AS "expiresAt", created_at AS "createdAt"
+     FROM api_keys WHERE secret_hash = $1`,
+    [secretHash],
+  );
+  return rows[0] ?? null;
 }
 
 export function findApiKey(db: Db, id: string): Promise<ApiKeyRow | null> {

@@ -1,4 +1,4 @@
-import type { Policy, Prisma } from '@secadmin/db';
+import type { Policy, Prisma, SqlQuery } from '@secadmin/db';
 import { ascendingAfter, type Db } from './db.js';
 
 export type PolicyRow = Policy;
@@ -54,12 +54,14 @@ export async function bumpPolicySetVersion(db: Db): Promise<void> {
 
 /** The policy set version, and the roles of a user principal, in one round trip. */
 export async function readVersionAndRoles(
-  db: Db,
+  query: SqlQuery,
   userId: string | undefined,
 ): Promise<{ version: bigint; roles: string[] }> {
-  const rows = await db.$queryRaw<{ version: bigint; roles: string[] | null }[]>`
-    SELECT (SELECT version FROM policy_set_version WHERE id = 1) AS version,
-           (SELECT roles FROM users WHERE id = ${userId ?? null}) AS roles`;
+  const rows = await query<{ version: bigint | string; roles: string[] | null }>(
+    `SELECT (SELECT version FROM policy_set_version WHERE id = 1) AS version,
+            (SELECT roles FROM users WHERE id = $1) AS roles`,
+    [userId ?? null],
+  );
   const row = rows[0];
   return { version: BigInt(row?.version ?? 0), roles: row?.roles ?? [] };
 }

@@ -1,4 +1,4 @@
-import type { Prisma, User } from '@secadmin/db';
+import type { Prisma, SqlQuery, User } from '@secadmin/db';
 import { ascendingAfter, type Db } from './db.js';
 
 export type UserRow = User;
@@ -9,6 +9,17 @@ export function insertUser(db: Db, data: Prisma.UserCreateInput): Promise<UserRo
 
 export function findUser(db: Db, id: string): Promise<UserRow | null> {
   return db.user.findUnique({ where: { id } });
+}
+
+/** The read path of GET /v1/users/{id}: straight to the driver. */
+export async function readUser(query: SqlQuery, id: string): Promise<UserRow | null> {
+  const rows = await query<UserRow>(
+    `SELECT id, email, email_lower AS "emailLower", name, password_hash AS "passwordHash",
+            email_verified AS "emailVerified", roles, metadata, created_at AS "createdAt", updated_at AS "updatedAt"
+     FROM users WHERE id = $1`,
+    [id],
+  );
+  return rows[0] ?? null;
 }
 
 /** Reads the row and locks it until the transaction ends, so read-modify-write is safe. */

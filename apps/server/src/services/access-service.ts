@@ -1,4 +1,4 @@
-import type { PrismaClient } from '@secadmin/db';
+import type { PrismaClient, SqlQuery } from '@secadmin/db';
 import {
   type AccessRequest,
   type Decision,
@@ -36,12 +36,15 @@ export class AccessService {
     | { version: bigint; promise: Promise<{ version: bigint; index: PolicyIndex }> }
     | undefined;
 
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly query: SqlQuery,
+  ) {}
 
   async decide(request: Omit<AccessRequest, 'roles'>): Promise<TimedDecision> {
     const started = performance.now();
     const userId = request.principal.startsWith('user:') ? request.principal.slice(5) : undefined;
-    const { version, roles } = await readVersionAndRoles(this.prisma, userId);
+    const { version, roles } = await readVersionAndRoles(this.query, userId);
     const index = await this.indexAt(version);
     const decision = index.evaluate({ ...request, roles });
     return { ...decision, evaluationTimeMs: Math.round(performance.now() - started) };
@@ -67,7 +70,7 @@ export class AccessService {
 
   /** Reads the version before the policies: the set loaded is at least that new. */
   private async load(): Promise<{ version: bigint; index: PolicyIndex }> {
-    const { version } = await readVersionAndRoles(this.prisma, undefined);
+    const { version } = await readVersionAndRoles(this.query, undefined);
     const rows = await allPolicies(this.prisma);
     return { version, index: new PolicyIndex(rows.map(toPolicyDefinition)) };
   }

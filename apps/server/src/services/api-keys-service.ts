@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { components } from '@secadmin/api-types';
-import type { PrismaClient } from '@secadmin/db';
+import type { PrismaClient, SqlQuery } from '@secadmin/db';
 import { ApiError, invalid, notFound } from '../http/errors.js';
 import type { Page } from '../http/respond.js';
 import { decodeCursor, encodeCursor } from '../lib/cursor.js';
@@ -45,6 +45,7 @@ export type Authentication =
 export class ApiKeysService {
   constructor(
     private readonly prisma: PrismaClient,
+    private readonly query: SqlQuery,
     private readonly audit: AuditWriter,
   ) {}
 
@@ -55,7 +56,7 @@ export class ApiKeysService {
   async authenticate(secret: string, now = new Date()): Promise<Authentication> {
     if (!SECRET.test(secret)) return { ok: false, reason: 'malformed' };
     const hash = hashSecret(secret);
-    const key = await findApiKeyByHash(this.prisma, hash);
+    const key = await findApiKeyByHash(this.query, hash);
     if (!key || !timingSafeEqual(Buffer.from(key.secretHash), Buffer.from(hash))) {
       return { ok: false, reason: 'unknown' };
     }

@@ -1,4 +1,4 @@
-import type { PrismaClient } from '@secadmin/db';
+import type { Database } from '@secadmin/db';
 import { AccessService } from './access-service.js';
 import { ApiKeysService } from './api-keys-service.js';
 import { type AuditWriter, auditWriter } from './audit.js';
@@ -19,15 +19,13 @@ export interface Services {
   exports: ExportsService;
 }
 
-export function createServices(
-  prisma: PrismaClient,
-  exportOptions: ExportsServiceOptions,
-): Services {
+export function createServices(db: Database, exportOptions: ExportsServiceOptions): Services {
+  const { prisma, query } = db;
   return {
     audit: auditWriter,
-    access: new AccessService(prisma),
-    apiKeys: new ApiKeysService(prisma, auditWriter),
-    users: new UsersService(prisma, auditWriter),
+    access: new AccessService(prisma, query),
+    apiKeys: new ApiKeysService(prisma, query, auditWriter),
+    users: new UsersService(prisma, query, auditWriter),
     policies: new PoliciesService(prisma, auditWriter),
     logs: new LogsService(prisma),
     search: new SearchService(prisma),

@@ -1,5 +1,5 @@
 import type { components } from '@secadmin/api-types';
-import type { PrismaClient } from '@secadmin/db';
+import type { PrismaClient, SqlQuery } from '@secadmin/db';
 import { ApiError, invalid, notFound } from '../http/errors.js';
 import type { Page } from '../http/respond.js';
 import { decodeCursor, encodeCursor } from '../lib/cursor.js';
@@ -16,10 +16,10 @@ import {
 } from '../repositories/policies-repository.js';
 import {
   deleteUser,
-  findUser,
   findUserForUpdate,
   insertUser,
   listUsers,
+  readUser,
   type UserRow,
   updateUser,
 } from '../repositories/users-repository.js';
@@ -42,6 +42,7 @@ const duplicateEmail = () => new ApiError('conflict', 'A user with this email al
 export class UsersService {
   constructor(
     private readonly prisma: PrismaClient,
+    private readonly query: SqlQuery,
     private readonly audit: AuditWriter,
   ) {}
 
@@ -76,7 +77,7 @@ export class UsersService {
   }
 
   async get(id: string): Promise<UserRow> {
-    const user = await findUser(this.prisma, id);
+    const user = await readUser(this.query, id);
     if (!user) throw notFound('user');
     return user;
   }
