@@ -45,6 +45,7 @@ export function createApp({ config, db, services, rateLimits, logger }: AppDeps)
     '/v1',
     authenticate({
       prisma: db.prisma,
+      query: db.query,
       apiKeys: services.apiKeys,
       rateLimits,
       audit: services.audit,

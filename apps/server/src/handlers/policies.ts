@@ -47,13 +47,16 @@ export function policyHandlers(policies: PoliciesService, access: AccessService)
       const time = timeText === undefined ? undefined : parseInstant(timeText);
       if (timeText !== undefined && !time)
         throw invalid('body.context.time', 'must be an ISO 8601 instant');
-      const decision = await access.decide({
-        principal: body.principal,
-        action: body.action,
-        resource: body.resource,
-        context: { ip, time },
-        explain: body.explain === true,
-      });
+      const decision = await access.decide(
+        {
+          principal: body.principal,
+          action: body.action,
+          resource: body.resource,
+          context: { ip, time },
+          explain: body.explain === true,
+        },
+        authOf(res).versions,
+      );
       ok(res, decision);
     }) satisfies RequestHandler,
   };

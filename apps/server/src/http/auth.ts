@@ -1,7 +1,11 @@
-import type { PrismaClient } from '@secadmin/db';
+import type { PrismaClient, SqlQuery } from '@secadmin/db';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { RateLimitStore } from '../rate-limit/store.js';
 import type { ApiKeyRow } from '../repositories/api-keys-repository.js';
+import {
+  readStateVersions,
+  type StateVersions,
+} from '../repositories/state-versions-repository.js';
 import type { AccessService } from '../services/access-service.js';
 import type { ApiKeysService } from '../services/api-keys-service.js';
 import type { AuditWriter, RequestActor } from '../services/audit.js';
@@ -13,6 +17,8 @@ import type { createOperationMatcher, MatchedOperation } from './spec.js';
 export interface Authenticated {
   key: ApiKeyRow;
   actor: RequestActor;
+  /** Read once per request: what every cache consulted for this request is checked against. */
+  versions: StateVersions;
 }
 
 export function authOf(res: Response): Authenticated {
@@ -36,6 +42,7 @@ export function clientIp(req: Request): string | undefined {
  */
 export function authenticate(deps: {
   prisma: PrismaClient;
+  query: SqlQuery;
   apiKeys: ApiKeysService;
   rateLimits: RateLimitStore;
   audit: AuditWriter;
@@ -43,7 +50,9 @@ export function authenticate(deps: {
   return async (req: Request, res: Response, next: NextFunction) => {
     const header = req.get('authorization');
     const secret = header === undefined ? undefined : BEARER.exec(header)?.[1];
-    const result = secret === undefined ? undefined : await deps.apiKeys.authenticate(secret);
+    const versions = await readStateVersions(deps.query);
+    const result =
+      secret === undefined ? undefined : await deps.apiKeys.authenticate(secret, versions);
     if (!result?.ok) {
       await enforceRateLimit(deps.rateLimits, res, `ip:${req.ip}`, ANONYMOUS_LIMIT);
       if (header !== undefined) {
@@ -69,7 +78,7 @@ export function authenticate(deps: {
       ip: clientIp(req),
       userAgent: req.get('user-agent'),
     };
-    res.locals.auth = { key, actor } satisfies Authenticated;
+    res.locals.auth = { key, actor, versions } satisfies Authenticated;
     next();
   };
 }
@@ -84,15 +93,18 @@ export function authorize(deps: {
     if (!operation)
       throw new ApiError('not_found', `No route ${req.method} ${req.baseUrl}${req.path}.`);
     res.locals.operation = operation;
-    const { key } = authOf(res);
+    const { key, versions } = authOf(res);
     const rule = ACCESS_RULES[operation.operationId];
     if (key.isRoot || rule === 'public') return next();
-    const decision = await deps.access.decide({
-      principal: key.principal,
-      action: rule.action,
-      resource: rule.resource(operation.params),
-      context: { ip: clientIp(req), time: new Date() },
-    });
+    const decision = await deps.access.decide(
+      {
+        principal: key.principal,
+        action: rule.action,
+        resource: rule.resource(operation.params),
+        context: { ip: clientIp(req), time: new Date() },
+      },
+      versions,
+    );
     if (!decision.allowed) {
       throw new ApiError(
         'forbidden',

@@ -47,21 +47,8 @@ export function removePrincipalEverywhere(db: Db, principal: string): Promise<nu
     WHERE ${principal} = ANY(principals)`;
 }
 
-/** Every policy change bumps this, in its transaction: instances reload when it moves. */
-export async function bumpPolicySetVersion(db: Db): Promise<void> {
-  await db.$executeRaw`UPDATE policy_set_version SET version = version + 1 WHERE id = 1`;
-}
-
-/** The policy set version, and the roles of a user principal, in one round trip. */
-export async function readVersionAndRoles(
-  query: SqlQuery,
-  userId: string | undefined,
-): Promise<{ version: bigint; roles: string[] }> {
-  const rows = await query<{ version: bigint | string; roles: string[] | null }>(
-    `SELECT (SELECT version FROM policy_set_version WHERE id = 1) AS version,
-            (SELECT roles FROM users WHERE id = $1) AS roles`,
-    [userId ?? null],
-  );
-  const row = rows[0];
-  return { version: BigInt(row?.version ?? 0), roles: row?.roles ?? [] };
+/** The roles of a user, read for each decision about a user principal not in the cache. */
+export async function readRoles(query: SqlQuery, userId: string): Promise<string[]> {
+  const rows = await query<{ roles: string[] }>('SELECT roles FROM users WHERE id = $1', [userId]);
+  return rows[0]?.roles ?? [];
 }

@@ -5,8 +5,11 @@ import {
   type PolicyDefinition,
   PolicyIndex,
 } from '../policy/index.js';
-import type { PolicyRow } from '../repositories/policies-repository.js';
-import { allPolicies, readVersionAndRoles } from '../repositories/policies-repository.js';
+import { allPolicies, type PolicyRow, readRoles } from '../repositories/policies-repository.js';
+import {
+  readStateVersions,
+  type StateVersions,
+} from '../repositories/state-versions-repository.js';
 
 export interface TimedDecision extends Decision {
   evaluationTimeMs: number;
@@ -25,29 +28,47 @@ export function toPolicyDefinition(row: PolicyRow): PolicyDefinition {
 }
 
 /**
- * Decides requests against the stored policies. The compiled index is kept in memory and
- * reloaded when the policy set version (bumped in every policy-changing transaction)
- * moves, which each decision reads together with the user's roles in one round trip:
- * a change on any instance applies to the very next decision everywhere.
+ * Decides requests against the stored policies. The compiled index and users' roles are
+ * kept in memory and dropped when their counter in `state_versions` (bumped in every
+ * transaction that changes them, on any instance) moved: the request's versions are read
+ * once per request, so a change applies to the very next decision everywhere.
  */
 export class AccessService {
   private current: { version: bigint; index: PolicyIndex } | undefined;
   private loading:
     | { version: bigint; promise: Promise<{ version: bigint; index: PolicyIndex }> }
     | undefined;
+  private roles = { version: -1n, byUser: new Map<string, string[]>() };
 
   constructor(
     private readonly prisma: PrismaClient,
     private readonly query: SqlQuery,
   ) {}
 
-  async decide(request: Omit<AccessRequest, 'roles'>): Promise<TimedDecision> {
+  async decide(
+    request: Omit<AccessRequest, 'roles'>,
+    known?: StateVersions,
+  ): Promise<TimedDecision> {
     const started = performance.now();
+    const versions = known ?? (await readStateVersions(this.query));
     const userId = request.principal.startsWith('user:') ? request.principal.slice(5) : undefined;
-    const { version, roles } = await readVersionAndRoles(this.query, userId);
-    const index = await this.indexAt(version);
+    const [index, roles] = await Promise.all([
+      this.indexAt(versions.policies),
+      userId === undefined ? [] : this.rolesOf(userId, versions.userRoles),
+    ]);
     const decision = index.evaluate({ ...request, roles });
     return { ...decision, evaluationTimeMs: Math.round(performance.now() - started) };
+  }
+
+  private async rolesOf(userId: string, version: bigint): Promise<string[]> {
+    if (this.roles.version !== version) this.roles = { version, byUser: new Map() };
+    const cache = this.roles;
+    const cached = cache.byUser.get(userId);
+    if (cached) return cached;
+    const roles = await readRoles(this.query, userId);
+    // Bounded: a simulator call may name any user id.
+    if (cache.byUser.size < 100_000) cache.byUser.set(userId, roles);
+    return roles;
   }
 
   private async indexAt(version: bigint): Promise<PolicyIndex> {
@@ -70,7 +91,7 @@ export class AccessService {
 
   /** Reads the version before the policies: the set loaded is at least that new. */
   private async load(): Promise<{ version: bigint; index: PolicyIndex }> {
-    const { version } = await readVersionAndRoles(this.query, undefined);
+    const { policies: version } = await readStateVersions(this.query);
     const rows = await allPolicies(this.prisma);
     return { version, index: new PolicyIndex(rows.map(toPolicyDefinition)) };
   }

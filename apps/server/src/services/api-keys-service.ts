@@ -19,6 +19,7 @@ import {
   updateRootKey,
 } from '../repositories/api-keys-repository.js';
 import { isUniqueViolation } from '../repositories/db.js';
+import { bumpStateVersion, type StateVersions } from '../repositories/state-versions-repository.js';
 import { findUser } from '../repositories/users-repository.js';
 import type { AuditWriter, RequestActor } from './audit.js';
 
@@ -43,6 +44,9 @@ export type Authentication =
   | { ok: false; reason: 'malformed' | 'unknown' | 'expired' };
 
 export class ApiKeysService {
+  /** Known keys by secret hash, valid while `state_versions.api_keys` does not move. */
+  private cache = { version: -1n, byHash: new Map<string, ApiKeyRow>() };
+
   constructor(
     private readonly prisma: PrismaClient,
     private readonly query: SqlQuery,
@@ -51,12 +55,26 @@ export class ApiKeysService {
 
   /**
    * Looks the key up by the SHA-256 of its secret, then compares the hashes in constant
-   * time. Every request reads the row, so a revoked or expired key fails at once.
+   * time. A key found is cached until `state_versions.api_keys` moves (every revocation
+   * bumps it, on any instance) and its expiry is checked on every request: a revoked or
+   * expired key fails on its next request.
    */
-  async authenticate(secret: string, now = new Date()): Promise<Authentication> {
+  async authenticate(
+    secret: string,
+    versions: StateVersions,
+    now = new Date(),
+  ): Promise<Authentication> {
     if (!SECRET.test(secret)) return { ok: false, reason: 'malformed' };
     const hash = hashSecret(secret);
-    const key = await findApiKeyByHash(this.query, hash);
+    if (this.cache.version !== versions.apiKeys)
+      this.cache = { version: versions.apiKeys, byHash: new Map() };
+    const cache = this.cache;
+    let key = cache.byHash.get(hash) ?? null;
+    if (!key) {
+      key = await findApiKeyByHash(this.query, hash);
+      // Only keys that exist are cached: guessing cannot fill memory.
+      if (key && cache.byHash.size < 100_000) cache.byHash.set(hash, key);
+    }
     if (!key || !timingSafeEqual(Buffer.from(key.secretHash), Buffer.from(hash))) {
       return { ok: false, reason: 'unknown' };
     }
@@ -86,6 +104,7 @@ export class ApiKeysService {
           rateLimitPerMinute: options.rateLimit,
           ...(options.secret !== undefined ? { secretHash: hashSecret(options.secret) } : {}),
         });
+        await bumpStateVersion(this.prisma, 'apiKeys');
         return {};
       }
       const secret = options.secret ?? generateSecret();
@@ -203,6 +222,7 @@ export class ApiKeysService {
       if (key.isRoot)
         throw new ApiError('forbidden', 'The root key cannot be revoked through the API.');
       await deleteApiKey(tx, id);
+      await bumpStateVersion(tx, 'apiKeys');
       await this.audit.record(tx, actor, {
         event: 'apikey.revoked',
         target: { id, type: 'api_key' },

@@ -8,7 +8,6 @@ import { nowSeconds, parseInstant } from '../lib/time.js';
 import { parseCidr } from '../policy/index.js';
 import { isUniqueViolation } from '../repositories/db.js';
 import {
-  bumpPolicySetVersion,
   deletePolicy,
   findPolicy,
   insertPolicy,
@@ -16,6 +15,7 @@ import {
   type PolicyRow,
   updatePolicy,
 } from '../repositories/policies-repository.js';
+import { bumpStateVersion } from '../repositories/state-versions-repository.js';
 import type { AuditWriter, RequestActor } from './audit.js';
 
 type PolicyCreate = components['schemas']['PolicyCreate'];
@@ -86,7 +86,7 @@ export class PoliciesService {
           createdAt: now,
           updatedAt: now,
         });
-        await bumpPolicySetVersion(tx);
+        await bumpStateVersion(tx, 'policies');
         await this.audit.record(tx, actor, {
           event: 'policy.created',
           target: { id: policy.id, type: 'policy' },
@@ -137,7 +137,7 @@ export class PoliciesService {
       return await this.prisma.$transaction(async (tx) => {
         if (!(await findPolicy(tx, id))) throw notFound('policy');
         const policy = await updatePolicy(tx, id, data);
-        await bumpPolicySetVersion(tx);
+        await bumpStateVersion(tx, 'policies');
         await this.audit.record(tx, actor, {
           event: 'policy.updated',
           target: { id, type: 'policy' },
@@ -153,7 +153,7 @@ export class PoliciesService {
   async remove(actor: RequestActor, id: string): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
       if (!(await deletePolicy(tx, id))) throw notFound('policy');
-      await bumpPolicySetVersion(tx);
+      await bumpStateVersion(tx, 'policies');
       await this.audit.record(tx, actor, {
         event: 'policy.deleted',
         target: { id, type: 'policy' },

@@ -10,10 +10,8 @@ import { nowSeconds } from '../lib/time.js';
 import { deleteApiKeysOfPrincipal } from '../repositories/api-keys-repository.js';
 import { isUniqueViolation } from '../repositories/db.js';
 import { redactEmail } from '../repositories/logs-repository.js';
-import {
-  bumpPolicySetVersion,
-  removePrincipalEverywhere,
-} from '../repositories/policies-repository.js';
+import { removePrincipalEverywhere } from '../repositories/policies-repository.js';
+import { bumpStateVersion } from '../repositories/state-versions-repository.js';
 import {
   deleteUser,
   findUserForUpdate,
@@ -110,7 +108,10 @@ export class UsersService {
       if (!current) throw notFound('user');
       const data: Parameters<typeof updateUser>[2] = { updatedAt: nowSeconds() };
       if (patch.name !== undefined) data.name = patch.name;
-      if (patch.roles !== undefined) data.roles = patch.roles;
+      if (patch.roles !== undefined) {
+        data.roles = patch.roles;
+        await bumpStateVersion(tx, 'userRoles');
+      }
       if (patch.metadata !== undefined) {
         const metadata = mergePatch(current.metadata, patch.metadata);
         checkMetadataSize(metadata);
@@ -132,7 +133,10 @@ export class UsersService {
       if (!user) throw notFound('user');
       const principal = `user:${id}`;
       await deleteApiKeysOfPrincipal(tx, principal);
-      if ((await removePrincipalEverywhere(tx, principal)) > 0) await bumpPolicySetVersion(tx);
+      if ((await removePrincipalEverywhere(tx, principal)) > 0)
+        await bumpStateVersion(tx, 'policies');
+      await bumpStateVersion(tx, 'apiKeys');
+      await bumpStateVersion(tx, 'userRoles');
       await deleteUser(tx, id);
       await redactEmail(tx, id, user.email);
       await this.audit.record(tx, actor, { event: 'user.deleted', target: { id, type: 'user' } });

@@ -31,11 +31,13 @@ CREATE TABLE "policies" (
 );
 
 -- CreateTable
-CREATE TABLE "policy_set_version" (
+CREATE TABLE "state_versions" (
     "id" INTEGER NOT NULL DEFAULT 1,
-    "version" BIGINT NOT NULL DEFAULT 0,
+    "policies" BIGINT NOT NULL DEFAULT 0,
+    "api_keys" BIGINT NOT NULL DEFAULT 0,
+    "user_roles" BIGINT NOT NULL DEFAULT 0,
 
-    CONSTRAINT "policy_set_version_pkey" PRIMARY KEY ("id")
+    CONSTRAINT "state_versions_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
@@ -157,5 +159,5 @@ CREATE INDEX "exports_status_heartbeat_at_idx" ON "exports"("status", "heartbeat
 -- CreateIndex
 CREATE INDEX "exports_key_id_status_idx" ON "exports"("key_id", "status");
 
--- The single row every instance reads to learn whether its policy index is stale.
-INSERT INTO "policy_set_version" ("id", "version") VALUES (1, 0);
+-- The single row every instance reads to learn whether what it cached is stale.
+INSERT INTO "state_versions" ("id") VALUES (1);
