@@ -246,15 +246,25 @@ describe.each(DATABASES)('policies on %s', (database) => {
     });
   });
 
-  it('applies a change of a user's roles to the very next decision', async () => {
+  it('applies a change of the roles of a user to the very next decision', async () => {
     const area = `roles${Date.now()}`;
     const user = await createUser(server.client, { roles: ['before'] });
-    await createPolicy(server.client, { principals: [`role:${area}`], actions: [`${area}:go`], resources: ['*'] });
+    await createPolicy(server.client, {
+      principals: [`role:${area}`],
+      actions: [`${area}:go`],
+      resources: ['*'],
+    });
     const request = { principal: `user:${user.id}`, action: `${area}:go`, resource: 'r' };
     expect((await simulate(request)).allowed).toBe(false);
-    await server.client.PATCH('/v1/users/{id}', { params: { path: { id: user.id } }, body: { roles: [area] } });
+    await server.client.PATCH('/v1/users/{id}', {
+      params: { path: { id: user.id } },
+      body: { roles: [area] },
+    });
     expect((await simulate(request)).allowed).toBe(true);
-    await server.client.PATCH('/v1/users/{id}', { params: { path: { id: user.id } }, body: { roles: [] } });
+    await server.client.PATCH('/v1/users/{id}', {
+      params: { path: { id: user.id } },
+      body: { roles: [] },
+    });
     expect((await simulate(request)).allowed).toBe(false);
   });
 
