@@ -31,7 +31,7 @@ async function insertPolicies(databaseUrl, count) {
       [p.id, p.name, p.effect, p.principals, p.actions, p.resources, p.conditions ?? null],
     );
   }
-  await client.query('UPDATE policy_set_version SET version = version + 1');
+  await client.query('UPDATE state_versions SET policies = policies + 1 WHERE id = 1');
   await client.end();
 }
 
