@@ -9,7 +9,7 @@ import { auditLogCases } from './cases/audit-log.mjs';
 import { coldStart } from './cases/cold-start.mjs';
 import { httpCases } from './cases/http.mjs';
 import { policyDecision } from './cases/policy-decision.mjs';
-import { NODE24 } from './lib/processes.mjs';
+import { NODE24, SYSTEM_NODE } from './lib/processes.mjs';
 
 const smoke = process.argv.includes('--smoke');
 const started = Date.now();
@@ -27,7 +27,7 @@ for (const [name, run] of [
 
 const environment = {
   date: new Date().toISOString(),
-  node: [process.version, execFileSync(NODE24, ['--version']).toString().trim()],
+  node: [SYSTEM_NODE, NODE24].map((node) => execFileSync(node, ['--version']).toString().trim()),
   cpu: `${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}`,
   database: execFileSync('psql', [
     process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',

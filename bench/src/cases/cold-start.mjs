@@ -4,12 +4,12 @@ import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, SERVER_MAIN, waitFor } from '../lib/processes.mjs';
+import { freePort, SERVER_MAIN, SYSTEM_NODE, waitFor } from '../lib/processes.mjs';
 
 async function startOnce(dataDir) {
   const port = freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [SERVER_MAIN], {
+  const child = spawn(SYSTEM_NODE, [SERVER_MAIN], {
     env: {
       ...process.env,
       DATABASE_URL: '',

@@ -3,7 +3,14 @@
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { makePolicies } from '../lib/policy-workload.mjs';
-import { freshDatabase, NODE24, ROOT_KEY, startPeer, startSecadmin } from '../lib/processes.mjs';
+import {
+  freshDatabase,
+  NODE24,
+  ROOT_KEY,
+  SYSTEM_NODE,
+  startPeer,
+  startSecadmin,
+} from '../lib/processes.mjs';
 
 const CONNECTIONS = 50;
 
@@ -41,7 +48,7 @@ export async function httpCases({ smoke }) {
   const database = await freshDatabase();
   try {
     for (const [label, node] of [
-      ['Node 20', process.execPath],
+      ['Node 20', SYSTEM_NODE],
       ['Node 24', NODE24],
     ]) {
       const server = await startSecadmin({ node, databaseUrl: database.url });

