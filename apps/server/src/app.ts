@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { createHandlers } from './handlers/index.js';
 import { authenticate, authorize } from './http/auth.js';
-import { parseJsonBody, requireJsonBody } from './http/body.js';
+import { parseJsonBody, rejectNulCharacters, requireJsonBody } from './http/body.js';
 import { ApiError, errorHandler } from './http/errors.js';
 import { limitByIp } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
@@ -58,6 +58,7 @@ export function createApp({ config, db, services, rateLimits, logger }: AppDeps)
   app.use('/downloads', limitByIp(rateLimits));
   app.use(requireJsonBody);
   app.use(parseJsonBody);
+  app.use(rejectNulCharacters);
   app.use(
     OpenApiValidator.middleware({
       apiSpec: spec as never,

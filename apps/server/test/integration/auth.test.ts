@@ -271,6 +271,10 @@ describe.each(DATABASES)('rate limits and errors on %s', (database) => {
     expect((await json(big)).error.code).toBe('payload_too_large');
     const malformedPath = await raw(server, '/v1/users/%E0%A4%A', { headers: auth });
     expect(malformedPath.status).toBe(404);
+    for (const path of ['/v1/users/%00', '/v1/users?email=%00', '/v1/logs?actor=a%00b']) {
+      const nul = await raw(server, path, { headers: auth });
+      expect(nul.status, path).toBe(400);
+    }
     const missing = await raw(server, '/v1/nothing-here', { headers: auth });
     expect(missing.status).toBe(404);
     expect((await json(missing)).error.code).toBe('not_found');

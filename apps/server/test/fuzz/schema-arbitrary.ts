@@ -1,0 +1,107 @@
+import fc from 'fast-check';
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON Schema nodes of the bundled spec
+export type Schema = Record<string, any>;
+
+/** Follows `#/components/...` references of the bundled spec. */
+export function resolver(spec: Schema) {
+  return function resolve(schema: Schema): Schema {
+    if (typeof schema?.$ref !== 'string') return schema;
+    const path = (schema.$ref as string).replace(/^#\//, '').split('/');
+    return resolve(
+      path.reduce((node: Schema, key) => node[key.replace(/~1/g, '/').replace(/~0/g, '~')], spec),
+    );
+  };
+}
+
+const ISO = fc
+  .date({
+    min: new Date('2000-01-01T00:00:00Z'),
+    max: new Date('2030-01-01T00:00:00Z'),
+    noInvalidDate: true,
+  })
+  .map((d) => d.toISOString());
+
+/** Values that satisfy the schema (as far as fast-check can aim: patterns, bounds, enums). */
+export function validArbitrary(spec: Schema, node: Schema, depth = 0): fc.Arbitrary<unknown> {
+  const resolve = resolver(spec);
+  const schema = resolve(node);
+  if (schema.oneOf)
+    return fc.oneof(...(schema.oneOf as Schema[]).map((s) => validArbitrary(spec, s, depth + 1)));
+  if (schema.enum) return fc.constantFrom(...(schema.enum as unknown[]));
+  const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
+  const type = types.find((t) => t !== 'null') ?? 'null';
+  switch (type) {
+    case 'null':
+      return fc.constant(null);
+    case 'boolean':
+      return fc.boolean();
+    case 'integer':
+      return fc.integer({ min: schema.minimum ?? -1_000_000, max: schema.maximum ?? 1_000_000 });
+    case 'number':
+      return fc.double({
+        min: schema.minimum ?? -1e6,
+        max: schema.maximum ?? 1e6,
+        noNaN: true,
+        noDefaultInfinity: true,
+      });
+    case 'string': {
+      if (schema.format === 'date-time' || /\\d\{4\}-/.test(schema.pattern ?? '')) return ISO;
+      if (schema.format === 'email')
+        return fc.emailAddress().filter((e) => e.length <= (schema.maxLength ?? 254));
+      const min = schema.minLength ?? 0;
+      const max = Math.min(schema.maxLength ?? 40, 40);
+      if (schema.pattern) {
+        return fc
+          .stringMatching(new RegExp(schema.pattern as string))
+          .filter((s) => s.length >= min && s.length <= (schema.maxLength ?? 1e9));
+      }
+      return fc.string({ minLength: min, maxLength: Math.max(min, max) });
+    }
+    case 'array': {
+      const maxItems = Math.min(schema.maxItems ?? 3, 3);
+      const items = validArbitrary(spec, schema.items ?? {}, depth + 1);
+      return fc.array(items, {
+        minLength: Math.min(schema.minItems ?? 0, maxItems),
+        maxLength: Math.max(schema.minItems ?? 0, maxItems),
+      });
+    }
+    default: {
+      const properties = (schema.properties ?? {}) as Record<string, Schema>;
+      if (Object.keys(properties).length === 0 || depth > 4) {
+        return fc.dictionary(
+          fc.string({ minLength: 1, maxLength: 8 }),
+          fc.oneof(fc.string({ maxLength: 12 }), fc.integer(), fc.boolean()),
+          {
+            maxKeys: 3,
+          },
+        );
+      }
+      const required = new Set<string>((schema.required ?? []) as string[]);
+      const shape: Record<string, fc.Arbitrary<unknown>> = {};
+      for (const [key, value] of Object.entries(properties))
+        shape[key] = validArbitrary(spec, value, depth + 1);
+      return fc.record(shape, { requiredKeys: [...required] });
+    }
+  }
+}
+
+const INJECTIONS = [
+  "'; DROP TABLE users; --",
+  '" OR 1=1 --',
+  '<script>alert(1)</script>',
+  '${7*7}',
+  '../../etc/passwd',
+  '\u0000',
+  '\uD800',
+  'ﬁ\u202E\u200B',
+  '%00%ff',
+  '{{constructor.constructor("return process")()}}',
+];
+
+/** A value that a schema of this kind must refuse, or an attack string. */
+export const hostileValue = fc.oneof(
+  fc.constantFrom(...INJECTIONS),
+  fc.constantFrom(null, true, 1e308, -1e308, 2 ** 63, [], {}, '', 'x'.repeat(5000)),
+  fc.string({ unit: 'grapheme', maxLength: 20 }),
+);
