@@ -17,7 +17,11 @@ export const DATABASES: DatabaseUnderTest[] = ['embedded', 'postgres'];
 /** Where test databases are created (one per test server, dropped afterwards). */
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function createTestDatabase(): Promise<{
+  url: string;
+  query: <T>(sql: string, params?: unknown[]) => Promise<T[]>;
+  drop: () => Promise<void>;
+}> {
   const name = `secadmin_test_${ulid().toLowerCase()}`;
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   await admin.connect();
@@ -27,6 +31,15 @@ export async function createTestDatabase(): Promise<{ url: string; drop: () => P
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
+    query: async <T>(sql: string, params?: unknown[]) => {
+      const client = new pg.Client({ connectionString: url.toString() });
+      await client.connect();
+      try {
+        return (await client.query(sql, params)).rows as T[];
+      } finally {
+        await client.end();
+      }
+    },
     drop: async () => {
       const client = new pg.Client({ connectionString: ADMIN_URL });
       await client.connect();

@@ -1,0 +1,179 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateSecret } from '../../src/services/api-keys-service.js';
+import { spawnServer } from '../helpers/process.js';
+import { createTestDatabase, json } from '../helpers/server.js';
+
+const KEY = generateSecret();
+const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+
+async function api(url: string, path: string, init: RequestInit = {}) {
+  const res = await fetch(`${url}${path}`, { ...init, headers });
+  return { status: res.status, body: res.status === 204 ? undefined : await json(res) };
+}
+
+describe('kill -9', () => {
+  let dataDir: string;
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'secadmin-crash-'));
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('during a stream of ingest batches loses no acknowledged entry and shows no partial batch', async () => {
+    const env = {
+      DATABASE_URL: database.url,
+      SECADMIN_DATA_DIR: join(dataDir, 'ingest'),
+      SECADMIN_ADMIN_API_KEY: KEY,
+    };
+    let server = await spawnServer(env);
+    const acknowledged: string[] = [];
+    const BATCH = 200;
+    let batch = 0;
+    const streams = Array.from({ length: 3 }, async () => {
+      for (;;) {
+        const n = batch++;
+        const entries = Array.from({ length: BATCH }, (_, i) => ({
+          event: 'crash.ingest',
+          actor: { type: 'service', id: `batch-${n}` },
+          result: 'success',
+          metadata: { i },
+        }));
+        try {
+          const { status, body } = await api(server.url, '/v1/logs', {
+            method: 'POST',
+            body: JSON.stringify({ entries }),
+          });
+          if (status !== 201) return;
+          acknowledged.push(...(body.data as { id: string }[]).map((a) => a.id));
+        } catch {
+          return; // the connection died with the server
+        }
+      }
+    });
+    await new Promise((r) => setTimeout(r, 1500));
+    await server.kill9();
+    await Promise.all(streams);
+    expect(acknowledged.length).toBeGreaterThan(0);
+
+    server = await spawnServer(env);
+    try {
+      const counts = await database.query<{ actor_id: string; n: number }>(
+        `SELECT actor_id, count(*)::int AS n FROM log_entries WHERE event = 'crash.ingest' GROUP BY actor_id`,
+      );
+      for (const row of counts) expect(row.n, row.actor_id).toBe(BATCH);
+      const stored = new Set(
+        (
+          await database.query<{ id: string }>(
+            `SELECT id FROM log_entries WHERE event = 'crash.ingest'`,
+          )
+        ).map((r) => r.id),
+      );
+      for (const id of acknowledged) expect(stored.has(id), id).toBe(true);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('during an export: it completes after the restart with the right count', async () => {
+    const env = { SECADMIN_DATA_DIR: join(dataDir, 'export'), SECADMIN_ADMIN_API_KEY: KEY };
+    let server = await spawnServer(env);
+    const entries = Array.from({ length: 1000 }, (_, i) => ({
+      event: 'crash.export',
+      actor: { type: 'service', id: `e${i}` },
+      result: 'success',
+      timestamp: '2022-02-02T00:00:00.000Z',
+    }));
+    for (let i = 0; i < 20; i++)
+      await api(server.url, '/v1/logs', { method: 'POST', body: JSON.stringify({ entries }) });
+    const { body } = await api(server.url, '/v1/logs/export', {
+      method: 'POST',
+      body: JSON.stringify({ from: '2022-02-01', to: '2022-02-03', format: 'csv' }),
+    });
+    const exportId = body.data.exportId as string;
+    await server.kill9();
+
+    server = await spawnServer(env);
+    try {
+      let state: { status: string; totalRecords?: number } = { status: 'processing' };
+      for (let i = 0; i < 300 && state.status === 'processing'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        state = (await api(server.url, `/v1/logs/export/${exportId}`)).body.data;
+      }
+      expect(state).toMatchObject({ status: 'completed', totalRecords: 20_000 });
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('during a user deletion: the user, its keys, its principals and the redaction are all done or none', async () => {
+    const env = {
+      DATABASE_URL: database.url,
+      SECADMIN_DATA_DIR: join(dataDir, 'delete'),
+      SECADMIN_ADMIN_API_KEY: KEY,
+    };
+    for (let round = 0; round < 3; round++) {
+      let server = await spawnServer(env);
+      const email = `crash-${round}-${Date.now()}@example.com`;
+      const user = (
+        await api(server.url, '/v1/users', { method: 'POST', body: JSON.stringify({ email }) })
+      ).body.data;
+      await api(server.url, '/v1/api-keys', {
+        method: 'POST',
+        body: JSON.stringify({ name: 'k', principal: `user:${user.id}` }),
+      });
+      await api(server.url, '/v1/policies', {
+        method: 'POST',
+        body: JSON.stringify({
+          name: `crash-${round}-${Date.now()}`,
+          effect: 'allow',
+          principals: [`user:${user.id}`],
+          actions: ['*'],
+          resources: ['*'],
+        }),
+      });
+      await api(server.url, '/v1/logs', {
+        method: 'POST',
+        body: JSON.stringify({
+          entries: [
+            { event: 'user.login', actor: { id: user.id, email, type: 'user' }, result: 'success' },
+          ],
+        }),
+      });
+      const deletion = fetch(`${server.url}/v1/users/${user.id}`, {
+        method: 'DELETE',
+        headers,
+      }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, round * 3));
+      await server.kill9();
+      await deletion;
+
+      server = await spawnServer(env);
+      try {
+        const [state] = await database.query<{
+          users: number;
+          keys: number;
+          principals: number;
+          emails: number;
+        }>(
+          `SELECT (SELECT count(*)::int FROM users WHERE id = $1) AS users,
+                  (SELECT count(*)::int FROM api_keys WHERE principal = $2) AS keys,
+                  (SELECT count(*)::int FROM policies WHERE $2 = ANY(principals)) AS principals,
+                  (SELECT count(*)::int FROM log_entries WHERE actor_email = $3) AS emails`,
+          [user.id, `user:${user.id}`, email],
+        );
+        const done = { users: 0, keys: 0, principals: 0, emails: 0 };
+        const none = { users: 1, keys: 1, principals: 1, emails: 1 };
+        expect([JSON.stringify(done), JSON.stringify(none)]).toContain(JSON.stringify(state));
+      } finally {
+        await server.stop();
+      }
+    }
+  });
+});
