@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSecret } from '../../src/services/api-keys-service.js';
 import { createKey, createPolicy, failure } from '../helpers/fixtures.js';
@@ -76,5 +78,42 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     expect((await b.clientWith(key.secret).GET('/v1/users')).data).toBeDefined();
     await a.client.DELETE('/v1/api-keys/{id}', { params: { path: { id: key.id } } });
     expect(await failure(b.clientWith(key.secret).GET('/v1/users'))).toMatchObject({ status: 401 });
+  });
+
+  it('work on each export in exactly one instance', async () => {
+    await a.client.POST('/v1/logs', {
+      body: {
+        entries: Array.from({ length: 300 }, (_, i) => ({
+          event: 'instances.export',
+          actor: { type: 'service', id: `x${i}` },
+          result: 'success' as const,
+          timestamp: '2021-03-03T00:00:00.000Z',
+        })),
+      },
+    });
+    const created = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        (i % 2 === 0 ? a : b).client.POST('/v1/logs/export', {
+          body: { from: '2021-03-03', to: '2021-03-04', format: 'csv' },
+        }),
+      ),
+    );
+    const ids = created.map((r) => r.data?.data.exportId as string);
+    for (const exportId of ids) {
+      for (let i = 0; i < 200; i++) {
+        const state = (
+          await a.client.GET('/v1/logs/export/{exportId}', { params: { path: { exportId } } })
+        ).data?.data;
+        if (state?.status !== 'processing') {
+          expect(state).toMatchObject({ status: 'completed', totalRecords: 300 });
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const files = [a, b].filter((s) =>
+        existsSync(join(s.config.dataDir, 'exports', `${exportId}.csv`)),
+      );
+      expect(files, exportId).toHaveLength(1);
+    }
   });
 });

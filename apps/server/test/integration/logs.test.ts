@@ -352,6 +352,9 @@ describe.each(DATABASES)('audit log on %s', (database) => {
       await failure(server.client.POST('/v1/logs/search', { body: { query: 'x', limit: 1001 } })),
     ).toMatchObject({ status: 400 });
     expect(
+      await failure(server.client.POST('/v1/logs/search', { body: { query: 'x'.repeat(501) } })),
+    ).toMatchObject({ status: 400 });
+    expect(
       await failure(server.client.POST('/v1/logs/search', { body: { query: '' } })),
     ).toMatchObject({ status: 400 });
   });

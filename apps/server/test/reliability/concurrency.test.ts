@@ -40,4 +40,30 @@ describe.each(DATABASES)('concurrent writes on %s', (database) => {
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(19);
   });
+
+  it('lets ingest go on while an export runs: no batch waits long', async () => {
+    const entries = Array.from({ length: 1000 }, (_, i) => ({
+      event: 'concurrency.export',
+      actor: { type: 'service', id: `c${i}` },
+      result: 'success' as const,
+      timestamp: '2019-09-09T00:00:00.000Z',
+    }));
+    for (let i = 0; i < 15; i++) await server.client.POST('/v1/logs', { body: { entries } });
+    const { data } = await server.client.POST('/v1/logs/export', {
+      body: { from: '2019-09-09', to: '2019-09-10', format: 'json' },
+    });
+    const exportId = data?.data.exportId as string;
+    const latencies: number[] = [];
+    let state = 'processing';
+    for (let i = 0; i < 200 && (state === 'processing' || latencies.length < 10); i++) {
+      const started = performance.now();
+      await server.client.POST('/v1/logs', { body: { entries: entries.slice(0, 100) } });
+      latencies.push(performance.now() - started);
+      state =
+        (await server.client.GET('/v1/logs/export/{exportId}', { params: { path: { exportId } } }))
+          .data?.data.status ?? 'gone';
+    }
+    expect(state).toBe('completed');
+    expect(Math.max(...latencies)).toBeLessThan(2000);
+  });
 });

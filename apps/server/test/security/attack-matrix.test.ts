@@ -104,6 +104,20 @@ describe('the attack matrix: every operation × every way in that must fail', ()
       password,
     );
     secrets.push(...secrets.map(hashSecret));
+    // The download token of an export is a secret too: no other response may carry it.
+    for (let i = 0; i < 100; i++) {
+      const state = (
+        await server.client.GET('/v1/logs/export/{exportId}', {
+          params: { path: { exportId: ids.export as string } },
+        })
+      ).data?.data;
+      if (state?.downloadUrl) {
+        secrets.push(new URL(state.downloadUrl).searchParams.get('token') as string);
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(secrets).toHaveLength(15);
     await new Promise((r) => setTimeout(r, 1300)); // the expired key is now past its expiry
   });
   afterAll(() => server?.stop());
