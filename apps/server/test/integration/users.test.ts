@@ -76,6 +76,24 @@ describe.each(DATABASES)('users on %s', (database) => {
     expect(fields).toEqual(['body.email', 'body.emailVerified', 'body.id', 'body.password']);
   });
 
+  it('refuses a NUL character in any string with a 400 naming the field (found by fuzzing)', async () => {
+    const bad = await failure(
+      server.client.POST('/v1/users', { body: { email: uniqueEmail(), name: 'a\u0000b' } }),
+    );
+    expect(bad).toMatchObject({ status: 400, code: 'invalid_request' });
+    expect(bad.details).toEqual([
+      { field: 'body.name', message: 'must not contain the NUL character (U+0000)' },
+    ]);
+    const nested = await failure(
+      server.client.POST('/v1/users', {
+        body: { email: uniqueEmail(), metadata: { deep: ['x', '\u0000'] } },
+      }),
+    );
+    expect(nested.details).toEqual([
+      { field: 'body.metadata.deep[1]', message: 'must not contain the NUL character (U+0000)' },
+    ]);
+  });
+
   it('gets a user with all fields and 404s an unknown id', async () => {
     const user = await createUser(server.client, { metadata: { a: 1 } });
     const { data } = await server.client.GET('/v1/users/{id}', {
