@@ -19,7 +19,7 @@ import { type ExportFormat, encoderFor } from './formats.js';
 const BATCH = 1000;
 const HEARTBEAT_MS = 5_000;
 /** A claim not renewed for this long belongs to a dead instance and is taken over. */
-export const STALE_CLAIM_MS = 15_000;
+const STALE_CLAIM_MS = 15_000;
 
 export function exportFilePath(dataDir: string, id: string, format: string): string {
   return join(dataDir, 'exports', `${id}.${format}`);

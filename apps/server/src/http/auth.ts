@@ -32,7 +32,7 @@ export function operationOf(res: Response): MatchedOperation {
 const BEARER = /^Bearer +(\S+) *$/i;
 
 /** The client's address, with an IPv4-mapped IPv6 address written as plain IPv4. */
-export function clientIp(req: Request): string | undefined {
+function clientIp(req: Request): string | undefined {
   return req.ip?.startsWith('::ffff:') && req.ip.includes('.') ? req.ip.slice(7) : req.ip;
 }
 

@@ -51,7 +51,7 @@ export const invalid = (field: string, message: string) =>
   new ApiError('invalid_request', 'The request is invalid.', [{ field, message }]);
 export const notFound = (what: string) => new ApiError('not_found', `No ${what} with this id.`);
 
-export function sendError(res: Response, error: ApiError): void {
+function sendError(res: Response, error: ApiError): void {
   if (error.code === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer');
   if (error.retryAfterSeconds !== undefined)
     res.setHeader('Retry-After', String(error.retryAfterSeconds));

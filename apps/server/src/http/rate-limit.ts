@@ -5,7 +5,7 @@ import { ApiError } from './errors.js';
 /** Requests without a valid key are limited per client IP at the free plan's rate. */
 export const ANONYMOUS_LIMIT = 100;
 
-export function setRateLimitHeaders(res: Response, result: RateLimitResult): void {
+function setRateLimitHeaders(res: Response, result: RateLimitResult): void {
   res.setHeader('X-RateLimit-Limit', String(result.limit));
   res.setHeader('X-RateLimit-Remaining', String(result.remaining));
   res.setHeader('X-RateLimit-Reset', String(Math.ceil(result.resetAt / 1000)));

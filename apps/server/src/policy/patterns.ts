@@ -16,7 +16,7 @@ export function compileGlob(pattern: string): GlobPattern {
 }
 
 /** A bound `${self}` value that could reach beyond one path segment never matches. */
-export function isSafeSelf(self: string): boolean {
+function isSafeSelf(self: string): boolean {
   return self !== '' && !self.includes('/') && !self.includes('*');
 }
 

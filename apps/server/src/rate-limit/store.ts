@@ -5,7 +5,7 @@ export interface RateLimitStore {
   close(): Promise<void>;
 }
 
-export const WINDOW_MS = 60_000;
+const WINDOW_MS = 60_000;
 
 export interface RateLimitResult {
   limit: number;

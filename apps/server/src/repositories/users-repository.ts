@@ -57,8 +57,3 @@ export function updateUser(db: Db, id: string, data: Prisma.UserUpdateInput): Pr
 export async function deleteUser(db: Db, id: string): Promise<void> {
   await db.user.delete({ where: { id } });
 }
-
-export async function findRoles(db: Db, userId: string): Promise<string[]> {
-  const user = await db.user.findUnique({ where: { id: userId }, select: { roles: true } });
-  return user?.roles ?? [];
-}

@@ -15,7 +15,7 @@ export interface TimedDecision extends Decision {
   evaluationTimeMs: number;
 }
 
-export function toPolicyDefinition(row: PolicyRow): PolicyDefinition {
+function toPolicyDefinition(row: PolicyRow): PolicyDefinition {
   return {
     id: row.id,
     name: row.name,

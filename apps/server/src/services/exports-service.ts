@@ -21,7 +21,7 @@ type ExportRequest = components['schemas']['ExportRequest'];
 type ExportView = components['schemas']['Export'];
 
 /** More exports in progress than this for one key is a 429: each one is a full scan. */
-export const MAX_PROCESSING_EXPORTS_PER_KEY = 5;
+const MAX_PROCESSING_EXPORTS_PER_KEY = 5;
 const EXPORT_RETRY_AFTER_SECONDS = 5;
 
 export interface ExportsServiceOptions {

@@ -25,10 +25,7 @@ type PolicyConditions = components['schemas']['PolicyConditions'];
 const POLICY_ID = /^pol_[0-9a-hjkmnp-tv-z]{26}$/;
 
 /** What the schema cannot say: every CIDR parses, every time is a real instant, in order. */
-export function conditionProblems(
-  conditions: PolicyConditions,
-  field = 'body.conditions',
-): ErrorDetail[] {
+function conditionProblems(conditions: PolicyConditions, field = 'body.conditions'): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   for (const list of ['allowlist', 'denylist'] as const) {
     conditions.ip?.[list]?.forEach((cidr, i) => {

@@ -47,6 +47,14 @@ describe.each(DATABASES)('users on %s', (database) => {
     expect(body.data.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(body.data.updatedAt).toBe(body.data.createdAt);
     expect(body.meta.requestId).toBe(res.headers.get('x-request-id'));
+    const [stored] = await server.db.query<{ password_hash: string }>(
+      'SELECT password_hash FROM users WHERE id = $1',
+      [body.data.id],
+    );
+    expect(stored?.password_hash).toMatch(
+      /^scrypt\$16384\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{86}$/,
+    );
+    expect(stored?.password_hash).not.toContain('correct-horse-battery');
     expect(JSON.stringify(body)).not.toContain('correct-horse-battery');
     expect(JSON.stringify(body)).not.toContain('scrypt');
   });
