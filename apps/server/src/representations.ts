@@ -90,53 +90,40 @@ function actor(row: LogRow): Schemas['LogActor'] {
   return result;
 }
 
-function target(row: LogRow): Schemas['LogTarget'] | undefined {
-  const value = compact({ id: row.targetId, type: row.targetType });
+/** The object, or undefined when it has no keys (so that it is left out). */
+function nonEmpty<T extends object>(value: T): T | undefined {
   return Object.keys(value).length > 0 ? value : undefined;
 }
 
-export function logListItem(row: LogRow): Schemas['LogEntryListItem'] {
-  const location = compact({ city: row.city, country: row.country });
-  const context = compact({
-    ip: row.ip,
-    userAgent: row.userAgent,
-    location: Object.keys(location).length > 0 ? location : undefined,
-  });
-  const t = target(row);
+/** What list entries and full entries share; `location` differs between them. */
+function logEntryBase(row: LogRow, location: Schemas['LogLocationDetail']) {
+  const target = nonEmpty(compact({ id: row.targetId, type: row.targetType }));
+  const context = nonEmpty(
+    compact({ ip: row.ip, userAgent: row.userAgent, location: nonEmpty(location) }),
+  );
   return {
     id: row.id,
     timestamp: isoMillis(row.timestamp),
     event: row.event,
     actor: actor(row),
-    ...(t ? { target: t } : {}),
-    ...(Object.keys(context).length > 0 ? { context } : {}),
+    ...(target ? { target } : {}),
+    ...(context ? { context } : {}),
     result: row.result as Schemas['LogEntry']['result'],
   };
+}
+
+export function logListItem(row: LogRow): Schemas['LogEntryListItem'] {
+  return logEntryBase(row, compact({ city: row.city, country: row.country }));
 }
 
 export function logDetail(row: LogRow): Schemas['LogEntry'] {
   const coordinates =
     row.lat !== null && row.lng !== null ? { lat: row.lat, lng: row.lng } : undefined;
-  const location = compact({
-    city: row.city,
-    country: row.country,
-    region: row.region,
-    coordinates,
-  });
-  const context = compact({
-    ip: row.ip,
-    userAgent: row.userAgent,
-    location: Object.keys(location).length > 0 ? location : undefined,
-  });
-  const t = target(row);
   return {
-    id: row.id,
-    timestamp: isoMillis(row.timestamp),
-    event: row.event,
-    actor: actor(row),
-    ...(t ? { target: t } : {}),
-    ...(Object.keys(context).length > 0 ? { context } : {}),
-    result: row.result as Schemas['LogEntry']['result'],
+    ...logEntryBase(
+      row,
+      compact({ city: row.city, country: row.country, region: row.region, coordinates }),
+    ),
     ...(row.traceId !== null ? { traceId: row.traceId } : {}),
     metadata: row.metadata as Record<string, unknown>,
   };

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import type { Page } from '../lib/cursor.js';
 
 /** Sends a JSON body with `meta.requestId` (merged into any meta the body has). */
 export function sendJson(res: Response, status: number, body: Record<string, unknown>): void {
@@ -9,11 +10,6 @@ export function sendJson(res: Response, status: number, body: Record<string, unk
 export const ok = (res: Response, data: unknown) => sendJson(res, 200, { data });
 export const created = (res: Response, data: unknown) => sendJson(res, 201, { data });
 export const noContent = (res: Response) => void res.status(204).end();
-
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | undefined;
-}
 
 export function sendPage<T>(res: Response, page: Page<T>, meta?: Record<string, unknown>): void {
   const pagination =

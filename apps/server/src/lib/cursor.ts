@@ -32,3 +32,29 @@ export function decodeCursor(scope: string, idPattern: RegExp, cursor: string): 
   if (typeof i !== 'string' || !idPattern.test(i)) throw badCursor();
   return { at: new Date(t), id: i };
 }
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | undefined;
+}
+
+/**
+ * A page from `limit + 1` rows read after the cursor: the extra row only says that
+ * more follow, and the cursor points at the last row returned.
+ */
+export function pageFrom<T extends { id: string }>(
+  rows: T[],
+  limit: number,
+  scope: string,
+  sortedAt: (row: T) => Date,
+): Page<T> {
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return {
+    items,
+    nextCursor:
+      rows.length > limit && last
+        ? encodeCursor(scope, { at: sortedAt(last), id: last.id })
+        : undefined,
+  };
+}

@@ -59,12 +59,22 @@ export function listLogEntries(
   after: { at: Date; id: string } | undefined,
   take: number,
 ): Promise<LogRow[]> {
+  return newestLogEntries(db, filterSql(filter), after, take);
+}
+
+/** Entries matching `where`, newest first by (timestamp, id), strictly after `after`. */
+export function newestLogEntries(
+  db: Db,
+  where: Prisma.Sql,
+  after: { at: Date; id: string } | undefined,
+  take: number,
+): Promise<LogRow[]> {
   const keyset = after
     ? Prisma.sql`AND (timestamp, id) < (${after.at}, ${after.id})`
     : Prisma.empty;
   return db.$queryRaw<LogRow[]>`
     SELECT ${LOG_COLUMNS} FROM log_entries
-    WHERE ${filterSql(filter)} ${keyset}
+    WHERE ${where} ${keyset}
     ORDER BY timestamp DESC, id DESC
     LIMIT ${take}`;
 }

@@ -1,8 +1,6 @@
 import { Prisma } from '@secadmin/db';
 import type { Atom, SearchQuery } from '../search/query.js';
 import type { Db } from './db.js';
-import { LOG_COLUMNS } from './log-columns.js';
-import type { LogRow } from './logs-repository.js';
 
 const likePrefix = (value: string) => `${value.replace(/[\\%_]/g, '\\$&')}%`;
 
@@ -31,23 +29,6 @@ export function searchWhere(query: SearchQuery, range: { from?: Date; to?: Date 
   if (range.from) parts.push(Prisma.sql`timestamp >= ${range.from}`);
   if (range.to) parts.push(Prisma.sql`timestamp < ${range.to}`);
   return Prisma.join(parts, ' AND ');
-}
-
-/** A page of hits, newest first, strictly after the cursor position. */
-export function searchLogEntries(
-  db: Db,
-  where: Prisma.Sql,
-  after: { at: Date; id: string } | undefined,
-  take: number,
-): Promise<LogRow[]> {
-  const keyset = after
-    ? Prisma.sql`AND (timestamp, id) < (${after.at}, ${after.id})`
-    : Prisma.empty;
-  return db.$queryRaw<LogRow[]>`
-    SELECT ${LOG_COLUMNS} FROM log_entries
-    WHERE ${where} ${keyset}
-    ORDER BY timestamp DESC, id DESC
-    LIMIT ${take}`;
 }
 
 export async function countLogEntries(db: Db, where: Prisma.Sql): Promise<number> {

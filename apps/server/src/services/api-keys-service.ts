@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import type { components } from '@secadmin/api-types';
 import type { PrismaClient, SqlQuery } from '@secadmin/db';
 import { ApiError, invalid, notFound } from '../http/errors.js';
-import type { Page } from '../http/respond.js';
-import { decodeCursor, encodeCursor } from '../lib/cursor.js';
+import { decodeCursor, type Page, pageFrom } from '../lib/cursor.js';
 import { newId } from '../lib/ids.js';
 import { nowSeconds, parseInstant } from '../lib/time.js';
 import {
@@ -204,15 +203,7 @@ export class ApiKeysService {
       query.cursor === undefined ? undefined : decodeCursor('apikeys', KEY_ID, query.cursor);
     const principal = actor.isRoot ? undefined : actor.principal;
     const rows = await listApiKeys(this.prisma, principal, after, query.limit + 1);
-    const items = rows.slice(0, query.limit);
-    const last = items[items.length - 1];
-    return {
-      items,
-      nextCursor:
-        rows.length > query.limit && last
-          ? encodeCursor('apikeys', { at: last.createdAt, id: last.id })
-          : undefined,
-    };
+    return pageFrom(rows, query.limit, 'apikeys', (row) => row.createdAt);
   }
 
   async revoke(actor: RequestActor, id: string): Promise<void> {

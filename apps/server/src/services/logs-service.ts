@@ -1,8 +1,7 @@
 import type { components } from '@secadmin/api-types';
 import type { PrismaClient } from '@secadmin/db';
 import { invalid, notFound } from '../http/errors.js';
-import type { Page } from '../http/respond.js';
-import { decodeCursor, encodeCursor } from '../lib/cursor.js';
+import { decodeCursor, type Page, pageFrom } from '../lib/cursor.js';
 import { newId } from '../lib/ids.js';
 import { parseInstant } from '../lib/time.js';
 import {
@@ -108,14 +107,6 @@ export class LogsService {
       result: query.result,
     };
     const rows = await listLogEntries(this.prisma, filter, after, query.limit + 1);
-    const items = rows.slice(0, query.limit);
-    const last = items[items.length - 1];
-    return {
-      items,
-      nextCursor:
-        rows.length > query.limit && last
-          ? encodeCursor('logs', { at: last.timestamp, id: last.id })
-          : undefined,
-    };
+    return pageFrom(rows, query.limit, 'logs', (row) => row.timestamp);
   }
 }

@@ -1,12 +1,10 @@
 import type { components } from '@secadmin/api-types';
 import { Prisma, type PrismaClient } from '@secadmin/db';
 import { ApiError, type ErrorDetail, notFound } from '../http/errors.js';
-import type { Page } from '../http/respond.js';
-import { decodeCursor, encodeCursor } from '../lib/cursor.js';
+import { decodeCursor, type Page, pageFrom } from '../lib/cursor.js';
 import { newId } from '../lib/ids.js';
 import { nowSeconds, parseInstant } from '../lib/time.js';
 import { parseCidr } from '../policy/index.js';
-import { isUniqueViolation } from '../repositories/db.js';
 import {
   deletePolicy,
   findPolicy,
@@ -17,6 +15,7 @@ import {
 } from '../repositories/policies-repository.js';
 import { bumpStateVersion } from '../repositories/state-versions-repository.js';
 import type { AuditWriter, RequestActor } from './audit.js';
+import { conflictOnDuplicate } from './conflicts.js';
 
 type PolicyCreate = components['schemas']['PolicyCreate'];
 type PolicyUpdate = components['schemas']['PolicyUpdate'];
@@ -69,8 +68,8 @@ export class PoliciesService {
   async create(actor: RequestActor, input: PolicyCreate): Promise<PolicyRow> {
     checkConditions(input.conditions);
     const now = nowSeconds();
-    try {
-      return await this.prisma.$transaction(async (tx) => {
+    return conflictOnDuplicate(duplicateName, () =>
+      this.prisma.$transaction(async (tx) => {
         const policy = await insertPolicy(tx, {
           id: newId('pol'),
           name: input.name,
@@ -89,11 +88,8 @@ export class PoliciesService {
           target: { id: policy.id, type: 'policy' },
         });
         return policy;
-      });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw duplicateName();
-      throw error;
-    }
+      }),
+    );
   }
 
   async get(id: string): Promise<PolicyRow> {
@@ -106,15 +102,7 @@ export class PoliciesService {
     const after =
       query.cursor === undefined ? undefined : decodeCursor('policies', POLICY_ID, query.cursor);
     const rows = await listPolicies(this.prisma, after, query.limit + 1);
-    const items = rows.slice(0, query.limit);
-    const last = items[items.length - 1];
-    return {
-      items,
-      nextCursor:
-        rows.length > query.limit && last
-          ? encodeCursor('policies', { at: last.createdAt, id: last.id })
-          : undefined,
-    };
+    return pageFrom(rows, query.limit, 'policies', (row) => row.createdAt);
   }
 
   async update(actor: RequestActor, id: string, patch: PolicyUpdate): Promise<PolicyRow> {
@@ -130,8 +118,8 @@ export class PoliciesService {
     if (patch.conditions !== undefined) {
       data.conditions = patch.conditions === null ? Prisma.DbNull : (patch.conditions as object);
     }
-    try {
-      return await this.prisma.$transaction(async (tx) => {
+    return conflictOnDuplicate(duplicateName, () =>
+      this.prisma.$transaction(async (tx) => {
         if (!(await findPolicy(tx, id))) throw notFound('policy');
         const policy = await updatePolicy(tx, id, data);
         await bumpStateVersion(tx, 'policies');
@@ -140,11 +128,8 @@ export class PoliciesService {
           target: { id, type: 'policy' },
         });
         return policy;
-      });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw duplicateName();
-      throw error;
-    }
+      }),
+    );
   }
 
   async remove(actor: RequestActor, id: string): Promise<void> {

@@ -1,12 +1,8 @@
 import type { components } from '@secadmin/api-types';
 import type { PrismaClient } from '@secadmin/db';
-import { decodeCursor, encodeCursor } from '../lib/cursor.js';
-import type { LogRow } from '../repositories/logs-repository.js';
-import {
-  countLogEntries,
-  searchLogEntries,
-  searchWhere,
-} from '../repositories/search-repository.js';
+import { decodeCursor, pageFrom } from '../lib/cursor.js';
+import { type LogRow, newestLogEntries } from '../repositories/logs-repository.js';
+import { countLogEntries, searchWhere } from '../repositories/search-repository.js';
 import { highlights } from '../search/highlight.js';
 import { parseSearchQuery } from '../search/query.js';
 import { parseRange } from './logs-service.js';
@@ -34,18 +30,14 @@ export class SearchService {
       request.cursor === undefined ? undefined : decodeCursor('search', LOG_ID, request.cursor);
     const where = searchWhere(query, range);
     const [rows, totalHits] = await Promise.all([
-      searchLogEntries(this.prisma, where, after, limit + 1),
+      newestLogEntries(this.prisma, where, after, limit + 1),
       countLogEntries(this.prisma, where),
     ]);
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
+    const page = pageFrom(rows, limit, 'search', (row) => row.timestamp);
     return {
       // Highlighting costs per hit: only the returned page is highlighted.
-      hits: page.map((row) => ({ row, highlights: highlights(row, query) })),
-      nextCursor:
-        rows.length > limit && last
-          ? encodeCursor('search', { at: last.timestamp, id: last.id })
-          : undefined,
+      hits: page.items.map((row) => ({ row, highlights: highlights(row, query) })),
+      nextCursor: page.nextCursor,
       totalHits,
       searchTimeMs: Math.round(performance.now() - started),
     };

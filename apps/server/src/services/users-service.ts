@@ -1,14 +1,12 @@
 import type { components } from '@secadmin/api-types';
 import type { PrismaClient, SqlQuery } from '@secadmin/db';
 import { ApiError, invalid, notFound } from '../http/errors.js';
-import type { Page } from '../http/respond.js';
-import { decodeCursor, encodeCursor } from '../lib/cursor.js';
+import { decodeCursor, type Page, pageFrom } from '../lib/cursor.js';
 import { newId } from '../lib/ids.js';
 import { mergePatch } from '../lib/merge-patch.js';
 import { hashPassword } from '../lib/password.js';
 import { nowSeconds } from '../lib/time.js';
 import { deleteApiKeysOfPrincipal } from '../repositories/api-keys-repository.js';
-import { isUniqueViolation } from '../repositories/db.js';
 import { redactEmail } from '../repositories/logs-repository.js';
 import { removePrincipalEverywhere } from '../repositories/policies-repository.js';
 import { bumpStateVersion } from '../repositories/state-versions-repository.js';
@@ -22,6 +20,7 @@ import {
   updateUser,
 } from '../repositories/users-repository.js';
 import type { AuditWriter, RequestActor } from './audit.js';
+import { conflictOnDuplicate } from './conflicts.js';
 
 type UserCreate = components['schemas']['UserCreate'];
 type UserUpdate = components['schemas']['UserUpdate'];
@@ -49,8 +48,8 @@ export class UsersService {
     checkMetadataSize(metadata);
     const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
     const now = nowSeconds();
-    try {
-      return await this.prisma.$transaction(async (tx) => {
+    return conflictOnDuplicate(duplicateEmail, () =>
+      this.prisma.$transaction(async (tx) => {
         const user = await insertUser(tx, {
           id: newId('user'),
           email: input.email,
@@ -67,11 +66,8 @@ export class UsersService {
           target: { id: user.id, type: 'user' },
         });
         return user;
-      });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw duplicateEmail();
-      throw error;
-    }
+      }),
+    );
   }
 
   async get(id: string): Promise<UserRow> {
@@ -89,15 +85,7 @@ export class UsersService {
     const after =
       query.cursor === undefined ? undefined : decodeCursor('users', USER_ID, query.cursor);
     const rows = await listUsers(this.prisma, query, after, query.limit + 1);
-    const items = rows.slice(0, query.limit);
-    const last = items[items.length - 1];
-    return {
-      items,
-      nextCursor:
-        rows.length > query.limit && last
-          ? encodeCursor('users', { at: last.createdAt, id: last.id })
-          : undefined,
-    };
+    return pageFrom(rows, query.limit, 'users', (row) => row.createdAt);
   }
 
   /** Merges metadata under a row lock: concurrent updates never lose each other's keys. */
