@@ -79,3 +79,10 @@ export async function failure(
   }
   throw new Error('expected the call to fail');
 }
+
+/** Budgets are fixed one-minute windows: start a burst at least 5 s before the next one opens. */
+export async function outsideWindowBoundary(): Promise<void> {
+  const untilNextWindow = 60_000 - (Date.now() % 60_000);
+  if (untilNextWindow < 5_000)
+    await new Promise((resolve) => setTimeout(resolve, untilNextWindow + 50));
+}
