@@ -11,6 +11,7 @@ import { createHandlers } from './handlers/index.js';
 import { authenticate, authorize } from './http/auth.js';
 import { parseJsonBody, rejectNulCharacters, requireJsonBody } from './http/body.js';
 import { ApiError, errorHandler } from './http/errors.js';
+import type { InFlightRequests } from './http/in-flight.js';
 import { limitByIp } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import { createOperationMatcher, loadSpec } from './http/spec.js';
@@ -24,6 +25,7 @@ export interface AppDeps {
   services: Services;
   rateLimits: RateLimitStore;
   logger: Logger;
+  inFlight: InFlightRequests;
 }
 
 function loadDocsHtml(): string {
@@ -31,13 +33,21 @@ function loadDocsHtml(): string {
 }
 
 /** The Express app, without listening: tests build it in-process. */
-export function createApp({ config, db, services, rateLimits, logger }: AppDeps): Express {
+export function createApp({
+  config,
+  db,
+  services,
+  rateLimits,
+  logger,
+  inFlight,
+}: AppDeps): Express {
   const spec = loadSpec();
   const handlers = createHandlers(services, { ping: db.ping, spec, docsHtml: loadDocsHtml() });
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
 
+  app.use(inFlight.track);
   app.use(requestId);
   app.use(helmet());
   app.use(requestLogger(logger));

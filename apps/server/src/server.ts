@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { ExportWorker } from './exports/worker.js';
+import { InFlightRequests } from './http/in-flight.js';
 import { MemoryRateLimitStore } from './rate-limit/memory-store.js';
 import { RedisRateLimitStore } from './rate-limit/redis-store.js';
 import type { RateLimitStore } from './rate-limit/store.js';
@@ -58,7 +59,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       logger,
       reclaimAllAtStart: db.kind === 'embedded',
     });
-    const app = createApp({ config, db, services, rateLimits, logger });
+    const inFlight = new InFlightRequests();
+    const app = createApp({ config, db, services, rateLimits, logger, inFlight });
     const server: Server = await new Promise((resolve, reject) => {
       const s = app.listen(config.port, config.host ?? '::', () => resolve(s));
       s.once('error', reject);
@@ -83,6 +85,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           server.close(() => resolve());
           server.closeIdleConnections();
         });
+        await inFlight.drained(10_000);
         await activeWorker.stop();
         await store.close();
         await db.close();
