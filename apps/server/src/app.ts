@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { OperationId } from '@secadmin/api-types';
 import type { Database } from '@secadmin/db';
-import express, { type Express } from 'express';
+import express, { type Express, type Request, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
@@ -14,7 +13,8 @@ import { ApiError, errorHandler } from './http/errors.js';
 import type { InFlightRequests } from './http/in-flight.js';
 import { limitByIp } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
-import { createOperationMatcher, loadSpec } from './http/spec.js';
+import { sequence } from './http/sequence.js';
+import { createOperationMatcher, loadSpec, type MatchedOperation } from './http/spec.js';
 import { requestLogger } from './logger.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 import type { Services } from './services/index.js';
@@ -47,53 +47,57 @@ export function createApp({
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
 
-  app.use(inFlight.track);
-  app.use(requestId);
-  app.use(helmet());
-  app.use(requestLogger(logger));
-  app.use(
-    '/v1',
-    authenticate({
-      prisma: db.prisma,
-      query: db.query,
-      apiKeys: services.apiKeys,
-      rateLimits,
-      audit: services.audit,
-    }),
-  );
-  app.use(
-    '/v1',
-    authorize({ access: services.access, matchOperation: createOperationMatcher(spec) }),
-  );
-  app.use('/downloads', limitByIp(rateLimits));
-  app.use(requireJsonBody);
-  app.use(parseJsonBody);
-  app.use(rejectNulCharacters);
-  app.use(
-    OpenApiValidator.middleware({
-      apiSpec: spec as never,
-      validateApiSpec: false,
-      validateRequests: { allErrors: true, coerceTypes: true },
-      validateResponses: config.validateResponses ? { allErrors: true } : false,
-      validateSecurity: false,
-      validateFormats: true,
-      operationHandlers: {
-        basePath: '/',
-        resolver: (_basePath, route, apiDoc) => {
-          const item = apiDoc.paths?.[route.openApiRoute] as
-            | Record<string, { operationId: OperationId }>
-            | undefined;
-          const operationId = item?.[route.method.toLowerCase()]?.operationId;
-          if (!operationId)
-            throw new Error(`No operationId for ${route.method} ${route.openApiRoute}`);
-          return handlers[operationId];
-        },
-      },
-    }),
-  );
-  app.use(() => {
-    throw new ApiError('not_found', 'No such route.');
+  app.set('etag', false);
+
+  const matchOperation = createOperationMatcher(spec);
+  const validator = OpenApiValidator.middleware({
+    apiSpec: spec as never,
+    validateApiSpec: false,
+    validateRequests: { allErrors: true, coerceTypes: true },
+    validateResponses: config.validateResponses ? { allErrors: true } : false,
+    validateSecurity: false,
+    validateFormats: true,
   });
+  const onlyFor =
+    (test: (req: Request) => boolean, step: RequestHandler): RequestHandler =>
+    (req, res, next) =>
+      test(req) ? step(req, res, next) : next();
+  const isV1 = (req: Request) => req.path.startsWith('/v1/');
+  const dispatch: RequestHandler = (req, res, next) => {
+    const operation = res.locals.operation as MatchedOperation | undefined;
+    if (!operation) throw new ApiError('not_found', 'No such route.');
+    return handlers[operation.operationId](req, res, next);
+  };
+
+  app.use(
+    sequence([
+      inFlight.track,
+      requestId,
+      helmet(),
+      requestLogger(logger),
+      (req, res, next) => {
+        res.locals.operation = matchOperation(req.method, req.path);
+        next();
+      },
+      onlyFor(
+        isV1,
+        authenticate({
+          prisma: db.prisma,
+          currentVersions: services.currentVersions,
+          apiKeys: services.apiKeys,
+          rateLimits,
+          audit: services.audit,
+        }),
+      ),
+      onlyFor(isV1, authorize({ access: services.access })),
+      onlyFor((req) => req.path.startsWith('/downloads/'), limitByIp(rateLimits)),
+      requireJsonBody,
+      parseJsonBody,
+      rejectNulCharacters,
+      ...(validator as unknown as RequestHandler[]),
+      dispatch,
+    ]),
+  );
   app.use(errorHandler(logger));
   return app;
 }

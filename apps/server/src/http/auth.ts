@@ -1,18 +1,15 @@
-import type { PrismaClient, SqlQuery } from '@secadmin/db';
+import type { PrismaClient } from '@secadmin/db';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { RateLimitStore } from '../rate-limit/store.js';
 import type { ApiKeyRow } from '../repositories/api-keys-repository.js';
-import {
-  readStateVersions,
-  type StateVersions,
-} from '../repositories/state-versions-repository.js';
+import type { StateVersions } from '../repositories/state-versions-repository.js';
 import type { AccessService } from '../services/access-service.js';
 import type { ApiKeysService } from '../services/api-keys-service.js';
 import type { AuditWriter, RequestActor } from '../services/audit.js';
 import { ACCESS_RULES } from './access-rules.js';
 import { ApiError } from './errors.js';
 import { ANONYMOUS_LIMIT, enforceRateLimit } from './rate-limit.js';
-import type { createOperationMatcher, MatchedOperation } from './spec.js';
+import type { MatchedOperation } from './spec.js';
 
 export interface Authenticated {
   key: ApiKeyRow;
@@ -42,7 +39,7 @@ function clientIp(req: Request): string | undefined {
  */
 export function authenticate(deps: {
   prisma: PrismaClient;
-  query: SqlQuery;
+  currentVersions: () => Promise<StateVersions>;
   apiKeys: ApiKeysService;
   rateLimits: RateLimitStore;
   audit: AuditWriter;
@@ -50,7 +47,7 @@ export function authenticate(deps: {
   return async (req: Request, res: Response, next: NextFunction) => {
     const header = req.get('authorization');
     const secret = header === undefined ? undefined : BEARER.exec(header)?.[1];
-    const versions = await readStateVersions(deps.query);
+    const versions = await deps.currentVersions();
     const result =
       secret === undefined ? undefined : await deps.apiKeys.authenticate(secret, versions);
     if (!result?.ok) {
@@ -84,15 +81,10 @@ export function authenticate(deps: {
 }
 
 /** 404 for an unknown route; 403 when the key's principal may not call the operation. */
-export function authorize(deps: {
-  access: AccessService;
-  matchOperation: ReturnType<typeof createOperationMatcher>;
-}): RequestHandler {
+export function authorize(deps: { access: AccessService }): RequestHandler {
   return async (req, res, next) => {
-    const operation = deps.matchOperation(req.method, req.baseUrl + req.path);
-    if (!operation)
-      throw new ApiError('not_found', `No route ${req.method} ${req.baseUrl}${req.path}.`);
-    res.locals.operation = operation;
+    const operation = res.locals.operation as MatchedOperation | undefined;
+    if (!operation) throw new ApiError('not_found', `No route ${req.method} ${req.path}.`);
     const { key, versions } = authOf(res);
     const rule = ACCESS_RULES[operation.operationId];
     if (key.isRoot || rule === 'public') return next();

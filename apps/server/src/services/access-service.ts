@@ -6,10 +6,7 @@ import {
   PolicyIndex,
 } from '../policy/index.js';
 import { allPolicies, type PolicyRow, readRoles } from '../repositories/policies-repository.js';
-import {
-  readStateVersions,
-  type StateVersions,
-} from '../repositories/state-versions-repository.js';
+import type { StateVersions } from '../repositories/state-versions-repository.js';
 
 export interface TimedDecision extends Decision {
   evaluationTimeMs: number;
@@ -43,6 +40,7 @@ export class AccessService {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly query: SqlQuery,
+    private readonly currentVersions: () => Promise<StateVersions>,
   ) {}
 
   async decide(
@@ -50,7 +48,7 @@ export class AccessService {
     known?: StateVersions,
   ): Promise<TimedDecision> {
     const started = performance.now();
-    const versions = known ?? (await readStateVersions(this.query));
+    const versions = known ?? (await this.currentVersions());
     const userId = request.principal.startsWith('user:') ? request.principal.slice(5) : undefined;
     const [index, roles] = await Promise.all([
       this.indexAt(versions.policies),
@@ -91,7 +89,7 @@ export class AccessService {
 
   /** Reads the version before the policies: the set loaded is at least that new. */
   private async load(): Promise<{ version: bigint; index: PolicyIndex }> {
-    const { policies: version } = await readStateVersions(this.query);
+    const { policies: version } = await this.currentVersions();
     const rows = await allPolicies(this.prisma);
     return { version, index: new PolicyIndex(rows.map(toPolicyDefinition)) };
   }
