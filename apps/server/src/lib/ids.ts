@@ -1,6 +1,19 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+
+// Every request gets an id: draw random bytes from the CSPRNG in blocks, not 10 at a time.
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
+
+function randomBytes10(): Buffer {
+  if (poolOffset + 10 > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  poolOffset += 10;
+  return pool.subarray(poolOffset - 10, poolOffset);
+}
 
 /** A lowercase ULID: 48 bits of milliseconds, 80 random bits, Crockford base32. */
 export function ulid(now = Date.now()): string {
@@ -10,7 +23,7 @@ export function ulid(now = Date.now()): string {
     time = ALPHABET[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  const bytes = randomBytes(10);
+  const bytes = randomBytes10();
   let random = '';
   let buffer = 0;
   let bits = 0;
