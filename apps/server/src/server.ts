@@ -54,6 +54,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       : new MemoryRateLimitStore();
     worker = new ExportWorker({
       prisma: db.prisma,
+      query: db.query,
       dataDir: config.dataDir,
       ttlSeconds: config.downloadTtlSeconds,
       logger,

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PrismaClient } from '@secadmin/db';
+import type { PrismaClient, SqlQuery } from '@secadmin/db';
 import type { Logger } from 'pino';
 import { ulid } from '../lib/ids.js';
 import {
@@ -13,10 +13,10 @@ import {
   heartbeatExport,
   markExportFileDeleted,
 } from '../repositories/exports-repository.js';
-import { listLogEntries } from '../repositories/logs-repository.js';
+import { type LogRow, listLogEntries } from '../repositories/logs-repository.js';
 import { type ExportFormat, encoderFor } from './formats.js';
 
-const BATCH = 1000;
+const BATCH = 2000;
 const HEARTBEAT_MS = 5_000;
 /** A claim not renewed for this long belongs to a dead instance and is taken over. */
 const STALE_CLAIM_MS = 15_000;
@@ -27,6 +27,7 @@ export function exportFilePath(dataDir: string, id: string, format: string): str
 
 export interface ExportWorkerOptions {
   prisma: PrismaClient;
+  query: SqlQuery;
   dataDir: string;
   ttlSeconds: number;
   logger: Logger;
@@ -162,17 +163,25 @@ export class ExportWorker {
         to: job.to,
         events: job.events.length > 0 ? job.events : undefined,
       };
-      let after: { at: Date; id: string } | undefined;
+      const batchAfter = (rows: LogRow[]) => {
+        const last = rows[rows.length - 1];
+        return last && rows.length === BATCH ? { at: last.timestamp, id: last.id } : undefined;
+      };
+      let rows = await listLogEntries(this.options.query, filter, undefined, BATCH);
       for (;;) {
         if (abandoned()) return undefined;
-        const rows = await listLogEntries(this.options.prisma, filter, after, BATCH);
+        // The database reads the next batch while this one is encoded and written.
+        const after = batchAfter(rows);
+        const next = after && listLogEntries(this.options.query, filter, after, BATCH);
+        next?.catch(() => {});
+        let chunk = '';
         for (const row of rows) {
-          await write(encoder.entry(row, total === 0));
+          chunk += encoder.entry(row, total === 0);
           total++;
         }
-        const last = rows[rows.length - 1];
-        if (!last || rows.length < BATCH) break;
-        after = { at: last.timestamp, id: last.id };
+        await write(chunk);
+        if (!next) break;
+        rows = await next;
       }
       await write(encoder.tail);
       out.end();

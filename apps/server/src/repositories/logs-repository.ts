@@ -1,4 +1,4 @@
-import { type LogEntry, Prisma } from '@secadmin/db';
+import { type LogEntry, Prisma, type SqlQuery } from '@secadmin/db';
 import type { Db } from './db.js';
 import { LOG_COLUMNS } from './log-columns.js';
 
@@ -54,17 +54,21 @@ function filterSql(filter: LogFilter): Prisma.Sql {
  * what the first one does.
  */
 export function listLogEntries(
-  db: Db,
+  query: SqlQuery,
   filter: LogFilter,
   after: { at: Date; id: string } | undefined,
   take: number,
 ): Promise<LogRow[]> {
-  return newestLogEntries(db, filterSql(filter), after, take);
+  return newestLogEntries(query, filterSql(filter), after, take);
 }
 
-/** Entries matching `where`, newest first by (timestamp, id), strictly after `after`. */
+/**
+ * Entries matching `where`, newest first by (timestamp, id), strictly after `after`.
+ * Straight to the driver: lists, searches and exports read many rows, and Prisma's
+ * per-value conversion of raw results costs more than the query.
+ */
 export function newestLogEntries(
-  db: Db,
+  query: SqlQuery,
   where: Prisma.Sql,
   after: { at: Date; id: string } | undefined,
   take: number,
@@ -72,11 +76,12 @@ export function newestLogEntries(
   const keyset = after
     ? Prisma.sql`AND (timestamp, id) < (${after.at}, ${after.id})`
     : Prisma.empty;
-  return db.$queryRaw<LogRow[]>`
+  const sql = Prisma.sql`
     SELECT ${LOG_COLUMNS} FROM log_entries
     WHERE ${where} ${keyset}
     ORDER BY timestamp DESC, id DESC
     LIMIT ${take}`;
+  return query<LogRow>(sql.text, sql.values);
 }
 
 /**

@@ -36,8 +36,8 @@ export function createServices(db: Database, exportOptions: ExportsServiceOption
     apiKeys: new ApiKeysService(prisma, query, auditWriter),
     users: new UsersService(prisma, query, auditWriter),
     policies: new PoliciesService(prisma, auditWriter),
-    logs: new LogsService(prisma),
-    search: new SearchService(prisma),
+    logs: new LogsService(prisma, query),
+    search: new SearchService(prisma, query),
     exports: new ExportsService(prisma, auditWriter, exportOptions),
   };
 }

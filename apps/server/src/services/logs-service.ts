@@ -1,5 +1,5 @@
 import type { components } from '@secadmin/api-types';
-import type { PrismaClient } from '@secadmin/db';
+import type { PrismaClient, SqlQuery } from '@secadmin/db';
 import { invalid, notFound } from '../http/errors.js';
 import { decodeCursor, type Page, pageFrom } from '../lib/cursor.js';
 import { newId } from '../lib/ids.js';
@@ -81,7 +81,10 @@ function toRow(input: LogEntryInput, index: number, now: Date): NewLogRow {
 }
 
 export class LogsService {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly query: SqlQuery,
+  ) {}
 
   /** All entries in one transaction; acknowledged only once committed. */
   async ingest(entries: LogEntryInput[]): Promise<{ id: string; timestamp: Date }[]> {
@@ -106,7 +109,7 @@ export class LogsService {
       actorId: query.actor,
       result: query.result,
     };
-    const rows = await listLogEntries(this.prisma, filter, after, query.limit + 1);
+    const rows = await listLogEntries(this.query, filter, after, query.limit + 1);
     return pageFrom(rows, query.limit, 'logs', (row) => row.timestamp);
   }
 }

@@ -1,5 +1,5 @@
 import type { components } from '@secadmin/api-types';
-import type { PrismaClient } from '@secadmin/db';
+import type { PrismaClient, SqlQuery } from '@secadmin/db';
 import { decodeCursor, pageFrom } from '../lib/cursor.js';
 import { type LogRow, newestLogEntries } from '../repositories/logs-repository.js';
 import { countLogEntries, searchWhere } from '../repositories/search-repository.js';
@@ -19,7 +19,10 @@ export interface SearchResult {
 }
 
 export class SearchService {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly query: SqlQuery,
+  ) {}
 
   async search(request: SearchRequest): Promise<SearchResult> {
     const started = performance.now();
@@ -30,7 +33,7 @@ export class SearchService {
       request.cursor === undefined ? undefined : decodeCursor('search', LOG_ID, request.cursor);
     const where = searchWhere(query, range);
     const [rows, totalHits] = await Promise.all([
-      newestLogEntries(this.prisma, where, after, limit + 1),
+      newestLogEntries(this.query, where, after, limit + 1),
       countLogEntries(this.prisma, where),
     ]);
     const page = pageFrom(rows, limit, 'search', (row) => row.timestamp);
