@@ -28,21 +28,36 @@ export function measureSync(
   };
 }
 
-export async function measureAsync(fn, { runs, warmup = 2 }) {
-  for (let i = 0; i < warmup; i++) await fn(i);
-  const samples = [];
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    await fn(i);
-    samples.push(performance.now() - t);
-  }
+function latencies(samples) {
   samples.sort((a, b) => a - b);
   return {
-    count: runs,
+    count: samples.length,
     p50Ms: percentile(samples, 0.5),
     p95Ms: percentile(samples, 0.95),
     p99Ms: percentile(samples, 0.99),
   };
+}
+
+export async function measureAsync(fn, { runs, warmup = 2 }) {
+  const [result] = await measureInterleavedAsync([fn], { runs, warmup });
+  return result;
+}
+
+/**
+ * Calls each of `fns` in turn, `runs` rounds, so that figures meant to be compared see
+ * the same moments of a noisy machine; latency percentiles per function.
+ */
+export async function measureInterleavedAsync(fns, { runs, warmup = 2 }) {
+  for (let i = 0; i < warmup; i++) for (const fn of fns) await fn(i);
+  const samples = fns.map(() => []);
+  for (let i = 0; i < runs; i++) {
+    for (const [k, fn] of fns.entries()) {
+      const t = performance.now();
+      await fn(i);
+      samples[k].push(performance.now() - t);
+    }
+  }
+  return samples.map(latencies);
 }
 
 export function median(values) {
