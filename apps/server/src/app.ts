@@ -83,7 +83,7 @@ export function createApp({
         isV1,
         authenticate({
           prisma: db.prisma,
-          currentVersions: services.currentVersions,
+          currentVersions: () => services.versions.current(),
           apiKeys: services.apiKeys,
           rateLimits,
           audit: services.audit,

@@ -18,9 +18,10 @@ import {
   updateRootKey,
 } from '../repositories/api-keys-repository.js';
 import { isUniqueViolation } from '../repositories/db.js';
-import { bumpStateVersion, type StateVersions } from '../repositories/state-versions-repository.js';
+import type { StateVersions } from '../repositories/state-versions-repository.js';
 import { findUser } from '../repositories/users-repository.js';
 import type { AuditWriter, RequestActor } from './audit.js';
+import type { StateVersionsSource } from './state-versions.js';
 
 type ApiKeyCreate = components['schemas']['ApiKeyCreate'];
 type Plan = components['schemas']['Plan'];
@@ -50,6 +51,7 @@ export class ApiKeysService {
     private readonly prisma: PrismaClient,
     private readonly query: SqlQuery,
     private readonly audit: AuditWriter,
+    private readonly versions: StateVersionsSource,
   ) {}
 
   /**
@@ -103,7 +105,7 @@ export class ApiKeysService {
           rateLimitPerMinute: options.rateLimit,
           ...(options.secret !== undefined ? { secretHash: hashSecret(options.secret) } : {}),
         });
-        await bumpStateVersion(this.prisma, 'apiKeys');
+        await this.versions.bump(this.prisma, 'apiKeys');
         return {};
       }
       const secret = options.secret ?? generateSecret();
@@ -213,7 +215,7 @@ export class ApiKeysService {
       if (key.isRoot)
         throw new ApiError('forbidden', 'The root key cannot be revoked through the API.');
       await deleteApiKey(tx, id);
-      await bumpStateVersion(tx, 'apiKeys');
+      await this.versions.bump(tx, 'apiKeys');
       await this.audit.record(tx, actor, {
         event: 'apikey.revoked',
         target: { id, type: 'api_key' },

@@ -13,9 +13,9 @@ import {
   type PolicyRow,
   updatePolicy,
 } from '../repositories/policies-repository.js';
-import { bumpStateVersion } from '../repositories/state-versions-repository.js';
 import type { AuditWriter, RequestActor } from './audit.js';
 import { conflictOnDuplicate } from './conflicts.js';
+import type { StateVersionsSource } from './state-versions.js';
 
 type PolicyCreate = components['schemas']['PolicyCreate'];
 type PolicyUpdate = components['schemas']['PolicyUpdate'];
@@ -63,6 +63,7 @@ export class PoliciesService {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly audit: AuditWriter,
+    private readonly versions: StateVersionsSource,
   ) {}
 
   async create(actor: RequestActor, input: PolicyCreate): Promise<PolicyRow> {
@@ -82,7 +83,7 @@ export class PoliciesService {
           createdAt: now,
           updatedAt: now,
         });
-        await bumpStateVersion(tx, 'policies');
+        await this.versions.bump(tx, 'policies');
         await this.audit.record(tx, actor, {
           event: 'policy.created',
           target: { id: policy.id, type: 'policy' },
@@ -122,7 +123,7 @@ export class PoliciesService {
       this.prisma.$transaction(async (tx) => {
         if (!(await findPolicy(tx, id))) throw notFound('policy');
         const policy = await updatePolicy(tx, id, data);
-        await bumpStateVersion(tx, 'policies');
+        await this.versions.bump(tx, 'policies');
         await this.audit.record(tx, actor, {
           event: 'policy.updated',
           target: { id, type: 'policy' },
@@ -135,7 +136,7 @@ export class PoliciesService {
   async remove(actor: RequestActor, id: string): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
       if (!(await deletePolicy(tx, id))) throw notFound('policy');
-      await bumpStateVersion(tx, 'policies');
+      await this.versions.bump(tx, 'policies');
       await this.audit.record(tx, actor, {
         event: 'policy.deleted',
         target: { id, type: 'policy' },

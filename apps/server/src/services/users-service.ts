@@ -9,7 +9,6 @@ import { nowSeconds } from '../lib/time.js';
 import { deleteApiKeysOfPrincipal } from '../repositories/api-keys-repository.js';
 import { redactEmail } from '../repositories/logs-repository.js';
 import { removePrincipalEverywhere } from '../repositories/policies-repository.js';
-import { bumpStateVersion } from '../repositories/state-versions-repository.js';
 import {
   deleteUser,
   findUserForUpdate,
@@ -21,6 +20,7 @@ import {
 } from '../repositories/users-repository.js';
 import type { AuditWriter, RequestActor } from './audit.js';
 import { conflictOnDuplicate } from './conflicts.js';
+import type { StateVersionsSource } from './state-versions.js';
 
 type UserCreate = components['schemas']['UserCreate'];
 type UserUpdate = components['schemas']['UserUpdate'];
@@ -41,6 +41,7 @@ export class UsersService {
     private readonly prisma: PrismaClient,
     private readonly query: SqlQuery,
     private readonly audit: AuditWriter,
+    private readonly versions: StateVersionsSource,
   ) {}
 
   async create(actor: RequestActor, input: UserCreate): Promise<UserRow> {
@@ -98,7 +99,7 @@ export class UsersService {
       if (patch.name !== undefined) data.name = patch.name;
       if (patch.roles !== undefined) {
         data.roles = patch.roles;
-        await bumpStateVersion(tx, 'userRoles');
+        await this.versions.bump(tx, 'userRoles');
       }
       if (patch.metadata !== undefined) {
         const metadata = mergePatch(current.metadata, patch.metadata);
@@ -122,9 +123,9 @@ export class UsersService {
       const principal = `user:${id}`;
       await deleteApiKeysOfPrincipal(tx, principal);
       if ((await removePrincipalEverywhere(tx, principal)) > 0)
-        await bumpStateVersion(tx, 'policies');
-      await bumpStateVersion(tx, 'apiKeys');
-      await bumpStateVersion(tx, 'userRoles');
+        await this.versions.bump(tx, 'policies');
+      await this.versions.bump(tx, 'apiKeys');
+      await this.versions.bump(tx, 'userRoles');
       await deleteUser(tx, id);
       await redactEmail(tx, id, user.email);
       await this.audit.record(tx, actor, { event: 'user.deleted', target: { id, type: 'user' } });
