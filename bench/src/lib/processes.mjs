@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { createScratchDatabase } from '@secadmin/db/scratch';
 
 export const ROOT_KEY = `sk_${'b'.repeat(43)}`;
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -30,24 +30,7 @@ export const SYSTEM_NODE = (() => {
 let nextPort = 4100 + Math.floor(Math.random() * 500);
 export const freePort = () => nextPort++;
 
-export async function freshDatabase() {
-  const name = `secadmin_bench_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: ADMIN_URL });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
-}
+export const freshDatabase = () => createScratchDatabase(ADMIN_URL, 'secadmin_bench');
 
 export async function waitFor(url, timeoutMs = 30_000) {
   const started = Date.now();

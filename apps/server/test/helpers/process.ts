@@ -14,20 +14,26 @@ export interface ServerProcess {
 
 let nextPort = 5200 + Math.floor(Math.random() * 400);
 
+/** `dist/main.js` in its own process, on the embedded database unless `env` says otherwise; its stdout collected. */
+export function launchMain(env: Record<string, string>): {
+  child: ChildProcess;
+  output: () => string;
+} {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'info', DATABASE_URL: '', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  return { child, output: () => output };
+}
+
 /** The real server (`dist/main.js`) in its own process, so that it can be killed. */
 export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
   const port = nextPort++;
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: '',
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const { child } = launchMain({ PORT: String(port), LOG_LEVEL: 'warn', ...env });
   const url = `http://127.0.0.1:${port}`;
   const started = Date.now();
   for (;;) {

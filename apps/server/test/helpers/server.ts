@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSecadminClient, type SecadminClient } from '@secadmin/api-client';
+import { createScratchDatabase, type ScratchDatabase } from '@secadmin/db/scratch';
 import pg from 'pg';
 import { type Config, loadConfig } from '../../src/config.js';
-import { ulid } from '../../src/lib/ids.js';
 import { createLogger } from '../../src/logger.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { generateSecret } from '../../src/services/api-keys-service.js';
@@ -17,34 +17,20 @@ export const DATABASES: DatabaseUnderTest[] = ['embedded', 'postgres'];
 /** Where test databases are created (one per test server, dropped afterwards). */
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-export async function createTestDatabase(): Promise<{
-  url: string;
-  query: <T>(sql: string, params?: unknown[]) => Promise<T[]>;
-  drop: () => Promise<void>;
-}> {
-  const name = `secadmin_test_${ulid().toLowerCase()}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
+export async function createTestDatabase(): Promise<
+  ScratchDatabase & { query: <T>(sql: string, params?: unknown[]) => Promise<T[]> }
+> {
+  const database = await createScratchDatabase(ADMIN_URL, 'secadmin_test');
   return {
-    url: url.toString(),
+    ...database,
     query: async <T>(sql: string, params?: unknown[]) => {
-      const client = new pg.Client({ connectionString: url.toString() });
+      const client = new pg.Client({ connectionString: database.url });
       await client.connect();
       try {
         return (await client.query(sql, params)).rows as T[];
       } finally {
         await client.end();
       }
-    },
-    drop: async () => {
-      const client = new pg.Client({ connectionString: ADMIN_URL });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
     },
   };
 }

@@ -87,31 +87,7 @@ describe.each(DATABASES)('audit log on %s', (database) => {
   });
 
   it('returns list fields in lists and full detail from get', async () => {
-    const [ack] = await ingest(server.client, [
-      {
-        event: 'user.password_reset.failed',
-        actor: { type: 'anonymous' },
-        target: { id: 'acct-1', type: 'user' },
-        context: {
-          ip: '203.0.113.7',
-          userAgent: 'UA',
-          location: {
-            city: 'Berlin',
-            country: 'DE',
-            region: 'BE',
-            coordinates: { lat: 52.5, lng: 13.4 },
-          },
-        },
-        result: 'failure',
-        traceId: 'trace-1',
-        metadata: { reason: 'expired' },
-      },
-    ]);
-    const id = ack?.id as string;
-    const { data: detail } = await server.client.GET('/v1/logs/{id}', { params: { path: { id } } });
-    expect(detail?.data).toEqual({
-      id,
-      timestamp: ack?.timestamp,
+    const entry = {
       event: 'user.password_reset.failed',
       actor: { type: 'anonymous' },
       target: { id: 'acct-1', type: 'user' },
@@ -125,10 +101,14 @@ describe.each(DATABASES)('audit log on %s', (database) => {
           coordinates: { lat: 52.5, lng: 13.4 },
         },
       },
-      result: 'failure',
+      result: 'failure' as const,
       traceId: 'trace-1',
       metadata: { reason: 'expired' },
-    });
+    };
+    const [ack] = await ingest(server.client, [entry]);
+    const id = ack?.id as string;
+    const { data: detail } = await server.client.GET('/v1/logs/{id}', { params: { path: { id } } });
+    expect(detail?.data).toEqual({ id, timestamp: ack?.timestamp, ...entry });
     expect(detail?.data.actor).not.toHaveProperty('id');
     const { data: list } = await server.client.GET('/v1/logs', {
       params: { query: { events: ['user.password_reset.failed'], limit: 1 } },

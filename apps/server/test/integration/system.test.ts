@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchMain } from '../helpers/process.js';
 import { json, raw, startTestServer, type TestServer } from '../helpers/server.js';
 
 describe('system routes', () => {
@@ -84,28 +83,13 @@ describe('unexpected failures', () => {
 });
 
 describe('the process', () => {
-  const main = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
-
   it('refuses a second server on the same embedded data dir', async () => {
     const server = await startTestServer('embedded');
     try {
-      const child = spawn(process.execPath, [main], {
-        env: {
-          ...process.env,
-          SECADMIN_DATA_DIR: server.config.dataDir,
-          PORT: '0',
-          LOG_LEVEL: 'info',
-          DATABASE_URL: '',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout.on('data', (chunk) => {
-        output += chunk;
-      });
+      const { child, output } = launchMain({ SECADMIN_DATA_DIR: server.config.dataDir, PORT: '0' });
       const [code] = await once(child, 'exit');
       expect(code).toBe(1);
-      expect(output).toContain('is in use by process');
+      expect(output()).toContain('is in use by process');
     } finally {
       await server.stop();
     }
@@ -117,29 +101,18 @@ describe('the process', () => {
     const { join } = await import('node:path');
     const dataDir = await mkdtemp(join(tmpdir(), 'secadmin-main-'));
     try {
-      const child = spawn(process.execPath, [main], {
-        env: {
-          ...process.env,
-          SECADMIN_DATA_DIR: dataDir,
-          PORT: '0',
-          HOST: '127.0.0.1',
-          LOG_LEVEL: 'info',
-          DATABASE_URL: '',
-          SECADMIN_ADMIN_API_KEY: '',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout.on('data', (chunk) => {
-        output += chunk;
+      const { child, output } = launchMain({
+        SECADMIN_DATA_DIR: dataDir,
+        PORT: '0',
+        SECADMIN_ADMIN_API_KEY: '',
       });
       const url = await new Promise<string>((resolve, reject) => {
         const timer = setTimeout(
-          () => reject(new Error(`no listening line in: ${output}`)),
+          () => reject(new Error(`no listening line in: ${output()}`)),
           20_000,
         );
-        child.stdout.on('data', () => {
-          const match = /"url":"([^"]+)"/.exec(output);
+        child.stdout?.on('data', () => {
+          const match = /"url":"([^"]+)"/.exec(output());
           if (match) {
             clearTimeout(timer);
             resolve(match[1] as string);
@@ -167,10 +140,10 @@ describe('the process', () => {
       child.kill('SIGTERM');
       const [code] = await once(child, 'exit');
       expect(code).toBe(0);
-      expect(output).toContain(keyFile);
-      expect(output).toContain('"path":"/v1/users"');
+      expect(output()).toContain(keyFile);
+      expect(output()).toContain('"path":"/v1/users"');
       for (const secretText of [secret, password, 'sk_guessed', 'scrypt$']) {
-        expect(output).not.toContain(secretText);
+        expect(output()).not.toContain(secretText);
       }
     } finally {
       await rm(dataDir, { recursive: true, force: true });
