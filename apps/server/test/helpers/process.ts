@@ -12,8 +12,6 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-let nextPort = 5200 + Math.floor(Math.random() * 400);
-
 /** `dist/main.js` in its own process, on the embedded database unless `env` says otherwise; its stdout collected. */
 export function launchMain(env: Record<string, string>): {
   child: ChildProcess;
@@ -30,21 +28,26 @@ export function launchMain(env: Record<string, string>): {
   return { child, output: () => output };
 }
 
-/** The real server (`dist/main.js`) in its own process, so that it can be killed. */
+/**
+ * The real server (`dist/main.js`) in its own process, so that it can be killed. It listens on a
+ * port the OS picks (port 0), read back from its start-up line, so parallel test files never collide.
+ */
 export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
-  const port = nextPort++;
-  const { child } = launchMain({ PORT: String(port), LOG_LEVEL: 'warn', ...env });
-  const url = `http://127.0.0.1:${port}`;
+  const { child, output } = launchMain({ PORT: '0', LOG_LEVEL: 'info', ...env });
   const started = Date.now();
+  let url: string | undefined;
   for (;;) {
+    url ??= listeningUrl(output());
     if (
-      await fetch(`${url}/readyz`).then(
+      url &&
+      (await fetch(`${url}/readyz`).then(
         (r) => r.ok,
         () => false,
-      )
+      ))
     )
       break;
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    if (child.exitCode !== null)
+      throw new Error(`server exited with ${child.exitCode}: ${output()}`);
     if (Date.now() - started > 30_000) throw new Error('server did not become ready');
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -61,4 +64,13 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
       await exited;
     },
   };
+}
+
+function listeningUrl(output: string): string | undefined {
+  for (const line of output.split('\n')) {
+    if (!line.includes('"secadmin listening"')) continue;
+    const url = (JSON.parse(line) as { url?: string }).url;
+    return url?.replace('localhost', '127.0.0.1');
+  }
+  return undefined;
 }
