@@ -8,13 +8,14 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { createHandlers } from './handlers/index.js';
 import { authenticate, authorize } from './http/auth.js';
-import { parseJsonBody, rejectNulCharacters, requireJsonBody } from './http/body.js';
+import { parseJsonBody, rejectHostileJson, requireJsonBody } from './http/body.js';
 import { ApiError, errorHandler } from './http/errors.js';
 import type { InFlightRequests } from './http/in-flight.js';
 import { limitByIp } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import { sequence } from './http/sequence.js';
 import { createOperationMatcher, loadSpec, type MatchedOperation } from './http/spec.js';
+import { strictQuery } from './http/strict-query.js';
 import { requestLogger } from './logger.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 import type { Services } from './services/index.js';
@@ -53,7 +54,8 @@ export function createApp({
   const validator = OpenApiValidator.middleware({
     apiSpec: spec as never,
     validateApiSpec: false,
-    validateRequests: { allErrors: true, coerceTypes: true },
+    // Bodies are never converted (decisions.md §5); query strings are checked by strictQuery first.
+    validateRequests: { allErrors: true, coerceTypes: false },
     validateResponses: config.validateResponses ? { allErrors: true } : false,
     validateSecurity: false,
     validateFormats: true,
@@ -93,7 +95,8 @@ export function createApp({
       onlyFor((req) => req.path.startsWith('/downloads/'), limitByIp(rateLimits)),
       requireJsonBody,
       parseJsonBody,
-      rejectNulCharacters,
+      rejectHostileJson,
+      strictQuery(spec),
       ...(validator as unknown as RequestHandler[]),
       dispatch,
     ]),

@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../http/errors.js';
 
 /** A keyset position: the sort timestamp and the id that breaks ties. */
@@ -6,55 +7,82 @@ export interface KeysetPosition {
   id: string;
 }
 
-const badCursor = () =>
-  new ApiError('invalid_request', 'The cursor is invalid.', [
-    { field: 'cursor', message: 'must be a nextCursor returned by this list' },
-  ]);
-
-/** Opaque to clients: base64url of `{s: scope, t: ms, i: id}`. */
-export function encodeCursor(scope: string, position: KeysetPosition): string {
-  return Buffer.from(
-    JSON.stringify({ s: scope, t: position.at.getTime(), i: position.id }),
-  ).toString('base64url');
-}
-
-/** A cursor from another list, or one that was altered into nonsense, is a 400. */
-export function decodeCursor(scope: string, idPattern: RegExp, cursor: string): KeysetPosition {
-  if (!/^[A-Za-z0-9_-]{1,512}$/.test(cursor)) throw badCursor();
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw badCursor();
-  }
-  const { s, t, i } = (value ?? {}) as { s?: unknown; t?: unknown; i?: unknown };
-  if (s !== scope || typeof t !== 'number' || !Number.isSafeInteger(t) || t < 0) throw badCursor();
-  if (typeof i !== 'string' || !idPattern.test(i)) throw badCursor();
-  return { at: new Date(t), id: i };
-}
-
 export interface Page<T> {
   items: T[];
   nextCursor: string | undefined;
 }
 
+const badCursor = () =>
+  new ApiError('invalid_request', 'The cursor is invalid.', [
+    { field: 'cursor', message: 'must be a nextCursor returned by this list' },
+  ]);
+
+const MAC_BYTES = 16;
+const CURSOR = /^[A-Za-z0-9_-]{1,400}\.[A-Za-z0-9_-]{22}$/;
+/** The latest instant a Date can hold: a position beyond it was never issued. */
+const MAX_TIME = 8.64e15;
+
 /**
- * A page from `limit + 1` rows read after the cursor: the extra row only says that
- * more follow, and the cursor points at the last row returned.
+ * Cursors are opaque to clients: base64url of `{s: scope, t: ms, i: id}`, then `.` and a
+ * truncated HMAC-SHA256 of it under a key derived from `SECADMIN_SECRET`. A cursor with any
+ * field altered, or one from another list, is refused before any field is read.
  */
-export function pageFrom<T extends { id: string }>(
-  rows: T[],
-  limit: number,
-  scope: string,
-  sortedAt: (row: T) => Date,
-): Page<T> {
-  const items = rows.slice(0, limit);
-  const last = items[items.length - 1];
-  return {
-    items,
-    nextCursor:
-      rows.length > limit && last
-        ? encodeCursor(scope, { at: sortedAt(last), id: last.id })
-        : undefined,
-  };
+export class Cursors {
+  private readonly key: Buffer;
+
+  constructor(secret: string) {
+    this.key = createHmac('sha256', secret).update('secadmin-cursor-v1').digest();
+  }
+
+  private mac(payload: string): Buffer {
+    return createHmac('sha256', this.key).update(payload).digest().subarray(0, MAC_BYTES);
+  }
+
+  encode(scope: string, position: KeysetPosition): string {
+    const payload = Buffer.from(
+      JSON.stringify({ s: scope, t: position.at.getTime(), i: position.id }),
+    ).toString('base64url');
+    return `${payload}.${this.mac(payload).toString('base64url')}`;
+  }
+
+  /** The position in a cursor of list `scope`; `undefined` for no cursor; 400 for anything else. */
+  decode(scope: string, idPattern: RegExp, cursor: string | undefined): KeysetPosition | undefined {
+    if (cursor === undefined) return undefined;
+    if (!CURSOR.test(cursor)) throw badCursor();
+    const [payload, mac] = cursor.split('.') as [string, string];
+    const given = Buffer.from(mac, 'base64url');
+    if (given.length !== MAC_BYTES || !timingSafeEqual(given, this.mac(payload))) throw badCursor();
+    let value: unknown;
+    try {
+      value = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    } catch {
+      throw badCursor();
+    }
+    const { s, t, i } = (value ?? {}) as { s?: unknown; t?: unknown; i?: unknown };
+    if (s !== scope || typeof t !== 'number' || !Number.isSafeInteger(t) || t < 0 || t > MAX_TIME)
+      throw badCursor();
+    if (typeof i !== 'string' || !idPattern.test(i)) throw badCursor();
+    return { at: new Date(t), id: i };
+  }
+
+  /**
+   * A page from `limit + 1` rows read after the cursor: the extra row only says that
+   * more follow, and the cursor points at the last row returned.
+   */
+  page<T extends { id: string }>(
+    rows: T[],
+    limit: number,
+    scope: string,
+    sortedAt: (row: T) => Date,
+  ): Page<T> {
+    const items = rows.slice(0, limit);
+    const last = items[items.length - 1];
+    return {
+      items,
+      nextCursor:
+        rows.length > limit && last
+          ? this.encode(scope, { at: sortedAt(last), id: last.id })
+          : undefined,
+    };
+  }
 }

@@ -27,15 +27,22 @@ function fields(row: LogRow): [string, string][] {
   add('context.location.city', row.city);
   add('context.location.country', row.country);
   add('context.location.region', row.region);
-  const walk = (value: unknown, path: string) => {
+  // Iterative, in document order: stored metadata may be as deep as ingest allows.
+  const stack: [unknown, string][] = [[row.metadata, 'metadata']];
+  while (stack.length > 0) {
+    const [value, path] = stack.pop() as [unknown, string];
     if (typeof value === 'string' || typeof value === 'number') add(path, value);
     else if (Array.isArray(value)) {
-      for (const [i, v] of value.entries()) walk(v, `${path}[${i}]`);
+      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], `${path}[${i}]`]);
     } else if (value && typeof value === 'object') {
-      for (const [key, v] of Object.entries(value)) walk(v, `${path}.${key}`);
+      // A key becomes part of a highlights key, which a client may render: escaped like values.
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, v] = entries[i] as [string, unknown];
+        stack.push([v, `${path}.${escapeHtml(key)}`]);
+      }
     }
-  };
-  walk(row.metadata, 'metadata');
+  }
   return result;
 }
 

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import type { components } from '@secadmin/api-types';
 import type { PrismaClient, SqlQuery } from '@secadmin/db';
 import { ApiError, invalid, notFound } from '../http/errors.js';
-import { decodeCursor, type Page, pageFrom } from '../lib/cursor.js';
+import type { Cursors, Page } from '../lib/cursor.js';
 import { newId } from '../lib/ids.js';
+import { normalizeName } from '../lib/text.js';
 import { nowSeconds, parseInstant } from '../lib/time.js';
 import {
   type ApiKeyRow,
@@ -52,6 +53,7 @@ export class ApiKeysService {
     private readonly query: SqlQuery,
     private readonly audit: AuditWriter,
     private readonly versions: StateVersionsSource,
+    private readonly cursors: Cursors,
   ) {}
 
   /**
@@ -180,7 +182,7 @@ export class ApiKeysService {
     const key = await this.prisma.$transaction(async (tx) => {
       const row = await insertApiKey(tx, {
         id: newId('key'),
-        name: input.name,
+        name: normalizeName(input.name),
         principal: input.principal,
         plan,
         rateLimitPerMinute: limit,
@@ -201,17 +203,17 @@ export class ApiKeysService {
     actor: RequestActor,
     query: { limit: number; cursor?: string },
   ): Promise<Page<ApiKeyRow>> {
-    const after =
-      query.cursor === undefined ? undefined : decodeCursor('apikeys', KEY_ID, query.cursor);
+    const after = this.cursors.decode('apikeys', KEY_ID, query.cursor);
     const principal = actor.isRoot ? undefined : actor.principal;
     const rows = await listApiKeys(this.prisma, principal, after, query.limit + 1);
-    return pageFrom(rows, query.limit, 'apikeys', (row) => row.createdAt);
+    return this.cursors.page(rows, query.limit, 'apikeys', (row) => row.createdAt);
   }
 
   async revoke(actor: RequestActor, id: string): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
       const key = await findApiKey(tx, id);
-      if (!key) throw notFound('API key');
+      // A non-root key sees only its own principal's keys (decisions.md §3).
+      if (!key || (!actor.isRoot && key.principal !== actor.principal)) throw notFound('API key');
       if (key.isRoot)
         throw new ApiError('forbidden', 'The root key cannot be revoked through the API.');
       await deleteApiKey(tx, id);

@@ -1,4 +1,5 @@
 import type { Database } from '@secadmin/db';
+import { Cursors } from '../lib/cursor.js';
 import { AccessService } from './access-service.js';
 import { ApiKeysService } from './api-keys-service.js';
 import { type AuditWriter, auditWriter } from './audit.js';
@@ -24,15 +25,17 @@ export interface Services {
 export function createServices(db: Database, exportOptions: ExportsServiceOptions): Services {
   const { prisma, query } = db;
   const versions = new StateVersionsSource(query, db.kind === 'embedded');
+  const cursors = new Cursors(exportOptions.secret);
+  const access = new AccessService(prisma, query, () => versions.current());
   return {
     versions,
     audit: auditWriter,
-    access: new AccessService(prisma, query, () => versions.current()),
-    apiKeys: new ApiKeysService(prisma, query, auditWriter, versions),
-    users: new UsersService(prisma, query, auditWriter, versions),
-    policies: new PoliciesService(prisma, auditWriter, versions),
-    logs: new LogsService(prisma, query),
-    search: new SearchService(prisma, query),
+    access,
+    apiKeys: new ApiKeysService(prisma, query, auditWriter, versions, cursors),
+    users: new UsersService(prisma, query, auditWriter, versions, cursors, access),
+    policies: new PoliciesService(prisma, auditWriter, versions, cursors),
+    logs: new LogsService(prisma, query, cursors),
+    search: new SearchService(prisma, query, cursors),
     exports: new ExportsService(prisma, auditWriter, exportOptions),
   };
 }

@@ -1,7 +1,7 @@
 import type { components } from '@secadmin/api-types';
 import type { PrismaClient, SqlQuery } from '@secadmin/db';
 import { invalid, notFound } from '../http/errors.js';
-import { decodeCursor, type Page, pageFrom } from '../lib/cursor.js';
+import type { Cursors, Page } from '../lib/cursor.js';
 import { newId } from '../lib/ids.js';
 import { parseInstant } from '../lib/time.js';
 import {
@@ -84,6 +84,7 @@ export class LogsService {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly query: SqlQuery,
+    private readonly cursors: Cursors,
   ) {}
 
   /** All entries in one transaction; acknowledged only once committed. */
@@ -101,8 +102,7 @@ export class LogsService {
   }
 
   async list(query: LogQuery): Promise<Page<LogRow>> {
-    const after =
-      query.cursor === undefined ? undefined : decodeCursor('logs', LOG_ID, query.cursor);
+    const after = this.cursors.decode('logs', LOG_ID, query.cursor);
     const filter: LogFilter = {
       ...parseRange(query.from, query.to, 'query'),
       events: query.events,
@@ -110,6 +110,6 @@ export class LogsService {
       result: query.result,
     };
     const rows = await listLogEntries(this.query, filter, after, query.limit + 1);
-    return pageFrom(rows, query.limit, 'logs', (row) => row.timestamp);
+    return this.cursors.page(rows, query.limit, 'logs', (row) => row.timestamp);
   }
 }

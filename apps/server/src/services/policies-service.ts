@@ -1,8 +1,9 @@
 import type { components } from '@secadmin/api-types';
 import { Prisma, type PrismaClient } from '@secadmin/db';
 import { ApiError, type ErrorDetail, notFound } from '../http/errors.js';
-import { decodeCursor, type Page, pageFrom } from '../lib/cursor.js';
+import type { Cursors, Page } from '../lib/cursor.js';
 import { newId } from '../lib/ids.js';
+import { normalizeName } from '../lib/text.js';
 import { nowSeconds, parseInstant } from '../lib/time.js';
 import { parseCidr } from '../policy/index.js';
 import {
@@ -64,6 +65,7 @@ export class PoliciesService {
     private readonly prisma: PrismaClient,
     private readonly audit: AuditWriter,
     private readonly versions: StateVersionsSource,
+    private readonly cursors: Cursors,
   ) {}
 
   async create(actor: RequestActor, input: PolicyCreate): Promise<PolicyRow> {
@@ -73,8 +75,8 @@ export class PoliciesService {
       this.prisma.$transaction(async (tx) => {
         const policy = await insertPolicy(tx, {
           id: newId('pol'),
-          name: input.name,
-          description: input.description ?? null,
+          name: normalizeName(input.name),
+          description: input.description === undefined ? null : normalizeName(input.description),
           effect: input.effect,
           principals: input.principals,
           actions: input.actions,
@@ -100,18 +102,18 @@ export class PoliciesService {
   }
 
   async list(query: { limit: number; cursor?: string }): Promise<Page<PolicyRow>> {
-    const after =
-      query.cursor === undefined ? undefined : decodeCursor('policies', POLICY_ID, query.cursor);
+    const after = this.cursors.decode('policies', POLICY_ID, query.cursor);
     const rows = await listPolicies(this.prisma, after, query.limit + 1);
-    return pageFrom(rows, query.limit, 'policies', (row) => row.createdAt);
+    return this.cursors.page(rows, query.limit, 'policies', (row) => row.createdAt);
   }
 
   async update(actor: RequestActor, id: string, patch: PolicyUpdate): Promise<PolicyRow> {
     checkConditions(patch.conditions);
     if (Object.keys(patch).length === 0) return this.get(id);
     const data: Prisma.PolicyUpdateInput = { updatedAt: nowSeconds() };
-    if (patch.name !== undefined) data.name = patch.name;
-    if (patch.description !== undefined) data.description = patch.description;
+    if (patch.name !== undefined) data.name = normalizeName(patch.name);
+    if (patch.description !== undefined)
+      data.description = patch.description === null ? null : normalizeName(patch.description);
     if (patch.effect !== undefined) data.effect = patch.effect;
     if (patch.principals !== undefined) data.principals = patch.principals;
     if (patch.actions !== undefined) data.actions = patch.actions;

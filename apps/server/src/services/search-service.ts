@@ -1,6 +1,6 @@
 import type { components } from '@secadmin/api-types';
 import type { PrismaClient, SqlQuery } from '@secadmin/db';
-import { decodeCursor, pageFrom } from '../lib/cursor.js';
+import type { Cursors } from '../lib/cursor.js';
 import { type LogRow, newestLogEntries } from '../repositories/logs-repository.js';
 import { countLogEntries, searchWhere } from '../repositories/search-repository.js';
 import { highlights } from '../search/highlight.js';
@@ -22,6 +22,7 @@ export class SearchService {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly query: SqlQuery,
+    private readonly cursors: Cursors,
   ) {}
 
   async search(request: SearchRequest): Promise<SearchResult> {
@@ -29,14 +30,13 @@ export class SearchService {
     const query = parseSearchQuery(request.query);
     const range = parseRange(request.from, request.to, 'body');
     const limit = request.limit ?? 50;
-    const after =
-      request.cursor === undefined ? undefined : decodeCursor('search', LOG_ID, request.cursor);
+    const after = this.cursors.decode('search', LOG_ID, request.cursor);
     const where = searchWhere(query, range);
     const [rows, totalHits] = await Promise.all([
       newestLogEntries(this.query, where, after, limit + 1),
       countLogEntries(this.prisma, where),
     ]);
-    const page = pageFrom(rows, limit, 'search', (row) => row.timestamp);
+    const page = this.cursors.page(rows, limit, 'search', (row) => row.timestamp);
     return {
       // Highlighting costs per hit: only the returned page is highlighted.
       hits: page.items.map((row) => ({ row, highlights: highlights(row, query) })),

@@ -1,10 +1,11 @@
 import type { components } from '@secadmin/api-types';
 import type { PrismaClient, SqlQuery } from '@secadmin/db';
 import { ApiError, invalid, notFound } from '../http/errors.js';
-import { decodeCursor, type Page, pageFrom } from '../lib/cursor.js';
+import type { Cursors, Page } from '../lib/cursor.js';
 import { newId } from '../lib/ids.js';
 import { mergePatch } from '../lib/merge-patch.js';
 import { hashPassword } from '../lib/password.js';
+import { normalizeName } from '../lib/text.js';
 import { nowSeconds } from '../lib/time.js';
 import { deleteApiKeysOfPrincipal } from '../repositories/api-keys-repository.js';
 import { redactEmail } from '../repositories/logs-repository.js';
@@ -18,6 +19,7 @@ import {
   type UserRow,
   updateUser,
 } from '../repositories/users-repository.js';
+import type { AccessService } from './access-service.js';
 import type { AuditWriter, RequestActor } from './audit.js';
 import { conflictOnDuplicate } from './conflicts.js';
 import type { StateVersionsSource } from './state-versions.js';
@@ -34,6 +36,21 @@ function checkMetadataSize(metadata: unknown): void {
   }
 }
 
+/**
+ * Without `users:grant` on each role added or removed, `users:update` on oneself would reach
+ * any role's rights: 403, nothing changed. A role not decided beforehand was changed by a
+ * concurrent request: 409, so that the client retries against the current roles.
+ */
+function requireGrants(granted: Map<string, boolean> | undefined, changed: string[]): void {
+  if (!granted) return;
+  for (const role of changed) {
+    const allowed = granted.get(role);
+    if (allowed === undefined)
+      throw new ApiError('conflict', "The user's roles changed during the request; try again.");
+    if (!allowed) throw new ApiError('forbidden', `This key may not users:grant on roles/${role}.`);
+  }
+}
+
 const duplicateEmail = () => new ApiError('conflict', 'A user with this email already exists.');
 
 export class UsersService {
@@ -42,11 +59,15 @@ export class UsersService {
     private readonly query: SqlQuery,
     private readonly audit: AuditWriter,
     private readonly versions: StateVersionsSource,
+    private readonly cursors: Cursors,
+    private readonly access: AccessService,
   ) {}
 
   async create(actor: RequestActor, input: UserCreate): Promise<UserRow> {
     const metadata = input.metadata ?? {};
     checkMetadataSize(metadata);
+    const roles = input.roles ?? [];
+    requireGrants(await this.grantable(actor, roles), roles);
     const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
     const now = nowSeconds();
     return conflictOnDuplicate(duplicateEmail, () =>
@@ -55,7 +76,7 @@ export class UsersService {
           id: newId('user'),
           email: input.email,
           emailLower: input.email.toLowerCase(),
-          name: input.name ?? '',
+          name: normalizeName(input.name ?? ''),
           passwordHash,
           roles: input.roles ?? [],
           metadata: metadata as object,
@@ -83,21 +104,32 @@ export class UsersService {
     email?: string;
     role?: string;
   }): Promise<Page<UserRow>> {
-    const after =
-      query.cursor === undefined ? undefined : decodeCursor('users', USER_ID, query.cursor);
+    const after = this.cursors.decode('users', USER_ID, query.cursor);
     const rows = await listUsers(this.prisma, query, after, query.limit + 1);
-    return pageFrom(rows, query.limit, 'users', (row) => row.createdAt);
+    return this.cursors.page(rows, query.limit, 'users', (row) => row.createdAt);
   }
 
   /** Merges metadata under a row lock: concurrent updates never lose each other's keys. */
   async update(actor: RequestActor, id: string, patch: UserUpdate): Promise<UserRow> {
     if (Object.keys(patch).length === 0) return this.get(id);
+    // Decided before the transaction, which must not wait on other queries (the embedded
+    // database has one connection); the roles changed are known only under the row lock.
+    const granted =
+      patch.roles === undefined
+        ? undefined
+        : await this.grantable(actor, [...patch.roles, ...(await this.get(id)).roles]);
     return this.prisma.$transaction(async (tx) => {
       const current = await findUserForUpdate(tx, id);
       if (!current) throw notFound('user');
       const data: Parameters<typeof updateUser>[2] = { updatedAt: nowSeconds() };
-      if (patch.name !== undefined) data.name = patch.name;
+      if (patch.name !== undefined) data.name = normalizeName(patch.name);
       if (patch.roles !== undefined) {
+        const before = new Set(current.roles);
+        const after = new Set(patch.roles);
+        requireGrants(granted, [
+          ...patch.roles.filter((role) => !before.has(role)),
+          ...current.roles.filter((role) => !after.has(role)),
+        ]);
         data.roles = patch.roles;
         await this.versions.bump(tx, 'userRoles');
       }
@@ -110,6 +142,28 @@ export class UsersService {
       await this.audit.record(tx, actor, { event: 'user.updated', target: { id, type: 'user' } });
       return user;
     });
+  }
+
+  /**
+   * Whether the actor may add or remove each role: `users:grant` on `roles/<role>`
+   * (decisions.md §3). `undefined` for the root key, which may grant any.
+   */
+  private async grantable(
+    actor: RequestActor,
+    roles: string[],
+  ): Promise<Map<string, boolean> | undefined> {
+    if (actor.isRoot) return undefined;
+    const granted = new Map<string, boolean>();
+    for (const role of new Set(roles)) {
+      const decision = await this.access.decide({
+        principal: actor.principal,
+        action: 'users:grant',
+        resource: `roles/${role}`,
+        context: { ip: actor.ip, time: new Date() },
+      });
+      granted.set(role, decision.allowed);
+    }
+    return granted;
   }
 
   /**

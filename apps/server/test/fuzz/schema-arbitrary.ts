@@ -48,7 +48,13 @@ export function validArbitrary(spec: Schema, node: Schema, depth = 0): fc.Arbitr
     case 'string': {
       if (schema.format === 'date-time' || /\\d\{4\}-/.test(schema.pattern ?? '')) return ISO;
       if (schema.format === 'email')
-        return fc.emailAddress().filter((e) => e.length <= (schema.maxLength ?? 254));
+        return fc
+          .emailAddress()
+          .filter(
+            (e) =>
+              e.length <= (schema.maxLength ?? 254) &&
+              (!schema.pattern || new RegExp(schema.pattern as string).test(e)),
+          );
       const min = schema.minLength ?? 0;
       const max = Math.min(schema.maxLength ?? 40, 40);
       if (schema.pattern) {
@@ -105,3 +111,90 @@ export const hostileValue = fc.oneof(
   fc.constantFrom(null, true, 1e308, -1e308, 2 ** 63, [], {}, '', 'x'.repeat(5000)),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
 );
+
+/** The type names a schema accepts, through `oneOf`, `anyOf` and `enum`. */
+function acceptedTypes(spec: Schema, node: Schema): Set<string> {
+  const schema = resolver(spec)(node);
+  const alternatives = (schema.oneOf ?? schema.anyOf) as Schema[] | undefined;
+  if (alternatives) return new Set(alternatives.flatMap((s) => [...acceptedTypes(spec, s)]));
+  if (schema.enum) return new Set((schema.enum as unknown[]).map(jsonType));
+  if (schema.type === undefined)
+    return new Set(['string', 'integer', 'number', 'boolean', 'null', 'array', 'object']);
+  const types = new Set([schema.type].flat() as string[]);
+  if (types.has('number')) types.add('integer');
+  return types;
+}
+
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+/** Every JSON type but the schema's own, including the ones a lenient validator would coerce. */
+const CANDIDATES: unknown[] = [
+  42,
+  1.5,
+  '5',
+  'false',
+  'true',
+  true,
+  false,
+  null,
+  [],
+  {},
+  [1],
+  { a: 1 },
+];
+
+export function wrongTypeValues(spec: Schema, node: Schema): unknown[] {
+  const accepted = acceptedTypes(spec, node);
+  return CANDIDATES.filter((value) => !accepted.has(jsonType(value)));
+}
+
+/**
+ * The fields of a request body schema with fixed properties, by dotted path (array items as
+ * `[0]`), down to free-form objects, which are fields themselves.
+ */
+export function bodyFields(
+  spec: Schema,
+  node: Schema,
+  prefix = '',
+): { path: string; schema: Schema }[] {
+  const resolve = resolver(spec);
+  const schema = resolve(node);
+  const properties = (schema.properties ?? {}) as Record<string, Schema>;
+  const fields: { path: string; schema: Schema }[] = [];
+  for (const [key, value] of Object.entries(properties)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    const child = resolve(value);
+    fields.push({ path, schema: child });
+    if (child.type === 'object') fields.push(...bodyFields(spec, child, path));
+    if (child.type === 'array' && resolve(child.items ?? {}).type === 'object')
+      fields.push(...bodyFields(spec, child.items, `${path}[0]`));
+  }
+  return fields;
+}
+
+/** A copy of `body` with the value at a dotted path (`a.b[0].c`) set, creating what is missing. */
+export function setAt(
+  body: Record<string, unknown>,
+  path: string,
+  value: unknown,
+): Record<string, unknown> {
+  const copy = structuredClone(body);
+  const keys = path.split(/\.|(?=\[)/).map((k) => (k.startsWith('[') ? Number(k.slice(1, -1)) : k));
+  // biome-ignore lint/suspicious/noExplicitAny: walking arbitrary JSON
+  let node: any = copy;
+  for (const [i, key] of keys.entries()) {
+    if (i === keys.length - 1) node[key] = value;
+    else {
+      const next = keys[i + 1];
+      if (node[key] === null || typeof node[key] !== 'object')
+        node[key] = typeof next === 'number' ? [{}] : {};
+      node = node[key];
+    }
+  }
+  return copy;
+}

@@ -2,7 +2,21 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSpec } from '../../src/http/spec.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { hostileValue, resolver, type Schema, validArbitrary } from './schema-arbitrary.js';
+import {
+  bodyFields,
+  hostileValue,
+  resolver,
+  type Schema,
+  setAt,
+  validArbitrary,
+  wrongTypeValues,
+} from './schema-arbitrary.js';
+
+const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype'];
+const PLACEHOLDER = '__hostile_key_placeholder__';
+
+/** Thousands of requests each: generous, because CI shares two loaded cores. */
+const FUZZ_TIMEOUT = 180_000;
 
 /** Requests per operation and kind: 20 operations × 3 kinds × 170 ≥ 10,000 per run. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 170);
@@ -225,54 +239,146 @@ describe('fuzzing every operation from the spec', () => {
     );
   }
 
-  it('answers valid requests with a listed status, never a 5xx, always with rate-limit headers', async () => {
-    for (const op of operations) {
-      await fc.assert(
-        fc.asyncProperty(requestArbitrary(op), async (request) => {
-          const res = await send(op, request);
-          await expectListedStatus(op, res);
-          expect(res.headers.get('x-ratelimit-remaining')).not.toBeNull();
-        }),
-        { numRuns: RUNS },
-      );
-    }
-  });
+  it(
+    'answers valid requests with a listed status, never a 5xx, always with rate-limit headers',
+    async () => {
+      for (const op of operations) {
+        await fc.assert(
+          fc.asyncProperty(requestArbitrary(op), async (request) => {
+            const res = await send(op, request);
+            await expectListedStatus(op, res);
+            expect(res.headers.get('x-ratelimit-remaining')).not.toBeNull();
+          }),
+          { numRuns: RUNS },
+        );
+      }
+    },
+    FUZZ_TIMEOUT,
+  );
 
-  it('answers attack strings and odd values in every field with a listed status, never a 5xx', async () => {
-    for (const op of operations) {
-      await fc.assert(
-        fc.asyncProperty(invalidArbitrary(op, 'hostile'), async ({ request }) => {
-          const res = await send(op, request);
-          await expectListedStatus(op, res);
-        }),
-        { numRuns: RUNS },
-      );
-    }
-  });
+  it(
+    'answers attack strings and odd values in every field with a listed status, never a 5xx',
+    async () => {
+      for (const op of operations) {
+        await fc.assert(
+          fc.asyncProperty(invalidArbitrary(op, 'hostile'), async ({ request }) => {
+            const res = await send(op, request);
+            await expectListedStatus(op, res);
+          }),
+          { numRuns: RUNS },
+        );
+      }
+    },
+    FUZZ_TIMEOUT,
+  );
 
-  it('rejects invalid requests with 400 (415 for the content type) and changes nothing', async () => {
-    await server.worker.stop(); // the exports of the previous tests must not move under the snapshot
-    const before = await snapshot();
-    for (const op of operations) {
-      await fc.assert(
-        fc.asyncProperty(invalidArbitrary(op, 'strict'), async ({ request, mutation }) => {
-          const res = await send(op, request);
-          const text = await res.text();
-          expect(res.status, `${op.id} ${mutation.kind} ${text}`).toBeLessThan(500);
-          if (mutation.kind === 'content-type') {
-            expect(res.status, `${op.id} ${text}`).toBe(415);
-            return;
+  it(
+    'rejects invalid requests with 400 (415 for the content type) and changes nothing',
+    async () => {
+      await server.worker.stop(); // the exports of the previous tests must not move under the snapshot
+      const before = await snapshot();
+      for (const op of operations) {
+        await fc.assert(
+          fc.asyncProperty(invalidArbitrary(op, 'strict'), async ({ request, mutation }) => {
+            const res = await send(op, request);
+            const text = await res.text();
+            expect(res.status, `${op.id} ${mutation.kind} ${text}`).toBeLessThan(500);
+            if (mutation.kind === 'content-type') {
+              expect(res.status, `${op.id} ${text}`).toBe(415);
+              return;
+            }
+            expect(res.status, `${op.id} ${mutation.kind} ${mutation.field ?? ''}: ${text}`).toBe(
+              400,
+            );
+            const body = JSON.parse(text) as { error: { code: string; details?: unknown[] } };
+            expect(body.error.code).toBe('invalid_request');
+            expect(body.error.details?.length ?? 0).toBeGreaterThan(0);
+          }),
+          { numRuns: RUNS },
+        );
+      }
+      expect(await snapshot()).toBe(before);
+    },
+    FUZZ_TIMEOUT,
+  );
+
+  it(
+    'refuses every wrong JSON type in every field, hostile keys, deep nesting and loose query numbers, with 400 naming the field',
+    async () => {
+      await server.worker.stop();
+      const before = await snapshot();
+      const failures: string[] = [];
+      let cases = 0;
+      const expectRefused = async (
+        op: Operation,
+        request: FuzzRequest,
+        field: string,
+        what: string,
+      ) => {
+        cases++;
+        const res = await send(op, request);
+        const text = await res.text();
+        const details =
+          res.status === 400
+            ? ((JSON.parse(text) as { error: { details?: { field: string }[] } }).error.details ??
+              [])
+            : [];
+        const named = details.some(
+          (d) =>
+            d.field === field || d.field.startsWith(`${field}.`) || d.field.startsWith(`${field}[`),
+        );
+        if (res.status !== 400 || !named)
+          failures.push(`${op.id} ${field} = ${what}: ${res.status} ${text.slice(0, 200)}`);
+      };
+      for (const op of operations) {
+        const [base] = fc.sample(requestArbitrary(op), { numRuns: 1, seed: 42 });
+        if (!base) continue;
+        for (const p of op.parameters.filter((p) => p.in === 'query')) {
+          const type = resolve(p.schema).type;
+          const loose =
+            type === 'integer'
+              ? ['0x10', '1e1', '10.0', '+10', ' 10', '-0', '']
+              : type === 'boolean'
+                ? ['1', '0', 'yes', 'TRUE', '']
+                : [];
+          for (const value of loose)
+            await expectRefused(
+              op,
+              { ...base, query: { ...base.query, [p.name]: value } },
+              `query.${p.name}`,
+              JSON.stringify(value),
+            );
+        }
+        if (!op.body) continue;
+        const body = (base.body ?? {}) as Record<string, unknown>;
+        for (const key of HOSTILE_KEYS) {
+          const rawBody = JSON.stringify({ ...body, [PLACEHOLDER]: {} }).replace(PLACEHOLDER, key);
+          await expectRefused(op, { ...base, rawBody }, `body.${key}`, key);
+        }
+        for (const { path, schema } of bodyFields(spec, op.body)) {
+          for (const wrong of wrongTypeValues(spec, schema))
+            await expectRefused(
+              op,
+              { ...base, body: setAt(body, path, wrong) },
+              `body.${path}`,
+              JSON.stringify(wrong),
+            );
+          if (resolve(schema).type !== 'object') continue;
+          for (const key of HOSTILE_KEYS) {
+            const rawBody = JSON.stringify(setAt(body, path, { [PLACEHOLDER]: { x: 1 } })).replace(
+              PLACEHOLDER,
+              key,
+            );
+            await expectRefused(op, { ...base, rawBody }, `body.${path}.${key}`, key);
           }
-          expect(res.status, `${op.id} ${mutation.kind} ${mutation.field ?? ''}: ${text}`).toBe(
-            400,
-          );
-          const body = JSON.parse(text) as { error: { code: string; details?: unknown[] } };
-          expect(body.error.code).toBe('invalid_request');
-          expect(body.error.details?.length ?? 0).toBeGreaterThan(0);
-        }),
-        { numRuns: RUNS },
-      );
-    }
-    expect(await snapshot()).toBe(before);
-  });
+          const deep = setAt(body, path, JSON.parse(`${'{"a":'.repeat(40)}1${'}'.repeat(40)}`));
+          await expectRefused(op, { ...base, body: deep }, `body.${path}`, 'nested 40 deep');
+        }
+      }
+      expect(failures).toEqual([]);
+      expect(cases).toBeGreaterThan(300);
+      expect(await snapshot()).toBe(before);
+    },
+    FUZZ_TIMEOUT,
+  );
 });

@@ -25,7 +25,8 @@ export interface paths {
          * @description Creates a user with `emailVerified: false`. The email must be unique among existing
          *     users, compared case-insensitively (409 otherwise); it is stored as given. The
          *     optional password (8–256 characters) is stored as a scrypt hash and never returned.
-         *     Writes a `user.created` audit entry. Requires `users:create` on `users`.
+         *     Writes a `user.created` audit entry. Requires `users:create` on `users`, and for each
+         *     role in `roles`, `users:grant` on `roles/<role>` (403 and nothing created otherwise).
          */
         post: operations["createUser"];
         delete?: never;
@@ -71,7 +72,8 @@ export interface paths {
          *     removed and nested objects merge. Concurrent updates never lose each other's keys.
          *     Metadata is limited to 16 KiB serialized after the merge. An empty body changes
          *     nothing. Writes a `user.updated` audit entry. Requires `users:update` on
-         *     `users/<id>`.
+         *     `users/<id>`, and for each role added or removed, `users:grant` on `roles/<role>`
+         *     (403 and nothing changed otherwise): `users:update` on oneself never reaches roles.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -386,7 +388,8 @@ export interface paths {
          * Revoke an API key
          * @description Revokes and deletes the key; its next request, on any instance, is a 401. The root
          *     key cannot be revoked through the API (403). Writes an `apikey.revoked` audit
-         *     entry. Requires `apikeys:delete` on `apikeys/<id>`.
+         *     entry. Requires `apikeys:delete` on `apikeys/<id>`. A non-root key sees only its own
+         *     principal's keys: another principal's key is a 404, whatever the policies allow.
          */
         delete: operations["deleteApiKey"];
         options?: never;
@@ -512,7 +515,7 @@ export interface components {
          */
         UserId: string;
         /**
-         * Format: email
+         * @description A dot-atom local part (no leading, trailing or doubled dot) `@` a domain of at least two labels, in ASCII; anything else is a 400.
          * @example ada@example.com
          */
         Email: string;
@@ -631,6 +634,7 @@ export interface components {
          */
         UserCreate: {
             email: components["schemas"]["Email"];
+            /** @description Stored NFC-normalized; control characters (C0, C1) and bidirectional controls (U+202A–U+202E, U+2066–U+2069) are refused. */
             name?: string;
             /** @description Initial password, 8 to 256 characters. Omit for a passwordless account. Stored only as a scrypt hash. */
             password?: string;
@@ -677,6 +681,7 @@ export interface components {
          *     }
          */
         UserUpdate: {
+            /** @description Stored NFC-normalized; control characters (C0, C1) and bidirectional controls (U+202A–U+202E, U+2066–U+2069) are refused. */
             name?: string;
             metadata?: {
                 [key: string]: unknown;
@@ -791,8 +796,9 @@ export interface components {
          *     }
          */
         PolicyCreate: {
-            /** @description Unique among policies (409 otherwise). */
+            /** @description Unique among policies (409 otherwise). Stored NFC-normalized; control characters (C0, C1) and bidirectional controls (U+202A–U+202E, U+2066–U+2069) are refused. */
             name: string;
+            /** @description Stored NFC-normalized; control characters (C0, C1) and bidirectional controls (U+202A–U+202E, U+2066–U+2069) are refused. */
             description?: string;
             /** @enum {string} */
             effect: "allow" | "deny";
@@ -960,7 +966,9 @@ export interface components {
          *     }
          */
         PolicyUpdate: {
+            /** @description Stored NFC-normalized; control characters (C0, C1) and bidirectional controls (U+202A–U+202E, U+2066–U+2069) are refused. */
             name?: string;
+            /** @description Stored NFC-normalized; control characters (C0, C1) and bidirectional controls (U+202A–U+202E, U+2066–U+2069) are refused. */
             description?: string | null;
             /** @enum {string} */
             effect?: "allow" | "deny";
@@ -1423,6 +1431,7 @@ export interface components {
          *     }
          */
         ApiKeyCreate: {
+            /** @description Stored NFC-normalized; control characters (C0, C1) and bidirectional controls (U+202A–U+202E, U+2066–U+2069) are refused. */
             name: string;
             principal: string;
             plan?: components["schemas"]["Plan"];
@@ -1728,7 +1737,7 @@ export interface components {
          */
         PageLimit: number;
         /**
-         * @description `pagination.nextCursor` from the previous page. A tampered or foreign cursor is a 400.
+         * @description `pagination.nextCursor` from the previous page. Cursors are signed: one with any part altered, or from another list, is a 400.
          * @example eyJ0IjoiMjAyNi0xMS0yNVQyMTowMDowMFoiLCJpIjoidXNlcl8wMWpmIn0
          */
         Cursor: string;
@@ -1804,7 +1813,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["PageLimit"];
                 /**
-                 * @description `pagination.nextCursor` from the previous page. A tampered or foreign cursor is a 400.
+                 * @description `pagination.nextCursor` from the previous page. Cursors are signed: one with any part altered, or from another list, is a 400.
                  * @example eyJ0IjoiMjAyNi0xMS0yNVQyMTowMDowMFoiLCJpIjoidXNlcl8wMWpmIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -2101,7 +2110,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["PageLimit"];
                 /**
-                 * @description `pagination.nextCursor` from the previous page. A tampered or foreign cursor is a 400.
+                 * @description `pagination.nextCursor` from the previous page. Cursors are signed: one with any part altered, or from another list, is a 400.
                  * @example eyJ0IjoiMjAyNi0xMS0yNVQyMTowMDowMFoiLCJpIjoidXNlcl8wMWpmIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -2499,7 +2508,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["LogPageLimit"];
                 /**
-                 * @description `pagination.nextCursor` from the previous page. A tampered or foreign cursor is a 400.
+                 * @description `pagination.nextCursor` from the previous page. Cursors are signed: one with any part altered, or from another list, is a 400.
                  * @example eyJ0IjoiMjAyNi0xMS0yNVQyMTowMDowMFoiLCJpIjoidXNlcl8wMWpmIn0
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -2910,7 +2919,7 @@ export interface operations {
                  */
                 limit?: components["parameters"]["PageLimit"];
                 /**
-                 * @description `pagination.nextCursor` from the previous page. A tampered or foreign cursor is a 400.
+                 * @description `pagination.nextCursor` from the previous page. Cursors are signed: one with any part altered, or from another list, is a 400.
                  * @example eyJ0IjoiMjAyNi0xMS0yNVQyMTowMDowMFoiLCJpIjoidXNlcl8wMWpmIn0
                  */
                 cursor?: components["parameters"]["Cursor"];

@@ -1,0 +1,290 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPolicy, createUser, failure, uniqueEmail, uniqueName } from '../helpers/fixtures.js';
+import { DATABASES, json, raw, startTestServer, type TestServer } from '../helpers/server.js';
+
+/** decisions.md §5 "Strict input": each refused request is a 400 naming the field, and stores nothing. */
+describe.each(DATABASES)('strict input on %s', (database) => {
+  let server: TestServer;
+  const send = (method: string, path: string, body?: unknown) =>
+    raw(server, path, {
+      method,
+      headers: { authorization: `Bearer ${server.rootKey}`, 'content-type': 'application/json' },
+      ...(body === undefined
+        ? {}
+        : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    });
+  async function expect400(res: Response, field: string): Promise<void> {
+    const text = await res.text();
+    expect(res.status, text).toBe(400);
+    const body = JSON.parse(text);
+    expect(body.error.code).toBe('invalid_request');
+    const fields = (body.error.details as { field: string }[]).map((d) => d.field);
+    expect(
+      fields.some((f) => f === field || f.startsWith(`${field}.`) || f.startsWith(`${field}[`)),
+      `${fields}`,
+    ).toBe(true);
+  }
+  const userCount = async () =>
+    (await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users'))[0]?.n;
+
+  beforeAll(async () => {
+    server = await startTestServer(database);
+  });
+  afterAll(() => server?.stop());
+
+  describe('type coercion (item 3)', () => {
+    it('refuses JSON values of the wrong type instead of converting them', async () => {
+      const user = await createUser(server.client, { name: 'Kept' });
+      const before = await userCount();
+      await expect400(
+        await send('POST', '/v1/users', { email: uniqueEmail(), name: 42 }),
+        'body.name',
+      );
+      await expect400(await send('PATCH', `/v1/users/${user.id}`, { name: null }), 'body.name');
+      await expect400(await send('PATCH', `/v1/users/${user.id}`, { name: true }), 'body.name');
+      await expect400(
+        await send('POST', '/v1/logs/export', {
+          from: '2026-01-01',
+          to: '2027-01-01',
+          includeMetadata: 'false',
+        }),
+        'body.includeMetadata',
+      );
+      await expect400(await send('POST', '/v1/logs/search', { query: 12345 }), 'body.query');
+      await expect400(
+        await send('POST', '/v1/logs/search', { query: 'x', limit: '5' }),
+        'body.limit',
+      );
+      expect(await userCount()).toBe(before);
+      const { data } = await server.client.GET('/v1/users/{id}', {
+        params: { path: { id: user.id } },
+      });
+      expect(data?.data.name).toBe('Kept');
+    });
+
+    it('parses query integers in plain decimal only', async () => {
+      for (const limit of ['0x10', '1e1', '10.0', '+10', ' 10', '10 ', '010x', '']) {
+        await expect400(
+          await send('GET', `/v1/users?limit=${encodeURIComponent(limit)}`),
+          'query.limit',
+        );
+        await expect400(
+          await send('GET', `/v1/logs?limit=${encodeURIComponent(limit)}`),
+          'query.limit',
+        );
+      }
+      expect((await send('GET', '/v1/users?limit=10')).status).toBe(200);
+      expect((await send('GET', '/v1/users?limit=10&limit=11')).status).toBe(400);
+    });
+  });
+
+  describe('hostile keys (item 4)', () => {
+    it('refuses __proto__, constructor and prototype keys anywhere, and stores nothing', async () => {
+      const user = await createUser(server.client, { metadata: { team: 'red' } });
+      const big = 'x'.repeat(900_000);
+      await expect400(
+        await send('PATCH', `/v1/users/${user.id}`, `{"metadata":{"__proto__":{"big":"${big}"}}}`),
+        'body.metadata.__proto__',
+      );
+      await expect400(
+        await send('PATCH', `/v1/users/${user.id}`, '{"__proto__":{"isRoot":true}}'),
+        'body.__proto__',
+      );
+      await expect400(
+        await send('PATCH', `/v1/users/${user.id}`, {
+          metadata: { a: { constructor: { prototype: 1 } } },
+        }),
+        'body.metadata.a.constructor',
+      );
+      await expect400(
+        await send('POST', '/v1/logs', {
+          entries: [
+            {
+              event: 'a.b',
+              actor: { type: 'user' },
+              result: 'success',
+              metadata: { prototype: 1 },
+            },
+          ],
+        }),
+        'body.entries[0].metadata.prototype',
+      );
+      const stored = await server.db.query<{ metadata: unknown }>(
+        'SELECT metadata FROM users WHERE id = $1',
+        [user.id],
+      );
+      expect(stored[0]?.metadata).toEqual({ team: 'red' });
+    });
+  });
+
+  describe('nesting depth (item 5)', () => {
+    const nested = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+    it('accepts 32 levels and refuses 33 or 10,000 with a 400, never a 500', async () => {
+      const user = await createUser(server.client);
+      // The body is level 1 and `metadata` level 2: 30 more objects inside it make 32.
+      expect(
+        (await send('PATCH', `/v1/users/${user.id}`, `{"metadata":${nested(31)}}`)).status,
+      ).toBe(200);
+      await expect400(
+        await send('PATCH', `/v1/users/${user.id}`, `{"metadata":${nested(32)}}`),
+        'body.metadata',
+      );
+      await expect400(
+        await send('PATCH', `/v1/users/${user.id}`, `{"metadata":${nested(10_000)}}`),
+        'body.metadata',
+      );
+      const deepArray = `{"metadata":{"a":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`;
+      await expect400(await send('PATCH', `/v1/users/${user.id}`, deepArray), 'body.metadata.a');
+    });
+  });
+
+  describe('forged cursors (item 6)', () => {
+    const forge = (cursor: string, change: (value: Record<string, unknown>) => void) => {
+      const [payload, ...rest] = cursor.split('.');
+      const value = JSON.parse(Buffer.from(payload as string, 'base64url').toString('utf8'));
+      change(value);
+      return [Buffer.from(JSON.stringify(value)).toString('base64url'), ...rest].join('.');
+    };
+    it('refuses a cursor with any field altered, or from another list', async () => {
+      await createUser(server.client);
+      await createUser(server.client);
+      await server.client.POST('/v1/logs', {
+        body: {
+          entries: [1, 2, 3].map(() => ({
+            event: 'cursor.forge',
+            actor: { type: 'user' },
+            result: 'success' as const,
+          })),
+        },
+      });
+      const users = await json(await send('GET', '/v1/users?limit=1'));
+      const logs = await json(await send('GET', '/v1/logs?limit=1'));
+      const search = await json(
+        await send('POST', '/v1/logs/search', { query: 'cursor', limit: 1 }),
+      );
+      const cursors = {
+        users: users.pagination.nextCursor as string,
+        logs: logs.pagination.nextCursor as string,
+        search: search.pagination.nextCursor as string,
+      };
+      for (const cursor of Object.values(cursors)) expect(cursor).toEqual(expect.any(String));
+      const maxTime = (v: Record<string, unknown>) => {
+        v.t = 9007199254740991;
+      };
+      const otherId = (v: Record<string, unknown>) => {
+        v.i = String(v.i).replace(/.$/, (c) => (c === '0' ? '1' : '0'));
+      };
+      for (const change of [maxTime, otherId]) {
+        await expect400(
+          await send('GET', `/v1/users?limit=1&cursor=${forge(cursors.users, change)}`),
+          'cursor',
+        );
+        await expect400(
+          await send('GET', `/v1/logs?limit=1&cursor=${forge(cursors.logs, change)}`),
+          'cursor',
+        );
+        await expect400(
+          await send('POST', '/v1/logs/search', {
+            query: 'cursor',
+            limit: 1,
+            cursor: forge(cursors.search, change),
+          }),
+          'cursor',
+        );
+      }
+      await expect400(await send('GET', `/v1/users?cursor=${cursors.logs}`), 'cursor');
+      await expect400(
+        await send('POST', '/v1/logs/search', { query: 'cursor', cursor: cursors.logs }),
+        'cursor',
+      );
+      expect((await send('GET', `/v1/users?limit=1&cursor=${cursors.users}`)).status).toBe(200);
+    });
+  });
+
+  describe('look-alike names and malformed emails (item 7)', () => {
+    it('stores names NFC-normalized and compares them NFC for uniqueness', async () => {
+      const base = uniqueName('caf');
+      const nfc = `${base}\u00e9`;
+      const nfd = `${base}e\u0301`;
+      const policy = await createPolicy(server.client, { name: nfc });
+      expect(policy.name).toBe(nfc);
+      const duplicate = await failure(createPolicy(server.client, { name: nfd }));
+      expect(duplicate.status).toBe(409);
+      const user = await createUser(server.client, { name: `Jos${'e\u0301'}` });
+      expect(user.name).toBe('Jos\u00e9');
+    });
+
+    it('refuses control and bidirectional characters in names', async () => {
+      for (const bad of ['evil\u202Egnp.exe', 'a\u2066b', 'tab\there', 'bell\u0007', 'c1\u0085x']) {
+        await expect400(
+          await send('POST', '/v1/users', { email: uniqueEmail(), name: bad }),
+          'body.name',
+        );
+        await expect400(
+          await send('POST', '/v1/policies', {
+            name: bad,
+            effect: 'allow',
+            principals: ['*'],
+            actions: ['a:b'],
+            resources: ['x'],
+          }),
+          'body.name',
+        );
+        await expect400(
+          await send('POST', '/v1/policies', {
+            name: uniqueName(),
+            description: bad,
+            effect: 'allow',
+            principals: ['*'],
+            actions: ['a:b'],
+            resources: ['x'],
+          }),
+          'body.description',
+        );
+        await expect400(
+          await send('POST', '/v1/api-keys', { name: bad, principal: 'service:x' }),
+          'body.name',
+        );
+      }
+    });
+
+    it('refuses emails that are not a dot-atom at a domain of two labels or more', async () => {
+      const before = await userCount();
+      for (const email of [
+        'a..b@example.com',
+        '.a@example.com',
+        'a.@example.com',
+        'a@b',
+        'a@.example.com',
+        'a b@example.com',
+      ]) {
+        await expect400(await send('POST', '/v1/users', { email }), 'body.email');
+      }
+      expect(await userCount()).toBe(before);
+      expect((await send('POST', '/v1/users', { email: uniqueEmail("o'brien+tag") })).status).toBe(
+        201,
+      );
+    });
+  });
+
+  describe('highlight keys (item 8)', () => {
+    it('escapes a highlights key built from a metadata key', async () => {
+      const term = `svgterm${Date.now()}`;
+      await server.client.POST('/v1/logs', {
+        body: {
+          entries: [
+            {
+              event: 'a.b',
+              actor: { type: 'user' },
+              result: 'success',
+              metadata: { '<svg onload=alert(2)>': term },
+            },
+          ],
+        },
+      });
+      const { data } = await server.client.POST('/v1/logs/search', { body: { query: term } });
+      const keys = Object.keys(data?.data[0]?.highlights ?? {});
+      expect(keys).toEqual(['metadata.&lt;svg onload=alert(2)&gt;']);
+    });
+  });
+});
