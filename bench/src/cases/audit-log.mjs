@@ -61,7 +61,7 @@ function entry(i) {
   const user = i % users;
   const actor =
     i % 50 === 0
-      ? { id: 'svc_backup', email: null, type: 'service' }
+      ? { id: 'svc_backup', type: 'service' }
       : { id: `user_${user}`, email: `user${user}@example.com`, type: 'user' };
   return {
     event: EVENTS[i % EVENTS.length],
