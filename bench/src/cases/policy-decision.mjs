@@ -1,7 +1,7 @@
 // Policy decisions in process: secadmin's evaluator vs Cedar (WASM) vs casbin, on the
 // same policy mix and the same requests; decisions agree (checked) before they are timed.
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
-import { PolicyIndex } from '@secadmin/server/policy';
+import { PolicyIndex } from '@secadmin/policy';
 import { newEnforcer, newModelFromString } from 'casbin';
 import { measureSync } from '../lib/measure.mjs';
 import {

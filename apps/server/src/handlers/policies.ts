@@ -1,9 +1,9 @@
+import { parseIp } from '@secadmin/policy';
 import type { RequestHandler } from 'express';
 import { authOf, operationOf } from '../http/auth.js';
 import { invalid } from '../http/errors.js';
 import { created, noContent, ok, sendPage } from '../http/respond.js';
 import { parseInstant } from '../lib/time.js';
-import { parseIp } from '../policy/index.js';
 import { policyDetail, policyListItem } from '../representations.js';
 import type { AccessService } from '../services/access-service.js';
 import type { PoliciesService } from '../services/policies-service.js';

@@ -4,7 +4,7 @@ import {
   type Decision,
   type PolicyDefinition,
   PolicyIndex,
-} from '../policy/index.js';
+} from '@secadmin/policy';
 import { allPolicies, type PolicyRow, readRoles } from '../repositories/policies-repository.js';
 import type { StateVersions } from '../repositories/state-versions-repository.js';
 

@@ -1,11 +1,11 @@
 import type { components } from '@secadmin/api-types';
 import { Prisma, type PrismaClient } from '@secadmin/db';
+import { parseCidr } from '@secadmin/policy';
 import { ApiError, type ErrorDetail, notFound } from '../http/errors.js';
 import type { Cursors, Page } from '../lib/cursor.js';
 import { newId } from '../lib/ids.js';
 import { normalizeName } from '../lib/text.js';
 import { nowSeconds, parseInstant } from '../lib/time.js';
-import { parseCidr } from '../policy/index.js';
 import {
   deletePolicy,
   findPolicy,

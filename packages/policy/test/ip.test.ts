@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCidr, parseIp } from '../../src/policy/index.js';
+import { parseCidr, parseIp } from '../src/index.js';
 
 describe('parseIp / parseCidr', () => {
   it('parses IPv4 and IPv6 and normalizes IPv4-mapped IPv6', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PolicyIndex } from '../../src/policy/index.js';
-import type { PolicyDefinition } from '../../src/policy/types.js';
+import { PolicyIndex } from '../src/index.js';
+import type { PolicyDefinition } from '../src/types.js';
 
 let n = 0;
 function policy(p: Partial<PolicyDefinition>): PolicyDefinition {
