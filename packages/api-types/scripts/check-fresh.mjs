@@ -28,6 +28,10 @@ if (
   console.error(`${file} is out of date with spec/: run \`pnpm generate\` and commit it.`);
   process.exit(1);
 }
+if (!run('node', ['scripts/generate-access.mjs', '--check'])) {
+  console.error('src/generated/access.ts is out of date with spec/: run `pnpm generate` and commit it.');
+  process.exit(1);
+}
 if (
   run('git', ['rev-parse', '--is-inside-work-tree']) &&
   !run('git', ['diff', '--quiet', '--', file])

@@ -35,3 +35,4 @@ export type ApiKeyCreated = Schemas['ApiKeyCreated'];
 
 /** Every operation's id, as the server's handler map is keyed. */
 export type OperationId = keyof operations;
+export type { KeylessOperationId } from './generated/access.js';

@@ -1,27 +1,20 @@
-import type { RequestHandler } from 'express';
-import { authOf, operationOf } from '../http/auth.js';
+import type { Handler } from '../http/context.js';
 import { created, noContent, sendPage } from '../http/respond.js';
 import { apiKey } from '../representations.js';
 import type { ApiKeysService } from '../services/api-keys-service.js';
-import type { Body } from './users.js';
 
 export function apiKeyHandlers(apiKeys: ApiKeysService) {
-  return {
-    listApiKeys: (async (req, res) => {
-      const page = await apiKeys.list(
-        authOf(res).actor,
-        req.query as unknown as { limit: number; cursor?: string },
-      );
-      sendPage(res, { items: page.items.map(apiKey), nextCursor: page.nextCursor });
-    }) satisfies RequestHandler,
-    createApiKey: (async (req, res) => {
-      const { key, actor } = authOf(res);
-      const result = await apiKeys.create(actor, key, req.body as Body<'createApiKey'>);
-      created(res, { ...apiKey(result.key), secret: result.secret });
-    }) satisfies RequestHandler,
-    deleteApiKey: (async (_req, res) => {
-      await apiKeys.revoke(authOf(res).actor, operationOf(res).params.id as string);
-      noContent(res);
-    }) satisfies RequestHandler,
+  const listApiKeys: Handler<'listApiKeys'> = async ({ actor, query, res }) => {
+    const page = await apiKeys.list(actor, query);
+    sendPage(res, { items: page.items.map(apiKey), nextCursor: page.nextCursor });
   };
+  const createApiKey: Handler<'createApiKey'> = async ({ actor, key, body, res }) => {
+    const result = await apiKeys.create(actor, key, body);
+    created(res, { ...apiKey(result.key), secret: result.secret });
+  };
+  const deleteApiKey: Handler<'deleteApiKey'> = async ({ actor, params, res }) => {
+    await apiKeys.revoke(actor, params.id);
+    noContent(res);
+  };
+  return { listApiKeys, createApiKey, deleteApiKey };
 }

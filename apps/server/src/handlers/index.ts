@@ -1,5 +1,4 @@
-import type { OperationId } from '@secadmin/api-types';
-import type { RequestHandler } from 'express';
+import type { Handlers } from '../http/context.js';
 import type { Services } from '../services/index.js';
 import { apiKeyHandlers } from './api-keys.js';
 import { logHandlers } from './logs.js';
@@ -11,12 +10,12 @@ import { userHandlers } from './users.js';
 export function createHandlers(
   services: Services,
   system: Parameters<typeof systemHandlers>[0],
-): Record<OperationId, RequestHandler> {
+): Handlers {
   return {
     ...userHandlers(services.users),
     ...policyHandlers(services.policies, services.access),
     ...apiKeyHandlers(services.apiKeys),
     ...logHandlers(services.logs, services.search, services.exports),
     ...systemHandlers(system),
-  } satisfies Record<OperationId, RequestHandler>;
+  };
 }

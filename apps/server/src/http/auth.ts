@@ -1,30 +1,14 @@
 import type { PrismaClient } from '@secadmin/db';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { RateLimitStore } from '../rate-limit/store.js';
-import type { ApiKeyRow } from '../repositories/api-keys-repository.js';
 import type { StateVersions } from '../repositories/state-versions-repository.js';
 import type { AccessService } from '../services/access-service.js';
 import type { ApiKeysService } from '../services/api-keys-service.js';
 import type { AuditWriter, RequestActor } from '../services/audit.js';
-import { ACCESS_RULES } from './access-rules.js';
+import type { Authenticated } from './context.js';
 import { ApiError } from './errors.js';
+import { type AccessRule, resourceOf } from './operations.js';
 import { ANONYMOUS_LIMIT, enforceRateLimit } from './rate-limit.js';
-import type { MatchedOperation } from './spec.js';
-
-export interface Authenticated {
-  key: ApiKeyRow;
-  actor: RequestActor;
-  /** Read once per request: what every cache consulted for this request is checked against. */
-  versions: StateVersions;
-}
-
-export function authOf(res: Response): Authenticated {
-  return res.locals.auth as Authenticated;
-}
-
-export function operationOf(res: Response): MatchedOperation {
-  return res.locals.operation as MatchedOperation;
-}
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
@@ -37,14 +21,14 @@ function clientIp(req: Request): string | undefined {
  * 401 for a missing or rejected key (counted against the client IP's budget, and
  * recorded as `auth.failed` while that budget lasts), 429 past the key's budget.
  */
-export function authenticate(deps: {
+export function authenticator(deps: {
   prisma: PrismaClient;
   currentVersions: () => Promise<StateVersions>;
   apiKeys: ApiKeysService;
   rateLimits: RateLimitStore;
   audit: AuditWriter;
-}): RequestHandler {
-  return async (req: Request, res: Response, next: NextFunction) => {
+}): (req: Request, res: Response) => Promise<Authenticated> {
+  return async (req, res) => {
     const header = req.get('authorization');
     const secret = header === undefined ? undefined : BEARER.exec(header)?.[1];
     const versions = await deps.currentVersions();
@@ -75,34 +59,32 @@ export function authenticate(deps: {
       ip: clientIp(req),
       userAgent: req.get('user-agent'),
     };
-    res.locals.auth = { key, actor, versions } satisfies Authenticated;
-    next();
+    return { key, actor, versions };
   };
 }
 
-/** 404 for an unknown route; 403 when the key's principal may not call the operation. */
-export function authorize(deps: { access: AccessService }): RequestHandler {
-  return async (req, res, next) => {
-    const operation = res.locals.operation as MatchedOperation | undefined;
-    if (!operation) throw new ApiError('not_found', `No route ${req.method} ${req.path}.`);
-    const { key, versions } = authOf(res);
-    const rule = ACCESS_RULES[operation.operationId];
-    if (key.isRoot || rule === 'public') return next();
-    const decision = await deps.access.decide(
+/** 403 when the key's principal may not call the operation (the root key may call any). */
+export function authorizer(
+  access: AccessService,
+): (
+  req: Request,
+  auth: Authenticated,
+  rule: AccessRule & object,
+  params: Record<string, string>,
+) => Promise<void> {
+  return async (req, { key, versions }, rule, params) => {
+    if (key.isRoot) return;
+    const resource = resourceOf(rule, params);
+    const decision = await access.decide(
       {
         principal: key.principal,
         action: rule.action,
-        resource: rule.resource(operation.params),
+        resource,
         context: { ip: clientIp(req), time: new Date() },
       },
       versions,
     );
-    if (!decision.allowed) {
-      throw new ApiError(
-        'forbidden',
-        `This key may not ${rule.action} on ${rule.resource(operation.params)}.`,
-      );
-    }
-    next();
+    if (!decision.allowed)
+      throw new ApiError('forbidden', `This key may not ${rule.action} on ${resource}.`);
   };
 }

@@ -1,20 +1,37 @@
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import { ApiError, type ErrorDetail } from './errors.js';
 
-const hasBody = (req: Parameters<RequestHandler>[0]) =>
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
+/** Whether the request carries a body at all (a length, or a chunked transfer). */
+export const hasBody = (req: Request) =>
   req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
 /** A request body must be JSON: anything else is a 415 before it is read. */
-export const requireJsonBody: RequestHandler = (req, _res, next) => {
-  if (hasBody(req) && !req.is(['application/json', 'application/*+json'])) {
+export function requireJsonBody(req: Request): void {
+  if (hasBody(req) && !req.is(JSON_TYPES))
     throw new ApiError('unsupported_media_type', 'Request bodies must be application/json.');
-  }
-  next();
-};
+}
 
-const JSON_TYPES = ['application/json', 'application/*+json'];
-const ingestParser = express.json({ limit: '10mb', type: JSON_TYPES });
-const defaultParser = express.json({ limit: '1mb', type: JSON_TYPES });
+const parsers = new Map<number, RequestHandler>();
+
+/** Reads and parses the JSON body, up to the operation's limit (413 beyond it); `undefined` if none. */
+export async function readJsonBody(
+  req: Request,
+  res: Response,
+  maxBytes: number,
+): Promise<unknown> {
+  let parse = parsers.get(maxBytes);
+  if (!parse) {
+    parse = express.json({ limit: maxBytes, type: JSON_TYPES });
+    parsers.set(maxBytes, parse);
+  }
+  const parser = parse;
+  await new Promise<void>((resolve, reject) =>
+    parser(req, res, (error?: unknown) => (error ? reject(error) : resolve())),
+  );
+  return req.body;
+}
 
 /** The body's top-level object or array is level 1; each nested one adds a level (decisions.md §5). */
 const MAX_DEPTH = 32;
@@ -71,23 +88,3 @@ export function jsonViolations(value: unknown, root: string): ErrorDetail[] {
   }
   return violations;
 }
-
-/** Refuses NUL characters, reserved keys and deep nesting anywhere in the body, query or path, with every violation. */
-export const rejectHostileJson: RequestHandler = (req, res, next) => {
-  const pathParams = (res.locals.operation as { params?: Record<string, string> } | undefined)
-    ?.params;
-  const violations = [
-    ...jsonViolations(req.body, 'body'),
-    ...jsonViolations(req.query, 'query'),
-    ...jsonViolations(pathParams, 'path'),
-  ];
-  if (violations.length > 0)
-    throw new ApiError('invalid_request', 'The request is invalid.', violations);
-  next();
-};
-
-/** 1 MiB bodies, 10 MiB for log ingest (decisions.md §5). */
-export const parseJsonBody: RequestHandler = (req, res, next) => {
-  const ingest = req.method === 'POST' && req.path === '/v1/logs';
-  return (ingest ? ingestParser : defaultParser)(req, res, next);
-};

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSpec } from '../../src/http/spec.js';
+import { loadSpec } from '../../src/http/operations.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
   bodyFields,

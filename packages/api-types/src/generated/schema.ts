@@ -16,7 +16,6 @@ export interface paths {
          * @description Lists users oldest first, by (createdAt, id), with cursor pagination. `email`
          *     filters by exact, case-insensitive email; `role` returns users holding that role.
          *     Entries carry the list fields only: id, email, name, createdAt and roles.
-         *     Requires `users:list` on `users`.
          */
         get: operations["listUsers"];
         put?: never;
@@ -25,8 +24,8 @@ export interface paths {
          * @description Creates a user with `emailVerified: false`. The email must be unique among existing
          *     users, compared case-insensitively (409 otherwise); it is stored as given. The
          *     optional password (8–256 characters) is stored as a scrypt hash and never returned.
-         *     Writes a `user.created` audit entry. Requires `users:create` on `users`, and for each
-         *     role in `roles`, `users:grant` on `roles/<role>` (403 and nothing created otherwise).
+         *     Writes a `user.created` audit entry. Each role in `roles` also needs
+         *     `users:grant` on `roles/<role>` (403 and nothing created otherwise).
          */
         post: operations["createUser"];
         delete?: never;
@@ -50,7 +49,7 @@ export interface paths {
         };
         /**
          * Get a user
-         * @description Returns the user with all fields. Requires `users:read` on `users/<id>`.
+         * @description Returns the user with all fields.
          */
         get: operations["getUser"];
         put?: never;
@@ -60,7 +59,7 @@ export interface paths {
          * @description Permanently deletes the user, all its API keys and every `user:<id>` principal
          *     entry in policies, at once; it cannot be undone. Audit entries stay, but the
          *     user's email in them is replaced by `null`. The email can be used again. Writes a
-         *     `user.deleted` audit entry. Requires `users:delete` on `users/<id>`.
+         *     `user.deleted` audit entry.
          */
         delete: operations["deleteUser"];
         options?: never;
@@ -71,9 +70,9 @@ export interface paths {
          *     the stored metadata as an RFC 7386 JSON Merge Patch: a key set to `null` is
          *     removed and nested objects merge. Concurrent updates never lose each other's keys.
          *     Metadata is limited to 16 KiB serialized after the merge. An empty body changes
-         *     nothing. Writes a `user.updated` audit entry. Requires `users:update` on
-         *     `users/<id>`, and for each role added or removed, `users:grant` on `roles/<role>`
-         *     (403 and nothing changed otherwise): `users:update` on oneself never reaches roles.
+         *     nothing. Writes a `user.updated` audit entry. Each role added or removed also needs
+         *     `users:grant` on `roles/<role>` (403 and nothing changed otherwise): `users:update`
+         *     on oneself never reaches roles.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -88,8 +87,7 @@ export interface paths {
         /**
          * List policies
          * @description Lists policies oldest first, by (createdAt, id), with cursor pagination. Entries
-         *     carry id, name, effect, principals, actions, resources and createdAt. Requires
-         *     `policies:list` on `policies`.
+         *     carry id, name, effect, principals, actions, resources and createdAt.
          */
         get: operations["listPolicies"];
         put?: never;
@@ -99,7 +97,7 @@ export interface paths {
          *     patterns and conditions are validated when written: an unknown condition key, an
          *     invalid CIDR or a malformed principal is a 400 naming the field. The policy takes
          *     part in the very next decision, on every instance. Writes a `policy.created` audit
-         *     entry. Requires `policies:create` on `policies`.
+         *     entry.
          */
         post: operations["createPolicy"];
         delete?: never;
@@ -140,7 +138,6 @@ export interface paths {
          *       `decision: implicit_deny`, `matchedPolicies: []`.
          *
          *     `explain: true` adds a per-policy `explanation` and `missingContextKeys`.
-         *     Requires `policies:simulate` on `policies`.
          */
         post: operations["simulatePolicy"];
         delete?: never;
@@ -164,7 +161,7 @@ export interface paths {
         };
         /**
          * Get a policy
-         * @description Returns the policy with all fields, `description` and `conditions` included when set. Requires `policies:read` on `policies/<id>`.
+         * @description Returns the policy with all fields, `description` and `conditions` included when set.
          */
         get: operations["getPolicy"];
         put?: never;
@@ -172,8 +169,7 @@ export interface paths {
         /**
          * Delete a policy
          * @description Deletes the policy. The access it granted (or denied) is gone from the very next
-         *     decision, on every instance. Writes a `policy.deleted` audit entry. Requires
-         *     `policies:delete` on `policies/<id>`.
+         *     decision, on every instance. Writes a `policy.deleted` audit entry.
          */
         delete: operations["deletePolicy"];
         options?: never;
@@ -184,7 +180,6 @@ export interface paths {
          *     and also `effect`, `principals`, `actions` and `resources`.
          *     `description: null` and `conditions: null` remove them. The change applies to the
          *     very next decision, on every instance. Writes a `policy.updated` audit entry.
-         *     Requires `policies:update` on `policies/<id>`.
          */
         patch: operations["updatePolicy"];
         trace?: never;
@@ -202,7 +197,7 @@ export interface paths {
          *     neither skips nor repeats while entries arrive. Filters: `from` (inclusive), `to`
          *     (exclusive; `from` must be before `to`), `events` (comma-separated event types),
          *     `actor` (an actor id) and `result`. Entries carry the list fields; get one entry
-         *     for `traceId`, `metadata` and the full location. Requires `logs:list` on `logs`.
+         *     for `traceId`, `metadata` and the full location.
          */
         get: operations["listLogs"];
         put?: never;
@@ -211,7 +206,7 @@ export interface paths {
          * @description Appends 1 to 1000 entries in one transaction: all are stored or none. The response
          *     is sent only once they are durable and gives each entry's id and timestamp, in
          *     request order. `timestamp` defaults to now. Entries are append-only: nothing in
-         *     the API updates or deletes one. Body limit 10 MiB. Requires `logs:write` on `logs`.
+         *     the API updates or deletes one. Body limit 10 MiB.
          */
         post: operations["ingestLogs"];
         delete?: never;
@@ -241,7 +236,7 @@ export interface paths {
          *     Hits come newest first with cursor pagination (`cursor` in the body);
          *     `meta.totalHits` is exact. `highlights` maps each matched field path to its text
          *     with matched terms wrapped in `<em>`; every other character is HTML-escaped.
-         *     `from` is inclusive, `to` exclusive. Requires `logs:search` on `logs`.
+         *     `from` is inclusive, `to` exclusive.
          */
         post: operations["searchLogs"];
         delete?: never;
@@ -272,7 +267,7 @@ export interface paths {
          *     still processing when the server stops are finished after it restarts; a failure
          *     ends in `status: failed` with `error`. At most 5 exports per key may be
          *     processing at once: a sixth is a 429 with `Retry-After`. Writes a
-         *     `logs.export.created` audit entry. Requires `logs:export` on `logs`.
+         *     `logs.export.created` audit entry.
          */
         post: operations["createExport"];
         delete?: never;
@@ -298,8 +293,7 @@ export interface paths {
          * Get an export
          * @description Returns the export's state. Once `completed` it has `totalRecords`,
          *     `fileSizeBytes`, `completedAt`, `expiresAt` (24 hours after completion) and
-         *     `downloadUrl`; once `failed`, `error`. Requires `logs:export` on
-         *     `exports/<exportId>`.
+         *     `downloadUrl`; once `failed`, `error`.
          */
         get: operations["getExport"];
         put?: never;
@@ -325,7 +319,7 @@ export interface paths {
         };
         /**
          * Get a log entry
-         * @description Returns one entry with full detail, adding `traceId`, `metadata`, `context.location.region` and `context.location.coordinates`. Requires `logs:read` on `logs/<id>`.
+         * @description Returns one entry with full detail, adding `traceId`, `metadata`, `context.location.region` and `context.location.coordinates`.
          */
         get: operations["getLog"];
         put?: never;
@@ -346,8 +340,7 @@ export interface paths {
         /**
          * List API keys
          * @description Lists active API keys oldest first, with cursor pagination. Never returns a secret
-         *     or a hash. A key that is not root sees only keys of its own principal. Requires
-         *     `apikeys:list` on `apikeys`.
+         *     or a hash. A key that is not root sees only keys of its own principal.
          */
         get: operations["listApiKeys"];
         put?: never;
@@ -358,8 +351,7 @@ export interface paths {
          *     required with `enterprise` and refused otherwise. A non-root key may only create
          *     keys for its own principal, with a plan and limit no higher and an expiry no
          *     later than its own (403 otherwise). A `user:<id>` principal must name an existing
-         *     user (400 otherwise). Writes an `apikey.created` audit entry. Requires
-         *     `apikeys:create` on `apikeys`.
+         *     user (400 otherwise). Writes an `apikey.created` audit entry.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -388,7 +380,7 @@ export interface paths {
          * Revoke an API key
          * @description Revokes and deletes the key; its next request, on any instance, is a 401. The root
          *     key cannot be revoked through the API (403). Writes an `apikey.revoked` audit
-         *     entry. Requires `apikeys:delete` on `apikeys/<id>`. A non-root key sees only its own
+         *     entry. A non-root key sees only its own
          *     principal's keys: another principal's key is a 404, whatever the policies allow.
          */
         delete: operations["deleteApiKey"];

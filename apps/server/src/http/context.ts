@@ -1,0 +1,63 @@
+import type { KeylessOperationId, OperationId, operations } from '@secadmin/api-types';
+import type { Request, Response } from 'express';
+import type { ApiKeyRow } from '../repositories/api-keys-repository.js';
+import type { StateVersions } from '../repositories/state-versions-repository.js';
+import type { RequestActor } from '../services/audit.js';
+
+type Parameters<Id extends OperationId> = operations[Id]['parameters'];
+
+export type PathParams<Id extends OperationId> =
+  Parameters<Id> extends { path: infer P } ? NonNullable<P> : Record<string, never>;
+
+type RawQuery<Id extends OperationId> =
+  Parameters<Id> extends { query?: infer Q } ? NonNullable<Q> : Record<string, never>;
+
+/** Validation fills in the spec's defaults: `limit`, the only query default, is always there. */
+export type Query<Id extends OperationId> =
+  RawQuery<Id> extends { limit?: infer L }
+    ? Omit<RawQuery<Id>, 'limit'> & { limit: NonNullable<L> }
+    : RawQuery<Id>;
+
+export type Body<Id extends OperationId> = operations[Id] extends {
+  requestBody: { content: { 'application/json': infer B } };
+}
+  ? B
+  : operations[Id] extends { requestBody?: { content: { 'application/json': infer B } } }
+    ? B | undefined
+    : undefined;
+
+/** What a handler of a keyless operation gets: its validated inputs. */
+export interface KeylessContext<Id extends OperationId> {
+  params: PathParams<Id>;
+  query: Query<Id>;
+  body: Body<Id>;
+  requestId: string;
+  req: Request;
+  res: Response;
+}
+
+/** The key that authenticated the request, and the state versions read for it. */
+export interface Authenticated {
+  key: ApiKeyRow;
+  actor: RequestActor;
+  /** Read once per request: what every cache consulted for this request is checked against. */
+  versions: StateVersions;
+}
+
+export type Context<Id extends OperationId> = Id extends KeylessOperationId
+  ? KeylessContext<Id>
+  : KeylessContext<Id> & Authenticated;
+
+/** Answers one operation; it writes the response (through `http/respond.ts`). */
+export type Handler<Id extends OperationId> = (ctx: Context<Id>) => Promise<void> | void;
+
+/** One handler per operation of the spec: a new operation breaks the build until handled. */
+export type Handlers = { [Id in OperationId]: Handler<Id> };
+
+declare global {
+  namespace Express {
+    interface Locals {
+      requestId: string;
+    }
+  }
+}

@@ -1,0 +1,95 @@
+import type { Request, RequestHandler, Response } from 'express';
+import type { RateLimitStore } from '../rate-limit/store.js';
+import type { authenticator, authorizer } from './auth.js';
+import { jsonViolations, readJsonBody, requireJsonBody } from './body.js';
+import type { Authenticated, Handlers } from './context.js';
+import { ApiError } from './errors.js';
+import type { Operation, Router } from './operations.js';
+import { ANONYMOUS_LIMIT, enforceRateLimit } from './rate-limit.js';
+import type { SpecValidator, ValidInput } from './validation.js';
+
+export interface DispatchDeps {
+  router: Router;
+  operations: Operation[];
+  validator: SpecValidator;
+  handlers: Handlers;
+  authenticate: ReturnType<typeof authenticator>;
+  authorize: ReturnType<typeof authorizer>;
+  rateLimits: RateLimitStore;
+  /** Check every JSON response against the spec (tests). */
+  validateResponses: boolean;
+}
+
+interface Served {
+  operation: Operation;
+  validate: (input: ValidInput) => ValidInput;
+  respondsAs: ((status: number, body: unknown) => { field: string; message: string }[]) | undefined;
+  // biome-ignore lint/suspicious/noExplicitAny: each entry's handler is typed by its operation in `Handlers`
+  handler: (ctx: any) => Promise<void> | void;
+}
+
+/**
+ * Serves every operation of the spec, in this order: route → key (401, 429) → policy (403)
+ * → media type (415) → body (413, malformed JSON) → reserved keys, depth, NUL → schema (400)
+ * → handler. Nothing is read from the body before the key and its rights are known.
+ */
+export function dispatcher(deps: DispatchDeps): RequestHandler {
+  const served = new Map<Operation, Served>(
+    deps.operations.map((operation) => [
+      operation,
+      {
+        operation,
+        validate: deps.validator.requestValidator(operation),
+        respondsAs: deps.validateResponses
+          ? deps.validator.responseValidator(operation)
+          : undefined,
+        handler: deps.handlers[operation.id],
+      },
+    ]),
+  );
+
+  return async (req: Request, res: Response) => {
+    const match = deps.router.match(req.method, req.path);
+    if (!match) {
+      if (deps.router.needsKey(req.path)) await deps.authenticate(req, res);
+      throw new ApiError('not_found', `No route ${req.method} ${req.path}.`);
+    }
+    const { operation, params } = match;
+    const { access } = operation;
+    let auth: Authenticated | undefined;
+    if (access === 'token')
+      await enforceRateLimit(deps.rateLimits, res, `ip:${req.ip}`, ANONYMOUS_LIMIT);
+    else if (access !== 'public') {
+      auth = await deps.authenticate(req, res);
+      await deps.authorize(req, auth, access, params);
+    }
+    requireJsonBody(req);
+    const body = await readJsonBody(req, res, operation.maxBodyBytes);
+    const query = req.query as Record<string, unknown>;
+    const violations = [
+      ...jsonViolations(body, 'body'),
+      ...jsonViolations(query, 'query'),
+      ...jsonViolations(params, 'path'),
+    ];
+    if (violations.length > 0)
+      throw new ApiError('invalid_request', 'The request is invalid.', violations);
+    const entry = served.get(operation) as Served;
+    const input = entry.validate({ params, query, body });
+    if (entry.respondsAs) checkResponses(res, entry.respondsAs);
+    await entry.handler({ ...input, ...auth, requestId: res.locals.requestId, req, res });
+  };
+}
+
+/** Tests: a JSON response the spec does not describe is a failure, not a quiet drift. */
+function checkResponses(
+  res: Response,
+  respondsAs: (status: number, body: unknown) => { field: string; message: string }[],
+): void {
+  const json = res.json.bind(res);
+  res.json = (body: unknown) => {
+    const problems = respondsAs(res.statusCode, body);
+    if (problems.length > 0)
+      throw new Error(`response does not match the spec: ${JSON.stringify(problems)}`);
+    return json(body);
+  };
+}

@@ -1,0 +1,147 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { OperationId } from '@secadmin/api-types';
+
+/** The bundled spec (`spec/dist/openapi.json`): served, and the source of the operation table. */
+export type Spec = Record<string, unknown> & {
+  paths: Record<string, Record<string, unknown>>;
+  components: Record<string, Record<string, unknown>>;
+};
+
+export function loadSpec(): Spec {
+  const path = createRequire(import.meta.url).resolve('@secadmin/spec/openapi.json');
+  return JSON.parse(readFileSync(path, 'utf8'));
+}
+
+/**
+ * Who may call an operation, as its `x-secadmin-access` says: a key whose principal the
+ * policies allow `action` on `resource` (path parameters in braces filled in), `public`
+ * (no key, no rate limit) or `token` (no key: a signed token in the URL; limited per IP).
+ */
+export type AccessRule = { action: string; resource: string } | 'public' | 'token';
+
+/** One operation of the spec, as the server serves it. */
+export interface Operation {
+  id: OperationId;
+  method: string;
+  /** The spec's path template, e.g. `/v1/users/{id}`. */
+  path: string;
+  access: AccessRule;
+  maxBodyBytes: number;
+  /** The operation object of the bundled spec (parameters, request body, responses). */
+  spec: Record<string, unknown>;
+}
+
+export interface RouteMatch {
+  operation: Operation;
+  params: Record<string, string>;
+}
+
+/** decisions.md §5: 1 MiB, unless the operation's `x-secadmin-max-body-bytes` says otherwise. */
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
+
+export function readOperations(spec: Spec): Operation[] {
+  const operations: Operation[] = [];
+  for (const [path, item] of Object.entries(spec.paths)) {
+    for (const method of METHODS) {
+      const operation = item[method] as Record<string, unknown> | undefined;
+      if (!operation) continue;
+      const access = operation['x-secadmin-access'] as AccessRule | undefined;
+      if (!access) throw new Error(`${method} ${path} has no x-secadmin-access`);
+      operations.push({
+        id: operation.operationId as OperationId,
+        method: method.toUpperCase(),
+        path,
+        access,
+        maxBodyBytes:
+          (operation['x-secadmin-max-body-bytes'] as number | undefined) ?? DEFAULT_MAX_BODY_BYTES,
+        spec: {
+          ...operation,
+          parameters: [
+            ...((item.parameters as unknown[]) ?? []),
+            ...((operation.parameters as unknown[]) ?? []),
+          ],
+        },
+      });
+    }
+  }
+  return operations;
+}
+
+/** `users/{id}` with `{id: "user_1"}` → `users/user_1`. */
+export function resourceOf(rule: { resource: string }, params: Record<string, string>): string {
+  return rule.resource.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? '');
+}
+
+interface Route {
+  operation: Operation;
+  pattern: RegExp;
+  names: string[];
+  literalSegments: number;
+}
+
+/**
+ * Finds the operation a request is for, before its body is read, so that authorization
+ * (which needs the operation and its path parameters) comes first. The one router:
+ * dispatch, access checks and validation all start from its match.
+ */
+export class Router {
+  private readonly routes: Route[];
+  /** First path segments of the operations that need a key (`v1`). */
+  private readonly keyedPrefixes: Set<string>;
+
+  constructor(operations: Operation[]) {
+    this.routes = operations.map((operation) => {
+      const names: string[] = [];
+      const segments = operation.path.split('/');
+      const source = segments
+        .map((segment) =>
+          segment.replace(/\{([^}]+)\}|[^{]+/g, (part, name?: string) => {
+            if (name === undefined) return part.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+            names.push(name);
+            return '([^/]+)';
+          }),
+        )
+        .join('/');
+      return {
+        operation,
+        pattern: new RegExp(`^${source}$`),
+        names,
+        literalSegments: segments.filter((s) => !s.includes('{')).length,
+      };
+    });
+    // `/v1/policies/simulate` before `/v1/policies/{id}`.
+    this.routes.sort((a, b) => b.literalSegments - a.literalSegments);
+    this.keyedPrefixes = new Set(
+      operations
+        .filter((operation) => typeof operation.access === 'object')
+        .map((operation) => firstSegment(operation.path)),
+    );
+  }
+
+  match(method: string, path: string): RouteMatch | undefined {
+    for (const route of this.routes) {
+      if (route.operation.method !== method) continue;
+      const match = route.pattern.exec(path);
+      if (!match) continue;
+      const params: Record<string, string> = {};
+      try {
+        route.names.forEach((name, i) => {
+          params[name] = decodeURIComponent(match[i + 1] as string);
+        });
+      } catch {
+        return undefined; // a malformed %-escape names nothing that exists
+      }
+      return { operation: route.operation, params };
+    }
+    return undefined;
+  }
+
+  /** An unknown path among keyed operations is answered like them: key first, then 404. */
+  needsKey(path: string): boolean {
+    return this.keyedPrefixes.has(firstSegment(path));
+  }
+}
+
+const firstSegment = (path: string) => path.split('/')[1] ?? '';

@@ -1,0 +1,217 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { ApiError, type ErrorDetail } from './errors.js';
+import type { Operation, Spec } from './operations.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON Schema nodes of the bundled spec
+type Schema = Record<string, any>;
+
+interface Parameter {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required?: boolean;
+  style?: string;
+  explode?: boolean;
+  schema: Schema;
+}
+
+/** A request's inputs once validated: path parameters, typed query values (defaults filled in), body. */
+export interface ValidInput {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+/**
+ * Query values are strings; typed ones are accepted in their plain form only (decisions.md
+ * §5): `10`, not `0x10`, `1e1`, `10.0`, `+10` or ` 10`; `true`/`false`, not `1` or `yes`.
+ */
+const PLAIN_FORMS: Record<
+  string,
+  { pattern: RegExp; parse: (text: string) => unknown; message: string }
+> = {
+  integer: {
+    pattern: /^-?(0|[1-9][0-9]*)$/,
+    parse: Number,
+    message: 'must be an integer in plain decimal',
+  },
+  number: {
+    pattern: /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/,
+    parse: Number,
+    message: 'must be a plain decimal number',
+  },
+  boolean: {
+    pattern: /^(true|false)$/,
+    parse: (text) => text === 'true',
+    message: 'must be true or false',
+  },
+};
+
+/** `/entries/0/event` under `body` → `body.entries[0].event`. */
+function fieldName(location: string, pointer: string): string {
+  return (
+    location +
+    pointer
+      .split('/')
+      .slice(1)
+      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
+      .join('')
+  );
+}
+
+function detailsOf(location: string, errors: ErrorObject[] | null | undefined): ErrorDetail[] {
+  return (errors ?? []).map((error) => {
+    const params = error.params as Record<string, unknown>;
+    const named = params.missingProperty ?? params.additionalProperty;
+    const pointer = named === undefined ? error.instancePath : `${error.instancePath}/${named}`;
+    const allowed = params.allowedValues as unknown[] | undefined;
+    return {
+      field: fieldName(location, pointer),
+      message:
+        error.keyword === 'additionalProperties'
+          ? 'is not allowed'
+          : `${error.message ?? 'is invalid'}${allowed ? `: ${allowed.join(', ')}` : ''}`,
+    };
+  });
+}
+
+const invalidRequest = (details: ErrorDetail[]) =>
+  new ApiError('invalid_request', 'The request is invalid.', details);
+
+/**
+ * Compiles, once at start, what every operation accepts (parameters and JSON body) and, for
+ * tests, what it may answer. JSON values are never converted: a `"5"` where an integer goes
+ * is a 400.
+ */
+export class SpecValidator {
+  private readonly ajv: Ajv2020;
+  private readonly components: Spec['components'];
+
+  constructor(spec: Spec) {
+    this.components = spec.components;
+    this.ajv = new Ajv2020({
+      allErrors: true,
+      strict: false,
+      useDefaults: true,
+      coerceTypes: false,
+    });
+    addFormats.default(this.ajv);
+    // Component references resolve against the spec's own components.
+    this.ajv.addSchema({ $id: 'spec', components: spec.components }, undefined, undefined, false);
+  }
+
+  private compile(schema: Schema): ValidateFunction {
+    return this.ajv.compile(relocateRefs(schema));
+  }
+
+  /** The validator of one operation's request. */
+  requestValidator(operation: Operation): (input: ValidInput) => ValidInput {
+    const parameters = (operation.spec.parameters as Parameter[]).map((p) =>
+      (p as Schema).$ref ? this.resolveParameter((p as Schema).$ref) : p,
+    );
+    const pathParameters = parameters.filter((p) => p.in === 'path');
+    const queryParameters = parameters.filter((p) => p.in === 'query');
+    const params = this.compile(objectOf(pathParameters));
+    const query = this.compile(objectOf(queryParameters));
+    const requestBody = (operation.spec.requestBody as Schema | undefined)?.content?.[
+      'application/json'
+    ];
+    const bodyRequired = (operation.spec.requestBody as Schema | undefined)?.required === true;
+    const body = requestBody ? this.compile(requestBody.schema) : undefined;
+
+    return (input) => {
+      const details: ErrorDetail[] = [];
+      if (!params(input.params)) details.push(...detailsOf('path', params.errors));
+      const typedQuery = parseQuery(queryParameters, input.query, details);
+      if (!query(typedQuery)) details.push(...detailsOf('query', query.errors));
+      if (body) {
+        if (input.body === undefined) {
+          if (bodyRequired) details.push({ field: 'body', message: 'is required' });
+        } else if (!body(input.body)) details.push(...detailsOf('body', body.errors));
+      }
+      if (details.length > 0) throw invalidRequest(details);
+      return { params: input.params, query: typedQuery, body: input.body };
+    };
+  }
+
+  /** What each status of an operation may answer with a JSON body: for response checks in tests. */
+  responseValidator(operation: Operation): (status: number, body: unknown) => ErrorDetail[] {
+    const byStatus = new Map<number, ValidateFunction>();
+    for (const [status, response] of Object.entries(operation.spec.responses as Schema)) {
+      const resolved = response.$ref ? this.resolveRef(response.$ref) : response;
+      const schema = resolved?.content?.['application/json']?.schema;
+      if (schema) byStatus.set(Number(status), this.compile(schema));
+    }
+    return (status, body) => {
+      const validate = byStatus.get(status);
+      if (!validate)
+        return [
+          { field: 'status', message: `${status} is not a JSON response of ${operation.id}` },
+        ];
+      return validate(body) ? [] : detailsOf('response', validate.errors);
+    };
+  }
+
+  /** `#/components/responses/NotFound` → that component. */
+  private resolveRef(ref: string): Schema {
+    const [kind, name] = ref.replace('#/components/', '').split('/') as [string, string];
+    return this.components[kind]?.[name] as Schema;
+  }
+
+  private resolveParameter(ref: string): Parameter {
+    return this.resolveRef(ref) as Parameter;
+  }
+}
+
+/** The parameters of one location as one object schema: unknown names are refused. */
+function objectOf(parameters: Parameter[]): Schema {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(parameters.map((p) => [p.name, p.schema])),
+    required: parameters.filter((p) => p.required).map((p) => p.name),
+    additionalProperties: false,
+  };
+}
+
+/**
+ * Query strings as the schema's types: plain integers and booleans converted, comma lists
+ * (`style: form, explode: false`) split. A value given twice, or not in its plain form, is
+ * a violation; unknown names are left for the schema to refuse.
+ */
+function parseQuery(
+  parameters: Parameter[],
+  query: Record<string, unknown>,
+  details: ErrorDetail[],
+): Record<string, unknown> {
+  const typed: Record<string, unknown> = { ...query };
+  for (const parameter of parameters) {
+    const value = query[parameter.name];
+    if (value === undefined) continue;
+    const field = `query.${parameter.name}`;
+    if (typeof value !== 'string') {
+      details.push({ field, message: 'must be given once' });
+      continue;
+    }
+    const type = parameter.schema.type as string;
+    if (type === 'array') {
+      typed[parameter.name] = value.split(',');
+      continue;
+    }
+    const form = PLAIN_FORMS[type];
+    if (!form) continue;
+    if (form.pattern.test(value)) typed[parameter.name] = form.parse(value);
+    else {
+      details.push({ field, message: form.message });
+      delete typed[parameter.name];
+    }
+  }
+  return typed;
+}
+
+/** `#/components/…` inside a compiled schema means the spec's components. */
+function relocateRefs(schema: Schema): Schema {
+  return JSON.parse(
+    JSON.stringify(schema).replaceAll('"$ref":"#/components/', '"$ref":"spec#/components/'),
+  );
+}
