@@ -1,7 +1,7 @@
 import { parseIp } from '@secadmin/policy';
 import type { Handler } from '../http/context.js';
-import { invalid } from '../http/errors.js';
 import { created, noContent, ok, sendPage } from '../http/respond.js';
+import { invalid } from '../lib/errors.js';
 import { parseInstant } from '../lib/time.js';
 import { policyDetail, policyListItem } from '../representations.js';
 import type { AccessService } from '../services/access-service.js';
@@ -28,11 +28,11 @@ export function policyHandlers(policies: PoliciesService, access: AccessService)
   const simulatePolicy: Handler<'simulatePolicy'> = async ({ body, versions, res }) => {
     const ip = body.context?.ip;
     if (ip !== undefined && !parseIp(ip))
-      throw invalid('body.context.ip', 'must be an IPv4 or IPv6 address');
+      throw invalid('context.ip', 'must be an IPv4 or IPv6 address');
     const timeText = body.context?.time;
     const time = timeText === undefined ? undefined : parseInstant(timeText);
     if (timeText !== undefined && !time)
-      throw invalid('body.context.time', 'must be an ISO 8601 instant');
+      throw invalid('context.time', 'must be an ISO 8601 instant');
     const decision = await access.decide(
       {
         principal: body.principal,

@@ -1,9 +1,10 @@
 import type { Request, RequestHandler, Response } from 'express';
+import { DomainError } from '../lib/errors.js';
 import type { RateLimitStore } from '../rate-limit/store.js';
 import type { authenticator, authorizer } from './auth.js';
 import { jsonViolations, readJsonBody, requireJsonBody } from './body.js';
 import type { Authenticated, Handlers } from './context.js';
-import { ApiError } from './errors.js';
+import { ApiError, fromDomainError } from './errors.js';
 import type { Operation, Router } from './operations.js';
 import { ANONYMOUS_LIMIT, enforceRateLimit } from './rate-limit.js';
 import type { SpecValidator, ValidInput } from './validation.js';
@@ -24,6 +25,8 @@ interface Served {
   operation: Operation;
   validate: (input: ValidInput) => ValidInput;
   respondsAs: ((status: number, body: unknown) => { field: string; message: string }[]) | undefined;
+  /** Where the handler's input came from, for the field names of its `Invalid` errors. */
+  inputLocation: 'body' | 'query';
   // biome-ignore lint/suspicious/noExplicitAny: each entry's handler is typed by its operation in `Handlers`
   handler: (ctx: any) => Promise<void> | void;
 }
@@ -44,6 +47,7 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
           ? deps.validator.responseValidator(operation)
           : undefined,
         handler: deps.handlers[operation.id],
+        inputLocation: operation.spec.requestBody ? 'body' : 'query',
       },
     ]),
   );
@@ -76,7 +80,11 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
     const entry = served.get(operation) as Served;
     const input = entry.validate({ params, query, body });
     if (entry.respondsAs) checkResponses(res, entry.respondsAs);
-    await entry.handler({ ...input, ...auth, requestId: res.locals.requestId, req, res });
+    try {
+      await entry.handler({ ...input, ...auth, requestId: res.locals.requestId, req, res });
+    } catch (error) {
+      throw error instanceof DomainError ? fromDomainError(error, entry.inputLocation) : error;
+    }
   };
 }
 

@@ -1,18 +1,17 @@
+import type { ErrorCode } from '@secadmin/api-types';
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
+import {
+  Conflict,
+  DomainError,
+  Forbidden,
+  Gone,
+  Invalid,
+  NotFound,
+  Throttled,
+  Unavailable,
+} from '../lib/errors.js';
 import { sendJson } from './respond.js';
-
-export type ErrorCode =
-  | 'invalid_request'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'gone'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'rate_limited'
-  | 'internal_error';
 
 export interface ErrorDetail {
   field: string;
@@ -26,10 +25,13 @@ const STATUS: Record<ErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   gone: 410,
+  precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  idempotency_key_reused: 422,
   rate_limited: 429,
   internal_error: 500,
+  unavailable: 503,
 };
 
 /** An error meant for the client: its code, message and details are sent as they are. */
@@ -47,9 +49,27 @@ export class ApiError extends Error {
   }
 }
 
-export const invalid = (field: string, message: string) =>
-  new ApiError('invalid_request', 'The request is invalid.', [{ field, message }]);
-export const notFound = (what: string) => new ApiError('not_found', `No ${what} with this id.`);
+/**
+ * A domain error as the client sees it. `location` is where the operation's input came from
+ * (`body` or `query`): a problem with the input's `from` is one with `query.from` on a list.
+ */
+export function fromDomainError(error: DomainError, location: 'body' | 'query'): ApiError {
+  if (error instanceof Invalid)
+    return new ApiError(
+      'invalid_request',
+      error.message,
+      error.problems.map(({ field, message }) => ({ field: `${location}.${field}`, message })),
+    );
+  if (error instanceof NotFound) return new ApiError('not_found', error.message);
+  if (error instanceof Conflict) return new ApiError('conflict', error.message);
+  if (error instanceof Forbidden) return new ApiError('forbidden', error.message);
+  if (error instanceof Gone) return new ApiError('gone', error.message);
+  if (error instanceof Throttled)
+    return new ApiError('rate_limited', error.message, undefined, error.retryAfterSeconds);
+  if (error instanceof Unavailable)
+    return new ApiError('unavailable', error.message, undefined, error.retryAfterSeconds);
+  return new ApiError('internal_error', 'An unexpected error occurred.');
+}
 
 function sendError(res: Response, error: ApiError): void {
   if (error.code === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer');
@@ -63,56 +83,24 @@ function sendError(res: Response, error: ApiError): void {
   sendJson(res, error.status, { error: body });
 }
 
-/** `/body/entries/0/event` → `body.entries[0].event`. */
-function fieldName(path: string): string {
-  return path
-    .replace(/^\//, '')
-    .split('/')
-    .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`))
-    .join('')
-    .replace(/~1/g, '/')
-    .replace(/~0/g, '~');
-}
-
-interface ValidatorError {
-  status?: number;
-  errors?: { path?: string; message?: string }[];
+interface BodyParserError {
   type?: string;
-  message?: string;
 }
 
-/** Maps what express, body-parser and express-openapi-validator throw onto the envelope. */
+/** Maps what body-parser throws, and domain errors that escaped a handler, onto the envelope. */
 function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error;
-  const e = error as ValidatorError;
-  if (typeof e?.type === 'string') {
-    if (e.type === 'entity.too.large') {
+  if (error instanceof DomainError) return fromDomainError(error, 'body');
+  switch ((error as BodyParserError)?.type) {
+    case 'entity.too.large':
       return new ApiError('payload_too_large', 'The request body is too large.');
-    }
-    if (e.type === 'entity.parse.failed') {
+    case 'entity.parse.failed':
       return new ApiError('invalid_request', 'The request body is not valid JSON.', [
         { field: 'body', message: 'must be valid JSON' },
       ]);
-    }
-    if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
       return new ApiError('unsupported_media_type', 'The request body encoding is not supported.');
-    }
-  }
-  switch (e?.status) {
-    case 400: {
-      const details = (e.errors ?? []).map((item) => ({
-        field: fieldName(item.path ?? 'body'),
-        message: item.message ?? 'is invalid',
-      }));
-      return new ApiError('invalid_request', 'The request is invalid.', details);
-    }
-    case 404:
-    case 405:
-      return new ApiError('not_found', 'No such route.');
-    case 413:
-      return new ApiError('payload_too_large', 'The request body is too large.');
-    case 415:
-      return new ApiError('unsupported_media_type', 'Request bodies must be application/json.');
     default:
       return undefined;
   }

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ApiError } from '../http/errors.js';
+import { Invalid } from './errors.js';
 
 /** A keyset position: the sort timestamp and the id that breaks ties. */
 export interface KeysetPosition {
@@ -13,9 +13,10 @@ export interface Page<T> {
 }
 
 const badCursor = () =>
-  new ApiError('invalid_request', 'The cursor is invalid.', [
-    { field: 'cursor', message: 'must be a nextCursor returned by this list' },
-  ]);
+  new Invalid(
+    [{ field: 'cursor', message: 'must be a nextCursor returned by this list' }],
+    'The cursor is invalid.',
+  );
 
 const MAC_BYTES = 16;
 const CURSOR = /^[A-Za-z0-9_-]{1,400}\.[A-Za-z0-9_-]{22}$/;

@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors.js';
+import { Invalid } from '../lib/errors.js';
 
 export type Qualifier = 'event' | 'actor' | 'result' | 'ip';
 
@@ -64,9 +64,10 @@ function toAtom(token: Token): Atom | undefined {
     {
       const value = token.text.slice(colon + 1);
       if (field === 'result' && value !== 'success' && value !== 'failure') {
-        throw new ApiError('invalid_request', 'The query is invalid.', [
-          { field: 'body.query', message: 'result: must be success or failure' },
-        ]);
+        throw new Invalid(
+          [{ field: 'query', message: 'result: must be success or failure' }],
+          'The query is invalid.',
+        );
       }
       return { kind: 'field', field: field as Qualifier, value, negated: token.negated };
     }
@@ -98,9 +99,10 @@ export function parseSearchQuery(query: string): SearchQuery {
     joinNext = false;
   }
   if (clauses.length === 0) {
-    throw new ApiError('invalid_request', 'The query has nothing to search for.', [
-      { field: 'body.query', message: 'must contain at least one word or qualifier' },
-    ]);
+    throw new Invalid(
+      [{ field: 'query', message: 'must contain at least one word or qualifier' }],
+      'The query has nothing to search for.',
+    );
   }
   return clauses;
 }

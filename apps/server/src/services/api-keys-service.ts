@@ -3,8 +3,8 @@ import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { components } from '@secadmin/api-types';
 import type { PrismaClient, SqlQuery } from '@secadmin/db';
-import { ApiError, invalid, notFound } from '../http/errors.js';
 import type { Cursors, Page } from '../lib/cursor.js';
+import { Forbidden, invalid, NotFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { normalizeName } from '../lib/text.js';
 import { nowSeconds, parseInstant } from '../lib/time.js';
@@ -147,18 +147,17 @@ export class ApiKeysService {
   ): Promise<{ key: ApiKeyRow; secret: string }> {
     const plan: Plan = input.plan ?? 'free';
     if (plan === 'enterprise' && input.rateLimitPerMinute === undefined) {
-      throw invalid('body.rateLimitPerMinute', 'is required with plan enterprise');
+      throw invalid('rateLimitPerMinute', 'is required with plan enterprise');
     }
     if (plan !== 'enterprise' && input.rateLimitPerMinute !== undefined) {
-      throw invalid('body.rateLimitPerMinute', 'is only allowed with plan enterprise');
+      throw invalid('rateLimitPerMinute', 'is only allowed with plan enterprise');
     }
     const limit = plan === 'enterprise' ? (input.rateLimitPerMinute as number) : PLAN_LIMITS[plan];
     const parsed = input.expiresAt === undefined ? null : parseInstant(input.expiresAt);
-    if (parsed === undefined) throw invalid('body.expiresAt', 'must be an ISO 8601 instant');
+    if (parsed === undefined) throw invalid('expiresAt', 'must be an ISO 8601 instant');
     // Key timestamps have no fraction of a second.
     const expiresAt = parsed && new Date(Math.floor(parsed.getTime() / 1000) * 1000);
-    if (expiresAt && expiresAt <= new Date())
-      throw invalid('body.expiresAt', 'must be in the future');
+    if (expiresAt && expiresAt <= new Date()) throw invalid('expiresAt', 'must be in the future');
     if (!creator.isRoot) {
       const stronger =
         input.principal !== creator.principal ||
@@ -166,8 +165,7 @@ export class ApiKeysService {
         limit > creator.rateLimitPerMinute ||
         (creator.expiresAt !== null && (expiresAt === null || expiresAt > creator.expiresAt));
       if (stronger) {
-        throw new ApiError(
-          'forbidden',
+        throw new Forbidden(
           'A key may only create keys for its own principal, with no higher plan or limit and no later expiry.',
         );
       }
@@ -176,7 +174,7 @@ export class ApiKeysService {
       input.principal.startsWith('user:') &&
       !(await findUser(this.prisma, input.principal.slice(5)))
     ) {
-      throw invalid('body.principal', 'names no existing user');
+      throw invalid('principal', 'names no existing user');
     }
     const secret = generateSecret();
     const key = await this.prisma.$transaction(async (tx) => {
@@ -213,9 +211,9 @@ export class ApiKeysService {
     await this.prisma.$transaction(async (tx) => {
       const key = await findApiKey(tx, id);
       // A non-root key sees only its own principal's keys (decisions.md §3).
-      if (!key || (!actor.isRoot && key.principal !== actor.principal)) throw notFound('API key');
-      if (key.isRoot)
-        throw new ApiError('forbidden', 'The root key cannot be revoked through the API.');
+      if (!key || (!actor.isRoot && key.principal !== actor.principal))
+        throw new NotFound('API key');
+      if (key.isRoot) throw new Forbidden('The root key cannot be revoked through the API.');
       await deleteApiKey(tx, id);
       await this.versions.bump(tx, 'apiKeys');
       await this.audit.record(tx, actor, {

@@ -1,9 +1,9 @@
-import type { ApiError } from '../http/errors.js';
+import type { Conflict } from '../lib/errors.js';
 import { isUniqueViolation } from '../repositories/db.js';
 
 /** Runs a write; a unique-constraint violation becomes the given 409, whoever raced it. */
 export async function conflictOnDuplicate<T>(
-  conflict: () => ApiError,
+  conflict: () => Conflict,
   write: () => Promise<T>,
 ): Promise<T> {
   try {

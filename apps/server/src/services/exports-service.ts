@@ -2,8 +2,8 @@ import { rm, stat } from 'node:fs/promises';
 import type { components } from '@secadmin/api-types';
 import type { PrismaClient } from '@secadmin/db';
 import { exportFilePath } from '../exports/worker.js';
-import { ApiError, invalid, notFound } from '../http/errors.js';
 import { signDownload, verifyDownload } from '../lib/download-token.js';
+import { Forbidden, Gone, invalid, NotFound, Throttled } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import {
   countProcessingExports,
@@ -40,8 +40,8 @@ export class ExportsService {
   ) {}
 
   async create(actor: RequestActor, input: ExportRequest): Promise<ExportRow> {
-    const range = parseRange(input.from, input.to, 'body');
-    if (!range.from || !range.to) throw invalid('body.from', 'from and to are required');
+    const range = parseRange(input.from, input.to);
+    if (!range.from || !range.to) throw invalid('from', 'from and to are required');
     const events = input.events ?? [];
     const estimatedRecords = await countLogEntries(this.prisma, {
       from: range.from,
@@ -52,10 +52,8 @@ export class ExportsService {
       // Serializes this key's creations, so the limit holds under concurrent requests.
       await lockExportsOfKey(tx, actor.keyId);
       if ((await countProcessingExports(tx, actor.keyId)) >= MAX_PROCESSING_EXPORTS_PER_KEY) {
-        throw new ApiError(
-          'rate_limited',
+        throw new Throttled(
           `At most ${MAX_PROCESSING_EXPORTS_PER_KEY} exports per key may be processing at once.`,
-          undefined,
           EXPORT_RETRY_AFTER_SECONDS,
         );
       }
@@ -83,7 +81,7 @@ export class ExportsService {
 
   async get(id: string): Promise<ExportRow> {
     const row = await findExport(this.prisma, id);
-    if (!row) throw notFound('export');
+    if (!row) throw new NotFound('export');
     return row;
   }
 
@@ -123,23 +121,23 @@ export class ExportsService {
     const match = /^(exp_[0-9a-hjkmnp-tv-z]{26})\.(json|csv)$/.exec(file);
     const row = match ? await findExport(this.prisma, match[1] as string) : null;
     if (!match || !row || row.status !== 'completed' || row.format !== match[2] || !row.expiresAt) {
-      throw new ApiError('not_found', 'No export file with this name.');
+      throw new NotFound('export file', 'No export file with this name.');
     }
     if (!verifyDownload(this.options.secret, row.id, row.expiresAt, token)) {
-      throw new ApiError('forbidden', 'The download token is invalid.');
+      throw new Forbidden('The download token is invalid.');
     }
     const path = exportFilePath(this.options.dataDir, row.id, row.format);
     if (row.expiresAt <= new Date() || row.fileDeletedAt) {
       await rm(path, { force: true });
       await markExportFileDeleted(this.prisma, row.id);
-      throw new ApiError('gone', 'This download link has expired; create a new export.');
+      throw new Gone('This download link has expired; create a new export.');
     }
     const size = await stat(path).then(
       (s) => s.size,
       () => undefined,
     );
     if (size === undefined)
-      throw new ApiError('gone', 'This export file is no longer available; create a new export.');
+      throw new Gone('This export file is no longer available; create a new export.');
     return { path, row, size };
   }
 }

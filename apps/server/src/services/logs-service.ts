@@ -1,7 +1,7 @@
 import type { components } from '@secadmin/api-types';
 import type { PrismaClient, SqlQuery } from '@secadmin/db';
-import { invalid, notFound } from '../http/errors.js';
 import type { Cursors, Page } from '../lib/cursor.js';
+import { invalid, NotFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { parseInstant } from '../lib/time.js';
 import {
@@ -29,32 +29,31 @@ export interface LogQuery {
 }
 
 /** `from` inclusive, `to` exclusive, `from` before `to`; the same rule for list, search and export. */
-export function parseRange(from: string | undefined, to: string | undefined, prefix: string) {
+export function parseRange(from: string | undefined, to: string | undefined) {
   const range: { from?: Date; to?: Date } = {};
   if (from !== undefined) {
     const parsed = parseInstant(from);
-    if (!parsed) throw invalid(`${prefix}.from`, 'must be an ISO 8601 instant');
+    if (!parsed) throw invalid('from', 'must be an ISO 8601 instant');
     range.from = parsed;
   }
   if (to !== undefined) {
     const parsed = parseInstant(to);
-    if (!parsed) throw invalid(`${prefix}.to`, 'must be an ISO 8601 instant');
+    if (!parsed) throw invalid('to', 'must be an ISO 8601 instant');
     range.to = parsed;
   }
-  if (range.from && range.to && range.from >= range.to)
-    throw invalid(`${prefix}.from`, 'must be before to');
+  if (range.from && range.to && range.from >= range.to) throw invalid('from', 'must be before to');
   return range;
 }
 
 function toRow(input: LogEntryInput, index: number, now: Date): NewLogRow {
   const metadata = input.metadata ?? {};
   if (Buffer.byteLength(JSON.stringify(metadata)) > METADATA_LIMIT_BYTES) {
-    throw invalid(`body.entries[${index}].metadata`, 'must be at most 16 KiB when serialized');
+    throw invalid(`entries[${index}].metadata`, 'must be at most 16 KiB when serialized');
   }
   let timestamp = now;
   if (input.timestamp !== undefined) {
     const parsed = parseInstant(input.timestamp);
-    if (!parsed) throw invalid(`body.entries[${index}].timestamp`, 'must be an ISO 8601 instant');
+    if (!parsed) throw invalid(`entries[${index}].timestamp`, 'must be an ISO 8601 instant');
     timestamp = parsed;
   }
   const location = input.context?.location;
@@ -97,14 +96,14 @@ export class LogsService {
 
   async get(id: string): Promise<LogRow> {
     const entry = await findLogEntry(this.prisma, id);
-    if (!entry) throw notFound('log entry');
+    if (!entry) throw new NotFound('log entry');
     return entry;
   }
 
   async list(query: LogQuery): Promise<Page<LogRow>> {
     const after = this.cursors.decode('logs', LOG_ID, query.cursor);
     const filter: LogFilter = {
-      ...parseRange(query.from, query.to, 'query'),
+      ...parseRange(query.from, query.to),
       events: query.events,
       actorId: query.actor,
       result: query.result,

@@ -1,8 +1,8 @@
 import type { components } from '@secadmin/api-types';
 import { Prisma, type PrismaClient } from '@secadmin/db';
 import { parseCidr } from '@secadmin/policy';
-import { ApiError, type ErrorDetail, notFound } from '../http/errors.js';
 import type { Cursors, Page } from '../lib/cursor.js';
+import { Conflict, type FieldProblem, Invalid, NotFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { normalizeName } from '../lib/text.js';
 import { nowSeconds, parseInstant } from '../lib/time.js';
@@ -25,8 +25,8 @@ type PolicyConditions = components['schemas']['PolicyConditions'];
 const POLICY_ID = /^pol_[0-9a-hjkmnp-tv-z]{26}$/;
 
 /** What the schema cannot say: every CIDR parses, every time is a real instant, in order. */
-function conditionProblems(conditions: PolicyConditions, field = 'body.conditions'): ErrorDetail[] {
-  const problems: ErrorDetail[] = [];
+function conditionProblems(conditions: PolicyConditions, field = 'conditions'): FieldProblem[] {
+  const problems: FieldProblem[] = [];
   for (const list of ['allowlist', 'denylist'] as const) {
     conditions.ip?.[list]?.forEach((cidr, i) => {
       if (!parseCidr(cidr)) {
@@ -54,11 +54,10 @@ function conditionProblems(conditions: PolicyConditions, field = 'body.condition
 function checkConditions(conditions: PolicyConditions | null | undefined): void {
   if (!conditions) return;
   const problems = conditionProblems(conditions);
-  if (problems.length > 0)
-    throw new ApiError('invalid_request', 'The policy conditions are invalid.', problems);
+  if (problems.length > 0) throw new Invalid(problems, 'The policy conditions are invalid.');
 }
 
-const duplicateName = () => new ApiError('conflict', 'A policy with this name already exists.');
+const duplicateName = () => new Conflict('A policy with this name already exists.');
 
 export class PoliciesService {
   constructor(
@@ -97,7 +96,7 @@ export class PoliciesService {
 
   async get(id: string): Promise<PolicyRow> {
     const policy = await findPolicy(this.prisma, id);
-    if (!policy) throw notFound('policy');
+    if (!policy) throw new NotFound('policy');
     return policy;
   }
 
@@ -123,7 +122,7 @@ export class PoliciesService {
     }
     return conflictOnDuplicate(duplicateName, () =>
       this.prisma.$transaction(async (tx) => {
-        if (!(await findPolicy(tx, id))) throw notFound('policy');
+        if (!(await findPolicy(tx, id))) throw new NotFound('policy');
         const policy = await updatePolicy(tx, id, data);
         await this.versions.bump(tx, 'policies');
         await this.audit.record(tx, actor, {
@@ -137,7 +136,7 @@ export class PoliciesService {
 
   async remove(actor: RequestActor, id: string): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
-      if (!(await deletePolicy(tx, id))) throw notFound('policy');
+      if (!(await deletePolicy(tx, id))) throw new NotFound('policy');
       await this.versions.bump(tx, 'policies');
       await this.audit.record(tx, actor, {
         event: 'policy.deleted',

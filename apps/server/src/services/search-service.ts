@@ -28,7 +28,7 @@ export class SearchService {
   async search(request: SearchRequest): Promise<SearchResult> {
     const started = performance.now();
     const query = parseSearchQuery(request.query);
-    const range = parseRange(request.from, request.to, 'body');
+    const range = parseRange(request.from, request.to);
     const limit = request.limit ?? 50;
     const after = this.cursors.decode('search', LOG_ID, request.cursor);
     const where = searchWhere(query, range);

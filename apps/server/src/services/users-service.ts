@@ -1,7 +1,7 @@
 import type { components } from '@secadmin/api-types';
 import type { PrismaClient, SqlQuery } from '@secadmin/db';
-import { ApiError, invalid, notFound } from '../http/errors.js';
 import type { Cursors, Page } from '../lib/cursor.js';
+import { Conflict, Forbidden, invalid, NotFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { mergePatch } from '../lib/merge-patch.js';
 import { hashPassword } from '../lib/password.js';
@@ -32,7 +32,7 @@ const USER_ID = /^user_[0-9a-hjkmnp-tv-z]{26}$/;
 
 function checkMetadataSize(metadata: unknown): void {
   if (Buffer.byteLength(JSON.stringify(metadata)) > METADATA_LIMIT_BYTES) {
-    throw invalid('body.metadata', 'must be at most 16 KiB when serialized');
+    throw invalid('metadata', 'must be at most 16 KiB when serialized');
   }
 }
 
@@ -46,12 +46,12 @@ function requireGrants(granted: Map<string, boolean> | undefined, changed: strin
   for (const role of changed) {
     const allowed = granted.get(role);
     if (allowed === undefined)
-      throw new ApiError('conflict', "The user's roles changed during the request; try again.");
-    if (!allowed) throw new ApiError('forbidden', `This key may not users:grant on roles/${role}.`);
+      throw new Conflict("The user's roles changed during the request; try again.");
+    if (!allowed) throw new Forbidden(`This key may not users:grant on roles/${role}.`);
   }
 }
 
-const duplicateEmail = () => new ApiError('conflict', 'A user with this email already exists.');
+const duplicateEmail = () => new Conflict('A user with this email already exists.');
 
 export class UsersService {
   constructor(
@@ -94,7 +94,7 @@ export class UsersService {
 
   async get(id: string): Promise<UserRow> {
     const user = await readUser(this.query, id);
-    if (!user) throw notFound('user');
+    if (!user) throw new NotFound('user');
     return user;
   }
 
@@ -120,7 +120,7 @@ export class UsersService {
         : await this.grantable(actor, [...patch.roles, ...(await this.get(id)).roles]);
     return this.prisma.$transaction(async (tx) => {
       const current = await findUserForUpdate(tx, id);
-      if (!current) throw notFound('user');
+      if (!current) throw new NotFound('user');
       const data: Parameters<typeof updateUser>[2] = { updatedAt: nowSeconds() };
       if (patch.name !== undefined) data.name = normalizeName(patch.name);
       if (patch.roles !== undefined) {
@@ -173,7 +173,7 @@ export class UsersService {
   async remove(actor: RequestActor, id: string): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
       const user = await findUserForUpdate(tx, id);
-      if (!user) throw notFound('user');
+      if (!user) throw new NotFound('user');
       const principal = `user:${id}`;
       await deleteApiKeysOfPrincipal(tx, principal);
       if ((await removePrincipalEverywhere(tx, principal)) > 0)

@@ -177,11 +177,11 @@ describe.each(DATABASES)('strict input on %s', (database) => {
       for (const change of [maxTime, otherId]) {
         await expect400(
           await send('GET', `/v1/users?limit=1&cursor=${forge(cursors.users, change)}`),
-          'cursor',
+          'query.cursor',
         );
         await expect400(
           await send('GET', `/v1/logs?limit=1&cursor=${forge(cursors.logs, change)}`),
-          'cursor',
+          'query.cursor',
         );
         await expect400(
           await send('POST', '/v1/logs/search', {
@@ -189,13 +189,13 @@ describe.each(DATABASES)('strict input on %s', (database) => {
             limit: 1,
             cursor: forge(cursors.search, change),
           }),
-          'cursor',
+          'body.cursor',
         );
       }
-      await expect400(await send('GET', `/v1/users?cursor=${cursors.logs}`), 'cursor');
+      await expect400(await send('GET', `/v1/users?cursor=${cursors.logs}`), 'query.cursor');
       await expect400(
         await send('POST', '/v1/logs/search', { query: 'cursor', cursor: cursors.logs }),
-        'cursor',
+        'body.cursor',
       );
       expect((await send('GET', `/v1/users?limit=1&cursor=${cursors.users}`)).status).toBe(200);
     });
