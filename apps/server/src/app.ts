@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Database } from '@secadmin/db';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
@@ -20,7 +19,8 @@ import type { Services } from './services/index.js';
 
 export interface AppDeps {
   config: Config;
-  db: Database;
+  /** Resolves when the database answers (readiness). */
+  ping: () => Promise<void>;
   services: Services;
   rateLimits: RateLimitStore;
   logger: Logger;
@@ -34,7 +34,7 @@ function loadDocsHtml(): string {
 /** The Express app, without listening: tests build it in-process. */
 export function createApp({
   config,
-  db,
+  ping,
   services,
   rateLimits,
   logger,
@@ -57,9 +57,8 @@ export function createApp({
         router: new Router(operations),
         operations,
         validator: new SpecValidator(spec),
-        handlers: createHandlers(services, { ping: db.ping, spec, docsHtml: loadDocsHtml() }),
+        handlers: createHandlers(services, { ping, spec, docsHtml: loadDocsHtml() }),
         authenticate: authenticator({
-          prisma: db.prisma,
           currentVersions: () => services.versions.current(),
           apiKeys: services.apiKeys,
           rateLimits,

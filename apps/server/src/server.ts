@@ -10,6 +10,7 @@ import { InFlightRequests } from './http/in-flight.js';
 import { MemoryRateLimitStore } from './rate-limit/memory-store.js';
 import { RedisRateLimitStore } from './rate-limit/redis-store.js';
 import type { RateLimitStore } from './rate-limit/store.js';
+import { createRepositories } from './repositories/index.js';
 import { loadSecret } from './secrets.js';
 import { createServices, type Services } from './services/index.js';
 
@@ -31,12 +32,20 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const applied = await db.migrate();
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
     const secret = await loadSecret(config.secret, config.dataDir);
-    let worker: ExportWorker | undefined;
-    const services = createServices(db, {
+    const store = createRepositories(db);
+    const worker = new ExportWorker({
+      store,
+      dataDir: config.dataDir,
+      ttlSeconds: config.downloadTtlSeconds,
+      logger,
+      reclaimAllAtStart: db.kind === 'embedded',
+    });
+    const services = createServices(store, {
       secret,
       dataDir: config.dataDir,
       downloadUrl: config.downloadUrl,
-      onCreated: () => worker?.kick(),
+      onCreated: () => worker.kick(),
+      soleWriter: db.kind === 'embedded',
     });
     const root = await services.apiKeys.ensureRootKey({
       secret: config.adminApiKey,
@@ -52,16 +61,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     rateLimits = config.redisUrl
       ? new RedisRateLimitStore(config.redisUrl)
       : new MemoryRateLimitStore();
-    worker = new ExportWorker({
-      prisma: db.prisma,
-      query: db.query,
-      dataDir: config.dataDir,
-      ttlSeconds: config.downloadTtlSeconds,
-      logger,
-      reclaimAllAtStart: db.kind === 'embedded',
-    });
     const inFlight = new InFlightRequests();
-    const app = createApp({ config, db, services, rateLimits, logger, inFlight });
+    const app = createApp({ config, ping: db.ping, services, rateLimits, logger, inFlight });
     const server: Server = await new Promise((resolve, reject) => {
       const s = app.listen(config.port, config.host ?? '::', () => resolve(s));
       s.once('error', reject);
@@ -74,8 +75,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           ? 'localhost'
           : `[${address.address}]`
         : address.address;
-    const store = rateLimits;
-    const activeWorker = worker;
+    const limits = rateLimits;
     return {
       url: `http://${host}:${address.port}`,
       db,
@@ -87,8 +87,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           server.closeIdleConnections();
         });
         await inFlight.drained(10_000);
-        await activeWorker.stop();
-        await store.close();
+        await worker.stop();
+        await limits.close();
         await db.close();
       },
     };

@@ -29,7 +29,9 @@ if (
   process.exit(1);
 }
 if (!run('node', ['scripts/generate-access.mjs', '--check'])) {
-  console.error('src/generated/access.ts is out of date with spec/: run `pnpm generate` and commit it.');
+  console.error(
+    'src/generated/access.ts is out of date with spec/: run `pnpm generate` and commit it.',
+  );
   process.exit(1);
 }
 if (

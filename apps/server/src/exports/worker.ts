@@ -2,18 +2,12 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PrismaClient, SqlQuery } from '@secadmin/db';
 import type { Logger } from 'pino';
 import { ulid } from '../lib/ids.js';
-import {
-  claimExport,
-  type ExportRow,
-  expiredExportFiles,
-  finishExport,
-  heartbeatExport,
-  markExportFileDeleted,
-} from '../repositories/exports-repository.js';
-import { type LogRow, listLogEntries } from '../repositories/logs-repository.js';
+import type { ExportRow } from '../repositories/exports-repository.js';
+import type { Store } from '../repositories/index.js';
+import type { LogRow } from '../repositories/logs-repository.js';
+import { exportFilePath } from './files.js';
 import { type ExportFormat, encoderFor } from './formats.js';
 
 const BATCH = 2000;
@@ -21,13 +15,8 @@ const HEARTBEAT_MS = 5_000;
 /** A claim not renewed for this long belongs to a dead instance and is taken over. */
 const STALE_CLAIM_MS = 15_000;
 
-export function exportFilePath(dataDir: string, id: string, format: string): string {
-  return join(dataDir, 'exports', `${id}.${format}`);
-}
-
 export interface ExportWorkerOptions {
-  prisma: PrismaClient;
-  query: SqlQuery;
+  store: Store;
   dataDir: string;
   ttlSeconds: number;
   logger: Logger;
@@ -77,7 +66,7 @@ export class ExportWorker {
       let claimed: ExportRow | null = null;
       try {
         const before = staleBefore?.() ?? new Date(Date.now() - STALE_CLAIM_MS);
-        claimed = await claimExport(this.options.prisma, this.instanceId, before);
+        claimed = await this.options.store.exports.claim(this.instanceId, before);
         if (!claimed) staleBefore = undefined;
       } catch (error) {
         this.options.logger.error({ err: error }, 'export worker could not claim');
@@ -98,13 +87,14 @@ export class ExportWorker {
   }
 
   private async process(job: ExportRow): Promise<void> {
-    const { prisma, dataDir, logger } = this.options;
+    const { store, dataDir, logger } = this.options;
     const format = job.format as ExportFormat;
     const path = exportFilePath(dataDir, job.id, format);
     const partial = `${path}.partial`;
     let lost = false;
     const heartbeat = setInterval(() => {
-      heartbeatExport(prisma, job.id, this.instanceId)
+      store.exports
+        .heartbeat(job.id, this.instanceId)
         .then((mine) => {
           lost ||= !mine;
         })
@@ -120,7 +110,7 @@ export class ExportWorker {
       await rename(partial, path);
       const completedAt = new Date();
       const { size } = await stat(path);
-      await finishExport(prisma, job.id, this.instanceId, {
+      await store.exports.finish(job.id, this.instanceId, {
         status: 'completed',
         totalRecords: total,
         fileSizeBytes: BigInt(size),
@@ -134,10 +124,12 @@ export class ExportWorker {
     } catch (error) {
       logger.error({ err: error, exportId: job.id }, 'export failed');
       await rm(partial, { force: true }).catch(() => {});
-      await finishExport(prisma, job.id, this.instanceId, {
-        status: 'failed',
-        error: 'The export could not be written; create a new one.',
-      }).catch(() => {});
+      await store.exports
+        .finish(job.id, this.instanceId, {
+          status: 'failed',
+          error: 'The export could not be written; create a new one.',
+        })
+        .catch(() => {});
     } finally {
       clearInterval(heartbeat);
     }
@@ -167,12 +159,12 @@ export class ExportWorker {
         const last = rows[rows.length - 1];
         return last && rows.length === BATCH ? { at: last.timestamp, id: last.id } : undefined;
       };
-      let rows = await listLogEntries(this.options.query, filter, undefined, BATCH);
+      let rows = await this.options.store.logs.list(filter, undefined, BATCH);
       for (;;) {
         if (abandoned()) return undefined;
         // The database reads the next batch while this one is encoded and written.
         const after = batchAfter(rows);
-        const next = after && listLogEntries(this.options.query, filter, after, BATCH);
+        const next = after && this.options.store.logs.list(filter, after, BATCH);
         next?.catch(() => {});
         let chunk = '';
         for (const row of rows) {
@@ -195,9 +187,9 @@ export class ExportWorker {
   /** Deletes the files of exports past their expiry. */
   async sweep(now = new Date()): Promise<void> {
     try {
-      for (const row of await expiredExportFiles(this.options.prisma, now)) {
+      for (const row of await this.options.store.exports.expiredFiles(now)) {
         await rm(exportFilePath(this.options.dataDir, row.id, row.format), { force: true });
-        await markExportFileDeleted(this.options.prisma, row.id);
+        await this.options.store.exports.markFileDeleted(row.id);
       }
     } catch (error) {
       this.options.logger.error({ err: error }, 'export sweep failed');

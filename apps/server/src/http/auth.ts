@@ -1,4 +1,3 @@
-import type { PrismaClient } from '@secadmin/db';
 import type { Request, Response } from 'express';
 import type { RateLimitStore } from '../rate-limit/store.js';
 import type { StateVersions } from '../repositories/state-versions-repository.js';
@@ -22,7 +21,6 @@ function clientIp(req: Request): string | undefined {
  * recorded as `auth.failed` while that budget lasts), 429 past the key's budget.
  */
 export function authenticator(deps: {
-  prisma: PrismaClient;
   currentVersions: () => Promise<StateVersions>;
   apiKeys: ApiKeysService;
   rateLimits: RateLimitStore;
@@ -37,7 +35,7 @@ export function authenticator(deps: {
     if (!result?.ok) {
       await enforceRateLimit(deps.rateLimits, res, `ip:${req.ip}`, ANONYMOUS_LIMIT);
       if (header !== undefined) {
-        await deps.audit.recordAuthFailure(deps.prisma, {
+        await deps.audit.recordAuthFailure({
           ip: clientIp(req),
           userAgent: req.get('user-agent'),
           reason: result?.reason ?? 'malformed',

@@ -1,7 +1,25 @@
-import type { Prisma, PrismaClient } from '@secadmin/db';
+import type { Prisma, PrismaClient, SqlQuery } from '@secadmin/db';
 
 /** The client, or a transaction's: repositories work with either. */
 export type Db = PrismaClient | Prisma.TransactionClient;
+
+/**
+ * What a repository reads and writes through: Prisma for the model's own operations, and
+ * plain SQL for the hot paths (outside a transaction straight to the driver, which costs
+ * ≈ 5× less per statement than Prisma; inside one, through the transaction's client).
+ */
+export interface Connection {
+  db: Db;
+  sql: SqlQuery;
+}
+
+/** A transaction's client, with plain SQL run inside it. */
+export function transactionConnection(tx: Prisma.TransactionClient): Connection {
+  return {
+    db: tx,
+    sql: <T>(text: string, params: unknown[] = []) => tx.$queryRawUnsafe<T[]>(text, ...params),
+  };
+}
 
 /** Prisma's unique-constraint violation. */
 export function isUniqueViolation(error: unknown): boolean {

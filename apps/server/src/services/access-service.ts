@@ -1,11 +1,11 @@
-import type { PrismaClient, SqlQuery } from '@secadmin/db';
 import {
   type AccessRequest,
   type Decision,
   type PolicyDefinition,
   PolicyIndex,
 } from '@secadmin/policy';
-import { allPolicies, type PolicyRow, readRoles } from '../repositories/policies-repository.js';
+import type { Store } from '../repositories/index.js';
+import type { PolicyRow } from '../repositories/policies-repository.js';
 import type { StateVersions } from '../repositories/state-versions-repository.js';
 
 export interface TimedDecision extends Decision {
@@ -38,8 +38,7 @@ export class AccessService {
   private roles = { version: -1n, byUser: new Map<string, string[]>() };
 
   constructor(
-    private readonly prisma: PrismaClient,
-    private readonly query: SqlQuery,
+    private readonly store: Store,
     private readonly currentVersions: () => Promise<StateVersions>,
   ) {}
 
@@ -63,7 +62,7 @@ export class AccessService {
     const cache = this.roles;
     const cached = cache.byUser.get(userId);
     if (cached) return cached;
-    const roles = await readRoles(this.query, userId);
+    const roles = await this.store.users.roles(userId);
     // Bounded: a simulator call may name any user id.
     if (cache.byUser.size < 100_000) cache.byUser.set(userId, roles);
     return roles;
@@ -90,7 +89,7 @@ export class AccessService {
   /** Reads the version before the policies: the set loaded is at least that new. */
   private async load(): Promise<{ version: bigint; index: PolicyIndex }> {
     const { policies: version } = await this.currentVersions();
-    const rows = await allPolicies(this.prisma);
+    const rows = await this.store.policies.all();
     return { version, index: new PolicyIndex(rows.map(toPolicyDefinition)) };
   }
 }

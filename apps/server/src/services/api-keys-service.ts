@@ -2,25 +2,15 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { components } from '@secadmin/api-types';
-import type { PrismaClient, SqlQuery } from '@secadmin/db';
 import type { Cursors, Page } from '../lib/cursor.js';
 import { Forbidden, invalid, NotFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { normalizeName } from '../lib/text.js';
 import { nowSeconds, parseInstant } from '../lib/time.js';
-import {
-  type ApiKeyRow,
-  deleteApiKey,
-  findApiKey,
-  findApiKeyByHash,
-  findRootKey,
-  insertApiKey,
-  listApiKeys,
-  updateRootKey,
-} from '../repositories/api-keys-repository.js';
+import type { ApiKeyRow } from '../repositories/api-keys-repository.js';
 import { isUniqueViolation } from '../repositories/db.js';
+import type { Store } from '../repositories/index.js';
 import type { StateVersions } from '../repositories/state-versions-repository.js';
-import { findUser } from '../repositories/users-repository.js';
 import type { AuditWriter, RequestActor } from './audit.js';
 import type { StateVersionsSource } from './state-versions.js';
 
@@ -49,8 +39,7 @@ export class ApiKeysService {
   private cache = { version: -1n, byHash: new Map<string, ApiKeyRow>() };
 
   constructor(
-    private readonly prisma: PrismaClient,
-    private readonly query: SqlQuery,
+    private readonly store: Store,
     private readonly audit: AuditWriter,
     private readonly versions: StateVersionsSource,
     private readonly cursors: Cursors,
@@ -74,7 +63,7 @@ export class ApiKeysService {
     const cache = this.cache;
     let key = cache.byHash.get(hash) ?? null;
     if (!key) {
-      key = await findApiKeyByHash(this.query, hash);
+      key = await this.store.apiKeys.findByHash(hash);
       // Only keys that exist are cached: guessing cannot fill memory.
       if (key && cache.byHash.size < 100_000) cache.byHash.set(hash, key);
     }
@@ -101,13 +90,13 @@ export class ApiKeysService {
       );
     }
     for (let attempt = 0; ; attempt++) {
-      const existing = await findRootKey(this.prisma);
+      const existing = await this.store.apiKeys.findRoot();
       if (existing) {
-        await updateRootKey(this.prisma, existing.id, {
+        await this.store.apiKeys.updateRoot(existing.id, {
           rateLimitPerMinute: options.rateLimit,
           ...(options.secret !== undefined ? { secretHash: hashSecret(options.secret) } : {}),
         });
-        await this.versions.bump(this.prisma, 'apiKeys');
+        await this.versions.bump(this.store, 'apiKeys');
         return {};
       }
       const secret = options.secret ?? generateSecret();
@@ -127,7 +116,7 @@ export class ApiKeysService {
   }
 
   private async insertRoot(secretHash: string, rateLimit: number): Promise<void> {
-    await insertApiKey(this.prisma, {
+    await this.store.apiKeys.insert({
       id: newId('key'),
       name: 'root',
       principal: 'service:root',
@@ -172,13 +161,13 @@ export class ApiKeysService {
     }
     if (
       input.principal.startsWith('user:') &&
-      !(await findUser(this.prisma, input.principal.slice(5)))
+      !(await this.store.users.find(input.principal.slice(5)))
     ) {
       throw invalid('principal', 'names no existing user');
     }
     const secret = generateSecret();
-    const key = await this.prisma.$transaction(async (tx) => {
-      const row = await insertApiKey(tx, {
+    const key = await this.store.transaction(async (repos) => {
+      const row = await repos.apiKeys.insert({
         id: newId('key'),
         name: normalizeName(input.name),
         principal: input.principal,
@@ -188,7 +177,7 @@ export class ApiKeysService {
         expiresAt,
         createdAt: nowSeconds(),
       });
-      await this.audit.record(tx, actor, {
+      await this.audit.record(repos, actor, {
         event: 'apikey.created',
         target: { id: row.id, type: 'api_key' },
       });
@@ -203,20 +192,20 @@ export class ApiKeysService {
   ): Promise<Page<ApiKeyRow>> {
     const after = this.cursors.decode('apikeys', KEY_ID, query.cursor);
     const principal = actor.isRoot ? undefined : actor.principal;
-    const rows = await listApiKeys(this.prisma, principal, after, query.limit + 1);
+    const rows = await this.store.apiKeys.list(principal, after, query.limit + 1);
     return this.cursors.page(rows, query.limit, 'apikeys', (row) => row.createdAt);
   }
 
   async revoke(actor: RequestActor, id: string): Promise<void> {
-    await this.prisma.$transaction(async (tx) => {
-      const key = await findApiKey(tx, id);
+    await this.store.transaction(async (repos) => {
+      const key = await repos.apiKeys.find(id);
       // A non-root key sees only its own principal's keys (decisions.md §3).
       if (!key || (!actor.isRoot && key.principal !== actor.principal))
         throw new NotFound('API key');
       if (key.isRoot) throw new Forbidden('The root key cannot be revoked through the API.');
-      await deleteApiKey(tx, id);
-      await this.versions.bump(tx, 'apiKeys');
-      await this.audit.record(tx, actor, {
+      await repos.apiKeys.delete(id);
+      await this.versions.bump(repos, 'apiKeys');
+      await this.audit.record(repos, actor, {
         event: 'apikey.revoked',
         target: { id, type: 'api_key' },
       });

@@ -1,6 +1,5 @@
 import { newId } from '../lib/ids.js';
-import type { Db } from '../repositories/db.js';
-import { insertLogEntries } from '../repositories/logs-repository.js';
+import type { Repositories, Store } from '../repositories/index.js';
 
 /** Who made a request: the key and its principal, and where it came from. */
 export interface RequestActor {
@@ -30,17 +29,18 @@ export interface AuditRecord {
  * the transaction's client, so a change and its entry commit together or not at all.
  */
 export interface AuditWriter {
-  record(db: Db, actor: RequestActor, record: AuditRecord): Promise<void>;
+  record(repos: Repositories, actor: RequestActor, record: AuditRecord): Promise<void>;
   /** A rejected key (the secret itself is never recorded). */
-  recordAuthFailure(
-    db: Db,
-    request: { ip: string | undefined; userAgent: string | undefined; reason: string },
-  ): Promise<void>;
+  recordAuthFailure(request: {
+    ip: string | undefined;
+    userAgent: string | undefined;
+    reason: string;
+  }): Promise<void>;
 }
 
-export const auditWriter: AuditWriter = {
-  async record(db, actor, { event, target }) {
-    await insertLogEntries(db, [
+export const createAuditWriter = (store: Store): AuditWriter => ({
+  async record(repos, actor, { event, target }) {
+    await repos.logs.insert([
       {
         id: newId('log'),
         timestamp: new Date(),
@@ -56,8 +56,8 @@ export const auditWriter: AuditWriter = {
       },
     ]);
   },
-  async recordAuthFailure(db, { ip, userAgent, reason }) {
-    await insertLogEntries(db, [
+  async recordAuthFailure({ ip, userAgent, reason }) {
+    await store.logs.insert([
       {
         id: newId('log'),
         timestamp: new Date(),
@@ -70,4 +70,4 @@ export const auditWriter: AuditWriter = {
       },
     ]);
   },
-};
+});

@@ -1,19 +1,11 @@
 import { rm, stat } from 'node:fs/promises';
 import type { components } from '@secadmin/api-types';
-import type { PrismaClient } from '@secadmin/db';
-import { exportFilePath } from '../exports/worker.js';
+import { exportFilePath } from '../exports/files.js';
 import { signDownload, verifyDownload } from '../lib/download-token.js';
 import { Forbidden, Gone, invalid, NotFound, Throttled } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import {
-  countProcessingExports,
-  type ExportRow,
-  findExport,
-  insertExport,
-  lockExportsOfKey,
-  markExportFileDeleted,
-} from '../repositories/exports-repository.js';
-import { countLogEntries } from '../repositories/logs-repository.js';
+import type { ExportRow } from '../repositories/exports-repository.js';
+import type { Store } from '../repositories/index.js';
 import type { AuditWriter, RequestActor } from './audit.js';
 import { parseRange } from './logs-service.js';
 
@@ -34,7 +26,7 @@ export interface ExportsServiceOptions {
 
 export class ExportsService {
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly store: Store,
     private readonly audit: AuditWriter,
     private readonly options: ExportsServiceOptions,
   ) {}
@@ -43,21 +35,21 @@ export class ExportsService {
     const range = parseRange(input.from, input.to);
     if (!range.from || !range.to) throw invalid('from', 'from and to are required');
     const events = input.events ?? [];
-    const estimatedRecords = await countLogEntries(this.prisma, {
+    const estimatedRecords = await this.store.logs.countMatching({
       from: range.from,
       to: range.to,
       events: events.length > 0 ? events : undefined,
     });
-    const row = await this.prisma.$transaction(async (tx) => {
+    const row = await this.store.transaction(async (repos) => {
       // Serializes this key's creations, so the limit holds under concurrent requests.
-      await lockExportsOfKey(tx, actor.keyId);
-      if ((await countProcessingExports(tx, actor.keyId)) >= MAX_PROCESSING_EXPORTS_PER_KEY) {
+      await repos.exports.lockOfKey(actor.keyId);
+      if ((await repos.exports.countProcessing(actor.keyId)) >= MAX_PROCESSING_EXPORTS_PER_KEY) {
         throw new Throttled(
           `At most ${MAX_PROCESSING_EXPORTS_PER_KEY} exports per key may be processing at once.`,
           EXPORT_RETRY_AFTER_SECONDS,
         );
       }
-      const created = await insertExport(tx, {
+      const created = await repos.exports.insert({
         id: newId('exp'),
         status: 'processing',
         format: input.format ?? 'json',
@@ -69,7 +61,7 @@ export class ExportsService {
         keyId: actor.keyId,
         createdAt: new Date(),
       });
-      await this.audit.record(tx, actor, {
+      await this.audit.record(repos, actor, {
         event: 'logs.export.created',
         target: { id: created.id, type: 'export' },
       });
@@ -80,7 +72,7 @@ export class ExportsService {
   }
 
   async get(id: string): Promise<ExportRow> {
-    const row = await findExport(this.prisma, id);
+    const row = await this.store.exports.find(id);
     if (!row) throw new NotFound('export');
     return row;
   }
@@ -119,7 +111,7 @@ export class ExportsService {
     token: string,
   ): Promise<{ path: string; row: ExportRow; size: number }> {
     const match = /^(exp_[0-9a-hjkmnp-tv-z]{26})\.(json|csv)$/.exec(file);
-    const row = match ? await findExport(this.prisma, match[1] as string) : null;
+    const row = match ? await this.store.exports.find(match[1] as string) : null;
     if (!match || !row || row.status !== 'completed' || row.format !== match[2] || !row.expiresAt) {
       throw new NotFound('export file', 'No export file with this name.');
     }
@@ -129,7 +121,7 @@ export class ExportsService {
     const path = exportFilePath(this.options.dataDir, row.id, row.format);
     if (row.expiresAt <= new Date() || row.fileDeletedAt) {
       await rm(path, { force: true });
-      await markExportFileDeleted(this.prisma, row.id);
+      await this.store.exports.markFileDeleted(row.id);
       throw new Gone('This download link has expired; create a new export.');
     }
     const size = await stat(path).then(

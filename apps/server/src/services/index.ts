@@ -1,8 +1,8 @@
-import type { Database } from '@secadmin/db';
 import { Cursors } from '../lib/cursor.js';
+import type { Store } from '../repositories/index.js';
 import { AccessService } from './access-service.js';
 import { ApiKeysService } from './api-keys-service.js';
-import { type AuditWriter, auditWriter } from './audit.js';
+import { type AuditWriter, createAuditWriter } from './audit.js';
 import { ExportsService, type ExportsServiceOptions } from './exports-service.js';
 import { LogsService } from './logs-service.js';
 import { PoliciesService } from './policies-service.js';
@@ -22,20 +22,25 @@ export interface Services {
   exports: ExportsService;
 }
 
-export function createServices(db: Database, exportOptions: ExportsServiceOptions): Services {
-  const { prisma, query } = db;
-  const versions = new StateVersionsSource(query, db.kind === 'embedded');
-  const cursors = new Cursors(exportOptions.secret);
-  const access = new AccessService(prisma, query, () => versions.current());
+export interface ServicesOptions extends ExportsServiceOptions {
+  /** The embedded database: this process is its only writer (decides state-version reads). */
+  soleWriter: boolean;
+}
+
+export function createServices(store: Store, options: ServicesOptions): Services {
+  const versions = new StateVersionsSource(store, options.soleWriter);
+  const cursors = new Cursors(options.secret);
+  const audit = createAuditWriter(store);
+  const access = new AccessService(store, () => versions.current());
   return {
     versions,
-    audit: auditWriter,
+    audit,
     access,
-    apiKeys: new ApiKeysService(prisma, query, auditWriter, versions, cursors),
-    users: new UsersService(prisma, query, auditWriter, versions, cursors, access),
-    policies: new PoliciesService(prisma, auditWriter, versions, cursors),
-    logs: new LogsService(prisma, query, cursors),
-    search: new SearchService(prisma, query, cursors),
-    exports: new ExportsService(prisma, auditWriter, exportOptions),
+    apiKeys: new ApiKeysService(store, audit, versions, cursors),
+    users: new UsersService(store, audit, versions, cursors, access),
+    policies: new PoliciesService(store, audit, versions, cursors),
+    logs: new LogsService(store, cursors),
+    search: new SearchService(store, cursors),
+    exports: new ExportsService(store, audit, options),
   };
 }

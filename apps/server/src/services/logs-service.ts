@@ -1,17 +1,10 @@
 import type { components } from '@secadmin/api-types';
-import type { PrismaClient, SqlQuery } from '@secadmin/db';
 import type { Cursors, Page } from '../lib/cursor.js';
 import { invalid, NotFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { parseInstant } from '../lib/time.js';
-import {
-  findLogEntry,
-  insertLogEntries,
-  type LogFilter,
-  type LogRow,
-  listLogEntries,
-  type NewLogRow,
-} from '../repositories/logs-repository.js';
+import type { Store } from '../repositories/index.js';
+import type { LogFilter, LogRow, NewLogRow } from '../repositories/logs-repository.js';
 
 type LogEntryInput = components['schemas']['LogEntryInput'];
 
@@ -81,8 +74,7 @@ function toRow(input: LogEntryInput, index: number, now: Date): NewLogRow {
 
 export class LogsService {
   constructor(
-    private readonly prisma: PrismaClient,
-    private readonly query: SqlQuery,
+    private readonly store: Store,
     private readonly cursors: Cursors,
   ) {}
 
@@ -90,12 +82,12 @@ export class LogsService {
   async ingest(entries: LogEntryInput[]): Promise<{ id: string; timestamp: Date }[]> {
     const now = new Date();
     const rows = entries.map((entry, i) => toRow(entry, i, now));
-    await this.prisma.$transaction(async (tx) => insertLogEntries(tx, rows));
+    await this.store.logs.insert(rows);
     return rows.map((row) => ({ id: row.id as string, timestamp: row.timestamp as Date }));
   }
 
   async get(id: string): Promise<LogRow> {
-    const entry = await findLogEntry(this.prisma, id);
+    const entry = await this.store.logs.find(id);
     if (!entry) throw new NotFound('log entry');
     return entry;
   }
@@ -108,7 +100,7 @@ export class LogsService {
       actorId: query.actor,
       result: query.result,
     };
-    const rows = await listLogEntries(this.query, filter, after, query.limit + 1);
+    const rows = await this.store.logs.list(filter, after, query.limit + 1);
     return this.cursors.page(rows, query.limit, 'logs', (row) => row.timestamp);
   }
 }

@@ -1,19 +1,12 @@
 import type { components } from '@secadmin/api-types';
-import { Prisma, type PrismaClient } from '@secadmin/db';
 import { parseCidr } from '@secadmin/policy';
 import type { Cursors, Page } from '../lib/cursor.js';
 import { Conflict, type FieldProblem, Invalid, NotFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { normalizeName } from '../lib/text.js';
 import { nowSeconds, parseInstant } from '../lib/time.js';
-import {
-  deletePolicy,
-  findPolicy,
-  insertPolicy,
-  listPolicies,
-  type PolicyRow,
-  updatePolicy,
-} from '../repositories/policies-repository.js';
+import type { Store } from '../repositories/index.js';
+import type { PolicyChanges, PolicyRow } from '../repositories/policies-repository.js';
 import type { AuditWriter, RequestActor } from './audit.js';
 import { conflictOnDuplicate } from './conflicts.js';
 import type { StateVersionsSource } from './state-versions.js';
@@ -61,7 +54,7 @@ const duplicateName = () => new Conflict('A policy with this name already exists
 
 export class PoliciesService {
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly store: Store,
     private readonly audit: AuditWriter,
     private readonly versions: StateVersionsSource,
     private readonly cursors: Cursors,
@@ -71,8 +64,8 @@ export class PoliciesService {
     checkConditions(input.conditions);
     const now = nowSeconds();
     return conflictOnDuplicate(duplicateName, () =>
-      this.prisma.$transaction(async (tx) => {
-        const policy = await insertPolicy(tx, {
+      this.store.transaction(async (repos) => {
+        const policy = await repos.policies.insert({
           id: newId('pol'),
           name: normalizeName(input.name),
           description: input.description === undefined ? null : normalizeName(input.description),
@@ -84,8 +77,8 @@ export class PoliciesService {
           createdAt: now,
           updatedAt: now,
         });
-        await this.versions.bump(tx, 'policies');
-        await this.audit.record(tx, actor, {
+        await this.versions.bump(repos, 'policies');
+        await this.audit.record(repos, actor, {
           event: 'policy.created',
           target: { id: policy.id, type: 'policy' },
         });
@@ -95,21 +88,21 @@ export class PoliciesService {
   }
 
   async get(id: string): Promise<PolicyRow> {
-    const policy = await findPolicy(this.prisma, id);
+    const policy = await this.store.policies.find(id);
     if (!policy) throw new NotFound('policy');
     return policy;
   }
 
   async list(query: { limit: number; cursor?: string }): Promise<Page<PolicyRow>> {
     const after = this.cursors.decode('policies', POLICY_ID, query.cursor);
-    const rows = await listPolicies(this.prisma, after, query.limit + 1);
+    const rows = await this.store.policies.list(after, query.limit + 1);
     return this.cursors.page(rows, query.limit, 'policies', (row) => row.createdAt);
   }
 
   async update(actor: RequestActor, id: string, patch: PolicyUpdate): Promise<PolicyRow> {
     checkConditions(patch.conditions);
     if (Object.keys(patch).length === 0) return this.get(id);
-    const data: Prisma.PolicyUpdateInput = { updatedAt: nowSeconds() };
+    const data: PolicyChanges = { updatedAt: nowSeconds() };
     if (patch.name !== undefined) data.name = normalizeName(patch.name);
     if (patch.description !== undefined)
       data.description = patch.description === null ? null : normalizeName(patch.description);
@@ -118,14 +111,14 @@ export class PoliciesService {
     if (patch.actions !== undefined) data.actions = patch.actions;
     if (patch.resources !== undefined) data.resources = patch.resources;
     if (patch.conditions !== undefined) {
-      data.conditions = patch.conditions === null ? Prisma.DbNull : (patch.conditions as object);
+      data.conditions = patch.conditions as object | null;
     }
     return conflictOnDuplicate(duplicateName, () =>
-      this.prisma.$transaction(async (tx) => {
-        if (!(await findPolicy(tx, id))) throw new NotFound('policy');
-        const policy = await updatePolicy(tx, id, data);
-        await this.versions.bump(tx, 'policies');
-        await this.audit.record(tx, actor, {
+      this.store.transaction(async (repos) => {
+        if (!(await repos.policies.find(id))) throw new NotFound('policy');
+        const policy = await repos.policies.update(id, data);
+        await this.versions.bump(repos, 'policies');
+        await this.audit.record(repos, actor, {
           event: 'policy.updated',
           target: { id, type: 'policy' },
         });
@@ -135,10 +128,10 @@ export class PoliciesService {
   }
 
   async remove(actor: RequestActor, id: string): Promise<void> {
-    await this.prisma.$transaction(async (tx) => {
-      if (!(await deletePolicy(tx, id))) throw new NotFound('policy');
-      await this.versions.bump(tx, 'policies');
-      await this.audit.record(tx, actor, {
+    await this.store.transaction(async (repos) => {
+      if (!(await repos.policies.delete(id))) throw new NotFound('policy');
+      await this.versions.bump(repos, 'policies');
+      await this.audit.record(repos, actor, {
         event: 'policy.deleted',
         target: { id, type: 'policy' },
       });

@@ -1,8 +1,7 @@
 import type { components } from '@secadmin/api-types';
-import type { PrismaClient, SqlQuery } from '@secadmin/db';
 import type { Cursors } from '../lib/cursor.js';
-import { type LogRow, newestLogEntries } from '../repositories/logs-repository.js';
-import { countLogEntries, searchWhere } from '../repositories/search-repository.js';
+import type { Store } from '../repositories/index.js';
+import type { LogRow } from '../repositories/logs-repository.js';
 import { highlights } from '../search/highlight.js';
 import { parseSearchQuery } from '../search/query.js';
 import { parseRange } from './logs-service.js';
@@ -20,8 +19,7 @@ export interface SearchResult {
 
 export class SearchService {
   constructor(
-    private readonly prisma: PrismaClient,
-    private readonly query: SqlQuery,
+    private readonly store: Store,
     private readonly cursors: Cursors,
   ) {}
 
@@ -31,10 +29,9 @@ export class SearchService {
     const range = parseRange(request.from, request.to);
     const limit = request.limit ?? 50;
     const after = this.cursors.decode('search', LOG_ID, request.cursor);
-    const where = searchWhere(query, range);
     const [rows, totalHits] = await Promise.all([
-      newestLogEntries(this.query, where, after, limit + 1),
-      countLogEntries(this.prisma, where),
+      this.store.logs.search(query, range, after, limit + 1),
+      this.store.logs.countSearch(query, range),
     ]);
     const page = this.cursors.page(rows, limit, 'search', (row) => row.timestamp);
     return {

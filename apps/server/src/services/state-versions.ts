@@ -1,11 +1,6 @@
-import type { SqlQuery } from '@secadmin/db';
 import { shareFreshReads } from '../lib/fresh-reads.js';
-import type { Db } from '../repositories/db.js';
-import {
-  bumpStateVersion,
-  readStateVersions,
-  type StateVersions,
-} from '../repositories/state-versions-repository.js';
+import type { Repositories } from '../repositories/index.js';
+import type { StateVersions } from '../repositories/state-versions-repository.js';
 
 /**
  * The counters every request checks its caches against (policy index, API keys, roles).
@@ -21,10 +16,10 @@ export class StateVersionsSource {
   private copy: { generation: number; versions: Promise<StateVersions> } | undefined;
 
   constructor(
-    query: SqlQuery,
+    repos: Repositories,
     private readonly soleWriter: boolean,
   ) {
-    this.read = shareFreshReads(() => readStateVersions(query));
+    this.read = shareFreshReads(() => repos.stateVersions.read());
   }
 
   current(): Promise<StateVersions> {
@@ -42,8 +37,8 @@ export class StateVersionsSource {
    * In the transaction that makes the change, so no instance sees one without the other.
    * The copy is dropped first: a read issued from now on waits for this transaction to end.
    */
-  async bump(db: Db, which: keyof StateVersions): Promise<void> {
+  async bump(repos: Repositories, which: keyof StateVersions): Promise<void> {
     this.generation++;
-    await bumpStateVersion(db, which);
+    await repos.stateVersions.bump(which);
   }
 }

@@ -1,5 +1,4 @@
 import type { components } from '@secadmin/api-types';
-import type { PrismaClient, SqlQuery } from '@secadmin/db';
 import type { Cursors, Page } from '../lib/cursor.js';
 import { Conflict, Forbidden, invalid, NotFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -7,18 +6,8 @@ import { mergePatch } from '../lib/merge-patch.js';
 import { hashPassword } from '../lib/password.js';
 import { normalizeName } from '../lib/text.js';
 import { nowSeconds } from '../lib/time.js';
-import { deleteApiKeysOfPrincipal } from '../repositories/api-keys-repository.js';
-import { redactEmail } from '../repositories/logs-repository.js';
-import { removePrincipalEverywhere } from '../repositories/policies-repository.js';
-import {
-  deleteUser,
-  findUserForUpdate,
-  insertUser,
-  listUsers,
-  readUser,
-  type UserRow,
-  updateUser,
-} from '../repositories/users-repository.js';
+import type { Store } from '../repositories/index.js';
+import type { UserRow } from '../repositories/users-repository.js';
 import type { AccessService } from './access-service.js';
 import type { AuditWriter, RequestActor } from './audit.js';
 import { conflictOnDuplicate } from './conflicts.js';
@@ -55,8 +44,7 @@ const duplicateEmail = () => new Conflict('A user with this email already exists
 
 export class UsersService {
   constructor(
-    private readonly prisma: PrismaClient,
-    private readonly query: SqlQuery,
+    private readonly store: Store,
     private readonly audit: AuditWriter,
     private readonly versions: StateVersionsSource,
     private readonly cursors: Cursors,
@@ -71,8 +59,8 @@ export class UsersService {
     const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
     const now = nowSeconds();
     return conflictOnDuplicate(duplicateEmail, () =>
-      this.prisma.$transaction(async (tx) => {
-        const user = await insertUser(tx, {
+      this.store.transaction(async (repos) => {
+        const user = await repos.users.insert({
           id: newId('user'),
           email: input.email,
           emailLower: input.email.toLowerCase(),
@@ -83,7 +71,7 @@ export class UsersService {
           createdAt: now,
           updatedAt: now,
         });
-        await this.audit.record(tx, actor, {
+        await this.audit.record(repos, actor, {
           event: 'user.created',
           target: { id: user.id, type: 'user' },
         });
@@ -93,7 +81,7 @@ export class UsersService {
   }
 
   async get(id: string): Promise<UserRow> {
-    const user = await readUser(this.query, id);
+    const user = await this.store.users.read(id);
     if (!user) throw new NotFound('user');
     return user;
   }
@@ -105,7 +93,7 @@ export class UsersService {
     role?: string;
   }): Promise<Page<UserRow>> {
     const after = this.cursors.decode('users', USER_ID, query.cursor);
-    const rows = await listUsers(this.prisma, query, after, query.limit + 1);
+    const rows = await this.store.users.list(query, after, query.limit + 1);
     return this.cursors.page(rows, query.limit, 'users', (row) => row.createdAt);
   }
 
@@ -118,10 +106,10 @@ export class UsersService {
       patch.roles === undefined
         ? undefined
         : await this.grantable(actor, [...patch.roles, ...(await this.get(id)).roles]);
-    return this.prisma.$transaction(async (tx) => {
-      const current = await findUserForUpdate(tx, id);
+    return this.store.transaction(async (repos) => {
+      const current = await repos.users.findForUpdate(id);
       if (!current) throw new NotFound('user');
-      const data: Parameters<typeof updateUser>[2] = { updatedAt: nowSeconds() };
+      const data: Parameters<Store['users']['update']>[1] = { updatedAt: nowSeconds() };
       if (patch.name !== undefined) data.name = normalizeName(patch.name);
       if (patch.roles !== undefined) {
         const before = new Set(current.roles);
@@ -131,15 +119,18 @@ export class UsersService {
           ...current.roles.filter((role) => !after.has(role)),
         ]);
         data.roles = patch.roles;
-        await this.versions.bump(tx, 'userRoles');
+        await this.versions.bump(repos, 'userRoles');
       }
       if (patch.metadata !== undefined) {
         const metadata = mergePatch(current.metadata, patch.metadata);
         checkMetadataSize(metadata);
         data.metadata = metadata as object;
       }
-      const user = await updateUser(tx, id, data);
-      await this.audit.record(tx, actor, { event: 'user.updated', target: { id, type: 'user' } });
+      const user = await repos.users.update(id, data);
+      await this.audit.record(repos, actor, {
+        event: 'user.updated',
+        target: { id, type: 'user' },
+      });
       return user;
     });
   }
@@ -171,18 +162,21 @@ export class UsersService {
    * email from the audit log, in one transaction: all of it happens or none.
    */
   async remove(actor: RequestActor, id: string): Promise<void> {
-    await this.prisma.$transaction(async (tx) => {
-      const user = await findUserForUpdate(tx, id);
+    await this.store.transaction(async (repos) => {
+      const user = await repos.users.findForUpdate(id);
       if (!user) throw new NotFound('user');
       const principal = `user:${id}`;
-      await deleteApiKeysOfPrincipal(tx, principal);
-      if ((await removePrincipalEverywhere(tx, principal)) > 0)
-        await this.versions.bump(tx, 'policies');
-      await this.versions.bump(tx, 'apiKeys');
-      await this.versions.bump(tx, 'userRoles');
-      await deleteUser(tx, id);
-      await redactEmail(tx, id, user.email);
-      await this.audit.record(tx, actor, { event: 'user.deleted', target: { id, type: 'user' } });
+      await repos.apiKeys.deleteOfPrincipal(principal);
+      if ((await repos.policies.removePrincipalEverywhere(principal)) > 0)
+        await this.versions.bump(repos, 'policies');
+      await this.versions.bump(repos, 'apiKeys');
+      await this.versions.bump(repos, 'userRoles');
+      await repos.users.delete(id);
+      await repos.logs.redactEmail(id, user.email);
+      await this.audit.record(repos, actor, {
+        event: 'user.deleted',
+        target: { id, type: 'user' },
+      });
     });
   }
 }

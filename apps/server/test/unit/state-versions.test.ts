@@ -1,22 +1,23 @@
 import { expect, it } from 'vitest';
-import type { Db } from '../../src/repositories/db.js';
+import type { Repositories } from '../../src/repositories/index.js';
 import { StateVersionsSource } from '../../src/services/state-versions.js';
 
 /** A state_versions row in memory, counting the reads that reach it. */
 function fakeDatabase() {
-  const row = { policies: 1, apiKeys: 1, userRoles: 1 };
+  const row = { policies: 1n, apiKeys: 1n, userRoles: 1n };
   const reads = { count: 0 };
-  const query = async <T>() => {
-    reads.count++;
-    return [{ ...row }] as T[];
-  };
   const db = {
-    $executeRawUnsafe: async (sql: string) => {
-      if (sql.includes('SET policies')) row.policies++;
-      return 1;
+    stateVersions: {
+      read: async () => {
+        reads.count++;
+        return { ...row };
+      },
+      bump: async (which: keyof typeof row) => {
+        row[which]++;
+      },
     },
-  } as unknown as Db;
-  return { query, db, reads };
+  } as unknown as Repositories;
+  return { query: db, db, reads };
 }
 
 it('as the only writer, reads once and again only after its own bump', async () => {

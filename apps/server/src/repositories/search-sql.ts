@@ -1,6 +1,5 @@
 import { Prisma } from '@secadmin/db';
 import type { Atom, SearchQuery } from '../search/query.js';
-import type { Db } from './db.js';
 
 const likePrefix = (value: string) => `${value.replace(/[\\%_]/g, '\\$&')}%`;
 
@@ -24,16 +23,10 @@ function atomSql(atom: Atom): Prisma.Sql {
   return atom.negated ? Prisma.sql`NOT coalesce(${condition}, false)` : condition;
 }
 
+/** The SQL condition of a parsed search query within a time range. */
 export function searchWhere(query: SearchQuery, range: { from?: Date; to?: Date }): Prisma.Sql {
   const parts = query.map((clause) => Prisma.sql`(${Prisma.join(clause.map(atomSql), ' OR ')})`);
   if (range.from) parts.push(Prisma.sql`timestamp >= ${range.from}`);
   if (range.to) parts.push(Prisma.sql`timestamp < ${range.to}`);
   return Prisma.join(parts, ' AND ');
-}
-
-export async function countLogEntries(db: Db, where: Prisma.Sql): Promise<number> {
-  const rows = await db.$queryRaw<
-    { n: number }[]
-  >`SELECT count(*)::int AS n FROM log_entries WHERE ${where}`;
-  return rows[0]?.n ?? 0;
 }
