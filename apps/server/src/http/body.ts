@@ -38,10 +38,18 @@ const MAX_DEPTH = 32;
 /** Keys that mean something to JavaScript objects: never data. */
 const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const MAX_DETAILS = 20;
+/** A surrogate without its pair: not a character, and not storable as PostgreSQL text or jsonb. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function textProblem(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
+  if (LONE_SURROGATE.test(text)) return 'must not contain an unpaired surrogate (invalid Unicode)';
+  return undefined;
+}
 
 /**
- * Everything in a JSON value that no field may hold: U+0000 (PostgreSQL text cannot store it),
- * reserved keys, and nesting deeper than 32 levels. Walks with an explicit stack, so that a
+ * Everything in a JSON value that no field may hold: U+0000 and unpaired surrogates (PostgreSQL
+ * cannot store them), reserved keys, and nesting deeper than 32 levels. Walks with an explicit stack, so that a
  * hostile depth cannot exhaust the call stack, and stops below the depth limit.
  */
 export function jsonViolations(value: unknown, root: string): ErrorDetail[] {
@@ -52,8 +60,8 @@ export function jsonViolations(value: unknown, root: string): ErrorDetail[] {
   while (stack.length > 0 && violations.length < MAX_DETAILS) {
     const { value, path, depth } = stack.pop() as (typeof stack)[number];
     if (typeof value === 'string') {
-      if (value.includes('\u0000'))
-        violations.push({ field: path, message: 'must not contain the NUL character (U+0000)' });
+      const problem = textProblem(value);
+      if (problem) violations.push({ field: path, message: problem });
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
@@ -74,11 +82,10 @@ export function jsonViolations(value: unknown, root: string): ErrorDetail[] {
     for (const [key] of entries) {
       if (RESERVED_KEYS.has(key))
         violations.push({ field: `${path}.${key}`, message: 'is a reserved key name' });
-      else if (key.includes('\u0000'))
-        violations.push({
-          field: path,
-          message: 'must not have a key with the NUL character (U+0000)',
-        });
+      else {
+        const problem = textProblem(key);
+        if (problem) violations.push({ field: path, message: `has an invalid key: it ${problem}` });
+      }
     }
     for (let i = entries.length - 1; i >= 0; i--) {
       const [key, item] = entries[i] as [string, unknown];

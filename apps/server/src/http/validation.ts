@@ -60,8 +60,11 @@ function fieldName(location: string, pointer: string): string {
   );
 }
 
+/** Enough to fix a request with; a response never grows with the size of a hostile body. */
+const MAX_DETAILS = 50;
+
 function detailsOf(location: string, errors: ErrorObject[] | null | undefined): ErrorDetail[] {
-  return (errors ?? []).map((error) => {
+  return (errors ?? []).slice(0, MAX_DETAILS).map((error) => {
     const params = error.params as Record<string, unknown>;
     const named = params.missingProperty ?? params.additionalProperty;
     const pointer = named === undefined ? error.instancePath : `${error.instancePath}/${named}`;
@@ -119,6 +122,8 @@ export class SpecValidator {
     ];
     const bodyRequired = (operation.spec.requestBody as Schema | undefined)?.required === true;
     const body = requestBody ? this.compile(requestBody.schema) : undefined;
+    const normalize = requestBody ? this.nfcNormalizer(requestBody.schema) : undefined;
+    const oversized = requestBody ? this.arraySizeCheck(requestBody.schema, 'body') : undefined;
 
     return (input) => {
       const details: ErrorDetail[] = [];
@@ -128,7 +133,13 @@ export class SpecValidator {
       if (body) {
         if (input.body === undefined) {
           if (bodyRequired) details.push({ field: 'body', message: 'is required' });
-        } else if (!body(input.body)) details.push(...detailsOf('body', body.errors));
+        } else {
+          // An array past its maxItems is refused before the schema sees its every item.
+          const tooLong = oversized?.(input.body) ?? [];
+          if (tooLong.length > 0) throw invalidRequest([...details, ...tooLong]);
+          normalize?.(input.body);
+          if (!body(input.body)) details.push(...detailsOf('body', body.errors));
+        }
       }
       if (details.length > 0) throw invalidRequest(details);
       return { params: input.params, query: typedQuery, body: input.body };
@@ -151,6 +162,64 @@ export class SpecValidator {
         ];
       return validate(body) ? [] : detailsOf('response', validate.errors);
     };
+  }
+
+  /**
+   * Normalizes to NFC, in place, the strings of fields marked `x-secadmin-nfc` (names), before
+   * they are validated: look-alike spellings become one, and length limits hold for what is
+   * stored. `undefined` when the schema has no such field.
+   */
+  private nfcNormalizer(node: Schema): ((data: unknown) => unknown) | undefined {
+    const schema = node.$ref ? this.resolveRef(node.$ref) : node;
+    if (schema['x-secadmin-nfc'])
+      return (data) => (typeof data === 'string' ? data.normalize('NFC') : data);
+    const properties: [string, (data: unknown) => unknown][] = [];
+    for (const [key, child] of Object.entries(
+      (schema.properties ?? {}) as Record<string, Schema>,
+    )) {
+      const normalize = this.nfcNormalizer(child);
+      if (normalize) properties.push([key, normalize]);
+    }
+    const items = schema.items ? this.nfcNormalizer(schema.items) : undefined;
+    if (properties.length === 0 && !items) return undefined;
+    return (data) => {
+      if (Array.isArray(data)) {
+        if (items) for (const [i, item] of data.entries()) data[i] = items(item);
+      } else if (data !== null && typeof data === 'object') {
+        const record = data as Record<string, unknown>;
+        for (const [key, normalize] of properties)
+          if (Object.hasOwn(record, key)) record[key] = normalize(record[key]);
+      }
+      return data;
+    };
+  }
+
+  /** The arrays of a body longer than their schema's `maxItems`, found without walking their items. */
+  private arraySizeCheck(
+    node: Schema,
+    path: string,
+  ): ((data: unknown) => ErrorDetail[]) | undefined {
+    const schema = node.$ref ? this.resolveRef(node.$ref) : node;
+    const checks: ((data: unknown) => ErrorDetail[])[] = [];
+    if (typeof schema.maxItems === 'number') {
+      const max = schema.maxItems as number;
+      checks.push((data) =>
+        Array.isArray(data) && data.length > max
+          ? [{ field: path, message: `must NOT have more than ${max} items` }]
+          : [],
+      );
+    }
+    for (const [key, child] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
+      const check = this.arraySizeCheck(child, `${path}.${key}`);
+      if (check)
+        checks.push((data) =>
+          data !== null && typeof data === 'object' && Object.hasOwn(data, key)
+            ? check((data as Record<string, unknown>)[key])
+            : [],
+        );
+    }
+    if (checks.length === 0) return undefined;
+    return (data) => checks.flatMap((check) => check(data));
   }
 
   /** `#/components/responses/NotFound` → that component. */

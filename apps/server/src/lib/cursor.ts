@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { Invalid } from './errors.js';
 
 /** A keyset position: the sort timestamp and the id that breaks ties. */
@@ -6,6 +6,10 @@ export interface KeysetPosition {
   at: Date;
   id: string;
 }
+
+/** The scope of a filtered list: the list's name and the filters that shape it. */
+export const listScope = (list: string, filters: Record<string, unknown>): string =>
+  `${list} ${JSON.stringify(filters)}`;
 
 export interface Page<T> {
   items: T[];
@@ -19,12 +23,15 @@ const badCursor = () =>
   );
 
 const MAC_BYTES = 16;
+/** A short tag of the list and its filters: a cursor of `users?role=a` is no cursor of `users`. */
+const scopeTag = (scope: string) =>
+  createHash('sha256').update(scope).digest('base64url').slice(0, 12);
 const CURSOR = /^[A-Za-z0-9_-]{1,400}\.[A-Za-z0-9_-]{22}$/;
 /** The latest instant a Date can hold: a position beyond it was never issued. */
 const MAX_TIME = 8.64e15;
 
 /**
- * Cursors are opaque to clients: base64url of `{s: scope, t: ms, i: id}`, then `.` and a
+ * Cursors are opaque to clients: base64url of `{s: scope tag, t: ms, i: id}`, then `.` and a
  * truncated HMAC-SHA256 of it under a key derived from `SECADMIN_SECRET`. A cursor with any
  * field altered, or one from another list, is refused before any field is read.
  */
@@ -41,18 +48,22 @@ export class Cursors {
 
   encode(scope: string, position: KeysetPosition): string {
     const payload = Buffer.from(
-      JSON.stringify({ s: scope, t: position.at.getTime(), i: position.id }),
+      JSON.stringify({ s: scopeTag(scope), t: position.at.getTime(), i: position.id }),
     ).toString('base64url');
     return `${payload}.${this.mac(payload).toString('base64url')}`;
   }
 
-  /** The position in a cursor of list `scope`; `undefined` for no cursor; 400 for anything else. */
+  /**
+   * The position in a cursor of list `scope` (which names the list and its filters);
+   * `undefined` for no cursor; 400 for anything else.
+   */
   decode(scope: string, idPattern: RegExp, cursor: string | undefined): KeysetPosition | undefined {
     if (cursor === undefined) return undefined;
     if (!CURSOR.test(cursor)) throw badCursor();
     const [payload, mac] = cursor.split('.') as [string, string];
-    const given = Buffer.from(mac, 'base64url');
-    if (given.length !== MAC_BYTES || !timingSafeEqual(given, this.mac(payload))) throw badCursor();
+    // The text is compared, not the decoded bytes: the last base64 character has spare bits.
+    const expected = Buffer.from(this.mac(payload).toString('base64url'));
+    if (!timingSafeEqual(Buffer.from(mac), expected)) throw badCursor();
     let value: unknown;
     try {
       value = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
@@ -60,7 +71,13 @@ export class Cursors {
       throw badCursor();
     }
     const { s, t, i } = (value ?? {}) as { s?: unknown; t?: unknown; i?: unknown };
-    if (s !== scope || typeof t !== 'number' || !Number.isSafeInteger(t) || t < 0 || t > MAX_TIME)
+    if (
+      s !== scopeTag(scope) ||
+      typeof t !== 'number' ||
+      !Number.isSafeInteger(t) ||
+      t < 0 ||
+      t > MAX_TIME
+    )
       throw badCursor();
     if (typeof i !== 'string' || !idPattern.test(i)) throw badCursor();
     return { at: new Date(t), id: i };

@@ -36,13 +36,17 @@ export class ApiKeysRepository {
     return this.c.db.apiKey.update({ where: { id }, data });
   }
 
+  /** Every key, or only the non-root keys of `principal`. */
   list(
     principal: string | undefined,
     after: { at: Date; id: string } | undefined,
     take: number,
   ): Promise<ApiKeyRow[]> {
     return this.c.db.apiKey.findMany({
-      where: { ...(principal !== undefined ? { principal } : {}), ...ascendingAfter(after) },
+      where: {
+        ...(principal !== undefined ? { principal, isRoot: false } : {}),
+        ...ascendingAfter(after),
+      },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       take,
     });

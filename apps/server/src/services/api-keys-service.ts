@@ -2,10 +2,9 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { components } from '@secadmin/api-types';
-import type { Cursors, Page } from '../lib/cursor.js';
+import { type Cursors, listScope, type Page } from '../lib/cursor.js';
 import { Forbidden, invalid, NotFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { normalizeName } from '../lib/text.js';
 import { nowSeconds, parseInstant } from '../lib/time.js';
 import type { ApiKeyRow } from '../repositories/api-keys-repository.js';
 import { isUniqueViolation } from '../repositories/db.js';
@@ -169,7 +168,7 @@ export class ApiKeysService {
     const key = await this.store.transaction(async (repos) => {
       const row = await repos.apiKeys.insert({
         id: newId('key'),
-        name: normalizeName(input.name),
+        name: input.name,
         principal: input.principal,
         plan,
         rateLimitPerMinute: limit,
@@ -190,17 +189,18 @@ export class ApiKeysService {
     actor: RequestActor,
     query: { limit: number; cursor?: string },
   ): Promise<Page<ApiKeyRow>> {
-    const after = this.cursors.decode('apikeys', KEY_ID, query.cursor);
+    // A non-root key sees only its own principal's keys, never the root key (decisions.md §3).
     const principal = actor.isRoot ? undefined : actor.principal;
+    const scope = listScope('apikeys', { principal });
+    const after = this.cursors.decode(scope, KEY_ID, query.cursor);
     const rows = await this.store.apiKeys.list(principal, after, query.limit + 1);
-    return this.cursors.page(rows, query.limit, 'apikeys', (row) => row.createdAt);
+    return this.cursors.page(rows, query.limit, scope, (row) => row.createdAt);
   }
 
   async revoke(actor: RequestActor, id: string): Promise<void> {
     await this.store.transaction(async (repos) => {
       const key = await repos.apiKeys.find(id);
-      // A non-root key sees only its own principal's keys (decisions.md §3).
-      if (!key || (!actor.isRoot && key.principal !== actor.principal))
+      if (!key || (!actor.isRoot && (key.isRoot || key.principal !== actor.principal)))
         throw new NotFound('API key');
       if (key.isRoot) throw new Forbidden('The root key cannot be revoked through the API.');
       await repos.apiKeys.delete(id);

@@ -1,5 +1,5 @@
 import type { components } from '@secadmin/api-types';
-import type { Cursors, Page } from '../lib/cursor.js';
+import { type Cursors, listScope, type Page } from '../lib/cursor.js';
 import { invalid, NotFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { parseInstant } from '../lib/time.js';
@@ -93,7 +93,9 @@ export class LogsService {
   }
 
   async list(query: LogQuery): Promise<Page<LogRow>> {
-    const after = this.cursors.decode('logs', LOG_ID, query.cursor);
+    const { cursor, limit, ...filters } = query;
+    const scope = listScope('logs', filters);
+    const after = this.cursors.decode(scope, LOG_ID, cursor);
     const filter: LogFilter = {
       ...parseRange(query.from, query.to),
       events: query.events,
@@ -101,6 +103,6 @@ export class LogsService {
       result: query.result,
     };
     const rows = await this.store.logs.list(filter, after, query.limit + 1);
-    return this.cursors.page(rows, query.limit, 'logs', (row) => row.timestamp);
+    return this.cursors.page(rows, limit, scope, (row) => row.timestamp);
   }
 }

@@ -3,7 +3,6 @@ import { parseCidr } from '@secadmin/policy';
 import type { Cursors, Page } from '../lib/cursor.js';
 import { Conflict, type FieldProblem, Invalid, NotFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { normalizeName } from '../lib/text.js';
 import { nowSeconds, parseInstant } from '../lib/time.js';
 import type { Store } from '../repositories/index.js';
 import type { PolicyChanges, PolicyRow } from '../repositories/policies-repository.js';
@@ -67,8 +66,8 @@ export class PoliciesService {
       this.store.transaction(async (repos) => {
         const policy = await repos.policies.insert({
           id: newId('pol'),
-          name: normalizeName(input.name),
-          description: input.description === undefined ? null : normalizeName(input.description),
+          name: input.name,
+          description: input.description ?? null,
           effect: input.effect,
           principals: input.principals,
           actions: input.actions,
@@ -103,9 +102,8 @@ export class PoliciesService {
     checkConditions(patch.conditions);
     if (Object.keys(patch).length === 0) return this.get(id);
     const data: PolicyChanges = { updatedAt: nowSeconds() };
-    if (patch.name !== undefined) data.name = normalizeName(patch.name);
-    if (patch.description !== undefined)
-      data.description = patch.description === null ? null : normalizeName(patch.description);
+    if (patch.name !== undefined) data.name = patch.name;
+    if (patch.description !== undefined) data.description = patch.description;
     if (patch.effect !== undefined) data.effect = patch.effect;
     if (patch.principals !== undefined) data.principals = patch.principals;
     if (patch.actions !== undefined) data.actions = patch.actions;

@@ -1,5 +1,5 @@
 import type { components } from '@secadmin/api-types';
-import type { Cursors } from '../lib/cursor.js';
+import { type Cursors, listScope } from '../lib/cursor.js';
 import type { Store } from '../repositories/index.js';
 import type { LogRow } from '../repositories/logs-repository.js';
 import { highlights } from '../search/highlight.js';
@@ -28,12 +28,13 @@ export class SearchService {
     const query = parseSearchQuery(request.query);
     const range = parseRange(request.from, request.to);
     const limit = request.limit ?? 50;
-    const after = this.cursors.decode('search', LOG_ID, request.cursor);
+    const scope = listScope('search', { query: request.query, from: request.from, to: request.to });
+    const after = this.cursors.decode(scope, LOG_ID, request.cursor);
     const [rows, totalHits] = await Promise.all([
       this.store.logs.search(query, range, after, limit + 1),
       this.store.logs.countSearch(query, range),
     ]);
-    const page = this.cursors.page(rows, limit, 'search', (row) => row.timestamp);
+    const page = this.cursors.page(rows, limit, scope, (row) => row.timestamp);
     return {
       // Highlighting costs per hit: only the returned page is highlighted.
       hits: page.items.map((row) => ({ row, highlights: highlights(row, query) })),

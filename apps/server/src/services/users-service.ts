@@ -1,10 +1,9 @@
 import type { components } from '@secadmin/api-types';
-import type { Cursors, Page } from '../lib/cursor.js';
+import { type Cursors, listScope, type Page } from '../lib/cursor.js';
 import { Conflict, Forbidden, invalid, NotFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { mergePatch } from '../lib/merge-patch.js';
 import { hashPassword } from '../lib/password.js';
-import { normalizeName } from '../lib/text.js';
 import { nowSeconds } from '../lib/time.js';
 import type { Store } from '../repositories/index.js';
 import type { UserRow } from '../repositories/users-repository.js';
@@ -64,7 +63,7 @@ export class UsersService {
           id: newId('user'),
           email: input.email,
           emailLower: input.email.toLowerCase(),
-          name: normalizeName(input.name ?? ''),
+          name: input.name ?? '',
           passwordHash,
           roles: input.roles ?? [],
           metadata: metadata as object,
@@ -92,9 +91,10 @@ export class UsersService {
     email?: string;
     role?: string;
   }): Promise<Page<UserRow>> {
-    const after = this.cursors.decode('users', USER_ID, query.cursor);
+    const scope = listScope('users', { email: query.email?.toLowerCase(), role: query.role });
+    const after = this.cursors.decode(scope, USER_ID, query.cursor);
     const rows = await this.store.users.list(query, after, query.limit + 1);
-    return this.cursors.page(rows, query.limit, 'users', (row) => row.createdAt);
+    return this.cursors.page(rows, query.limit, scope, (row) => row.createdAt);
   }
 
   /** Merges metadata under a row lock: concurrent updates never lose each other's keys. */
@@ -110,7 +110,7 @@ export class UsersService {
       const current = await repos.users.findForUpdate(id);
       if (!current) throw new NotFound('user');
       const data: Parameters<Store['users']['update']>[1] = { updatedAt: nowSeconds() };
-      if (patch.name !== undefined) data.name = normalizeName(patch.name);
+      if (patch.name !== undefined) data.name = patch.name;
       if (patch.roles !== undefined) {
         const before = new Set(current.roles);
         const after = new Set(patch.roles);

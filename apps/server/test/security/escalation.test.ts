@@ -161,4 +161,37 @@ describe.each(DATABASES)('no escalation through roles or keys on %s', (database)
     });
     expect(ownRes.status).toBe(204);
   });
+
+  it('never shows the root key to a non-root key, even one whose principal is service:root', async () => {
+    const impostor = await createKey(server.client, 'service:root');
+    const listed = await raw(server, '/v1/api-keys', {
+      headers: { authorization: `Bearer ${impostor.secret}` },
+    });
+    await createPolicy(server.client, {
+      principals: ['service:root'],
+      actions: ['apikeys:*'],
+      resources: ['apikeys', 'apikeys/*'],
+    });
+    const ids = (
+      (
+        await json(
+          await raw(server, '/v1/api-keys', {
+            headers: { authorization: `Bearer ${impostor.secret}` },
+          }),
+        )
+      ).data as { id: string }[]
+    ).map((k) => k.id);
+    expect(listed.status).toBe(403);
+    expect(ids).toEqual([impostor.id]);
+    const rootId = (
+      (await server.client.GET('/v1/api-keys', { params: { query: { limit: 100 } } })).data?.data ??
+      []
+    ).find((k) => k.name === 'root')?.id as string;
+    expect(rootId).toMatch(/^key_/);
+    const res = await raw(server, `/v1/api-keys/${rootId}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${impostor.secret}` },
+    });
+    expect(res.status).toBe(404);
+  });
 });

@@ -287,4 +287,106 @@ describe.each(DATABASES)('strict input on %s', (database) => {
       expect(keys).toEqual(['metadata.&lt;svg onload=alert(2)&gt;']);
     });
   });
+
+  describe('found by the attack on the first version', () => {
+    it('refuses an over-long array at once, with a bounded answer', async () => {
+      const before = await userCount();
+      const res = await send('POST', '/v1/logs', { entries: Array(400_000).fill(1) });
+      const text = await res.text();
+      expect(res.status).toBe(400);
+      expect(text.length).toBeLessThan(10_000);
+      expect(JSON.parse(text).error.details).toEqual([
+        { field: 'body.entries', message: 'must NOT have more than 1000 items' },
+      ]);
+      const roles = await send('POST', '/v1/users', {
+        email: uniqueEmail(),
+        roles: Array(200_000).fill(1),
+      });
+      expect(roles.status).toBe(400);
+      expect((await roles.text()).length).toBeLessThan(10_000);
+      expect(await userCount()).toBe(before);
+    });
+
+    it('refuses bracketed, repeated and reserved query keys instead of dropping them', async () => {
+      for (const query of [
+        'events[x]=a.b',
+        'events[a][b]=a.b',
+        'events=a.b&events=c.d',
+        'email[__proto__]=x',
+        'a[__proto__][x]=1',
+      ])
+        expect(
+          (await send('GET', `/v1/${query.startsWith('email') ? 'users' : 'logs'}?${query}`))
+            .status,
+          query,
+        ).toBe(400);
+    });
+
+    it('refuses unpaired surrogates anywhere in a body, never a 500 or a silent rewrite', async () => {
+      const user = await createUser(server.client);
+      for (const [method, path, body, field] of [
+        [
+          'POST',
+          '/v1/users',
+          `{"email":"${uniqueEmail()}","metadata":{"a":"x\\ud800"}}`,
+          'body.metadata.a',
+        ],
+        ['PATCH', `/v1/users/${user.id}`, '{"metadata":{"\\udc00":"x"}}', 'body.metadata'],
+        [
+          'POST',
+          '/v1/policies',
+          `{"name":"p\\ud800${Date.now()}","effect":"allow","principals":["*"],"actions":["a:b"],"resources":["x"]}`,
+          'body.name',
+        ],
+        [
+          'POST',
+          '/v1/logs',
+          '{"entries":[{"event":"a.b","actor":{"type":"user","id":"\\udbff"},"result":"success"}]}',
+          'body.entries[0].actor.id',
+        ],
+      ] as const)
+        await expect400(await send(method, path, body), field);
+    });
+
+    it('checks name lengths after NFC normalization: the limit holds for what is stored', async () => {
+      // U+FB2C is one character that NFC turns into three.
+      await expect400(
+        await send('POST', '/v1/policies', {
+          name: '\ufb2c'.repeat(128),
+          effect: 'allow',
+          principals: ['*'],
+          actions: ['a:b'],
+          resources: ['x'],
+        }),
+        'body.name',
+      );
+      await expect400(
+        await send('POST', '/v1/users', { email: uniqueEmail(), name: '\u0958'.repeat(200) }),
+        'body.name',
+      );
+      const fits = await send('POST', '/v1/users', {
+        email: uniqueEmail(),
+        name: '\u0958'.repeat(100),
+      });
+      expect(fits.status).toBe(201);
+      expect((await json(fits)).data.name).toBe('\u0958'.repeat(100).normalize('NFC'));
+    });
+
+    it('refuses every other spelling of a cursor, and a cursor of another filter', async () => {
+      await createUser(server.client, { roles: ['cursor-role'] });
+      await createUser(server.client, { roles: ['cursor-role'] });
+      const page = await json(await send('GET', '/v1/users?limit=1'));
+      const cursor = page.pagination.nextCursor as string;
+      const last = cursor.at(-1) as string;
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+      for (const other of alphabet.replace(last, ''))
+        expect(
+          (await send('GET', `/v1/users?limit=1&cursor=${cursor.slice(0, -1)}${other}`)).status,
+        ).toBe(400);
+      await expect400(
+        await send('GET', `/v1/users?limit=1&role=cursor-role&cursor=${cursor}`),
+        'query.cursor',
+      );
+    });
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/http/errors.js';
+import { Invalid } from '../../src/lib/errors.js';
 import { highlights } from '../../src/search/highlight.js';
 import { parseSearchQuery } from '../../src/search/query.js';
 
@@ -28,7 +28,7 @@ describe('parseSearchQuery', () => {
 
   it('rejects a query with nothing to search for, and a bad result value', () => {
     for (const q of ['OR', '"', '- -- ...', 'event:']) {
-      expect(() => parseSearchQuery(q), q).toThrow(ApiError);
+      expect(() => parseSearchQuery(q), q).toThrow(Invalid);
     }
     expect(() => parseSearchQuery('result:maybe')).toThrow(/invalid/);
   });
