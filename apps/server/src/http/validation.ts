@@ -209,7 +209,9 @@ export class SpecValidator {
           : [],
       );
     }
-    for (const [key, child] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
+    for (const [key, child] of Object.entries(
+      (schema.properties ?? {}) as Record<string, Schema>,
+    )) {
       const check = this.arraySizeCheck(child, `${path}.${key}`);
       if (check)
         checks.push((data) =>
