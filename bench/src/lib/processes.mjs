@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createScratchDatabase } from '@secadmin/db/scratch';
+import { createScratchDatabase } from '@secadmin/test-infra';
 
 export const ROOT_KEY = `sk_${'b'.repeat(43)}`;
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
