@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { testPostgres } from '@secadmin/test-infra';
 import { auditLogCases } from './cases/audit-log.mjs';
 import { coldStart } from './cases/cold-start.mjs';
 import { httpCases } from './cases/http.mjs';
@@ -13,6 +14,8 @@ import { NODE24, SYSTEM_NODE } from './lib/processes.mjs';
 
 const smoke = process.argv.includes('--smoke');
 const started = Date.now();
+const postgres = await testPostgres();
+console.log(postgres.summary);
 const results = [];
 for (const [name, run] of [
   ['policy decision', policyDecision],
@@ -21,22 +24,16 @@ for (const [name, run] of [
   ['cold start', coldStart],
 ]) {
   const t = Date.now();
-  results.push(...(await run({ smoke })));
+  results.push(...(await run({ smoke, adminUrl: postgres.url })));
   console.log(`${name}: done in ${((Date.now() - t) / 1000).toFixed(1)} s`);
 }
+await postgres.release();
 
 const environment = {
   date: new Date().toISOString(),
   node: [SYSTEM_NODE, NODE24].map((node) => execFileSync(node, ['--version']).toString().trim()),
   cpu: `${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}`,
-  database: execFileSync('psql', [
-    process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
-    '-qAt',
-    '-c',
-    'SHOW server_version',
-  ])
-    .toString()
-    .trim(),
+  database: postgres.version,
   smoke,
 };
 const fmtRatio = (r) => (r === null || r === undefined ? '—' : `${r.toFixed(2)}×`);

@@ -1,10 +1,12 @@
 // The audit log at scale on PostgreSQL: ingest vs COPY, search vs ILIKE scans, a filtered
 // list at page 1 and deep (cursors) vs OFFSET, CSV export vs COPY TO, peak server memory.
-import { execFileSync } from 'node:child_process';
+import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { measureAsync, measureInterleavedAsync } from '../lib/measure.mjs';
 import { freshDatabase, startSecadmin } from '../lib/processes.mjs';
 
@@ -106,14 +108,11 @@ function copyRow(i) {
     .join(',');
 }
 
-const psql = (url, command) =>
-  execFileSync('psql', [url, '-qAt', '-c', command], { maxBuffer: 1 << 30 });
-
-export async function auditLogCases({ smoke }) {
+export async function auditLogCases({ smoke, adminUrl }) {
   const total = smoke ? 3000 : 1_000_000;
   users = Math.max(1, Math.floor(total / 200));
   const rows = [];
-  const database = await freshDatabase();
+  const database = await freshDatabase(adminUrl);
   let server = await startSecadmin({ databaseUrl: database.url });
   const scratch = await mkdtemp(join(tmpdir(), 'secadmin-bench-copy-'));
   const db = new pg.Client({ connectionString: database.url });
@@ -141,16 +140,20 @@ export async function auditLogCases({ smoke }) {
     await writeFile(file, `${Array.from({ length: total }, (_, i) => copyRow(i)).join('\n')}\n`);
     await db.query('CREATE TABLE log_entries_copy (LIKE log_entries INCLUDING ALL)');
     const t1 = performance.now();
-    psql(
-      database.url,
-      `\\copy log_entries_copy (id, timestamp, event, actor_id, actor_email, actor_type, target_id, target_type, ip, user_agent, city, country, result, metadata) FROM '${file}' WITH CSV`,
+    await pipeline(
+      createReadStream(file),
+      db.query(
+        copyFrom(
+          'COPY log_entries_copy (id, timestamp, event, actor_id, actor_email, actor_type, target_id, target_type, ip, user_agent, city, country, result, metadata) FROM STDIN WITH CSV',
+        ),
+      ),
     );
     const copyRate = total / ((performance.now() - t1) / 1000);
     await db.query('DROP TABLE log_entries_copy');
     await db.query('ANALYZE log_entries');
     rows.push({
       case: `ingest, batches of 1,000, ${total.toLocaleString('en')} entries`,
-      peer: 'COPY via psql',
+      peer: 'COPY FROM STDIN',
       secadmin: `${Math.round(ingestRate).toLocaleString('en')} rows/s`,
       peerFigure: `${Math.round(copyRate).toLocaleString('en')} rows/s`,
       ratio: ingestRate / copyRate,
@@ -246,17 +249,20 @@ export async function auditLogCases({ smoke }) {
     } while (state.status === 'processing');
     const exportRate = state.totalRecords / ((performance.now() - t2) / 1000);
     const t3 = performance.now();
-    const copied = psql(
-      database.url,
-      `\\copy (SELECT * FROM log_entries ORDER BY timestamp DESC, id DESC) TO STDOUT WITH CSV`,
-    );
+    let copiedBytes = 0;
+    for await (const chunk of db.query(
+      copyTo(
+        'COPY (SELECT * FROM log_entries ORDER BY timestamp DESC, id DESC) TO STDOUT WITH CSV',
+      ),
+    ))
+      copiedBytes += chunk.length;
     const copyOutRate = state.totalRecords / ((performance.now() - t3) / 1000);
     const peak = server.peakRssMb();
     rows.push({
       case: `export CSV, ${state.totalRecords.toLocaleString('en')} entries`,
       peer: 'COPY … TO STDOUT WITH CSV',
       secadmin: `${Math.round(exportRate).toLocaleString('en')} rows/s, server peak RSS ${peak.toFixed(0)} MB`,
-      peerFigure: `${Math.round(copyOutRate).toLocaleString('en')} rows/s (${(copied.length / 1e6).toFixed(0)} MB)`,
+      peerFigure: `${Math.round(copyOutRate).toLocaleString('en')} rows/s (${(copiedBytes / 1e6).toFixed(0)} MB)`,
       ratio: exportRate / copyOutRate,
       target: '≥ 0.5× COPY; peak RSS < 300 MB',
       met: exportRate >= 0.5 * copyOutRate && peak < 300,

@@ -42,10 +42,10 @@ async function insertPolicies(databaseUrl, count) {
   await client.end();
 }
 
-export async function httpCases({ smoke }) {
+export async function httpCases({ smoke, adminUrl }) {
   const durationSeconds = smoke ? 1 : 10;
   const rows = [];
-  const database = await freshDatabase();
+  const database = await freshDatabase(adminUrl);
   try {
     for (const [label, node] of [
       ['Node 20', SYSTEM_NODE],

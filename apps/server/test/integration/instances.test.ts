@@ -1,11 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { generateSecret } from '../../src/services/api-keys-service.js';
 import { createKey, createPolicy, failure, outsideWindowBoundary } from '../helpers/fixtures.js';
 import { createTestDatabase, raw, startTestServer, type TestServer } from '../helpers/server.js';
-
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 describe('two instances on one PostgreSQL and one Redis', () => {
   let a: TestServer;
@@ -17,7 +15,7 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     // Both start at once against a fresh database: migrations must be applied once.
     const shared = {
       databaseUrl: database.url,
-      redisUrl: REDIS_URL,
+      redisUrl: inject('redisUrl'),
       adminApiKey: generateSecret(),
     };
     [a, b] = (await Promise.all([1, 2].map(() => startTestServer('embedded', shared)))) as [

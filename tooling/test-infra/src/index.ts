@@ -1,0 +1,12 @@
+export { startPostgres, testPostgres } from './postgres.js';
+export { startRedis, testRedis } from './redis.js';
+export { createScratchDatabase, type ScratchDatabase } from './scratch-database.js';
+export type { OwnedServer, RunServer } from './servers.js';
+
+declare module 'vitest' {
+  /** What the global setups of `./global-setup/*` provide to tests. */
+  export interface ProvidedContext {
+    postgresUrl: string;
+    redisUrl: string;
+  }
+}
