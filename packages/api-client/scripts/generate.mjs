@@ -5,7 +5,7 @@
 //   differs from what git has, like the freshness check of @secadmin/api-types.
 // - src/generated/version.ts (not committed, so that `changeset version` alone bumps it).
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 const SPEC = '../../spec/dist/openapi.json';
 const OPERATIONS = 'src/generated/operations.ts';
@@ -180,11 +180,10 @@ ${[...groups]
 }
 `;
 
-const check = process.argv.includes('--check');
 const version = JSON.parse(readFileSync('package.json', 'utf8')).version;
-writeFileSync(VERSION, `export const version = '${version}';\n`);
-if (!check) {
-  writeFileSync(OPERATIONS, source);
+writeIfChanged(VERSION, `export const version = '${version}';\n`);
+if (!process.argv.includes('--check')) {
+  writeIfChanged(OPERATIONS, source);
 } else if (readFileSync(OPERATIONS, 'utf8') !== source) {
   fail(`${OPERATIONS} is out of date with spec/: run \`pnpm generate\` and commit it.`);
 } else if (
@@ -194,6 +193,11 @@ if (!check) {
   fail(`${OPERATIONS} was regenerated from a changed spec: review and commit it.`);
 } else {
   console.log(`${OPERATIONS} is fresh.`);
+}
+
+// Other tasks (a pack, a type-check) may be reading these files meanwhile: rewrite only a change.
+function writeIfChanged(file, text) {
+  if (!existsSync(file) || readFileSync(file, 'utf8') !== text) writeFileSync(file, text);
 }
 
 function succeeds(cmd, args) {
