@@ -20,7 +20,9 @@ export interface RetryInfo {
   attempt: number;
   /** How long the client waits before the retry, in ms. */
   delayMs: number;
+  /** The request's method, e.g. `POST`. */
   method: string;
+  /** The request's URL. */
   url: string;
   /** The status of the answer that is retried (429 or 503), when there was one. */
   status?: number;

@@ -38,5 +38,7 @@ export function withTimeout(fetchImpl: Fetch, timeoutMs: number): Fetch {
 /** undici's `fetch failed` hides the reason (`connect ECONNREFUSED …`) in its cause. */
 function describe(error: unknown): string {
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  return cause instanceof Error ? cause.message : String(cause);
+  if (!(cause instanceof Error)) return String(cause);
+  // A refused dual-stack connect is an AggregateError with no message, only a code.
+  return cause.message || String((cause as { code?: unknown }).code ?? cause.name);
 }

@@ -1,5 +1,8 @@
 // What a new user writes: compiled with tsc as ESM (.mts), as CommonJS (.cts) and for a bundler,
 // then run against a live server (SECADMIN_URL, SECADMIN_API_KEY). It exits non-zero on any surprise.
+
+import { once } from 'node:events';
+import { type AddressInfo, createServer } from 'node:net';
 import {
   createSecadminClient,
   SecadminApiError,
@@ -45,9 +48,19 @@ async function main(): Promise<void> {
   const notFound: ErrorCode = 'not_found';
   check(missing instanceof SecadminApiError && missing.code === notFound, 'a typed 404');
 
-  const nowhere = createSecadminClient({ baseUrl: 'http://127.0.0.1:1', retry: { maxRetries: 0 } });
+  const closed = createServer().listen(0, '127.0.0.1');
+  await once(closed, 'listening');
+  const { port } = closed.address() as AddressInfo;
+  closed.close();
+  const nowhere = createSecadminClient({
+    baseUrl: `http://127.0.0.1:${port}`,
+    retry: { maxRetries: 0 },
+  });
   const refused = await nowhere.system.getHealth().catch((error: unknown) => error);
-  check(refused instanceof SecadminConnectionError, 'a SecadminConnectionError');
+  check(
+    refused instanceof SecadminConnectionError && refused.message.includes('ECONNREFUSED'),
+    'a SecadminConnectionError for a refused connection',
+  );
 
   console.log('consumer program: ok');
 }
