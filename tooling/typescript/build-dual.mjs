@@ -9,7 +9,8 @@ import { join } from 'node:path';
 
 const project = process.argv[2] ?? 'tsconfig.json';
 const tsc = createRequire(join(process.cwd(), 'package.json')).resolve('typescript/bin/tsc');
-const run = (...args) => execFileSync(process.execPath, [tsc, '-p', project, ...args], { stdio: 'inherit' });
+const run = (...args) =>
+  execFileSync(process.execPath, [tsc, '-p', project, ...args], { stdio: 'inherit' });
 
 rmSync('dist', { recursive: true, force: true });
 run('--outDir', 'dist/esm');
