@@ -1,87 +1,63 @@
 import type { paths } from '@secadmin/api-types';
-import createClient, { type Client, type Middleware } from 'openapi-fetch';
-import { SecadminApiError } from './errors.js';
-import { type RetryOptions, withRetryOn429 } from './retry.js';
+import createClient, { type Client } from 'openapi-fetch';
+import { throwOnError } from './errors.js';
+import type { Resources } from './generated/operations.js';
+import { requestHeaders } from './headers.js';
+import { createPaginate, type PagedPath, type PageItem, type PaginateArgs } from './pagination.js';
+import { createResources } from './resources.js';
+import { type RetryOptions, withRetries } from './retry.js';
+import { type Fetch, withTimeout } from './transport.js';
 
+/** How {@link createSecadminClient} reaches the server. */
 export interface SecadminClientOptions {
   /** The server's origin, e.g. `http://localhost:3000`. */
   baseUrl: string;
   /** An API key secret (`sk_…`), sent as `Authorization: Bearer`. */
   apiKey?: string;
   /** A fetch implementation; defaults to the global one. */
-  fetch?: (input: Request) => Promise<Response>;
-  /** Retry on 429 honouring `Retry-After`; see {@link RetryOptions}. */
-  retry?: RetryOptions;
-}
-
-/** GET operations that answer a cursor page. */
-export type ListPath = '/v1/users' | '/v1/policies' | '/v1/logs' | '/v1/api-keys';
-
-type ListOperation<P extends ListPath> = paths[P]['get'];
-export type ListItem<P extends ListPath> =
-  ListOperation<P>['responses'][200]['content']['application/json']['data'][number];
-export type ListQuery<P extends ListPath> = Omit<
-  NonNullable<ListOperation<P>['parameters']['query']>,
-  'cursor'
->;
-
-export interface SecadminClient extends Client<paths> {
+  fetch?: Fetch;
   /**
-   * Walks every page of a list, following `pagination.nextCursor`:
-   * `for await (const user of client.paginate('/v1/users', { limit: 100 }))`.
+   * How long each attempt may wait for the response headers, in ms (default 30 000; `Infinity`
+   * for no limit). Past it the attempt fails with a `SecadminConnectionError` and may be retried.
    */
-  paginate<P extends ListPath>(path: P, query?: ListQuery<P>): AsyncGenerator<ListItem<P>>;
+  timeout?: number;
+  /** Retries on 429, 503 and connection errors; see {@link RetryOptions}. */
+  retry?: RetryOptions;
+  /**
+   * Send a random `Idempotency-Key` with every POST that has none (default true), which makes
+   * resending it after a lost answer safe. Without one, a POST is only retried after a 429.
+   */
+  idempotencyKeys?: boolean;
 }
 
-function bearerAuth(apiKey: string): Middleware {
-  return {
-    onRequest({ request }) {
-      request.headers.set('Authorization', `Bearer ${apiKey}`);
-      return request;
-    },
-  };
+/**
+ * A client of the secadmin API: a method per operation, grouped by resource
+ * (`client.users.get(id)`), {@link SecadminClient.paginate} to walk every page of a list or
+ * search, and underneath the openapi-fetch client itself (`client.GET('/v1/users/{id}', …)`,
+ * `client.use(middleware)`) for what the methods do not give, such as response headers.
+ */
+export interface SecadminClient extends Client<paths>, Resources {
+  /**
+   * Yields every item of a cursor-paged operation, page after page, following
+   * `pagination.nextCursor`: `for await (const user of client.paginate('/v1/users', { role }))`
+   * or, for a search, whose cursor goes in the body,
+   * `client.paginate('/v1/logs/search', { query: 'login' }, { signal })`.
+   */
+  paginate<P extends PagedPath>(path: P, ...args: PaginateArgs<P>): AsyncGenerator<PageItem<P>>;
 }
 
-/** Turns every non-2xx answer into a thrown {@link SecadminApiError}. */
-const throwOnError: Middleware = {
-  async onResponse({ response }) {
-    if (!response.ok) throw await SecadminApiError.fromResponse(response);
-    return response;
-  },
-};
-
+/** Creates a client; see {@link SecadminClientOptions}. */
 export function createSecadminClient(options: SecadminClientOptions): SecadminClient {
   const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
   const client = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    fetch: withRetryOn429(baseFetch, options.retry),
+    fetch: withRetries(withTimeout(baseFetch, options.timeout ?? 30_000), options.retry),
     // Array query parameters of this API are comma-separated lists (`events=a,b`).
     querySerializer: { array: { style: 'form', explode: false } },
   });
-  if (options.apiKey !== undefined) client.use(bearerAuth(options.apiKey));
-  client.use(throwOnError);
-
-  async function* paginate<P extends ListPath>(
-    path: P,
-    query?: ListQuery<P>,
-  ): AsyncGenerator<ListItem<P>> {
-    let cursor: string | undefined;
-    do {
-      // openapi-fetch cannot narrow a union of paths; the page shape is the same for each.
-      const get = client.GET as unknown as (
-        path: ListPath,
-        init: { params: { query: Record<string, unknown> } },
-      ) => Promise<{
-        data?: { data: ListItem<P>[]; pagination: { hasMore: boolean; nextCursor?: string } };
-      }>;
-      const { data: page } = await get(path, {
-        params: { query: { ...query, ...(cursor === undefined ? {} : { cursor }) } },
-      });
-      if (page === undefined) return;
-      yield* page.data;
-      cursor = page.pagination.hasMore ? page.pagination.nextCursor : undefined;
-    } while (cursor !== undefined);
-  }
-
-  return Object.assign(client, { paginate });
+  client.use(
+    requestHeaders({ apiKey: options.apiKey, idempotencyKeys: options.idempotencyKeys ?? true }),
+    throwOnError,
+  );
+  return Object.assign(client, createResources(client), { paginate: createPaginate(client) });
 }

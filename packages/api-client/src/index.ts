@@ -1,11 +1,29 @@
 export type * from '@secadmin/api-types';
 export {
   createSecadminClient,
-  type ListItem,
-  type ListPath,
-  type ListQuery,
   type SecadminClient,
   type SecadminClientOptions,
 } from './client.js';
-export { type ErrorDetail, SecadminApiError } from './errors.js';
-export { type RetryOptions, retryAfterMs } from './retry.js';
+export {
+  type ErrorDetail,
+  SecadminApiError,
+  SecadminConnectionError,
+} from './errors.js';
+export type { Resources } from './generated/operations.js';
+export type {
+  Body,
+  Data,
+  JsonBody,
+  PathParams,
+  Query,
+  RequestOptions,
+} from './operation-types.js';
+export type {
+  PagedPath,
+  PageItem,
+  PageParams,
+  PaginateArgs,
+  PaginateOptions,
+} from './pagination.js';
+export { type RetryInfo, type RetryOptions, retryAfterMs } from './retry.js';
+export type { Fetch } from './transport.js';

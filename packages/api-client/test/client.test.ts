@@ -30,13 +30,59 @@ const user = {
   roles: [],
 };
 
-describe('createSecadminClient', () => {
+const detail = { ...user, emailVerified: false, metadata: {}, updatedAt: user.createdAt };
+
+describe('resource methods', () => {
+  it('put path parameters in the path, the body in the body, the query in the query', async () => {
+    const { fetch, requests } = fakeFetch((req) =>
+      req.method === 'DELETE'
+        ? new Response(null, { status: 204 })
+        : json(req.method === 'POST' ? 201 : 200, {
+            data: req.method === 'GET' && !req.url.includes('user_') ? [user] : detail,
+            pagination: { hasMore: false },
+            meta: { requestId: 'r' },
+          }),
+    );
+    const client = createSecadminClient({ baseUrl: BASE, apiKey: 'k', fetch });
+    expect(await client.users.create({ email: 'ada@example.com' })).toEqual(detail);
+    expect(await client.users.get(user.id)).toEqual(detail);
+    expect(await client.users.update(user.id, { name: 'Ada L.' })).toEqual(detail);
+    expect((await client.users.list({ role: 'admin' })).data).toEqual([user]);
+    expect(await client.users.delete(user.id)).toBeUndefined();
+    const sent = await Promise.all(
+      requests.map(async (r) => [r.method, r.url.slice(BASE.length), await r.text()]),
+    );
+    expect(sent).toEqual([
+      ['POST', '/v1/users', '{"email":"ada@example.com"}'],
+      ['GET', `/v1/users/${user.id}`, ''],
+      ['PATCH', `/v1/users/${user.id}`, '{"name":"Ada L."}'],
+      ['GET', '/v1/users?role=admin', ''],
+      ['DELETE', `/v1/users/${user.id}`, ''],
+    ]);
+  });
+
+  it('answers a download with the Response, unread', async () => {
+    const { fetch, requests } = fakeFetch(
+      () => new Response('id,event\n', { headers: { 'content-type': 'text/csv' } }),
+    );
+    const client = createSecadminClient({ baseUrl: BASE, fetch });
+    const response = await client.exports.download('exp_1.csv', { token: 't' });
+    expect(await response.text()).toBe('id,event\n');
+    expect(requests[0]?.url).toBe(`${BASE}/downloads/exp_1.csv?token=t`);
+  });
+
+  it('sends the caller’s headers', async () => {
+    const { fetch, requests } = fakeFetch(() => json(200, { status: 'ok' }));
+    const client = createSecadminClient({ baseUrl: BASE, fetch });
+    await client.system.getHealth({ headers: { 'X-Trace': 't1' } });
+    expect(requests[0]?.headers.get('x-trace')).toBe('t1');
+  });
+});
+
+describe('the openapi-fetch client underneath', () => {
   it('sends the API key as a bearer token', async () => {
     const { fetch, requests } = fakeFetch(() =>
-      json(200, {
-        data: { ...user, emailVerified: false, metadata: {}, updatedAt: user.createdAt },
-        meta: { requestId: 'r1' },
-      }),
+      json(200, { data: detail, meta: { requestId: 'r1' } }),
     );
     const client = createSecadminClient({ baseUrl: `${BASE}/`, apiKey: 'sk_test', fetch });
     const { data } = await client.GET('/v1/users/{id}', { params: { path: { id: user.id } } });
@@ -67,9 +113,7 @@ describe('createSecadminClient', () => {
       }),
     );
     const client = createSecadminClient({ baseUrl: BASE, apiKey: 'k', fetch });
-    const error = await client
-      .POST('/v1/users', { body: { email: 'nope' } })
-      .catch((e: unknown) => e);
+    const error = await client.users.create({ email: 'nope' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SecadminApiError);
     const apiError = error as SecadminApiError;
     expect(apiError.status).toBe(400);
@@ -90,7 +134,7 @@ describe('createSecadminClient', () => {
         }),
     );
     const client = createSecadminClient({ baseUrl: BASE, fetch });
-    const error = (await client.GET('/healthz').catch((e: unknown) => e)) as SecadminApiError;
+    const error = (await client.system.getHealth().catch((e: unknown) => e)) as SecadminApiError;
     expect(error.status).toBe(502);
     expect(error.code).toBe('unknown');
     expect(error.requestId).toBe('gw');
@@ -101,61 +145,6 @@ describe('createSecadminClient', () => {
     const client = createSecadminClient({ baseUrl: BASE, fetch });
     await client.GET('/healthz');
     expect(requests[0]?.headers.has('authorization')).toBe(false);
-  });
-});
-
-describe('retry on 429', () => {
-  const limited = (retryAfter: string) => () =>
-    json(
-      429,
-      { error: { code: 'rate_limited', message: 'slow down' }, meta: { requestId: 'r' } },
-      { 'retry-after': retryAfter },
-    );
-
-  it('waits Retry-After seconds, then resends the same request with its body', async () => {
-    const waits: number[] = [];
-    const { fetch, requests } = fakeFetch(limited('2'), limited('1'), () =>
-      json(201, {
-        data: { ...user, emailVerified: false, metadata: {}, updatedAt: user.createdAt },
-        meta: { requestId: 'r' },
-      }),
-    );
-    const client = createSecadminClient({
-      baseUrl: BASE,
-      apiKey: 'k',
-      fetch,
-      retry: { sleep: async (ms) => void waits.push(ms) },
-    });
-    const { data } = await client.POST('/v1/users', { body: { email: 'ada@example.com' } });
-    expect(data?.data.id).toBe(user.id);
-    expect(waits).toEqual([2000, 1000]);
-    expect(requests).toHaveLength(3);
-    for (const req of requests) expect(await req.json()).toEqual({ email: 'ada@example.com' });
-  });
-
-  it('gives up after maxRetries and throws rate_limited', async () => {
-    const { fetch, requests } = fakeFetch(limited('0'));
-    const client = createSecadminClient({
-      baseUrl: BASE,
-      fetch,
-      retry: { maxRetries: 2, sleep: async () => {} },
-    });
-    const error = (await client.GET('/v1/users').catch((e: unknown) => e)) as SecadminApiError;
-    expect(error.code).toBe('rate_limited');
-    expect(requests).toHaveLength(3);
-  });
-
-  it('does not wait longer than maxDelayMs', async () => {
-    const waits: number[] = [];
-    const { fetch, requests } = fakeFetch(limited('3600'));
-    const client = createSecadminClient({
-      baseUrl: BASE,
-      fetch,
-      retry: { maxDelayMs: 5000, sleep: async (ms) => void waits.push(ms) },
-    });
-    await expect(client.GET('/v1/users')).rejects.toMatchObject({ status: 429 });
-    expect(waits).toEqual([]);
-    expect(requests).toHaveLength(1);
   });
 });
 
@@ -205,5 +194,23 @@ describe('paginate', () => {
       }
     };
     await expect(iterate()).rejects.toMatchObject({ code: 'forbidden', status: 403 });
+  });
+
+  it('stops when the signal aborts between pages', async () => {
+    const { fetch, requests } = fakeFetch(() =>
+      json(200, {
+        data: [user],
+        pagination: { hasMore: true, nextCursor: 'next' },
+        meta: { requestId: 'r' },
+      }),
+    );
+    const client = createSecadminClient({ baseUrl: BASE, fetch });
+    const controller = new AbortController();
+    const iterate = async () => {
+      for await (const _ of client.paginate('/v1/users', {}, { signal: controller.signal }))
+        controller.abort(new Error('enough'));
+    };
+    await expect(iterate()).rejects.toThrow('enough');
+    expect(requests).toHaveLength(1);
   });
 });

@@ -1,36 +1,65 @@
 import type { components, operations, paths } from './generated/schema.js';
 
+/**
+ * The API as openapi-typescript generates it: `paths` (by path and method, for openapi-fetch's
+ * `createClient<paths>()`), `operations` (by operationId) and `components` (schemas, parameters,
+ * responses).
+ */
 export type { components, operations, paths };
 
 type Schemas = components['schemas'];
 
+/** The body of every error answer: `{ error: { code, message, details? }, meta }`. */
 export type ApiError = Schemas['Error'];
+/** The machine-readable code of an error, e.g. `not_found`. */
 export type ErrorCode = ApiError['error']['code'];
+/** A list's `pagination`: `hasMore`, and `nextCursor` to send back as `cursor`. */
 export type Pagination = Schemas['Pagination'];
 
+/** A user, with every field. */
 export type User = Schemas['User'];
+/** A user as a list shows it. */
 export type UserListItem = Schemas['UserListItem'];
+/** The body that creates a user. */
 export type UserCreate = Schemas['UserCreate'];
+/** The body that changes a user. */
 export type UserUpdate = Schemas['UserUpdate'];
 
+/** An access policy, with every field. */
 export type Policy = Schemas['Policy'];
+/** A policy as a list shows it. */
 export type PolicyListItem = Schemas['PolicyListItem'];
+/** The body that creates a policy. */
 export type PolicyCreate = Schemas['PolicyCreate'];
+/** The body that changes a policy. */
 export type PolicyUpdate = Schemas['PolicyUpdate'];
+/** A policy's conditions on the request context. */
 export type PolicyConditions = Schemas['PolicyConditions'];
+/** What the simulator is asked: may this principal do this action on this resource? */
 export type SimulationRequest = Schemas['SimulationRequest'];
+/** The simulator's answer, and the policies that decided it. */
 export type SimulationResult = Schemas['SimulationResult'];
 
+/** An audit log entry, with every field. */
 export type LogEntry = Schemas['LogEntry'];
+/** An audit log entry as a list shows it. */
 export type LogEntryListItem = Schemas['LogEntryListItem'];
+/** One entry to ingest. */
 export type LogEntryInput = Schemas['LogEntryInput'];
+/** The body of a log search. */
 export type SearchRequest = Schemas['SearchRequest'];
+/** One entry found by a search, with its highlights. */
 export type SearchHit = Schemas['SearchHit'];
+/** The body that starts an export. */
 export type ExportRequest = Schemas['ExportRequest'];
+/** An export: its status and, once complete, its download URL. */
 export type Export = Schemas['Export'];
 
+/** An API key, without its secret. */
 export type ApiKey = Schemas['ApiKey'];
+/** The body that creates an API key. */
 export type ApiKeyCreate = Schemas['ApiKeyCreate'];
+/** A created API key, with its secret (shown once). */
 export type ApiKeyCreated = Schemas['ApiKeyCreated'];
 
 /** Every operation's id, as the server's handler map is keyed. */

@@ -1,0 +1,71 @@
+// What a new user writes: compiled with tsc as ESM (.mts), as CommonJS (.cts) and for a bundler,
+// then run against a live server (SECADMIN_URL, SECADMIN_API_KEY). It exits non-zero on any surprise.
+
+import { once } from 'node:events';
+import { type AddressInfo, createServer } from 'node:net';
+import {
+  createSecadminClient,
+  SecadminApiError,
+  SecadminConnectionError,
+  type User,
+} from '@secadmin/api-client';
+import type { ErrorCode } from '@secadmin/api-types';
+
+function check(condition: boolean, what: string): void {
+  if (!condition) throw new Error(`unexpected: ${what}`);
+}
+
+async function main(): Promise<void> {
+  const client = createSecadminClient({
+    baseUrl: process.env.SECADMIN_URL ?? 'http://localhost:3000',
+    apiKey: process.env.SECADMIN_API_KEY,
+  });
+  // Each run (ESM, CommonJS) makes its own user and events on the shared server.
+  const run = `r${process.pid}_${Date.now()}`;
+
+  const created: User = await client.users.create({ email: `${run}@example.com`, name: 'Ada' });
+  const renamed = await client.users.update(created.id, { name: 'Ada Lovelace' });
+  check(renamed.name === 'Ada Lovelace', 'the update');
+  check((await client.users.get(created.id)).email === created.email, 'the user read back');
+
+  const listed: string[] = [];
+  for await (const user of client.paginate('/v1/users', { email: created.email, limit: 1 }))
+    listed.push(user.id);
+  check(listed.join() === created.id, 'the user in its list');
+
+  const event = `consumer.${run}`;
+  const acks = await client.logs.ingest({
+    entries: [1, 2, 3].map(() => ({ event, actor: { type: 'script' }, result: 'success' })),
+  });
+  check(acks.length === 3, 'three entries stored');
+  let hits = 0;
+  for await (const hit of client.paginate('/v1/logs/search', { query: `event:${event}`, limit: 2 }))
+    hits += hit.event === event ? 1 : 0;
+  check(hits === 3, `three search hits over two pages, got ${hits}`);
+
+  await client.users.delete(created.id);
+  const missing = await client.users.get(created.id).catch((error: unknown) => error);
+  const notFound: ErrorCode = 'not_found';
+  check(missing instanceof SecadminApiError && missing.code === notFound, 'a typed 404');
+
+  const closed = createServer().listen(0, '127.0.0.1');
+  await once(closed, 'listening');
+  const { port } = closed.address() as AddressInfo;
+  closed.close();
+  const nowhere = createSecadminClient({
+    baseUrl: `http://127.0.0.1:${port}`,
+    retry: { maxRetries: 0 },
+  });
+  const refused = await nowhere.system.getHealth().catch((error: unknown) => error);
+  check(
+    refused instanceof SecadminConnectionError && refused.message.includes('ECONNREFUSED'),
+    'a SecadminConnectionError for a refused connection',
+  );
+
+  console.log('consumer program: ok');
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
