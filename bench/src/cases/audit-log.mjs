@@ -244,16 +244,19 @@ export async function auditLogCases({ smoke }) {
       await new Promise((r) => setTimeout(r, 100));
       state = (await server.api(`/v1/logs/export/${created.data.exportId}`)).data;
     } while (state.status === 'processing');
-    const exportRate = state.totalRecords / ((performance.now() - t2) / 1000);
+    const { totalRecords } = state;
+    if (state.status !== 'completed' || totalRecords === undefined)
+      throw new Error(`export ${created.data.exportId} ${state.status}: ${state.error ?? ''}`);
+    const exportRate = totalRecords / ((performance.now() - t2) / 1000);
     const t3 = performance.now();
     const copied = psql(
       database.url,
       `\\copy (SELECT * FROM log_entries ORDER BY timestamp DESC, id DESC) TO STDOUT WITH CSV`,
     );
-    const copyOutRate = state.totalRecords / ((performance.now() - t3) / 1000);
+    const copyOutRate = totalRecords / ((performance.now() - t3) / 1000);
     const peak = server.peakRssMb();
     rows.push({
-      case: `export CSV, ${state.totalRecords.toLocaleString('en')} entries`,
+      case: `export CSV, ${totalRecords.toLocaleString('en')} entries`,
       peer: 'COPY … TO STDOUT WITH CSV',
       secadmin: `${Math.round(exportRate).toLocaleString('en')} rows/s, server peak RSS ${peak.toFixed(0)} MB`,
       peerFigure: `${Math.round(copyOutRate).toLocaleString('en')} rows/s (${(copied.length / 1e6).toFixed(0)} MB)`,
