@@ -5,8 +5,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { measureAsync, measureInterleavedAsync } from '../lib/measure.mjs';
+import { cyclic, measureAsync, measureInterleavedAsync } from '../lib/measure.mjs';
 import { freshDatabase, startSecadmin } from '../lib/processes.mjs';
+
+/** @import { components, Export, Pagination } from '@secadmin/api-types' */
+/** @import { Row } from '../lib/measure.mjs' */
 
 const EVENTS = [
   'user.login',
@@ -16,6 +19,7 @@ const EVENTS = [
   'policy.updated',
   'session.expired',
 ];
+/** @type {[city: string, country: string][]} */
 const CITIES = [
   ['Berlin', 'DE'],
   ['Paris', 'FR'],
@@ -56,20 +60,21 @@ export const SEARCH_QUERIES = [
 
 /** Each user has ~200 entries whatever the total; one service account acts in 1 of 50. */
 let users = 5000;
+/** @param {number} i */
 function entry(i) {
-  const [city, country] = CITIES[i % CITIES.length];
+  const [city, country] = cyclic(CITIES, i);
   const user = i % users;
   const actor =
     i % 50 === 0
       ? { id: 'svc_backup', type: 'service' }
       : { id: `user_${user}`, email: `user${user}@example.com`, type: 'user' };
   return {
-    event: EVENTS[i % EVENTS.length],
+    event: cyclic(EVENTS, i),
     actor,
     target: { id: `res_${i % 777}`, type: 'document' },
     context: {
       ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
-      userAgent: AGENTS[i % AGENTS.length],
+      userAgent: cyclic(AGENTS, i),
       location: { city, country },
     },
     result: i % 11 === 0 ? 'failure' : 'success',
@@ -78,12 +83,14 @@ function entry(i) {
   };
 }
 
+/** @param {unknown} v */
 const csvCell = (v) =>
   v === null || v === undefined
     ? ''
     : /[",\n]/.test(String(v))
       ? `"${String(v).replaceAll('"', '""')}"`
       : String(v);
+/** @param {number} i */
 function copyRow(i) {
   const e = entry(i);
   return [
@@ -106,12 +113,18 @@ function copyRow(i) {
     .join(',');
 }
 
+/**
+ * @param {string} url
+ * @param {string} command
+ */
 const psql = (url, command) =>
   execFileSync('psql', [url, '-qAt', '-c', command], { maxBuffer: 1 << 30 });
 
+/** @param {{ smoke: boolean }} options */
 export async function auditLogCases({ smoke }) {
   const total = smoke ? 3000 : 1_000_000;
   users = Math.max(1, Math.floor(total / 200));
+  /** @type {Row[]} */
   const rows = [];
   const database = await freshDatabase();
   let server = await startSecadmin({ databaseUrl: database.url });
@@ -163,13 +176,13 @@ export async function auditLogCases({ smoke }) {
       (i) =>
         server.api('/v1/logs/search', {
           method: 'POST',
-          body: JSON.stringify({ query: SEARCH_QUERIES[i % SEARCH_QUERIES.length], limit: 50 }),
+          body: JSON.stringify({ query: cyclic(SEARCH_QUERIES, i), limit: 50 }),
         }),
       { runs: smoke ? 20 : 100 },
     );
     const ilike = await measureAsync(
       async (i) => {
-        const words = SEARCH_QUERIES[i % SEARCH_QUERIES.length]
+        const words = cyclic(SEARCH_QUERIES, i)
           .replace(/"|-\S+|\bOR\b/g, ' ')
           .split(/\s+/)
           .filter(Boolean);
@@ -202,10 +215,11 @@ export async function auditLogCases({ smoke }) {
       'actor=svc_backup&events=user.login,user.logout,file.download,session.expired,user.password_reset.failed,policy.updated';
     const pageSize = smoke ? 1 : 10;
     const depth = smoke ? 20 : 1000;
+    /** @type {string | undefined} */
     let cursor;
     for (let page = 1; page < depth; page++) {
-      const data = await server.api(
-        `/v1/logs?${query}&limit=${pageSize}${cursor ? `&cursor=${cursor}` : ''}`,
+      const data = /** @type {{ pagination: Pagination }} */ (
+        await server.api(`/v1/logs?${query}&limit=${pageSize}${cursor ? `&cursor=${cursor}` : ''}`)
       );
       cursor = data.pagination.nextCursor;
     }
@@ -235,14 +249,19 @@ export async function auditLogCases({ smoke }) {
     await server.stop();
     server = await startSecadmin({ databaseUrl: database.url });
     const t2 = performance.now();
-    const created = await server.api('/v1/logs/export', {
-      method: 'POST',
-      body: JSON.stringify({ from: '2000-01-01', to: '2100-01-01', format: 'csv' }),
-    });
+    const created = /** @type {{ data: components['schemas']['ExportCreated'] }} */ (
+      await server.api('/v1/logs/export', {
+        method: 'POST',
+        body: JSON.stringify({ from: '2000-01-01', to: '2100-01-01', format: 'csv' }),
+      })
+    );
+    /** @type {Export} */
     let state;
     do {
       await new Promise((r) => setTimeout(r, 100));
-      state = (await server.api(`/v1/logs/export/${created.data.exportId}`)).data;
+      state = /** @type {{ data: Export }} */ (
+        await server.api(`/v1/logs/export/${created.data.exportId}`)
+      ).data;
     } while (state.status === 'processing');
     const { totalRecords } = state;
     if (state.status !== 'completed' || totalRecords === undefined)
