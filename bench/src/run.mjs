@@ -12,17 +12,22 @@ import { httpCases } from './cases/http.mjs';
 import { policyDecision } from './cases/policy-decision.mjs';
 import { NODE24, SYSTEM_NODE } from './lib/processes.mjs';
 
+/** @import { Row } from './lib/measure.mjs' */
+
 const smoke = process.argv.includes('--smoke');
 const started = Date.now();
 const postgres = await testPostgres();
 console.log(postgres.summary);
+/** @type {Row[]} */
 const results = [];
-for (const [name, run] of [
+/** @type {[name: string, run: (options: { smoke: boolean, adminUrl: string }) => Promise<Row[]>][]} */
+const cases = [
   ['policy decision', policyDecision],
   ['HTTP', httpCases],
   ['audit log', auditLogCases],
   ['cold start', coldStart],
-]) {
+];
+for (const [name, run] of cases) {
   const t = Date.now();
   results.push(...(await run({ smoke, adminUrl: postgres.url })));
   console.log(`${name}: done in ${((Date.now() - t) / 1000).toFixed(1)} s`);
@@ -36,6 +41,7 @@ const environment = {
   database: postgres.version,
   smoke,
 };
+/** @param {number | null} r */
 const fmtRatio = (r) => (r === null || r === undefined ? '—' : `${r.toFixed(2)}×`);
 const table = [
   '| case | peer | secadmin | peer figure | ratio | target | met? |',

@@ -7,8 +7,11 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
-import { measureAsync, measureInterleavedAsync } from '../lib/measure.mjs';
+import { cyclic, measureAsync, measureInterleavedAsync } from '../lib/measure.mjs';
 import { freshDatabase, startSecadmin } from '../lib/processes.mjs';
+
+/** @import { components, Export, Pagination } from '@secadmin/api-types' */
+/** @import { Row } from '../lib/measure.mjs' */
 
 const EVENTS = [
   'user.login',
@@ -18,6 +21,7 @@ const EVENTS = [
   'policy.updated',
   'session.expired',
 ];
+/** @type {[city: string, country: string][]} */
 const CITIES = [
   ['Berlin', 'DE'],
   ['Paris', 'FR'],
@@ -58,20 +62,21 @@ export const SEARCH_QUERIES = [
 
 /** Each user has ~200 entries whatever the total; one service account acts in 1 of 50. */
 let users = 5000;
+/** @param {number} i */
 function entry(i) {
-  const [city, country] = CITIES[i % CITIES.length];
+  const [city, country] = cyclic(CITIES, i);
   const user = i % users;
   const actor =
     i % 50 === 0
       ? { id: 'svc_backup', type: 'service' }
       : { id: `user_${user}`, email: `user${user}@example.com`, type: 'user' };
   return {
-    event: EVENTS[i % EVENTS.length],
+    event: cyclic(EVENTS, i),
     actor,
     target: { id: `res_${i % 777}`, type: 'document' },
     context: {
       ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
-      userAgent: AGENTS[i % AGENTS.length],
+      userAgent: cyclic(AGENTS, i),
       location: { city, country },
     },
     result: i % 11 === 0 ? 'failure' : 'success',
@@ -80,12 +85,14 @@ function entry(i) {
   };
 }
 
+/** @param {unknown} v */
 const csvCell = (v) =>
   v === null || v === undefined
     ? ''
     : /[",\n]/.test(String(v))
       ? `"${String(v).replaceAll('"', '""')}"`
       : String(v);
+/** @param {number} i */
 function copyRow(i) {
   const e = entry(i);
   return [
@@ -108,9 +115,11 @@ function copyRow(i) {
     .join(',');
 }
 
+/** @param {{ smoke: boolean, adminUrl: string }} options */
 export async function auditLogCases({ smoke, adminUrl }) {
   const total = smoke ? 3000 : 1_000_000;
   users = Math.max(1, Math.floor(total / 200));
+  /** @type {Row[]} */
   const rows = [];
   const database = await freshDatabase(adminUrl);
   let server = await startSecadmin({ databaseUrl: database.url });
@@ -166,13 +175,13 @@ export async function auditLogCases({ smoke, adminUrl }) {
       (i) =>
         server.api('/v1/logs/search', {
           method: 'POST',
-          body: JSON.stringify({ query: SEARCH_QUERIES[i % SEARCH_QUERIES.length], limit: 50 }),
+          body: JSON.stringify({ query: cyclic(SEARCH_QUERIES, i), limit: 50 }),
         }),
       { runs: smoke ? 20 : 100 },
     );
     const ilike = await measureAsync(
       async (i) => {
-        const words = SEARCH_QUERIES[i % SEARCH_QUERIES.length]
+        const words = cyclic(SEARCH_QUERIES, i)
           .replace(/"|-\S+|\bOR\b/g, ' ')
           .split(/\s+/)
           .filter(Boolean);
@@ -205,10 +214,11 @@ export async function auditLogCases({ smoke, adminUrl }) {
       'actor=svc_backup&events=user.login,user.logout,file.download,session.expired,user.password_reset.failed,policy.updated';
     const pageSize = smoke ? 1 : 10;
     const depth = smoke ? 20 : 1000;
+    /** @type {string | undefined} */
     let cursor;
     for (let page = 1; page < depth; page++) {
-      const data = await server.api(
-        `/v1/logs?${query}&limit=${pageSize}${cursor ? `&cursor=${cursor}` : ''}`,
+      const data = /** @type {{ pagination: Pagination }} */ (
+        await server.api(`/v1/logs?${query}&limit=${pageSize}${cursor ? `&cursor=${cursor}` : ''}`)
       );
       cursor = data.pagination.nextCursor;
     }
@@ -238,16 +248,24 @@ export async function auditLogCases({ smoke, adminUrl }) {
     await server.stop();
     server = await startSecadmin({ databaseUrl: database.url });
     const t2 = performance.now();
-    const created = await server.api('/v1/logs/export', {
-      method: 'POST',
-      body: JSON.stringify({ from: '2000-01-01', to: '2100-01-01', format: 'csv' }),
-    });
+    const created = /** @type {{ data: components['schemas']['ExportCreated'] }} */ (
+      await server.api('/v1/logs/export', {
+        method: 'POST',
+        body: JSON.stringify({ from: '2000-01-01', to: '2100-01-01', format: 'csv' }),
+      })
+    );
+    /** @type {Export} */
     let state;
     do {
       await new Promise((r) => setTimeout(r, 100));
-      state = (await server.api(`/v1/logs/export/${created.data.exportId}`)).data;
+      state = /** @type {{ data: Export }} */ (
+        await server.api(`/v1/logs/export/${created.data.exportId}`)
+      ).data;
     } while (state.status === 'processing');
-    const exportRate = state.totalRecords / ((performance.now() - t2) / 1000);
+    const { totalRecords } = state;
+    if (state.status !== 'completed' || totalRecords === undefined)
+      throw new Error(`export ${created.data.exportId} ${state.status}: ${state.error ?? ''}`);
+    const exportRate = totalRecords / ((performance.now() - t2) / 1000);
     const t3 = performance.now();
     let copiedBytes = 0;
     for await (const chunk of db.query(
@@ -256,10 +274,10 @@ export async function auditLogCases({ smoke, adminUrl }) {
       ),
     ))
       copiedBytes += chunk.length;
-    const copyOutRate = state.totalRecords / ((performance.now() - t3) / 1000);
+    const copyOutRate = totalRecords / ((performance.now() - t3) / 1000);
     const peak = server.peakRssMb();
     rows.push({
-      case: `export CSV, ${state.totalRecords.toLocaleString('en')} entries`,
+      case: `export CSV, ${totalRecords.toLocaleString('en')} entries`,
       peer: 'COPY … TO STDOUT WITH CSV',
       secadmin: `${Math.round(exportRate).toLocaleString('en')} rows/s, server peak RSS ${peak.toFixed(0)} MB`,
       peerFigure: `${Math.round(copyOutRate).toLocaleString('en')} rows/s (${(copiedBytes / 1e6).toFixed(0)} MB)`,

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, SERVER_MAIN, SYSTEM_NODE, waitFor } from '../lib/processes.mjs';
 
+/** @param {string} dataDir */
 async function startOnce(dataDir) {
   const port = freePort();
   const started = performance.now();

@@ -12,8 +12,15 @@ import {
   startSecadmin,
 } from '../lib/processes.mjs';
 
+/** @import { User } from '@secadmin/api-types' */
+/** @import { Row } from '../lib/measure.mjs' */
+
 const CONNECTIONS = 50;
 
+/**
+ * @param {string} url
+ * @param {{ method?: 'GET' | 'POST', body?: string | undefined, durationSeconds: number }} options
+ */
 async function load(url, { method = 'GET', body, durationSeconds }) {
   const result = await autocannon({
     url,
@@ -28,6 +35,10 @@ async function load(url, { method = 'GET', body, durationSeconds }) {
   return { rps: result.requests.average, p99Ms: result.latency.p99 };
 }
 
+/**
+ * @param {string} databaseUrl
+ * @param {number} count
+ */
 async function insertPolicies(databaseUrl, count) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -42,19 +53,21 @@ async function insertPolicies(databaseUrl, count) {
   await client.end();
 }
 
+/** @param {{ smoke: boolean, adminUrl: string }} options */
 export async function httpCases({ smoke, adminUrl }) {
   const durationSeconds = smoke ? 1 : 10;
+  /** @type {Row[]} */
   const rows = [];
   const database = await freshDatabase(adminUrl);
   try {
-    for (const [label, node] of [
+    for (const [label, node] of /** @type {const} */ ([
       ['Node 20', SYSTEM_NODE],
       ['Node 24', NODE24],
-    ]) {
+    ])) {
       const server = await startSecadmin({ node, databaseUrl: database.url });
       try {
         if (label === 'Node 20') await insertPolicies(database.url, 1000);
-        const user = (
+        const { data: user } = /** @type {{ data: User }} */ (
           await server.api('/v1/users', {
             method: 'POST',
             body: JSON.stringify({
@@ -62,7 +75,7 @@ export async function httpCases({ smoke, adminUrl }) {
               name: 'Bench',
             }),
           })
-        ).data;
+        );
         const simulateBody = JSON.stringify({
           principal: 'user:u17',
           action: 'documents:read',
@@ -80,24 +93,30 @@ export async function httpCases({ smoke, adminUrl }) {
           durationSeconds,
         });
         const read = await load(`${server.base}/v1/users/${user.id}`, { durationSeconds });
-        const peers = {};
-        for (const name of ['bare-express', 'bare-http']) {
-          for (const [kind, body] of [
-            ['simulate', answer],
-            ['read', userAnswer],
-          ]) {
-            const peer = await startPeer(name, body, node);
-            try {
-              peers[`${name}/${kind}`] = await load(`${peer.base}/x`, {
-                method: kind === 'simulate' ? 'POST' : 'GET',
-                body: kind === 'simulate' ? simulateBody : undefined,
-                durationSeconds,
-              });
-            } finally {
-              await peer.stop();
-            }
+        /**
+         * The same load on a bare peer answering what secadmin answered, on the same node.
+         * @param {'bare-express' | 'bare-http'} name
+         * @param {'simulate' | 'read'} kind
+         */
+        const peerLoad = async (name, kind) => {
+          const peer = await startPeer(name, kind === 'simulate' ? answer : userAnswer, node);
+          try {
+            return await load(`${peer.base}/x`, {
+              method: kind === 'simulate' ? 'POST' : 'GET',
+              body: kind === 'simulate' ? simulateBody : undefined,
+              durationSeconds,
+            });
+          } finally {
+            await peer.stop();
           }
-        }
+        };
+        const peers = {
+          'bare-express/simulate': await peerLoad('bare-express', 'simulate'),
+          'bare-express/read': await peerLoad('bare-express', 'read'),
+          'bare-http/simulate': await peerLoad('bare-http', 'simulate'),
+          'bare-http/read': await peerLoad('bare-http', 'read'),
+        };
+        /** @param {{ rps: number, p99Ms: number }} r */
         const fmt = (r) => `${Math.round(r.rps).toLocaleString('en')} req/s (p99 ${r.p99Ms} ms)`;
         rows.push({
           case: `simulate over HTTP, 1,000 policies, ${label}`,

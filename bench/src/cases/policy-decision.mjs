@@ -3,7 +3,7 @@
 import * as cedar from '@cedar-policy/cedar-wasm/nodejs';
 import { PolicyIndex } from '@secadmin/policy';
 import { newEnforcer, newModelFromString } from 'casbin';
-import { measureSync } from '../lib/measure.mjs';
+import { cyclic, measureSync } from '../lib/measure.mjs';
 import {
   CASBIN_MODEL,
   cedarCall,
@@ -13,14 +13,20 @@ import {
   toCedar,
 } from '../lib/policy-workload.mjs';
 
+/** @import { Row } from '../lib/measure.mjs' */
+/** @import { WorkloadRequest } from '../lib/policy-workload.mjs' */
+
+/** @param {{ smoke: boolean, sizes?: number[] }} options */
 export async function policyDecision(options) {
   const { smoke } = options;
   const sizes = options.sizes ?? (smoke ? [100, 1000] : [100, 1_000, 10_000, 100_000]);
+  /** @type {Row[]} */
   const rows = [];
   for (const size of sizes) {
     const policies = makePolicies(size);
     const requests = makeRequests(2000, size);
     const index = new PolicyIndex(policies);
+    /** @param {WorkloadRequest} r */
     const secadmin = (r) =>
       index.evaluate({
         principal: r.principal,
@@ -32,7 +38,7 @@ export async function policyDecision(options) {
 
     // Cedar needs ~3 minutes just to parse 100,000 policies here: opt in with BENCH_PEERS_100K=1.
     if (size > 10_000 && process.env.BENCH_PEERS_100K !== '1') {
-      const ours = measureSync((i) => secadmin(requests[i % requests.length]), {
+      const ours = measureSync((i) => secadmin(cyclic(requests, i)), {
         iterations: 50_000,
       });
       rows.push({
@@ -51,6 +57,7 @@ export async function policyDecision(options) {
     const parsed = cedar.preparsePolicySet(setId, { staticPolicies: toCedar(policies) });
     if (parsed.type !== 'success')
       throw new Error(`Cedar could not parse: ${JSON.stringify(parsed.errors?.[0])}`);
+    /** @param {WorkloadRequest} r */
     const cedarDecide = (r) => {
       const answer = cedar.statefulIsAuthorized(cedarCall(r, setId));
       if (answer.type !== 'success') throw new Error(JSON.stringify(answer.errors?.[0]));
@@ -59,12 +66,14 @@ export async function policyDecision(options) {
 
     const enforcer = await newEnforcer(newModelFromString(CASBIN_MODEL));
     await enforcer.addPolicies(toCasbin(policies));
+    /** @type {string[][]} */
     const grouping = [];
     for (const r of requests)
       for (const role of r.roles) grouping.push([r.principal, `role:${role}`]);
     await enforcer.addGroupingPolicies([
       ...new Map(grouping.map((g) => [g.join('|'), g])).values(),
     ]);
+    /** @param {WorkloadRequest} r */
     const casbinDecide = (r) => enforcer.enforceSync(r.principal, r.id, r.resource, r.action, r.ip);
 
     // The three must agree, or the comparison means nothing.
@@ -81,12 +90,9 @@ export async function policyDecision(options) {
 
     const iterations = smoke ? 2000 : 50_000;
     const peerBudget = { iterations, warmup: 5, budgetMs: smoke ? 300 : 5000 };
-    const ours = measureSync((i) => secadmin(requests[i % requests.length]), { iterations });
-    const theirs = measureSync((i) => cedarDecide(requests[i % requests.length]), peerBudget);
-    const casbinResult = measureSync(
-      (i) => casbinDecide(requests[i % requests.length]),
-      peerBudget,
-    );
+    const ours = measureSync((i) => secadmin(cyclic(requests, i)), { iterations });
+    const theirs = measureSync((i) => cedarDecide(cyclic(requests, i)), peerBudget);
+    const casbinResult = measureSync((i) => casbinDecide(cyclic(requests, i)), peerBudget);
     rows.push({
       case: `policy decision, ${size.toLocaleString('en')} policies`,
       peer: 'Cedar (cedar-wasm)',

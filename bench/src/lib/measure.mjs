@@ -1,14 +1,51 @@
 import { performance } from 'node:perf_hooks';
 
+/**
+ * One line of the results table (and of latest.json).
+ * @typedef {object} Row
+ * @property {string} case
+ * @property {string} peer
+ * @property {string} secadmin
+ * @property {string} peerFigure
+ * @property {number | null} ratio secadmin ÷ peer; null where there is no peer figure
+ * @property {string} target
+ * @property {boolean} met
+ * @property {Record<string, unknown>} [detail] the raw figures behind the line
+ */
+
+/** @typedef {{ count: number, p50Ms: number, p95Ms: number, p99Ms: number }} Latencies */
+
+/**
+ * `list[i]`, wrapping around past the end.
+ * @template T
+ * @param {readonly T[]} list not empty
+ * @param {number} i
+ * @returns {T}
+ */
+export function cyclic(list, i) {
+  const item = list[i % list.length];
+  if (item === undefined) throw new RangeError('cyclic: empty list');
+  return item;
+}
+
+/**
+ * @param {number[]} sorted
+ * @param {number} q
+ */
 const percentile = (sorted, q) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 
-/** Calls `fn(i)` after a warm-up, up to `iterations` times or `budgetMs`; rate and latency percentiles. */
+/**
+ * Calls `fn(i)` after a warm-up, up to `iterations` times or `budgetMs`; rate and latency percentiles.
+ * @param {(i: number) => unknown} fn
+ * @param {{ iterations: number, warmup?: number, budgetMs?: number }} options
+ */
 export function measureSync(
   fn,
   { iterations, warmup = Math.min(1000, iterations), budgetMs = 5000 },
 ) {
   for (let i = 0; i < warmup; i++) fn(i);
+  /** @type {number[]} */
   const samples = [];
   const started = performance.now();
   for (let i = 0; i < iterations; i++) {
@@ -28,6 +65,10 @@ export function measureSync(
   };
 }
 
+/**
+ * @param {number[]} samples
+ * @returns {Latencies}
+ */
 function latencies(samples) {
   samples.sort((a, b) => a - b);
   return {
@@ -38,6 +79,10 @@ function latencies(samples) {
   };
 }
 
+/**
+ * @param {(i: number) => Promise<unknown>} fn
+ * @param {{ runs: number, warmup?: number }} options
+ */
 export async function measureAsync(fn, { runs, warmup = 2 }) {
   const [result] = await measureInterleavedAsync([fn], { runs, warmup });
   return result;
@@ -46,20 +91,28 @@ export async function measureAsync(fn, { runs, warmup = 2 }) {
 /**
  * Calls each of `fns` in turn, `runs` rounds, so that figures meant to be compared see
  * the same moments of a noisy machine; latency percentiles per function.
+ * @template {readonly ((i: number) => Promise<unknown>)[] | []} F
+ * @param {F} fns
+ * @param {{ runs: number, warmup?: number }} options
+ * @returns {Promise<{ -readonly [K in keyof F]: Latencies }>}
  */
 export async function measureInterleavedAsync(fns, { runs, warmup = 2 }) {
   for (let i = 0; i < warmup; i++) for (const fn of fns) await fn(i);
-  const samples = fns.map(() => []);
+  const timed = fns.map((fn) => ({ fn, samples: /** @type {number[]} */ ([]) }));
   for (let i = 0; i < runs; i++) {
-    for (const [k, fn] of fns.entries()) {
+    for (const { fn, samples } of timed) {
       const t = performance.now();
       await fn(i);
-      samples[k].push(performance.now() - t);
+      samples.push(performance.now() - t);
     }
   }
-  return samples.map(latencies);
+  // One figure per function, in order: the tuple type F maps to.
+  return /** @type {{ -readonly [K in keyof F]: Latencies }} */ (
+    timed.map(({ samples }) => latencies(samples))
+  );
 }
 
+/** @param {number[]} values */
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];

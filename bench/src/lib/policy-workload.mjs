@@ -1,9 +1,25 @@
 // One realistic policy mix, written three ways (secadmin, Cedar, casbin), and one set
 // of requests, so that the three engines answer the same questions.
+/** @import { StatefulAuthorizationCall } from '@cedar-policy/cedar-wasm/nodejs' */
+/** @import { PolicyDefinition } from '@secadmin/policy' */
+import { cyclic } from './measure.mjs';
+
 const AREAS = ['users', 'policies', 'logs', 'apikeys', 'documents', 'billing', 'reports', 'teams'];
 const VERBS = ['read', 'list', 'create', 'update', 'delete', 'export'];
 const CIDRS = ['10.0.0.0/8', '2001:db8::/32'];
 
+/**
+ * A policy of the mix; one principal, one resource, one or (service) two actions.
+ * @typedef {Omit<PolicyDefinition, 'principals' | 'actions' | 'resources'> & {
+ *   kind: 'user' | 'role' | 'self' | 'service',
+ *   principals: [string],
+ *   actions: [string, ...string[]],
+ *   resources: [string],
+ * }} WorkloadPolicy
+ */
+/** @typedef {ReturnType<typeof makeRequests>[number]} WorkloadRequest */
+
+/** @param {number} seed */
 export function seeded(seed) {
   let s = seed >>> 0;
   return () => {
@@ -15,13 +31,17 @@ export function seeded(seed) {
 /**
  * 40 % exact user grants, 30 % role grants on `<area>:*` and `<area>/*`, 15 % `${self}`
  * grants, 15 % service grants with an IP allowlist; 10 % of all are denies.
+ * @param {number} count
+ * @returns {WorkloadPolicy[]}
  */
 export function makePolicies(count, random = seeded(42)) {
-  const pick = (list) => list[Math.floor(random() * list.length)];
+  /** @type {<T>(list: readonly T[]) => T} */
+  const pick = (list) => cyclic(list, Math.floor(random() * list.length));
   const users = Math.max(10, Math.floor(count / 4));
   return Array.from({ length: count }, (_, i) => {
     const kind = random();
     const area = pick(AREAS);
+    /** @type {Pick<PolicyDefinition, 'id' | 'name' | 'effect'>} */
     const base = {
       id: `pol_${String(i).padStart(26, '0')}`,
       name: `p${i}`,
@@ -65,14 +85,22 @@ export function makePolicies(count, random = seeded(42)) {
   });
 }
 
-/** A user's roles are a function of the user, as a directory would give them. */
+/**
+ * A user's roles are a function of the user, as a directory would give them.
+ * @param {string} id
+ */
 export function rolesOf(id) {
   const n = Number(id.slice(1));
   return [`r${(n * 7) % 200}`, `r${(n * 13 + 5) % 200}`];
 }
 
+/**
+ * @param {number} count
+ * @param {number} policyCount
+ */
 export function makeRequests(count, policyCount, random = seeded(7)) {
-  const pick = (list) => list[Math.floor(random() * list.length)];
+  /** @type {<T>(list: readonly T[]) => T} */
+  const pick = (list) => cyclic(list, Math.floor(random() * list.length));
   const users = Math.max(10, Math.floor(policyCount / 4));
   return Array.from({ length: count }, () => {
     const area = pick(AREAS);
@@ -92,16 +120,32 @@ export function makeRequests(count, policyCount, random = seeded(7)) {
   });
 }
 
+/** @param {string} s */
 const q = (s) => JSON.stringify(s);
 
-/** Cedar text: roles are `User in Role`, `${self}` compares the resource's id part with the user's id. */
+/**
+ * `users:read` → `['users', 'read']`.
+ * @param {string} s
+ * @param {string} separator
+ * @returns {[string, string]}
+ */
+function splitOnce(s, separator) {
+  const at = s.indexOf(separator);
+  if (at < 0) throw new Error(`no ${separator} in ${s}`);
+  return [s.slice(0, at), s.slice(at + separator.length)];
+}
+
+/**
+ * Cedar text: roles are `User in Role`, `${self}` compares the resource's id part with the user's id.
+ * @param {WorkloadPolicy[]} policies
+ */
 export function toCedar(policies) {
   return policies
     .map((p) => {
       const verb = p.effect === 'deny' ? 'forbid' : 'permit';
-      const [area, action] = p.actions[0].split(':');
+      const [area, action] = splitOnce(p.actions[0], ':');
       if (p.kind === 'user') {
-        const [, rest] = p.resources[0].split('/');
+        const [, rest] = splitOnce(p.resources[0], '/');
         return `@id(${q(p.id)}) ${verb}(principal == User::${q(p.principals[0].slice(5))}, action == Action::${q(p.actions[0])}, resource) when { resource.area == ${q(area)} && resource.rest == ${q(rest)} };`;
       }
       if (p.kind === 'role') {
@@ -116,6 +160,11 @@ export function toCedar(policies) {
     .join('\n');
 }
 
+/**
+ * @param {WorkloadRequest} request
+ * @param {string} policySetId
+ * @returns {StatefulAuthorizationCall}
+ */
 export function cedarCall(request, policySetId) {
   const principal = request.principal.startsWith('user:')
     ? { type: 'User', id: request.id }
@@ -164,8 +213,12 @@ e = some(where (p.eft == allow)) && !some(where (p.eft == deny))
 m = (g(r.sub, p.sub) || (p.sub == "user:self" && r.obj == p.obj + r.id && regexMatch(r.sub, "^user:"))) && (p.sub == "user:self" || keyMatch(r.obj, p.obj)) && keyMatch(r.act, p.act) && (p.ipnet == "*" || ipMatch(r.ip, p.ipnet))
 `;
 
-/** casbin rules: one line per (principal, action, resource, CIDR). */
+/**
+ * casbin rules: one line per (principal, action, resource, CIDR).
+ * @param {WorkloadPolicy[]} policies
+ */
 export function toCasbin(policies) {
+  /** @type {string[][]} */
   const rules = [];
   for (const p of policies) {
     for (const action of p.actions) {

@@ -29,9 +29,13 @@ export const SYSTEM_NODE = (() => {
 let nextPort = 4100 + Math.floor(Math.random() * 500);
 export const freePort = () => nextPort++;
 
-/** A database of its own on the PostgreSQL server of `adminUrl`. */
+/**
+ * A database of its own on the PostgreSQL server of `adminUrl`.
+ * @param {string} adminUrl
+ */
 export const freshDatabase = (adminUrl) => createScratchDatabase(adminUrl, 'secadmin_bench');
 
+/** @param {string} url */
 export async function waitFor(url, timeoutMs = 30_000) {
   const started = Date.now();
   while (Date.now() - started < timeoutMs) {
@@ -47,7 +51,10 @@ export async function waitFor(url, timeoutMs = 30_000) {
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
-/** The secadmin server in its own process (so its memory can be read), on `node`. */
+/**
+ * The secadmin server in its own process (so its memory can be read), on `node`.
+ * @param {{ node?: string, databaseUrl?: string, env?: Record<string, string> }} [options]
+ */
 export async function startSecadmin({ node = SYSTEM_NODE, databaseUrl, env = {} } = {}) {
   const dataDir = await mkdtemp(join(tmpdir(), 'secadmin-bench-'));
   const port = freePort();
@@ -72,6 +79,12 @@ export async function startSecadmin({ node = SYSTEM_NODE, databaseUrl, env = {} 
     pid: child.pid,
     peakRssMb: () =>
       Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]) / 1024,
+    /**
+     * A call with the root key: the parsed JSON body, for the caller to type; throws on non-2xx.
+     * @param {string} path
+     * @param {{ method?: string, body?: string, headers?: Record<string, string> }} [init]
+     * @returns {Promise<unknown>}
+     */
     async api(path, init = {}) {
       const res = await fetch(`${base}${path}`, {
         ...init,
@@ -93,7 +106,11 @@ export async function startSecadmin({ node = SYSTEM_NODE, databaseUrl, env = {} 
   };
 }
 
-/** A bare peer server (bare-express or bare-http) answering `body`, on `node`. */
+/**
+ * A bare peer server (bare-express or bare-http) answering `body`, on `node`.
+ * @param {'bare-express' | 'bare-http'} name
+ * @param {string} body
+ */
 export async function startPeer(name, body, node = SYSTEM_NODE) {
   const port = freePort();
   const child = fork(fileURLToPath(new URL(`../peers/${name}.mjs`, import.meta.url)), {

@@ -55,7 +55,6 @@ export interface Resources {
      * Lists users oldest first, by (createdAt, id), with cursor pagination. `email`
      * filters by exact, case-insensitive email; `role` returns users holding that role.
      * Entries carry the list fields only: id, email, name, createdAt and roles.
-     * Requires `users:list` on `users`.
      *
      * `GET /v1/users` (`listUsers`)
      */
@@ -66,7 +65,8 @@ export interface Resources {
      * Creates a user with `emailVerified: false`. The email must be unique among existing
      * users, compared case-insensitively (409 otherwise); it is stored as given. The
      * optional password (8–256 characters) is stored as a scrypt hash and never returned.
-     * Writes a `user.created` audit entry. Requires `users:create` on `users`.
+     * Writes a `user.created` audit entry. Each role in `roles` also needs
+     * `users:grant` on `roles/<role>` (403 and nothing created otherwise).
      *
      * `POST /v1/users` (`createUser`)
      */
@@ -74,7 +74,7 @@ export interface Resources {
     /**
      * Get a user
      *
-     * Returns the user with all fields. Requires `users:read` on `users/<id>`.
+     * Returns the user with all fields.
      *
      * `GET /v1/users/{id}` (`getUser`)
      */
@@ -86,8 +86,9 @@ export interface Resources {
      * the stored metadata as an RFC 7386 JSON Merge Patch: a key set to `null` is
      * removed and nested objects merge. Concurrent updates never lose each other's keys.
      * Metadata is limited to 16 KiB serialized after the merge. An empty body changes
-     * nothing. Writes a `user.updated` audit entry. Requires `users:update` on
-     * `users/<id>`.
+     * nothing. Writes a `user.updated` audit entry. Each role added or removed also needs
+     * `users:grant` on `roles/<role>` (403 and nothing changed otherwise): `users:update`
+     * on oneself never reaches roles.
      *
      * `PATCH /v1/users/{id}` (`updateUser`)
      */
@@ -98,7 +99,7 @@ export interface Resources {
      * Permanently deletes the user, all its API keys and every `user:<id>` principal
      * entry in policies, at once; it cannot be undone. Audit entries stay, but the
      * user's email in them is replaced by `null`. The email can be used again. Writes a
-     * `user.deleted` audit entry. Requires `users:delete` on `users/<id>`.
+     * `user.deleted` audit entry.
      *
      * `DELETE /v1/users/{id}` (`deleteUser`)
      */
@@ -112,8 +113,7 @@ export interface Resources {
      * List policies
      *
      * Lists policies oldest first, by (createdAt, id), with cursor pagination. Entries
-     * carry id, name, effect, principals, actions, resources and createdAt. Requires
-     * `policies:list` on `policies`.
+     * carry id, name, effect, principals, actions, resources and createdAt.
      *
      * `GET /v1/policies` (`listPolicies`)
      */
@@ -125,7 +125,7 @@ export interface Resources {
      * patterns and conditions are validated when written: an unknown condition key, an
      * invalid CIDR or a malformed principal is a 400 naming the field. The policy takes
      * part in the very next decision, on every instance. Writes a `policy.created` audit
-     * entry. Requires `policies:create` on `policies`.
+     * entry.
      *
      * `POST /v1/policies` (`createPolicy`)
      */
@@ -154,7 +154,6 @@ export interface Resources {
      *   `decision: implicit_deny`, `matchedPolicies: []`.
      *
      * `explain: true` adds a per-policy `explanation` and `missingContextKeys`.
-     * Requires `policies:simulate` on `policies`.
      *
      * `POST /v1/policies/simulate` (`simulatePolicy`)
      */
@@ -162,7 +161,7 @@ export interface Resources {
     /**
      * Get a policy
      *
-     * Returns the policy with all fields, `description` and `conditions` included when set. Requires `policies:read` on `policies/<id>`.
+     * Returns the policy with all fields, `description` and `conditions` included when set.
      *
      * `GET /v1/policies/{id}` (`getPolicy`)
      */
@@ -174,7 +173,6 @@ export interface Resources {
      * and also `effect`, `principals`, `actions` and `resources`.
      * `description: null` and `conditions: null` remove them. The change applies to the
      * very next decision, on every instance. Writes a `policy.updated` audit entry.
-     * Requires `policies:update` on `policies/<id>`.
      *
      * `PATCH /v1/policies/{id}` (`updatePolicy`)
      */
@@ -183,8 +181,7 @@ export interface Resources {
      * Delete a policy
      *
      * Deletes the policy. The access it granted (or denied) is gone from the very next
-     * decision, on every instance. Writes a `policy.deleted` audit entry. Requires
-     * `policies:delete` on `policies/<id>`.
+     * decision, on every instance. Writes a `policy.deleted` audit entry.
      *
      * `DELETE /v1/policies/{id}` (`deletePolicy`)
      */
@@ -201,7 +198,7 @@ export interface Resources {
      * neither skips nor repeats while entries arrive. Filters: `from` (inclusive), `to`
      * (exclusive; `from` must be before `to`), `events` (comma-separated event types),
      * `actor` (an actor id) and `result`. Entries carry the list fields; get one entry
-     * for `traceId`, `metadata` and the full location. Requires `logs:list` on `logs`.
+     * for `traceId`, `metadata` and the full location.
      *
      * `GET /v1/logs` (`listLogs`)
      */
@@ -212,7 +209,7 @@ export interface Resources {
      * Appends 1 to 1000 entries in one transaction: all are stored or none. The response
      * is sent only once they are durable and gives each entry's id and timestamp, in
      * request order. `timestamp` defaults to now. Entries are append-only: nothing in
-     * the API updates or deletes one. Body limit 10 MiB. Requires `logs:write` on `logs`.
+     * the API updates or deletes one. Body limit 10 MiB.
      *
      * `POST /v1/logs` (`ingestLogs`)
      */
@@ -230,7 +227,7 @@ export interface Resources {
      * Hits come newest first with cursor pagination (`cursor` in the body);
      * `meta.totalHits` is exact. `highlights` maps each matched field path to its text
      * with matched terms wrapped in `<em>`; every other character is HTML-escaped.
-     * `from` is inclusive, `to` exclusive. Requires `logs:search` on `logs`.
+     * `from` is inclusive, `to` exclusive.
      *
      * `POST /v1/logs/search` (`searchLogs`)
      */
@@ -238,7 +235,7 @@ export interface Resources {
     /**
      * Get a log entry
      *
-     * Returns one entry with full detail, adding `traceId`, `metadata`, `context.location.region` and `context.location.coordinates`. Requires `logs:read` on `logs/<id>`.
+     * Returns one entry with full detail, adding `traceId`, `metadata`, `context.location.region` and `context.location.coordinates`.
      *
      * `GET /v1/logs/{id}` (`getLog`)
      */
@@ -262,7 +259,7 @@ export interface Resources {
      * still processing when the server stops are finished after it restarts; a failure
      * ends in `status: failed` with `error`. At most 5 exports per key may be
      * processing at once: a sixth is a 429 with `Retry-After`. Writes a
-     * `logs.export.created` audit entry. Requires `logs:export` on `logs`.
+     * `logs.export.created` audit entry.
      *
      * `POST /v1/logs/export` (`createExport`)
      */
@@ -272,8 +269,7 @@ export interface Resources {
      *
      * Returns the export's state. Once `completed` it has `totalRecords`,
      * `fileSizeBytes`, `completedAt`, `expiresAt` (24 hours after completion) and
-     * `downloadUrl`; once `failed`, `error`. Requires `logs:export` on
-     * `exports/<exportId>`.
+     * `downloadUrl`; once `failed`, `error`.
      *
      * `GET /v1/logs/export/{exportId}` (`getExport`)
      */
@@ -298,8 +294,7 @@ export interface Resources {
      * List API keys
      *
      * Lists active API keys oldest first, with cursor pagination. Never returns a secret
-     * or a hash. A key that is not root sees only keys of its own principal. Requires
-     * `apikeys:list` on `apikeys`.
+     * or a hash. A key that is not root sees only keys of its own principal.
      *
      * `GET /v1/api-keys` (`listApiKeys`)
      */
@@ -312,8 +307,7 @@ export interface Resources {
      * required with `enterprise` and refused otherwise. A non-root key may only create
      * keys for its own principal, with a plan and limit no higher and an expiry no
      * later than its own (403 otherwise). A `user:<id>` principal must name an existing
-     * user (400 otherwise). Writes an `apikey.created` audit entry. Requires
-     * `apikeys:create` on `apikeys`.
+     * user (400 otherwise). Writes an `apikey.created` audit entry.
      *
      * `POST /v1/api-keys` (`createApiKey`)
      */
@@ -323,7 +317,8 @@ export interface Resources {
      *
      * Revokes and deletes the key; its next request, on any instance, is a 401. The root
      * key cannot be revoked through the API (403). Writes an `apikey.revoked` audit
-     * entry. Requires `apikeys:delete` on `apikeys/<id>`.
+     * entry. A non-root key sees only its own
+     * principal's keys: another principal's key is a 404, whatever the policies allow.
      *
      * `DELETE /v1/api-keys/{id}` (`deleteApiKey`)
      */
