@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // Redis first: without redis-server, the run stops before PostgreSQL is set up.
     globalSetup: [
       '@secadmin/test-infra/global-setup/redis',

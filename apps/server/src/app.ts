@@ -4,7 +4,8 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { createHandlers } from './handlers/index.js';
+import { createHandlers } from './features/handlers.js';
+import type { Services } from './features/services.js';
 import { authenticator, authorizer } from './http/auth.js';
 import { dispatcher } from './http/dispatch.js';
 import { errorHandler } from './http/errors.js';
@@ -15,7 +16,6 @@ import { sequence } from './http/sequence.js';
 import { SpecValidator } from './http/validation.js';
 import { requestLogger } from './logger.js';
 import type { RateLimitStore } from './rate-limit/store.js';
-import type { Services } from './services/index.js';
 
 export interface AppDeps {
   config: Config;

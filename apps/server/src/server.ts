@@ -5,14 +5,14 @@ import { type Database, openDatabase } from '@secadmin/db';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
-import { ExportWorker } from './exports/worker.js';
+import { ExportWorker } from './features/audit-log/exports/worker.js';
+import { createServices, type Services } from './features/services.js';
 import { InFlightRequests } from './http/in-flight.js';
 import { MemoryRateLimitStore } from './rate-limit/memory-store.js';
 import { RedisRateLimitStore } from './rate-limit/redis-store.js';
 import type { RateLimitStore } from './rate-limit/store.js';
-import { createRepositories } from './repositories/index.js';
 import { loadSecret } from './secrets.js';
-import { createServices, type Services } from './services/index.js';
+import { createRepositories } from './storage/repositories.js';
 
 export interface RunningServer {
   url: string;

@@ -1,8 +1,8 @@
 import type { KeylessOperationId, OperationId, operations } from '@secadmin/api-types';
 import type { Request, Response } from 'express';
-import type { ApiKeyRow } from '../repositories/api-keys-repository.js';
-import type { StateVersions } from '../repositories/state-versions-repository.js';
-import type { RequestActor } from '../services/audit.js';
+import type { ApiKeyRow } from '../features/api-keys/repository.js';
+import type { RequestActor } from '../features/audit-log/audit-writer.js';
+import type { StateVersions } from '../storage/state-versions-repository.js';
 
 type Parameters<Id extends OperationId> = operations[Id]['parameters'];
 

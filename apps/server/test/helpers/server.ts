@@ -6,9 +6,9 @@ import { createScratchDatabase, type ScratchDatabase } from '@secadmin/test-infr
 import pg from 'pg';
 import { inject } from 'vitest';
 import { type Config, loadConfig } from '../../src/config.js';
+import { generateSecret } from '../../src/features/api-keys/service.js';
 import { createLogger } from '../../src/logger.js';
 import { type RunningServer, startServer } from '../../src/server.js';
-import { generateSecret } from '../../src/services/api-keys-service.js';
 
 export type DatabaseUnderTest = 'embedded' | 'postgres';
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { generateSecret } from '../../src/services/api-keys-service.js';
+import { generateSecret } from '../../src/features/api-keys/service.js';
 import { createKey, createPolicy, failure, outsideWindowBoundary } from '../helpers/fixtures.js';
 import { createTestDatabase, raw, startTestServer, type TestServer } from '../helpers/server.js';
 

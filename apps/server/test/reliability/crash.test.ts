@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateSecret } from '../../src/services/api-keys-service.js';
+import { generateSecret } from '../../src/features/api-keys/service.js';
 import { spawnServer } from '../helpers/process.js';
 import { createTestDatabase, json } from '../helpers/server.js';
 

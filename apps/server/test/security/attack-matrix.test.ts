@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashSecret } from '../../src/features/api-keys/service.js';
 import { loadSpec } from '../../src/http/operations.js';
-import { hashSecret } from '../../src/services/api-keys-service.js';
 import { createKey, createPolicy, createUser } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 

@@ -1,0 +1,62 @@
+import type { ApiKey, Prisma } from '@secadmin/db';
+import { ascendingAfter, type Connection } from '../../storage/connection.js';
+
+export type ApiKeyRow = ApiKey;
+
+export class ApiKeysRepository {
+  constructor(private readonly c: Connection) {}
+
+  insert(data: Prisma.ApiKeyCreateInput): Promise<ApiKeyRow> {
+    return this.c.db.apiKey.create({ data });
+  }
+
+  /** Every authenticated request runs this: plain SQL. */
+  async findByHash(secretHash: string): Promise<ApiKeyRow | null> {
+    const rows = await this.c.sql<ApiKeyRow>(
+      `SELECT id, name, principal, plan, rate_limit_per_minute AS "rateLimitPerMinute",
+              secret_hash AS "secretHash", is_root AS "isRoot", expires_at AS "expiresAt", created_at AS "createdAt"
+       FROM api_keys WHERE secret_hash = $1`,
+      [secretHash],
+    );
+    return rows[0] ?? null;
+  }
+
+  find(id: string): Promise<ApiKeyRow | null> {
+    return this.c.db.apiKey.findUnique({ where: { id } });
+  }
+
+  findRoot(): Promise<ApiKeyRow | null> {
+    return this.c.db.apiKey.findFirst({ where: { isRoot: true } });
+  }
+
+  updateRoot(
+    id: string,
+    data: { secretHash?: string; rateLimitPerMinute: number },
+  ): Promise<ApiKeyRow> {
+    return this.c.db.apiKey.update({ where: { id }, data });
+  }
+
+  /** Every key, or only the non-root keys of `principal`. */
+  list(
+    principal: string | undefined,
+    after: { at: Date; id: string } | undefined,
+    take: number,
+  ): Promise<ApiKeyRow[]> {
+    return this.c.db.apiKey.findMany({
+      where: {
+        ...(principal !== undefined ? { principal, isRoot: false } : {}),
+        ...ascendingAfter(after),
+      },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      take,
+    });
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.c.db.apiKey.delete({ where: { id } });
+  }
+
+  async deleteOfPrincipal(principal: string): Promise<void> {
+    await this.c.db.apiKey.deleteMany({ where: { principal } });
+  }
+}

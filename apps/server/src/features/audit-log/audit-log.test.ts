@@ -1,0 +1,612 @@
+import type { SecadminClient } from '@secadmin/api-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, failure, uniqueEmail } from '../../../test/helpers/fixtures.js';
+import {
+  DATABASES,
+  json,
+  localDownload,
+  raw,
+  startTestServer,
+  type TestServer,
+} from '../../../test/helpers/server.js';
+
+type Entry = {
+  event: string;
+  actor: { type: string; id?: string; email?: string };
+  result: 'success' | 'failure';
+  timestamp?: string;
+  target?: { id?: string; type?: string };
+  context?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  traceId?: string;
+};
+
+async function ingest(client: SecadminClient, entries: Entry[]) {
+  const { data } = await client.POST('/v1/logs', { body: { entries } as never });
+  if (!data) throw new Error('no data');
+  return data.data;
+}
+
+async function waitForExport(client: SecadminClient, exportId: string) {
+  for (let i = 0; i < 200; i++) {
+    const { data } = await client.GET('/v1/logs/export/{exportId}', {
+      params: { path: { exportId } },
+    });
+    if (data && data.data.status !== 'processing') return data.data;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('export did not finish');
+}
+
+describe.each(DATABASES)('audit log on %s', (database) => {
+  let server: TestServer;
+  const actorId = `actor-${Date.now()}`;
+  beforeAll(async () => {
+    server = await startTestServer(database, { downloadTtlSeconds: 3 });
+  });
+  afterAll(() => server?.stop());
+
+  it('ingests a batch atomically and acknowledges ids and millisecond timestamps in order', async () => {
+    const acks = await ingest(server.client, [
+      {
+        event: 'user.login',
+        actor: { id: actorId, email: 'ada@example.com', type: 'user' },
+        result: 'success',
+        timestamp: '2026-01-01T10:00:00.5Z',
+      },
+      { event: 'user.logout', actor: { id: actorId, type: 'user' }, result: 'success' },
+    ]);
+    expect(acks).toHaveLength(2);
+    expect(acks[0]?.timestamp).toBe('2026-01-01T10:00:00.500Z');
+    expect(acks[1]?.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const bad = await failure(
+      server.client.POST('/v1/logs', {
+        body: {
+          entries: [
+            {
+              event: 'user.ok',
+              actor: { type: 'user', id: `${actorId}-atomic` },
+              result: 'success',
+            },
+            { event: 'NoDots', actor: { type: 'user' }, result: 'maybe' },
+          ],
+        } as never,
+      }),
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.details.map((d) => d.field)).toEqual(
+      expect.arrayContaining(['body.entries[1].event', 'body.entries[1].result']),
+    );
+    const { data } = await server.client.GET('/v1/logs', {
+      params: { query: { actor: `${actorId}-atomic` } },
+    });
+    expect(data?.data).toEqual([]);
+    expect(await failure(server.client.POST('/v1/logs', { body: { entries: [] } }))).toMatchObject({
+      status: 400,
+    });
+  });
+
+  it('returns list fields in lists and full detail from get', async () => {
+    const entry = {
+      event: 'user.password_reset.failed',
+      actor: { type: 'anonymous' },
+      target: { id: 'acct-1', type: 'user' },
+      context: {
+        ip: '203.0.113.7',
+        userAgent: 'UA',
+        location: {
+          city: 'Berlin',
+          country: 'DE',
+          region: 'BE',
+          coordinates: { lat: 52.5, lng: 13.4 },
+        },
+      },
+      result: 'failure' as const,
+      traceId: 'trace-1',
+      metadata: { reason: 'expired' },
+    };
+    const [ack] = await ingest(server.client, [entry]);
+    const id = ack?.id as string;
+    const { data: detail } = await server.client.GET('/v1/logs/{id}', { params: { path: { id } } });
+    expect(detail?.data).toEqual({ id, timestamp: ack?.timestamp, ...entry });
+    expect(detail?.data.actor).not.toHaveProperty('id');
+    const { data: list } = await server.client.GET('/v1/logs', {
+      params: { query: { events: ['user.password_reset.failed'], limit: 1 } },
+    });
+    expect(list?.data[0]).toEqual({
+      id,
+      timestamp: ack?.timestamp,
+      event: 'user.password_reset.failed',
+      actor: { type: 'anonymous' },
+      target: { id: 'acct-1', type: 'user' },
+      context: { ip: '203.0.113.7', userAgent: 'UA', location: { city: 'Berlin', country: 'DE' } },
+      result: 'failure',
+    });
+    expect(
+      await failure(
+        server.client.GET('/v1/logs/{id}', {
+          params: { path: { id: 'log_00000000000000000000000000' } },
+        }),
+      ),
+    ).toMatchObject({
+      status: 404,
+    });
+  });
+
+  it('filters by from (inclusive), to (exclusive), events, actor and result', async () => {
+    const who = `filter-${Date.now()}`;
+    const at = (s: string) => `2025-06-01T00:00:0${s}.000Z`;
+    await ingest(server.client, [
+      {
+        event: 'user.login',
+        actor: { id: who, type: 'user' },
+        result: 'success',
+        timestamp: at('1'),
+      },
+      {
+        event: 'user.login',
+        actor: { id: who, type: 'user' },
+        result: 'failure',
+        timestamp: at('2'),
+      },
+      {
+        event: 'user.logout',
+        actor: { id: who, type: 'user' },
+        result: 'success',
+        timestamp: at('3'),
+      },
+      {
+        event: 'user.login',
+        actor: { id: who, type: 'user' },
+        result: 'success',
+        timestamp: at('4'),
+      },
+    ]);
+    const list = async (query: Record<string, unknown>) =>
+      (
+        (await server.client.GET('/v1/logs', { params: { query: { actor: who, ...query } } })).data
+          ?.data ?? []
+      ).map((e) => e.timestamp);
+    expect(await list({})).toEqual([at('4'), at('3'), at('2'), at('1')]);
+    expect(await list({ from: at('2'), to: at('4') })).toEqual([at('3'), at('2')]);
+    expect(await list({ events: ['user.logout'] })).toEqual([at('3')]);
+    expect(await list({ result: 'failure' })).toEqual([at('2')]);
+    expect(await list({ events: ['user.login', 'user.logout'], result: 'success' })).toEqual([
+      at('4'),
+      at('3'),
+      at('1'),
+    ]);
+    expect(
+      await failure(
+        server.client.GET('/v1/logs', { params: { query: { from: at('4'), to: at('2') } } }),
+      ),
+    ).toMatchObject({ status: 400 });
+    expect(
+      await failure(server.client.GET('/v1/logs', { params: { query: { from: 'yesterday' } } })),
+    ).toMatchObject({ status: 400 });
+    expect(
+      await failure(server.client.GET('/v1/logs', { params: { query: { limit: 1001 } } })),
+    ).toMatchObject({ status: 400 });
+    expect(
+      await failure(
+        server.client.GET('/v1/logs', { params: { query: { result: 'maybe' as never } } }),
+      ),
+    ).toMatchObject({ status: 400 });
+  });
+
+  it('pages newest first without skipping or repeating while entries arrive', async () => {
+    const who = `pager-${Date.now()}`;
+    await ingest(
+      server.client,
+      Array.from({ length: 30 }, (_, i) => ({
+        event: 'page.test',
+        actor: { id: who, type: 'user' },
+        result: 'success' as const,
+        metadata: { i },
+      })),
+    );
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const { data } = await server.client.GET('/v1/logs', {
+        params: { query: { actor: who, limit: 7, ...(cursor ? { cursor } : {}) } },
+      });
+      seen.push(...(data?.data.map((e) => e.id) ?? []));
+      await ingest(server.client, [
+        { event: 'page.test', actor: { id: who, type: 'user' }, result: 'success' },
+      ]);
+      cursor = data?.pagination.nextCursor;
+    } while (cursor);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.length).toBe(30);
+  });
+
+  it('searches words, phrases, OR, exclusions and qualifiers with exact totals', async () => {
+    const tag = `tag${Date.now()}`;
+    await ingest(server.client, [
+      {
+        event: 'user.login',
+        actor: { id: 'u-s1', email: 'grace@example.com', type: 'user' },
+        result: 'success',
+        context: { ip: '198.51.100.4' },
+        metadata: { tag },
+      },
+      {
+        event: 'user.login',
+        actor: { id: 'u-s2', email: 'linus@example.com', type: 'user' },
+        result: 'failure',
+        metadata: { tag, note: 'bad password' },
+      },
+      {
+        event: 'user.logout',
+        actor: { id: 'u-s1', email: 'grace@example.com', type: 'user' },
+        result: 'success',
+        metadata: { tag },
+      },
+      {
+        event: 'file.download',
+        actor: { id: 'u-s3', type: 'user' },
+        result: 'success',
+        metadata: { tag, note: 'password manager export' },
+      },
+    ]);
+    const search = async (query: string, extra: Record<string, unknown> = {}) => {
+      const { data } = await server.client.POST('/v1/logs/search', {
+        body: { query: `${tag} ${query}`, ...extra },
+      });
+      if (!data) throw new Error('no data');
+      return data;
+    };
+    expect((await search('login')).meta.totalHits).toBe(2);
+    expect((await search('grace@example.com')).meta.totalHits).toBe(2);
+    expect((await search('198.51.100.4')).meta.totalHits).toBe(1);
+    expect((await search('"bad password"')).meta.totalHits).toBe(1);
+    expect((await search('password')).meta.totalHits).toBe(2);
+    expect((await search('-password')).meta.totalHits).toBe(2);
+    expect((await search('logout OR download')).meta.totalHits).toBe(2);
+    expect((await search('event:user.login')).meta.totalHits).toBe(2);
+    expect((await search('event:user.*')).meta.totalHits).toBe(3);
+    expect((await search('actor:linus@example.com')).meta.totalHits).toBe(1);
+    expect((await search('actor:u-s1 -event:user.logout')).meta.totalHits).toBe(1);
+    expect((await search('result:failure')).meta.totalHits).toBe(1);
+    expect((await search('ip:198.51.100.4')).meta.totalHits).toBe(1);
+    const paged = await search('', { limit: 3 });
+    expect(paged.meta.totalHits).toBe(4);
+    expect(paged.data).toHaveLength(3);
+    expect(Number.isInteger(paged.meta.searchTimeMs)).toBe(true);
+    const rest = await search('', { limit: 3, cursor: paged.pagination.nextCursor });
+    expect(rest.data).toHaveLength(1);
+    expect(rest.pagination.hasMore).toBe(false);
+    expect(new Set([...paged.data, ...rest.data].map((h) => h.id)).size).toBe(4);
+  });
+
+  it('highlights matches and escapes ingested HTML', async () => {
+    const tag = `html${Date.now()}`;
+    await ingest(server.client, [
+      {
+        event: 'user.login',
+        actor: { type: 'user', id: 'x' },
+        result: 'success',
+        context: { userAgent: '<img src=x onerror=alert(1)> login' },
+        metadata: { tag },
+      },
+    ]);
+    const { data } = await server.client.POST('/v1/logs/search', {
+      body: { query: `${tag} login` },
+    });
+    const hit = data?.data[0];
+    expect(Object.keys(hit ?? {}).sort()).toEqual([
+      'actor',
+      'event',
+      'highlights',
+      'id',
+      'result',
+      'timestamp',
+    ]);
+    expect(hit?.highlights.event).toBe('user.<em>login</em>');
+    expect(hit?.highlights['context.userAgent']).toBe(
+      '&lt;img src=x onerror=alert(1)&gt; <em>login</em>',
+    );
+    expect(hit?.highlights[`metadata.tag`]).toBe(`<em>${tag}</em>`);
+  });
+
+  it('handles malformed queries: best effort, or 400, never 500', async () => {
+    for (const query of [
+      '"unclosed phrase',
+      'a OR',
+      '-',
+      'OR OR',
+      ':::',
+      'event:',
+      '((',
+      "'; DROP TABLE log_entries; --",
+    ]) {
+      const res = await raw(server, '/v1/logs/search', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.rootKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
+      expect([200, 400], query).toContain(res.status);
+    }
+    expect(
+      await failure(server.client.POST('/v1/logs/search', { body: { query: 'x', limit: 1001 } })),
+    ).toMatchObject({ status: 400 });
+    expect(
+      await failure(server.client.POST('/v1/logs/search', { body: { query: 'x'.repeat(501) } })),
+    ).toMatchObject({ status: 400 });
+    expect(
+      await failure(server.client.POST('/v1/logs/search', { body: { query: '' } })),
+    ).toMatchObject({ status: 400 });
+  });
+
+  it('exports CSV and JSON end to end, faithfully and safely', async () => {
+    const who = `export-${Date.now()}`;
+    const entries: Entry[] = [
+      {
+        event: 'user.login',
+        actor: { id: who, email: 'x@example.com', type: 'user' },
+        result: 'success',
+        timestamp: '2024-03-01T00:00:01.000Z',
+        metadata: { k: 'v, "quoted"' },
+      },
+      {
+        event: 'user.logout',
+        actor: { id: who, type: 'user' },
+        result: 'success',
+        timestamp: '2024-03-01T00:00:02.000Z',
+        context: { userAgent: '=HYPERLINK("http://evil")' },
+      },
+      {
+        event: 'user.login',
+        actor: { id: who, type: 'user' },
+        result: 'failure',
+        timestamp: '2024-03-01T00:00:03.000Z',
+        context: { location: { coordinates: { lat: -33.5, lng: 151.2 } } },
+      },
+    ];
+    await ingest(server.client, entries);
+    const range = { from: '2024-03-01T00:00:00Z', to: '2024-03-01T00:00:03Z' };
+
+    const { data: created } = await server.client.POST('/v1/logs/export', {
+      body: { ...range, format: 'csv' },
+    });
+    expect(created?.data).toMatchObject({
+      status: 'processing',
+      format: 'csv',
+      estimatedRecords: 2,
+    });
+    expect(Object.keys(created?.data ?? {}).sort()).toEqual([
+      'createdAt',
+      'estimatedRecords',
+      'exportId',
+      'format',
+      'status',
+    ]);
+    const done = await waitForExport(server.client, created?.data.exportId as string);
+    expect(done).toMatchObject({ status: 'completed', totalRecords: 2 });
+    expect(done.downloadUrl).toMatch(
+      new RegExp(`^http://secadmin.test/downloads/${done.exportId}\\.csv\\?token=`),
+    );
+    expect(Date.parse(done.expiresAt as string) - Date.parse(done.completedAt as string)).toBe(
+      3000,
+    );
+    const csv = await fetch(localDownload(server, done.downloadUrl as string));
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(csv.headers.get('content-disposition')).toBe(
+      `attachment; filename="${done.exportId}.csv"`,
+    );
+    const text = await csv.text();
+    expect(Buffer.byteLength(text)).toBe(done.fileSizeBytes);
+    const lines = text.split('\r\n');
+    expect(lines[0]).toBe(
+      'id,timestamp,event,actor.id,actor.email,actor.type,target.id,target.type,context.ip,context.userAgent,context.location.city,context.location.country,context.location.region,context.location.coordinates.lat,context.location.coordinates.lng,result,traceId,metadata',
+    );
+    expect(lines[1]).toContain(`"'=HYPERLINK(""http://evil"")"`);
+    expect(lines[2]).toContain('"{""k"":""v, \\""quoted\\""""}"');
+    expect(lines).toHaveLength(4);
+
+    const { data: jsonExport } = await server.client.POST('/v1/logs/export', {
+      body: {
+        from: '2024-03-01T00:00:00Z',
+        to: '2024-03-02T00:00:00Z',
+        events: ['user.login'],
+        includeMetadata: false,
+      },
+    });
+    const jsonDone = await waitForExport(server.client, jsonExport?.data.exportId as string);
+    const file = await fetch(localDownload(server, jsonDone.downloadUrl as string));
+    expect(file.headers.get('content-type')).toMatch(/^application\/json/);
+    const parsed = (await json(file)) as Record<string, unknown>[];
+    expect(parsed.map((e) => e.timestamp)).toEqual([
+      '2024-03-01T00:00:03.000Z',
+      '2024-03-01T00:00:01.000Z',
+    ]);
+    expect(parsed.every((e) => !('metadata' in e))).toBe(true);
+    expect(parsed[0]).toMatchObject({
+      event: 'user.login',
+      result: 'failure',
+      context: { location: { coordinates: { lat: -33.5, lng: 151.2 } } },
+    });
+  });
+
+  it('refuses a wrong token (403) and an expired URL (410, file deleted)', async () => {
+    const { data } = await server.client.POST('/v1/logs/export', {
+      body: { from: '2024-01-01', to: '2024-12-31', format: 'json' },
+    });
+    const done = await waitForExport(server.client, data?.data.exportId as string);
+    const url = localDownload(server, done.downloadUrl as string);
+    expect((await fetch(url.replace(/token=.*/, 'token=forged'))).status).toBe(403);
+    expect((await fetch(url.replace('.json?', '.csv?'))).status).toBe(404);
+    const ok = await fetch(url);
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('x-ratelimit-limit')).toBe('100');
+    await ok.arrayBuffer();
+    await new Promise((r) => setTimeout(r, 3100));
+    const gone = await fetch(url);
+    expect(gone.status).toBe(410);
+    expect((await json(gone)).error.code).toBe('gone');
+    expect((await fetch(url)).status).toBe(410);
+  });
+
+  it('rejects invalid exports: from ≥ to, unknown format', async () => {
+    expect(
+      await failure(
+        server.client.POST('/v1/logs/export', { body: { from: '2024-02-01', to: '2024-01-01' } }),
+      ),
+    ).toMatchObject({ status: 400 });
+    expect(
+      await failure(
+        server.client.POST('/v1/logs/export', {
+          body: { from: '2024-01-01', to: '2024-02-01', format: 'xml' as never },
+        }),
+      ),
+    ).toMatchObject({
+      status: 400,
+    });
+    expect(
+      await failure(
+        server.client.GET('/v1/logs/export/{exportId}', {
+          params: { path: { exportId: 'exp_00000000000000000000000000' } },
+        }),
+      ),
+    ).toMatchObject({
+      status: 404,
+    });
+  });
+
+  it('writes its own entries for mutations, in the same transaction', async () => {
+    const user = await createUser(server.client);
+    const { data } = await server.client.GET('/v1/logs', {
+      params: { query: { events: ['user.created'], limit: 5 } },
+    });
+    const entry = data?.data.find((e) => e.target?.id === user.id);
+    expect(entry).toMatchObject({
+      event: 'user.created',
+      actor: { type: 'api_key' },
+      target: { id: user.id, type: 'user' },
+      result: 'success',
+    });
+    const full = await server.client.GET('/v1/logs/{id}', {
+      params: { path: { id: entry?.id as string } },
+    });
+    expect(full.data?.data.metadata).toEqual({ principal: 'service:root' });
+  });
+
+  it('redacts a deleted user email everywhere: lists, search hits, new exports', async () => {
+    const email = uniqueEmail('Redact');
+    const user = await createUser(server.client, { email });
+    await ingest(server.client, [
+      {
+        event: 'user.login',
+        actor: { id: user.id, email, type: 'user' },
+        result: 'success',
+        timestamp: '2024-05-01T00:00:00.000Z',
+      },
+      {
+        event: 'user.login',
+        actor: { id: 'someone-else', email: email.toUpperCase(), type: 'user' },
+        result: 'success',
+        timestamp: '2024-05-01T00:00:01.000Z',
+      },
+      {
+        event: 'admin.impersonate',
+        actor: { id: 'admin', type: 'user' },
+        target: { id: email, type: 'user' },
+        result: 'success',
+        timestamp: '2024-05-01T00:00:02.000Z',
+        metadata: { note: `acting as ${email.toUpperCase()}`, kept: 'other@example.com' },
+      },
+    ]);
+    await server.client.DELETE('/v1/users/{id}', { params: { path: { id: user.id } } });
+    const { data: list } = await server.client.GET('/v1/logs', {
+      params: { query: { from: '2024-05-01', to: '2024-05-02' } },
+    });
+    expect(list?.data).toHaveLength(3);
+    expect(
+      list?.data.filter((e) => e.event === 'user.login').every((e) => e.actor.email === null),
+    ).toBe(true);
+    const impersonation = list?.data.find((e) => e.event === 'admin.impersonate');
+    expect(impersonation?.actor).toEqual({ id: 'admin', type: 'user' });
+    const detail = await server.client.GET('/v1/logs/{id}', {
+      params: { path: { id: impersonation?.id as string } },
+    });
+    expect(detail.data?.data.target).toEqual({ type: 'user' });
+    expect(detail.data?.data.metadata).toEqual({
+      note: 'acting as [redacted]',
+      kept: 'other@example.com',
+    });
+    const { data: hits } = await server.client.POST('/v1/logs/search', { body: { query: email } });
+    expect(hits?.meta.totalHits).toBe(0);
+    const { data: exp } = await server.client.POST('/v1/logs/export', {
+      body: { from: '2024-05-01', to: '2024-05-02', format: 'csv' },
+    });
+    const done = await waitForExport(server.client, exp?.data.exportId as string);
+    const text = await (await fetch(localDownload(server, done.downloadUrl as string))).text();
+    expect(text.toLowerCase()).not.toContain(email.toLowerCase());
+    expect(text.split('\r\n').filter(Boolean)).toHaveLength(4);
+  });
+});
+
+describe.each(DATABASES)('exports across a restart on %s', (database) => {
+  it('finishes an export that was processing when the server stopped', async () => {
+    let server = await startTestServer(database);
+    try {
+      await ingest(
+        server.client,
+        Array.from({ length: 50 }, (_, i) => ({
+          event: 'restart.test',
+          actor: { type: 'user', id: `r${i}` },
+          result: 'success' as const,
+          timestamp: '2023-01-01T00:00:00.000Z',
+        })),
+      );
+      await server.worker.stop(); // nothing will work on it before the restart
+      const { data } = await server.client.POST('/v1/logs/export', {
+        body: { from: '2023-01-01', to: '2023-01-02' },
+      });
+      const exportId = data?.data.exportId as string;
+      expect(
+        (await server.client.GET('/v1/logs/export/{exportId}', { params: { path: { exportId } } }))
+          .data?.data.status,
+      ).toBe('processing');
+      server = await server.restart();
+      const done = await waitForExport(server.client, exportId);
+      expect(done).toMatchObject({ status: 'completed', totalRecords: 50 });
+      const parsed = (await (
+        await fetch(localDownload(server, done.downloadUrl as string))
+      ).json()) as unknown[];
+      expect(parsed).toHaveLength(50);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe.each(DATABASES)('export limits on %s', (database) => {
+  it('lets at most 5 exports per key be processing, even when requested at once', async () => {
+    const server = await startTestServer(database);
+    try {
+      await server.worker.stop(); // keep them all processing
+      const responses = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          raw(server, '/v1/logs/export', {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${server.rootKey}`,
+              'content-type': 'application/json',
+            },
+            body: JSON.stringify({ from: '2024-01-01', to: '2024-02-01' }),
+          }),
+        ),
+      );
+      const statuses = responses.map((r) => r.status).sort();
+      expect(statuses).toEqual([201, 201, 201, 201, 201, 429, 429, 429]);
+      const limited = responses.find((r) => r.status === 429);
+      expect(Number(limited?.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await json(limited as Response)).error.code).toBe('rate_limited');
+    } finally {
+      await server.stop();
+    }
+  });
+});

@@ -1,0 +1,73 @@
+import { newId } from '../../lib/ids.js';
+import type { Repositories, Store } from '../../storage/repositories.js';
+
+/** Who made a request: the key and its principal, and where it came from. */
+export interface RequestActor {
+  keyId: string;
+  principal: string;
+  isRoot: boolean;
+  ip: string | undefined;
+  userAgent: string | undefined;
+}
+
+export interface AuditRecord {
+  event:
+    | 'user.created'
+    | 'user.updated'
+    | 'user.deleted'
+    | 'policy.created'
+    | 'policy.updated'
+    | 'policy.deleted'
+    | 'apikey.created'
+    | 'apikey.revoked'
+    | 'logs.export.created';
+  target: { id: string; type: 'user' | 'policy' | 'api_key' | 'export' };
+}
+
+/**
+ * The one seam through which services write the service's own audit entries. It takes
+ * the transaction's client, so a change and its entry commit together or not at all.
+ */
+export interface AuditWriter {
+  record(repos: Repositories, actor: RequestActor, record: AuditRecord): Promise<void>;
+  /** A rejected key (the secret itself is never recorded). */
+  recordAuthFailure(request: {
+    ip: string | undefined;
+    userAgent: string | undefined;
+    reason: string;
+  }): Promise<void>;
+}
+
+export const createAuditWriter = (store: Store): AuditWriter => ({
+  async record(repos, actor, { event, target }) {
+    await repos.logs.insert([
+      {
+        id: newId('log'),
+        timestamp: new Date(),
+        event,
+        actorId: actor.keyId,
+        actorType: 'api_key',
+        targetId: target.id,
+        targetType: target.type,
+        ip: actor.ip ?? null,
+        userAgent: actor.userAgent ?? null,
+        result: 'success',
+        metadata: { principal: actor.principal },
+      },
+    ]);
+  },
+  async recordAuthFailure({ ip, userAgent, reason }) {
+    await store.logs.insert([
+      {
+        id: newId('log'),
+        timestamp: new Date(),
+        event: 'auth.failed',
+        actorType: 'anonymous',
+        ip: ip ?? null,
+        userAgent: userAgent ?? null,
+        result: 'failure',
+        metadata: { reason },
+      },
+    ]);
+  },
+});

@@ -1,0 +1,23 @@
+import type { Handler } from '../../../http/context.js';
+import { created, ok, sendPage } from '../../../http/respond.js';
+import { isoMillis } from '../../../lib/time.js';
+import { logDetail, logListItem } from '../representation.js';
+import type { LogsService } from './service.js';
+
+export function entryHandlers(logs: LogsService) {
+  const ingestLogs: Handler<'ingestLogs'> = async ({ body, res }) => {
+    const acks = await logs.ingest(body.entries);
+    created(
+      res,
+      acks.map((ack) => ({ id: ack.id, timestamp: isoMillis(ack.timestamp) })),
+    );
+  };
+  const listLogs: Handler<'listLogs'> = async ({ query, res }) => {
+    const page = await logs.list(query);
+    sendPage(res, { items: page.items.map(logListItem), nextCursor: page.nextCursor });
+  };
+  const getLog: Handler<'getLog'> = async ({ params, res }) => {
+    ok(res, logDetail(await logs.get(params.id)));
+  };
+  return { ingestLogs, listLogs, getLog };
+}

@@ -1,0 +1,92 @@
+import type { components } from '@secadmin/api-types';
+import { type Cursors, listScope, type Page } from '../../../lib/cursor.js';
+import { invalid, NotFound } from '../../../lib/errors.js';
+import { newId } from '../../../lib/ids.js';
+import { parseInstant } from '../../../lib/time.js';
+import type { Store } from '../../../storage/repositories.js';
+import { parseRange } from '../range.js';
+import type { LogFilter, LogRow, NewLogRow } from '../repository.js';
+
+type LogEntryInput = components['schemas']['LogEntryInput'];
+
+const LOG_ID = /^log_[0-9a-hjkmnp-tv-z]{26}$/;
+const METADATA_LIMIT_BYTES = 16 * 1024;
+
+export interface LogQuery {
+  limit: number;
+  cursor?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  events?: string[] | undefined;
+  actor?: string | undefined;
+  result?: string | undefined;
+}
+
+function toRow(input: LogEntryInput, index: number, now: Date): NewLogRow {
+  const metadata = input.metadata ?? {};
+  if (Buffer.byteLength(JSON.stringify(metadata)) > METADATA_LIMIT_BYTES) {
+    throw invalid(`entries[${index}].metadata`, 'must be at most 16 KiB when serialized');
+  }
+  let timestamp = now;
+  if (input.timestamp !== undefined) {
+    const parsed = parseInstant(input.timestamp);
+    if (!parsed) throw invalid(`entries[${index}].timestamp`, 'must be an ISO 8601 instant');
+    timestamp = parsed;
+  }
+  const location = input.context?.location;
+  return {
+    id: newId('log', timestamp.getTime()),
+    timestamp,
+    event: input.event,
+    actorId: input.actor.id ?? null,
+    actorEmail: input.actor.email ?? null,
+    actorType: input.actor.type,
+    targetId: input.target?.id ?? null,
+    targetType: input.target?.type ?? null,
+    ip: input.context?.ip ?? null,
+    userAgent: input.context?.userAgent ?? null,
+    city: location?.city ?? null,
+    country: location?.country ?? null,
+    region: location?.region ?? null,
+    lat: location?.coordinates?.lat ?? null,
+    lng: location?.coordinates?.lng ?? null,
+    result: input.result,
+    traceId: input.traceId ?? null,
+    metadata: metadata as object,
+  };
+}
+
+export class LogsService {
+  constructor(
+    private readonly store: Store,
+    private readonly cursors: Cursors,
+  ) {}
+
+  /** All entries in one transaction; acknowledged only once committed. */
+  async ingest(entries: LogEntryInput[]): Promise<{ id: string; timestamp: Date }[]> {
+    const now = new Date();
+    const rows = entries.map((entry, i) => toRow(entry, i, now));
+    await this.store.logs.insert(rows);
+    return rows.map((row) => ({ id: row.id as string, timestamp: row.timestamp as Date }));
+  }
+
+  async get(id: string): Promise<LogRow> {
+    const entry = await this.store.logs.find(id);
+    if (!entry) throw new NotFound('log entry');
+    return entry;
+  }
+
+  async list(query: LogQuery): Promise<Page<LogRow>> {
+    const { cursor, limit, ...filters } = query;
+    const scope = listScope('logs', filters);
+    const after = this.cursors.decode(scope, LOG_ID, cursor);
+    const filter: LogFilter = {
+      ...parseRange(query.from, query.to),
+      events: query.events,
+      actorId: query.actor,
+      result: query.result,
+    };
+    const rows = await this.store.logs.list(filter, after, query.limit + 1);
+    return this.cursors.page(rows, limit, scope, (row) => row.timestamp);
+  }
+}

@@ -1,0 +1,26 @@
+import { createReadStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import type { Handler } from '../../../http/context.js';
+import { created, ok } from '../../../http/respond.js';
+import { CONTENT_TYPES, type ExportFormat } from './formats.js';
+import type { ExportsService } from './service.js';
+
+export function exportHandlers(exports: ExportsService) {
+  const createExport: Handler<'createExport'> = async ({ actor, body, res }) => {
+    const row = await exports.create(actor, body);
+    const { exportId, status, format, estimatedRecords, createdAt } = exports.view(row);
+    created(res, { exportId, status, format, estimatedRecords, createdAt });
+  };
+  const getExport: Handler<'getExport'> = async ({ params, res }) => {
+    ok(res, exports.view(await exports.get(params.exportId)));
+  };
+  const downloadExport: Handler<'downloadExport'> = async ({ params, query, res }) => {
+    const { path, row, size } = await exports.resolveDownload(params.file, query.token ?? '');
+    res.setHeader('Content-Type', CONTENT_TYPES[row.format as ExportFormat]);
+    res.setHeader('Content-Length', String(size));
+    res.setHeader('Content-Disposition', `attachment; filename="${row.id}.${row.format}"`);
+    res.setHeader('Cache-Control', 'no-store');
+    await pipeline(createReadStream(path), res);
+  };
+  return { createExport, getExport, downloadExport };
+}

@@ -1,0 +1,78 @@
+import type { Export, Prisma } from '@secadmin/db';
+import type { Connection } from '../../../storage/connection.js';
+
+export type ExportRow = Export;
+
+export class ExportsRepository {
+  constructor(private readonly c: Connection) {}
+
+  insert(data: Prisma.ExportCreateInput): Promise<ExportRow> {
+    return this.c.db.export.create({ data });
+  }
+
+  find(id: string): Promise<ExportRow | null> {
+    return this.c.db.export.findUnique({ where: { id } });
+  }
+
+  /** A transaction-scoped lock on one key's exports. */
+  async lockOfKey(keyId: string): Promise<void> {
+    await this.c.sql('SELECT pg_advisory_xact_lock(hashtext($1))::text', [keyId]);
+  }
+
+  countProcessing(keyId: string): Promise<number> {
+    return this.c.db.export.count({ where: { keyId, status: 'processing' } });
+  }
+
+  /**
+   * Claims the oldest processing export that nobody has claimed, or whose claimant has
+   * been silent since `staleBefore`. SKIP LOCKED: two instances never claim the same one.
+   */
+  async claim(instanceId: string, staleBefore: Date): Promise<ExportRow | null> {
+    const rows = await this.c.db.$queryRaw<{ id: string }[]>`
+      UPDATE exports SET claimed_by = ${instanceId}, heartbeat_at = now()
+      WHERE id = (
+        SELECT id FROM exports
+        WHERE status = 'processing' AND (heartbeat_at IS NULL OR heartbeat_at < ${staleBefore})
+        ORDER BY created_at, id
+        LIMIT 1
+        FOR UPDATE SKIP LOCKED)
+      RETURNING id`;
+    const id = rows[0]?.id;
+    return id === undefined ? null : this.find(id);
+  }
+
+  /** Renews a claim; false when another instance has taken the export over. */
+  async heartbeat(id: string, instanceId: string): Promise<boolean> {
+    const { count } = await this.c.db.export.updateMany({
+      where: { id, claimedBy: instanceId, status: 'processing' },
+      data: { heartbeatAt: new Date() },
+    });
+    return count > 0;
+  }
+
+  async finish(
+    id: string,
+    instanceId: string,
+    data: Prisma.ExportUpdateManyMutationInput,
+  ): Promise<boolean> {
+    const { count } = await this.c.db.export.updateMany({
+      where: { id, claimedBy: instanceId, status: 'processing' },
+      data,
+    });
+    return count > 0;
+  }
+
+  expiredFiles(now: Date): Promise<ExportRow[]> {
+    return this.c.db.export.findMany({
+      where: { status: 'completed', expiresAt: { lte: now }, fileDeletedAt: null },
+      take: 100,
+    });
+  }
+
+  async markFileDeleted(id: string): Promise<void> {
+    await this.c.db.export.updateMany({
+      where: { id, fileDeletedAt: null },
+      data: { fileDeletedAt: new Date() },
+    });
+  }
+}

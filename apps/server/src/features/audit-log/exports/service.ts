@@ -1,0 +1,135 @@
+import { rm, stat } from 'node:fs/promises';
+import type { components } from '@secadmin/api-types';
+import { Forbidden, Gone, invalid, NotFound, Throttled } from '../../../lib/errors.js';
+import { newId } from '../../../lib/ids.js';
+import type { Store } from '../../../storage/repositories.js';
+import type { AuditWriter, RequestActor } from '../audit-writer.js';
+import { parseRange } from '../range.js';
+import { signDownload, verifyDownload } from './download-token.js';
+import { exportFilePath } from './files.js';
+import type { ExportRow } from './repository.js';
+
+type ExportRequest = components['schemas']['ExportRequest'];
+type ExportView = components['schemas']['Export'];
+
+/** More exports in progress than this for one key is a 429: each one is a full scan. */
+const MAX_PROCESSING_EXPORTS_PER_KEY = 5;
+const EXPORT_RETRY_AFTER_SECONDS = 5;
+
+export interface ExportsServiceOptions {
+  secret: string;
+  dataDir: string;
+  downloadUrl: string;
+  /** Tells the worker there is something to do. */
+  onCreated: () => void;
+}
+
+export class ExportsService {
+  constructor(
+    private readonly store: Store,
+    private readonly audit: AuditWriter,
+    private readonly options: ExportsServiceOptions,
+  ) {}
+
+  async create(actor: RequestActor, input: ExportRequest): Promise<ExportRow> {
+    const range = parseRange(input.from, input.to);
+    if (!range.from || !range.to) throw invalid('from', 'from and to are required');
+    const events = input.events ?? [];
+    const estimatedRecords = await this.store.logs.countMatching({
+      from: range.from,
+      to: range.to,
+      events: events.length > 0 ? events : undefined,
+    });
+    const row = await this.store.transaction(async (repos) => {
+      // Serializes this key's creations, so the limit holds under concurrent requests.
+      await repos.exports.lockOfKey(actor.keyId);
+      if ((await repos.exports.countProcessing(actor.keyId)) >= MAX_PROCESSING_EXPORTS_PER_KEY) {
+        throw new Throttled(
+          `At most ${MAX_PROCESSING_EXPORTS_PER_KEY} exports per key may be processing at once.`,
+          EXPORT_RETRY_AFTER_SECONDS,
+        );
+      }
+      const created = await repos.exports.insert({
+        id: newId('exp'),
+        status: 'processing',
+        format: input.format ?? 'json',
+        from: range.from as Date,
+        to: range.to as Date,
+        events,
+        includeMetadata: input.includeMetadata ?? true,
+        estimatedRecords,
+        keyId: actor.keyId,
+        createdAt: new Date(),
+      });
+      await this.audit.record(repos, actor, {
+        event: 'logs.export.created',
+        target: { id: created.id, type: 'export' },
+      });
+      return created;
+    });
+    this.options.onCreated();
+    return row;
+  }
+
+  async get(id: string): Promise<ExportRow> {
+    const row = await this.store.exports.find(id);
+    if (!row) throw new NotFound('export');
+    return row;
+  }
+
+  downloadUrl(row: ExportRow): string | undefined {
+    if (row.status !== 'completed' || !row.expiresAt) return undefined;
+    const token = signDownload(this.options.secret, row.id, row.expiresAt);
+    return `${this.options.downloadUrl}/${row.id}.${row.format}?token=${token}`;
+  }
+
+  view(row: ExportRow): ExportView {
+    const view: ExportView = {
+      exportId: row.id,
+      status: row.status as ExportView['status'],
+      format: row.format as ExportView['format'],
+      estimatedRecords: row.estimatedRecords,
+      createdAt: row.createdAt.toISOString(),
+    };
+    if (row.status === 'completed' && row.completedAt && row.expiresAt) {
+      view.totalRecords = row.totalRecords ?? 0;
+      view.fileSizeBytes = Number(row.fileSizeBytes ?? 0);
+      view.downloadUrl = this.downloadUrl(row) as string;
+      view.completedAt = row.completedAt.toISOString();
+      view.expiresAt = row.expiresAt.toISOString();
+    }
+    if (row.status === 'failed' && row.error) view.error = row.error;
+    return view;
+  }
+
+  /**
+   * The file behind a download URL. Unknown file → 404; wrong token → 403; past its
+   * expiry → 410, and the file is deleted then and there.
+   */
+  async resolveDownload(
+    file: string,
+    token: string,
+  ): Promise<{ path: string; row: ExportRow; size: number }> {
+    const match = /^(exp_[0-9a-hjkmnp-tv-z]{26})\.(json|csv)$/.exec(file);
+    const row = match ? await this.store.exports.find(match[1] as string) : null;
+    if (!match || !row || row.status !== 'completed' || row.format !== match[2] || !row.expiresAt) {
+      throw new NotFound('export file', 'No export file with this name.');
+    }
+    if (!verifyDownload(this.options.secret, row.id, row.expiresAt, token)) {
+      throw new Forbidden('The download token is invalid.');
+    }
+    const path = exportFilePath(this.options.dataDir, row.id, row.format);
+    if (row.expiresAt <= new Date() || row.fileDeletedAt) {
+      await rm(path, { force: true });
+      await this.store.exports.markFileDeleted(row.id);
+      throw new Gone('This download link has expired; create a new export.');
+    }
+    const size = await stat(path).then(
+      (s) => s.size,
+      () => undefined,
+    );
+    if (size === undefined)
+      throw new Gone('This export file is no longer available; create a new export.');
+    return { path, row, size };
+  }
+}

@@ -1,0 +1,20 @@
+import type { Handler } from '../../../http/context.js';
+import { sendPage } from '../../../http/respond.js';
+import { logListItem } from '../representation.js';
+import type { SearchService } from './service.js';
+
+export function searchHandlers(search: SearchService) {
+  const searchLogs: Handler<'searchLogs'> = async ({ body, res }) => {
+    const result = await search.search(body);
+    const data = result.hits.map(({ row, highlights }) => {
+      const { id, timestamp, event, actor, result: outcome } = logListItem(row);
+      return { id, timestamp, event, actor, result: outcome, highlights };
+    });
+    sendPage(
+      res,
+      { items: data, nextCursor: result.nextCursor },
+      { totalHits: result.totalHits, searchTimeMs: result.searchTimeMs },
+    );
+  };
+  return { searchLogs };
+}

@@ -1,0 +1,95 @@
+import {
+  type AccessRequest,
+  type Decision,
+  type PolicyDefinition,
+  PolicyIndex,
+} from '@secadmin/policy';
+import type { Store } from '../../storage/repositories.js';
+import type { StateVersions } from '../../storage/state-versions-repository.js';
+import type { PolicyRow } from './repository.js';
+
+export interface TimedDecision extends Decision {
+  evaluationTimeMs: number;
+}
+
+function toPolicyDefinition(row: PolicyRow): PolicyDefinition {
+  return {
+    id: row.id,
+    name: row.name,
+    effect: row.effect === 'deny' ? 'deny' : 'allow',
+    principals: row.principals,
+    actions: row.actions,
+    resources: row.resources,
+    conditions: (row.conditions as PolicyDefinition['conditions']) ?? null,
+  };
+}
+
+/**
+ * Decides requests against the stored policies. The compiled index and users' roles are
+ * kept in memory and dropped when their counter in `state_versions` (bumped in every
+ * transaction that changes them, on any instance) moved: the request's versions are read
+ * once per request, so a change applies to the very next decision everywhere.
+ */
+export class AccessService {
+  private current: { version: bigint; index: PolicyIndex } | undefined;
+  private loading:
+    | { version: bigint; promise: Promise<{ version: bigint; index: PolicyIndex }> }
+    | undefined;
+  private roles = { version: -1n, byUser: new Map<string, string[]>() };
+
+  constructor(
+    private readonly store: Store,
+    private readonly currentVersions: () => Promise<StateVersions>,
+  ) {}
+
+  async decide(
+    request: Omit<AccessRequest, 'roles'>,
+    known?: StateVersions,
+  ): Promise<TimedDecision> {
+    const started = performance.now();
+    const versions = known ?? (await this.currentVersions());
+    const userId = request.principal.startsWith('user:') ? request.principal.slice(5) : undefined;
+    const [index, roles] = await Promise.all([
+      this.indexAt(versions.policies),
+      userId === undefined ? [] : this.rolesOf(userId, versions.userRoles),
+    ]);
+    const decision = index.evaluate({ ...request, roles });
+    return { ...decision, evaluationTimeMs: Math.round(performance.now() - started) };
+  }
+
+  private async rolesOf(userId: string, version: bigint): Promise<string[]> {
+    if (this.roles.version !== version) this.roles = { version, byUser: new Map() };
+    const cache = this.roles;
+    const cached = cache.byUser.get(userId);
+    if (cached) return cached;
+    const roles = await this.store.users.roles(userId);
+    // Bounded: a simulator call may name any user id.
+    if (cache.byUser.size < 100_000) cache.byUser.set(userId, roles);
+    return roles;
+  }
+
+  private async indexAt(version: bigint): Promise<PolicyIndex> {
+    if (this.current && this.current.version >= version) return this.current.index;
+    let loading = this.loading;
+    if (!loading || loading.version < version) {
+      const promise = this.load();
+      loading = { version, promise };
+      this.loading = loading;
+      promise
+        .finally(() => {
+          if (this.loading?.promise === promise) this.loading = undefined;
+        })
+        .catch(() => {});
+    }
+    const loaded = await loading.promise;
+    if (!this.current || loaded.version > this.current.version) this.current = loaded;
+    return loaded.index;
+  }
+
+  /** Reads the version before the policies: the set loaded is at least that new. */
+  private async load(): Promise<{ version: bigint; index: PolicyIndex }> {
+    const { policies: version } = await this.currentVersions();
+    const rows = await this.store.policies.all();
+    return { version, index: new PolicyIndex(rows.map(toPolicyDefinition)) };
+  }
+}

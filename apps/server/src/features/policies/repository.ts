@@ -1,0 +1,51 @@
+import { type Policy, Prisma } from '@secadmin/db';
+import { ascendingAfter, type Connection } from '../../storage/connection.js';
+
+export type PolicyRow = Policy;
+
+/** A policy update; `conditions: null` removes them. */
+export type PolicyChanges = Omit<Prisma.PolicyUpdateInput, 'conditions'> & {
+  conditions?: object | null;
+};
+
+export class PoliciesRepository {
+  constructor(private readonly c: Connection) {}
+
+  insert(data: Prisma.PolicyCreateInput): Promise<PolicyRow> {
+    return this.c.db.policy.create({ data });
+  }
+
+  find(id: string): Promise<PolicyRow | null> {
+    return this.c.db.policy.findUnique({ where: { id } });
+  }
+
+  list(after: { at: Date; id: string } | undefined, take: number): Promise<PolicyRow[]> {
+    return this.c.db.policy.findMany({
+      where: ascendingAfter(after),
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      take,
+    });
+  }
+
+  all(): Promise<PolicyRow[]> {
+    return this.c.db.policy.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  }
+
+  update(id: string, { conditions, ...changes }: PolicyChanges): Promise<PolicyRow> {
+    const data: Prisma.PolicyUpdateInput = changes;
+    if (conditions !== undefined) data.conditions = conditions ?? Prisma.DbNull;
+    return this.c.db.policy.update({ where: { id }, data });
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const { count } = await this.c.db.policy.deleteMany({ where: { id } });
+    return count > 0;
+  }
+
+  /** Removes one principal from every policy naming it; returns how many changed. */
+  removePrincipalEverywhere(principal: string): Promise<number> {
+    return this.c.db.$executeRaw`
+      UPDATE policies SET principals = array_remove(principals, ${principal})
+      WHERE ${principal} = ANY(principals)`;
+  }
+}

@@ -1,0 +1,138 @@
+import type { components } from '@secadmin/api-types';
+import { parseCidr } from '@secadmin/policy';
+import type { Cursors, Page } from '../../lib/cursor.js';
+import { Conflict, type FieldProblem, Invalid, NotFound } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { nowSeconds, parseInstant } from '../../lib/time.js';
+import { conflictOnDuplicate } from '../../storage/conflicts.js';
+import type { Store } from '../../storage/repositories.js';
+import type { StateVersionsSource } from '../../storage/state-versions.js';
+import type { AuditWriter, RequestActor } from '../audit-log/audit-writer.js';
+import type { PolicyChanges, PolicyRow } from './repository.js';
+
+type PolicyCreate = components['schemas']['PolicyCreate'];
+type PolicyUpdate = components['schemas']['PolicyUpdate'];
+type PolicyConditions = components['schemas']['PolicyConditions'];
+
+const POLICY_ID = /^pol_[0-9a-hjkmnp-tv-z]{26}$/;
+
+/** What the schema cannot say: every CIDR parses, every time is a real instant, in order. */
+function conditionProblems(conditions: PolicyConditions, field = 'conditions'): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  for (const list of ['allowlist', 'denylist'] as const) {
+    conditions.ip?.[list]?.forEach((cidr, i) => {
+      if (!parseCidr(cidr)) {
+        problems.push({
+          field: `${field}.ip.${list}[${i}]`,
+          message: 'must be an IPv4 or IPv6 address or CIDR block',
+        });
+      }
+    });
+  }
+  const times: Partial<Record<'notBefore' | 'notAfter', Date>> = {};
+  for (const key of ['notBefore', 'notAfter'] as const) {
+    const text = conditions.time?.[key];
+    if (text === undefined) continue;
+    const parsed = parseInstant(text);
+    if (parsed) times[key] = parsed;
+    else problems.push({ field: `${field}.time.${key}`, message: 'must be an ISO 8601 instant' });
+  }
+  if (times.notBefore && times.notAfter && times.notBefore > times.notAfter) {
+    problems.push({ field: `${field}.time`, message: 'notBefore must not be after notAfter' });
+  }
+  return problems;
+}
+
+function checkConditions(conditions: PolicyConditions | null | undefined): void {
+  if (!conditions) return;
+  const problems = conditionProblems(conditions);
+  if (problems.length > 0) throw new Invalid(problems, 'The policy conditions are invalid.');
+}
+
+const duplicateName = () => new Conflict('A policy with this name already exists.');
+
+export class PoliciesService {
+  constructor(
+    private readonly store: Store,
+    private readonly audit: AuditWriter,
+    private readonly versions: StateVersionsSource,
+    private readonly cursors: Cursors,
+  ) {}
+
+  async create(actor: RequestActor, input: PolicyCreate): Promise<PolicyRow> {
+    checkConditions(input.conditions);
+    const now = nowSeconds();
+    return conflictOnDuplicate(duplicateName, () =>
+      this.store.transaction(async (repos) => {
+        const policy = await repos.policies.insert({
+          id: newId('pol'),
+          name: input.name,
+          description: input.description ?? null,
+          effect: input.effect,
+          principals: input.principals,
+          actions: input.actions,
+          resources: input.resources,
+          ...(input.conditions ? { conditions: input.conditions as object } : {}),
+          createdAt: now,
+          updatedAt: now,
+        });
+        await this.versions.bump(repos, 'policies');
+        await this.audit.record(repos, actor, {
+          event: 'policy.created',
+          target: { id: policy.id, type: 'policy' },
+        });
+        return policy;
+      }),
+    );
+  }
+
+  async get(id: string): Promise<PolicyRow> {
+    const policy = await this.store.policies.find(id);
+    if (!policy) throw new NotFound('policy');
+    return policy;
+  }
+
+  async list(query: { limit: number; cursor?: string }): Promise<Page<PolicyRow>> {
+    const after = this.cursors.decode('policies', POLICY_ID, query.cursor);
+    const rows = await this.store.policies.list(after, query.limit + 1);
+    return this.cursors.page(rows, query.limit, 'policies', (row) => row.createdAt);
+  }
+
+  async update(actor: RequestActor, id: string, patch: PolicyUpdate): Promise<PolicyRow> {
+    checkConditions(patch.conditions);
+    if (Object.keys(patch).length === 0) return this.get(id);
+    const data: PolicyChanges = { updatedAt: nowSeconds() };
+    if (patch.name !== undefined) data.name = patch.name;
+    if (patch.description !== undefined) data.description = patch.description;
+    if (patch.effect !== undefined) data.effect = patch.effect;
+    if (patch.principals !== undefined) data.principals = patch.principals;
+    if (patch.actions !== undefined) data.actions = patch.actions;
+    if (patch.resources !== undefined) data.resources = patch.resources;
+    if (patch.conditions !== undefined) {
+      data.conditions = patch.conditions as object | null;
+    }
+    return conflictOnDuplicate(duplicateName, () =>
+      this.store.transaction(async (repos) => {
+        if (!(await repos.policies.find(id))) throw new NotFound('policy');
+        const policy = await repos.policies.update(id, data);
+        await this.versions.bump(repos, 'policies');
+        await this.audit.record(repos, actor, {
+          event: 'policy.updated',
+          target: { id, type: 'policy' },
+        });
+        return policy;
+      }),
+    );
+  }
+
+  async remove(actor: RequestActor, id: string): Promise<void> {
+    await this.store.transaction(async (repos) => {
+      if (!(await repos.policies.delete(id))) throw new NotFound('policy');
+      await this.versions.bump(repos, 'policies');
+      await this.audit.record(repos, actor, {
+        event: 'policy.deleted',
+        target: { id, type: 'policy' },
+      });
+    });
+  }
+}

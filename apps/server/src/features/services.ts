@@ -1,0 +1,46 @@
+import { Cursors } from '../lib/cursor.js';
+import type { Store } from '../storage/repositories.js';
+import { StateVersionsSource } from '../storage/state-versions.js';
+import { ApiKeysService } from './api-keys/service.js';
+import { type AuditWriter, createAuditWriter } from './audit-log/audit-writer.js';
+import { LogsService } from './audit-log/entries/service.js';
+import { ExportsService, type ExportsServiceOptions } from './audit-log/exports/service.js';
+import { SearchService } from './audit-log/search/service.js';
+import { AccessService } from './policies/access-service.js';
+import { PoliciesService } from './policies/service.js';
+import { UsersService } from './users/service.js';
+
+export interface Services {
+  versions: StateVersionsSource;
+  audit: AuditWriter;
+  access: AccessService;
+  apiKeys: ApiKeysService;
+  users: UsersService;
+  policies: PoliciesService;
+  logs: LogsService;
+  search: SearchService;
+  exports: ExportsService;
+}
+
+export interface ServicesOptions extends ExportsServiceOptions {
+  /** The embedded database: this process is its only writer (decides state-version reads). */
+  soleWriter: boolean;
+}
+
+export function createServices(store: Store, options: ServicesOptions): Services {
+  const versions = new StateVersionsSource(store, options.soleWriter);
+  const cursors = new Cursors(options.secret);
+  const audit = createAuditWriter(store);
+  const access = new AccessService(store, () => versions.current());
+  return {
+    versions,
+    audit,
+    access,
+    apiKeys: new ApiKeysService(store, audit, versions, cursors),
+    users: new UsersService(store, audit, versions, cursors, access),
+    policies: new PoliciesService(store, audit, versions, cursors),
+    logs: new LogsService(store, cursors),
+    search: new SearchService(store, cursors),
+    exports: new ExportsService(store, audit, options),
+  };
+}

@@ -1,0 +1,152 @@
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchMain } from '../../../test/helpers/process.js';
+import { json, raw, startTestServer, type TestServer } from '../../../test/helpers/server.js';
+
+describe('system routes', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('embedded');
+  });
+  afterAll(() => server?.stop());
+
+  it('answers health and readiness without a key or rate limit', async () => {
+    for (const path of ['/healthz', '/readyz']) {
+      const res = await raw(server, path);
+      expect(res.status).toBe(200);
+      expect(await json(res)).toEqual({ status: 'ok' });
+      expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+    }
+  });
+
+  it('serves the bundled spec with every interface operation', async () => {
+    const res = await raw(server, '/openapi.json');
+    expect(res.status).toBe(200);
+    const spec = await json(res);
+    expect(spec.openapi).toBe('3.1.0');
+    const operations = Object.entries(
+      spec.paths as Record<string, Record<string, { operationId: string }>>,
+    ).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([method]) => method !== 'parameters')
+        .map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
+    );
+    for (const expected of [
+      'GET /v1/policies listPolicies',
+      'GET /v1/policies/{id} getPolicy',
+      'POST /v1/policies createPolicy',
+      'PATCH /v1/policies/{id} updatePolicy',
+      'DELETE /v1/policies/{id} deletePolicy',
+      'POST /v1/policies/simulate simulatePolicy',
+      'GET /v1/logs listLogs',
+      'GET /v1/logs/{id} getLog',
+      'POST /v1/logs/search searchLogs',
+      'POST /v1/logs/export createExport',
+      'GET /v1/logs/export/{exportId} getExport',
+      'GET /v1/users listUsers',
+      'GET /v1/users/{id} getUser',
+      'POST /v1/users createUser',
+      'PATCH /v1/users/{id} updateUser',
+      'DELETE /v1/users/{id} deleteUser',
+    ]) {
+      const [method, path, id] = expected.split(' ');
+      expect(operations).toContain(`${method} ${path} ${id}`);
+    }
+  });
+
+  it('serves the rendered reference at /docs', async () => {
+    const res = await raw(server, '/docs');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await res.text()).toContain('simulatePolicy');
+  });
+});
+
+describe('unexpected failures', () => {
+  it('answer 500 internal_error with the request id, and nothing internal', async () => {
+    const server = await startTestServer('embedded');
+    try {
+      await server.db.close(); // every query now fails
+      const res = await raw(server, '/v1/users', {
+        headers: { authorization: `Bearer ${server.rootKey}` },
+      });
+      expect(res.status).toBe(500);
+      expect(await json(res)).toEqual({
+        error: { code: 'internal_error', message: 'An unexpected error occurred.' },
+        meta: { requestId: res.headers.get('x-request-id') },
+      });
+      expect((await raw(server, '/readyz')).status).toBe(503);
+    } finally {
+      await server.stop().catch(() => {});
+    }
+  });
+});
+
+describe('the process', () => {
+  it('refuses a second server on the same embedded data dir', async () => {
+    const server = await startTestServer('embedded');
+    try {
+      const { child, output } = launchMain({ SECADMIN_DATA_DIR: server.config.dataDir, PORT: '0' });
+      const [code] = await once(child, 'exit');
+      expect(code).toBe(1);
+      expect(output()).toContain('is in use by process');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('starts, generates a root key file (0600) without logging it, and stops cleanly on SIGTERM', async () => {
+    const { mkdtemp, readFile, stat, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dataDir = await mkdtemp(join(tmpdir(), 'secadmin-main-'));
+    try {
+      const { child, output } = launchMain({
+        SECADMIN_DATA_DIR: dataDir,
+        PORT: '0',
+        SECADMIN_ADMIN_API_KEY: '',
+      });
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`no listening line in: ${output()}`)),
+          20_000,
+        );
+        child.stdout?.on('data', () => {
+          const match = /"url":"([^"]+)"/.exec(output());
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1] as string);
+          }
+        });
+      });
+      const keyFile = join(dataDir, 'root-api-key');
+      const secret = (await readFile(keyFile, 'utf8')).trim();
+      expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
+      const res = await fetch(`${url}/v1/users`, {
+        headers: { authorization: `Bearer ${secret}` },
+      });
+      expect(res.status).toBe(200);
+      const password = 'never-log-this-password';
+      const created = await fetch(`${url}/v1/users`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'log-check@example.com', password }),
+      });
+      expect(created.status).toBe(201);
+      const rejected = await fetch(`${url}/v1/users`, {
+        headers: { authorization: 'Bearer sk_guessedguessedguessedguessedguessed' },
+      });
+      expect(rejected.status).toBe(401);
+      child.kill('SIGTERM');
+      const [code] = await once(child, 'exit');
+      expect(code).toBe(0);
+      expect(output()).toContain(keyFile);
+      expect(output()).toContain('"path":"/v1/users"');
+      for (const secretText of [secret, password, 'sk_guessed', 'scrypt$']) {
+        expect(output()).not.toContain(secretText);
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,67 @@
+import type { Prisma, User } from '@secadmin/db';
+import { ascendingAfter, type Connection } from '../../storage/connection.js';
+
+export type UserRow = User;
+
+export class UsersRepository {
+  constructor(private readonly c: Connection) {}
+
+  insert(data: Prisma.UserCreateInput): Promise<UserRow> {
+    return this.c.db.user.create({ data });
+  }
+
+  find(id: string): Promise<UserRow | null> {
+    return this.c.db.user.findUnique({ where: { id } });
+  }
+
+  /** The read path of GET /v1/users/{id}: plain SQL. */
+  async read(id: string): Promise<UserRow | null> {
+    const rows = await this.c.sql<UserRow>(
+      `SELECT id, email, email_lower AS "emailLower", name, password_hash AS "passwordHash",
+              email_verified AS "emailVerified", roles, metadata, created_at AS "createdAt", updated_at AS "updatedAt"
+       FROM users WHERE id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The roles of a user, read for each decision about a user principal not in the cache. */
+  async roles(id: string): Promise<string[]> {
+    const rows = await this.c.sql<{ roles: string[] }>('SELECT roles FROM users WHERE id = $1', [
+      id,
+    ]);
+    return rows[0]?.roles ?? [];
+  }
+
+  /** Reads the row and locks it until the transaction ends, so read-modify-write is safe. */
+  async findForUpdate(id: string): Promise<UserRow | null> {
+    const rows = await this.c.sql<{ id: string }>('SELECT id FROM users WHERE id = $1 FOR UPDATE', [
+      id,
+    ]);
+    return rows.length === 0 ? null : this.find(id);
+  }
+
+  list(
+    filter: { email?: string | undefined; role?: string | undefined },
+    after: { at: Date; id: string } | undefined,
+    take: number,
+  ): Promise<UserRow[]> {
+    return this.c.db.user.findMany({
+      where: {
+        ...(filter.email !== undefined ? { emailLower: filter.email.toLowerCase() } : {}),
+        ...(filter.role !== undefined ? { roles: { has: filter.role } } : {}),
+        ...ascendingAfter(after),
+      },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      take,
+    });
+  }
+
+  update(id: string, data: Prisma.UserUpdateInput): Promise<UserRow> {
+    return this.c.db.user.update({ where: { id }, data });
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.c.db.user.delete({ where: { id } });
+  }
+}

@@ -1,0 +1,182 @@
+import type { components } from '@secadmin/api-types';
+import { type Cursors, listScope, type Page } from '../../lib/cursor.js';
+import { Conflict, Forbidden, invalid, NotFound } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { mergePatch } from '../../lib/merge-patch.js';
+import { hashPassword } from '../../lib/password.js';
+import { nowSeconds } from '../../lib/time.js';
+import { conflictOnDuplicate } from '../../storage/conflicts.js';
+import type { Store } from '../../storage/repositories.js';
+import type { StateVersionsSource } from '../../storage/state-versions.js';
+import type { AuditWriter, RequestActor } from '../audit-log/audit-writer.js';
+import type { AccessService } from '../policies/access-service.js';
+import type { UserRow } from './repository.js';
+
+type UserCreate = components['schemas']['UserCreate'];
+type UserUpdate = components['schemas']['UserUpdate'];
+
+const METADATA_LIMIT_BYTES = 16 * 1024;
+const USER_ID = /^user_[0-9a-hjkmnp-tv-z]{26}$/;
+
+function checkMetadataSize(metadata: unknown): void {
+  if (Buffer.byteLength(JSON.stringify(metadata)) > METADATA_LIMIT_BYTES) {
+    throw invalid('metadata', 'must be at most 16 KiB when serialized');
+  }
+}
+
+/**
+ * Without `users:grant` on each role added or removed, `users:update` on oneself would reach
+ * any role's rights: 403, nothing changed. A role not decided beforehand was changed by a
+ * concurrent request: 409, so that the client retries against the current roles.
+ */
+function requireGrants(granted: Map<string, boolean> | undefined, changed: string[]): void {
+  if (!granted) return;
+  for (const role of changed) {
+    const allowed = granted.get(role);
+    if (allowed === undefined)
+      throw new Conflict("The user's roles changed during the request; try again.");
+    if (!allowed) throw new Forbidden(`This key may not users:grant on roles/${role}.`);
+  }
+}
+
+const duplicateEmail = () => new Conflict('A user with this email already exists.');
+
+export class UsersService {
+  constructor(
+    private readonly store: Store,
+    private readonly audit: AuditWriter,
+    private readonly versions: StateVersionsSource,
+    private readonly cursors: Cursors,
+    private readonly access: AccessService,
+  ) {}
+
+  async create(actor: RequestActor, input: UserCreate): Promise<UserRow> {
+    const metadata = input.metadata ?? {};
+    checkMetadataSize(metadata);
+    const roles = input.roles ?? [];
+    requireGrants(await this.grantable(actor, roles), roles);
+    const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+    const now = nowSeconds();
+    return conflictOnDuplicate(duplicateEmail, () =>
+      this.store.transaction(async (repos) => {
+        const user = await repos.users.insert({
+          id: newId('user'),
+          email: input.email,
+          emailLower: input.email.toLowerCase(),
+          name: input.name ?? '',
+          passwordHash,
+          roles: input.roles ?? [],
+          metadata: metadata as object,
+          createdAt: now,
+          updatedAt: now,
+        });
+        await this.audit.record(repos, actor, {
+          event: 'user.created',
+          target: { id: user.id, type: 'user' },
+        });
+        return user;
+      }),
+    );
+  }
+
+  async get(id: string): Promise<UserRow> {
+    const user = await this.store.users.read(id);
+    if (!user) throw new NotFound('user');
+    return user;
+  }
+
+  async list(query: {
+    limit: number;
+    cursor?: string;
+    email?: string;
+    role?: string;
+  }): Promise<Page<UserRow>> {
+    const scope = listScope('users', { email: query.email?.toLowerCase(), role: query.role });
+    const after = this.cursors.decode(scope, USER_ID, query.cursor);
+    const rows = await this.store.users.list(query, after, query.limit + 1);
+    return this.cursors.page(rows, query.limit, scope, (row) => row.createdAt);
+  }
+
+  /** Merges metadata under a row lock: concurrent updates never lose each other's keys. */
+  async update(actor: RequestActor, id: string, patch: UserUpdate): Promise<UserRow> {
+    if (Object.keys(patch).length === 0) return this.get(id);
+    // Decided before the transaction, which must not wait on other queries (the embedded
+    // database has one connection); the roles changed are known only under the row lock.
+    const granted =
+      patch.roles === undefined
+        ? undefined
+        : await this.grantable(actor, [...patch.roles, ...(await this.get(id)).roles]);
+    return this.store.transaction(async (repos) => {
+      const current = await repos.users.findForUpdate(id);
+      if (!current) throw new NotFound('user');
+      const data: Parameters<Store['users']['update']>[1] = { updatedAt: nowSeconds() };
+      if (patch.name !== undefined) data.name = patch.name;
+      if (patch.roles !== undefined) {
+        const before = new Set(current.roles);
+        const after = new Set(patch.roles);
+        requireGrants(granted, [
+          ...patch.roles.filter((role) => !before.has(role)),
+          ...current.roles.filter((role) => !after.has(role)),
+        ]);
+        data.roles = patch.roles;
+        await this.versions.bump(repos, 'userRoles');
+      }
+      if (patch.metadata !== undefined) {
+        const metadata = mergePatch(current.metadata, patch.metadata);
+        checkMetadataSize(metadata);
+        data.metadata = metadata as object;
+      }
+      const user = await repos.users.update(id, data);
+      await this.audit.record(repos, actor, {
+        event: 'user.updated',
+        target: { id, type: 'user' },
+      });
+      return user;
+    });
+  }
+
+  /**
+   * Whether the actor may add or remove each role: `users:grant` on `roles/<role>`
+   * (decisions.md §3). `undefined` for the root key, which may grant any.
+   */
+  private async grantable(
+    actor: RequestActor,
+    roles: string[],
+  ): Promise<Map<string, boolean> | undefined> {
+    if (actor.isRoot) return undefined;
+    const granted = new Map<string, boolean>();
+    for (const role of new Set(roles)) {
+      const decision = await this.access.decide({
+        principal: actor.principal,
+        action: 'users:grant',
+        resource: `roles/${role}`,
+        context: { ip: actor.ip, time: new Date() },
+      });
+      granted.set(role, decision.allowed);
+    }
+    return granted;
+  }
+
+  /**
+   * Deletes the user, its keys and its `user:<id>` policy principals, and redacts its
+   * email from the audit log, in one transaction: all of it happens or none.
+   */
+  async remove(actor: RequestActor, id: string): Promise<void> {
+    await this.store.transaction(async (repos) => {
+      const user = await repos.users.findForUpdate(id);
+      if (!user) throw new NotFound('user');
+      const principal = `user:${id}`;
+      await repos.apiKeys.deleteOfPrincipal(principal);
+      if ((await repos.policies.removePrincipalEverywhere(principal)) > 0)
+        await this.versions.bump(repos, 'policies');
+      await this.versions.bump(repos, 'apiKeys');
+      await this.versions.bump(repos, 'userRoles');
+      await repos.users.delete(id);
+      await repos.logs.redactEmail(id, user.email);
+      await this.audit.record(repos, actor, {
+        event: 'user.deleted',
+        target: { id, type: 'user' },
+      });
+    });
+  }
+}

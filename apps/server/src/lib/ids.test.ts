@@ -1,0 +1,10 @@
+import { expect, it } from 'vitest';
+import { newId } from './ids.js';
+
+it('makes prefixed lowercase ULIDs that never repeat, across refills of the random pool', () => {
+  const now = Date.now();
+  const ids = Array.from({ length: 10_000 }, () => newId('req', now));
+  for (const id of ids.slice(0, 50)) expect(id).toMatch(/^req_[0-9a-hjkmnp-tv-z]{26}$/);
+  expect(new Set(ids).size).toBe(ids.length);
+  expect(new Set(ids.map((id) => id.slice(-16))).size).toBe(ids.length);
+});

@@ -1,0 +1,43 @@
+import type { Database } from '@secadmin/db';
+import { ApiKeysRepository } from '../features/api-keys/repository.js';
+import { ExportsRepository } from '../features/audit-log/exports/repository.js';
+import { LogsRepository } from '../features/audit-log/repository.js';
+import { PoliciesRepository } from '../features/policies/repository.js';
+import { UsersRepository } from '../features/users/repository.js';
+import { type Connection, transactionConnection } from './connection.js';
+import { StateVersionsRepository } from './state-versions-repository.js';
+
+/** Every table's repository, on one connection (the database's, or a transaction's). */
+export interface Repositories {
+  users: UsersRepository;
+  policies: PoliciesRepository;
+  apiKeys: ApiKeysRepository;
+  logs: LogsRepository;
+  exports: ExportsRepository;
+  stateVersions: StateVersionsRepository;
+}
+
+export interface Store extends Repositories {
+  /** Runs `work` in one transaction: everything it writes commits together or not at all. */
+  transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
+}
+
+function repositoriesOn(connection: Connection): Repositories {
+  return {
+    users: new UsersRepository(connection),
+    policies: new PoliciesRepository(connection),
+    apiKeys: new ApiKeysRepository(connection),
+    logs: new LogsRepository(connection),
+    exports: new ExportsRepository(connection),
+    stateVersions: new StateVersionsRepository(connection),
+  };
+}
+
+/** The storage of the service: the only way services reach the database. */
+export function createRepositories(db: Database): Store {
+  return {
+    ...repositoriesOn({ db: db.prisma, sql: db.query }),
+    transaction: (work) =>
+      db.prisma.$transaction((tx) => work(repositoriesOn(transactionConnection(tx)))),
+  };
+}
