@@ -1,9 +1,8 @@
 import type { Request, Response } from 'express';
 import type { ApiKeysService } from '../features/api-keys/service.js';
 import type { AuditWriter, RequestActor } from '../features/audit-log/audit-writer.js';
-import type { AccessService } from '../features/policies/access-service.js';
+import type { AccessService, StateVersions } from '../features/policies/access-service.js';
 import type { RateLimitStore } from '../rate-limit/store.js';
-import type { StateVersions } from '../storage/state-versions-repository.js';
 import type { Authenticated } from './context.js';
 import { ApiError } from './errors.js';
 import { type AccessRule, resourceOf } from './operations.js';

@@ -1,8 +1,8 @@
 import type { KeylessOperationId, OperationId, operations } from '@secadmin/api-types';
 import type { Request, Response } from 'express';
-import type { ApiKeyRow } from '../features/api-keys/repository.js';
+import type { ApiKey } from '../features/api-keys/service.js';
 import type { RequestActor } from '../features/audit-log/audit-writer.js';
-import type { StateVersions } from '../storage/state-versions-repository.js';
+import type { StateVersions } from '../features/policies/access-service.js';
 
 type Parameters<Id extends OperationId> = operations[Id]['parameters'];
 
@@ -38,7 +38,7 @@ export interface KeylessContext<Id extends OperationId> {
 
 /** The key that authenticated the request, and the state versions read for it. */
 export interface Authenticated {
-  key: ApiKeyRow;
+  key: ApiKey;
   actor: RequestActor;
   /** Read once per request: what every cache consulted for this request is checked against. */
   versions: StateVersions;

@@ -8,6 +8,8 @@ import type { Store } from '../../storage/repositories.js';
 import type { StateVersions } from '../../storage/state-versions-repository.js';
 import type { PolicyRow } from './repository.js';
 
+export type { StateVersions };
+
 export interface TimedDecision extends Decision {
   evaluationTimeMs: number;
 }
