@@ -1,3 +1,4 @@
+export { combineDecisions } from './combine.js';
 export { parseCidr, parseIp } from './ip.js';
 export { PolicyIndex } from './policy-index.js';
 export type * from './types.js';

@@ -15,7 +15,7 @@ export function createHandlers(
 ): Handlers {
   return {
     ...userHandlers(services.users),
-    ...policyHandlers(services.policies, services.access),
+    ...policyHandlers(services.policies, services.simulation),
     ...apiKeyHandlers(services.apiKeys),
     ...entryHandlers(services.logs),
     ...searchHandlers(services.search),

@@ -8,6 +8,7 @@ import { ExportsService, type ExportsServiceOptions } from './audit-log/exports/
 import { SearchService } from './audit-log/search/service.js';
 import { AccessService } from './policies/access-service.js';
 import { PoliciesService } from './policies/service.js';
+import { SimulationService } from './policies/simulation.js';
 import { UsersService } from './users/service.js';
 
 export interface Services {
@@ -17,6 +18,7 @@ export interface Services {
   apiKeys: ApiKeysService;
   users: UsersService;
   policies: PoliciesService;
+  simulation: SimulationService;
   logs: LogsService;
   search: SearchService;
   exports: ExportsService;
@@ -39,6 +41,7 @@ export function createServices(store: Store, options: ServicesOptions): Services
     apiKeys: new ApiKeysService(store, audit, versions, cursors),
     users: new UsersService(store, audit, versions, cursors, access),
     policies: new PoliciesService(store, audit, versions, cursors),
+    simulation: new SimulationService(access),
     logs: new LogsService(store, cursors),
     search: new SearchService(store, cursors),
     exports: new ExportsService(store, audit, options),

@@ -19,6 +19,7 @@ export const operations = {
   listPolicies: { group: 'policies', name: 'list', method: 'GET', path: '/v1/policies', pathParams: [], query: true, body: false, cursor: 'query', returns: 'body' },
   createPolicy: { group: 'policies', name: 'create', method: 'POST', path: '/v1/policies', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   simulatePolicy: { group: 'policies', name: 'simulate', method: 'POST', path: '/v1/policies/simulate', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
+  simulatePolicyBatch: { group: 'policies', name: 'simulatePolicyBatch', method: 'POST', path: '/v1/policies/simulate/batch', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   getPolicy: { group: 'policies', name: 'get', method: 'GET', path: '/v1/policies/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
   updatePolicy: { group: 'policies', name: 'update', method: 'PATCH', path: '/v1/policies/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'data' },
   deletePolicy: { group: 'policies', name: 'delete', method: 'DELETE', path: '/v1/policies/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
@@ -158,6 +159,18 @@ export interface Resources {
      * `POST /v1/policies/simulate` (`simulatePolicy`)
      */
     simulate(body: Body<'simulatePolicy'>, options?: RequestOptions): Promise<Data<'simulatePolicy'>>;
+    /**
+     * Simulate many decisions, with draft policies
+     *
+     * Answers up to 100 checks in one call, each as `POST /v1/policies/simulate` would, in
+     * order. `draftPolicies` are evaluated beside the stored policies as if they were stored
+     * (or alone with `useStored: false`), so a policy change can be tested before it is
+     * applied, like AWS's simulate-custom-policy or Cerbos's CheckResources. Deny overrides
+     * across both sets. Nothing is written.
+     *
+     * `POST /v1/policies/simulate/batch` (`simulatePolicyBatch`)
+     */
+    simulatePolicyBatch(body: Body<'simulatePolicyBatch'>, options?: RequestOptions): Promise<Data<'simulatePolicyBatch'>>;
     /**
      * Get a policy
      *

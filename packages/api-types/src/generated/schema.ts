@@ -146,6 +146,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/policies/simulate/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate many decisions, with draft policies
+         * @description Answers up to 100 checks in one call, each as `POST /v1/policies/simulate` would, in
+         *     order. `draftPolicies` are evaluated beside the stored policies as if they were stored
+         *     (or alone with `useStored: false`), so a policy change can be tested before it is
+         *     applied, like AWS's simulate-custom-policy or Cerbos's CheckResources. Deny overrides
+         *     across both sets. Nothing is written.
+         */
+        post: operations["simulatePolicyBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/policies/{id}": {
         parameters: {
             query?: never;
@@ -839,6 +863,18 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
         };
+        /** @description The request principal, `user:<id>`, `role:<id>` or `service:<name>`. A user principal also carries `role:<r>` for each role the user holds. */
+        principal: string;
+        /** @description The action, e.g. `users:read`. */
+        action: string;
+        /** @description The resource, e.g. `users/user_01jf3k8m6q2w9x4v7t5r1n0b3c`. */
+        resource: string;
+        /** @description Request context for conditions. Unknown keys are rejected. */
+        context: {
+            /** @description Client IP address (IPv4 or IPv6). */
+            ip?: string;
+            time?: components["schemas"]["InstantInput"];
+        };
         /**
          * @example {
          *       "principal": "user:user_01jf3k8m6q2w9x4v7t5r1n0b3c",
@@ -851,24 +887,21 @@ export interface components {
          *     }
          */
         SimulationRequest: {
-            /** @description The request principal, `user:<id>`, `role:<id>` or `service:<name>`. A user principal also carries `role:<r>` for each role the user holds. */
-            principal: string;
-            /** @description The action, e.g. `users:read`. */
-            action: string;
-            /** @description The resource, e.g. `users/user_01jf3k8m6q2w9x4v7t5r1n0b3c`. */
-            resource: string;
-            /** @description Request context for conditions. Unknown keys are rejected. */
-            context?: {
-                /** @description Client IP address (IPv4 or IPv6). */
-                ip?: string;
-                time?: components["schemas"]["InstantInput"];
-            };
+            principal: components["schemas"]["principal"];
+            action: components["schemas"]["action"];
+            resource: components["schemas"]["resource"];
+            context?: components["schemas"]["context"];
             /**
              * @description Adds `explanation` and `missingContextKeys` to the result.
              * @default false
              */
             explain?: boolean;
         };
+        /**
+         * @description A stored policy's id, or `draft_<i>` for the i-th draft policy of a batch simulation.
+         * @example pol_01jf3k8m6q2w9x4v7t5r1n0b3d
+         */
+        EvaluatedPolicyId: string;
         /**
          * @example {
          *       "id": "pol_01jf3k8m6q2w9x4v7t5r1n0b3d",
@@ -877,7 +910,7 @@ export interface components {
          *     }
          */
         MatchedPolicy: {
-            id: components["schemas"]["PolicyId"];
+            id: components["schemas"]["EvaluatedPolicyId"];
             name: string;
             /** @enum {string} */
             effect: "allow" | "deny";
@@ -898,7 +931,7 @@ export interface components {
          *     }
          */
         PolicyExplanation: {
-            policyId: components["schemas"]["PolicyId"];
+            policyId: components["schemas"]["EvaluatedPolicyId"];
             policyName: string;
             /** @enum {string} */
             effect: "allow" | "deny";
@@ -942,6 +975,79 @@ export interface components {
             explanation?: components["schemas"]["PolicyExplanation"][];
             /** @description Only with `explain: true`. Context keys that a condition needed but the request lacked. */
             missingContextKeys?: string[];
+        };
+        /**
+         * @description One access question - may this principal do this action on this resource, in this context?
+         * @example {
+         *       "principal": "user:user_01jf3k8m6q2w9x4v7t5r1n0b3c",
+         *       "action": "users:read",
+         *       "resource": "users/user_01jf3k8m6q2w9x4v7t5r1n0b3c",
+         *       "context": {
+         *         "ip": "10.1.2.3"
+         *       }
+         *     }
+         */
+        SimulationCheck: {
+            /** @description The request principal, `user:<id>`, `role:<id>` or `service:<name>`. A user principal also carries `role:<r>` for each role the user holds. */
+            principal: string;
+            /** @description The action, e.g. `users:read`. */
+            action: string;
+            /** @description The resource, e.g. `users/user_01jf3k8m6q2w9x4v7t5r1n0b3c`. */
+            resource: string;
+            /** @description Request context for conditions. Unknown keys are rejected. */
+            context?: {
+                /** @description Client IP address (IPv4 or IPv6). */
+                ip?: string;
+                time?: components["schemas"]["InstantInput"];
+            };
+        };
+        /**
+         * @description Up to 100 checks, answered against the stored policies, draft policies that are not saved, or both. Drafts are validated like a create (a 400 names `draftPolicies[i].<field>`) and appear as `draft_0`, `draft_1`… in `matchedPolicies` and `explanation`. Nothing is written.
+         * @example {
+         *       "checks": [
+         *         {
+         *           "principal": "role:support",
+         *           "action": "users:grant",
+         *           "resource": "roles/viewer"
+         *         },
+         *         {
+         *           "principal": "role:support",
+         *           "action": "users:grant",
+         *           "resource": "roles/admin"
+         *         }
+         *       ],
+         *       "draftPolicies": [
+         *         {
+         *           "name": "support-grants-viewer",
+         *           "effect": "allow",
+         *           "principals": [
+         *             "role:support"
+         *           ],
+         *           "actions": [
+         *             "users:grant"
+         *           ],
+         *           "resources": [
+         *             "roles/viewer"
+         *           ]
+         *         }
+         *       ],
+         *       "useStored": false
+         *     }
+         */
+        BatchSimulationRequest: {
+            checks: components["schemas"]["SimulationCheck"][];
+            /** @description Policies evaluated as if they were stored, in this order (`draft_<index>`). */
+            draftPolicies?: components["schemas"]["PolicyCreate"][];
+            /**
+             * @description `false` evaluates the draft policies alone, as if nothing were stored.
+             * @default true
+             */
+            useStored?: boolean;
+            /**
+             * @description Adds `explanation` and `missingContextKeys` to every result.
+             * @default false
+             */
+            explain?: boolean;
         };
         /**
          * @description Every field is optional; given fields replace the stored ones. `description: null` and `conditions: null` remove them.
@@ -2291,6 +2397,77 @@ export interface operations {
                      */
                     "application/json": {
                         data: components["schemas"]["SimulationResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    simulatePolicyBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchSimulationRequest"];
+            };
+        };
+        responses: {
+            /** @description One decision per check, in the order of the checks. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "results": [
+                     *           {
+                     *             "allowed": true,
+                     *             "effect": "allow",
+                     *             "decision": "allow",
+                     *             "matchedPolicies": [
+                     *               {
+                     *                 "id": "draft_0",
+                     *                 "name": "support-grants-viewer",
+                     *                 "effect": "allow"
+                     *               }
+                     *             ],
+                     *             "evaluationTimeMs": 0
+                     *           },
+                     *           {
+                     *             "allowed": false,
+                     *             "effect": "deny",
+                     *             "decision": "implicit_deny",
+                     *             "matchedPolicies": [],
+                     *             "evaluationTimeMs": 0
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            results: components["schemas"]["SimulationResult"][];
+                        };
                         meta: components["schemas"]["Meta"];
                     };
                 };

@@ -1,5 +1,6 @@
 import {
   type AccessRequest,
+  combineDecisions,
   type Decision,
   type PolicyDefinition,
   PolicyIndex,
@@ -44,18 +45,25 @@ export class AccessService {
     private readonly currentVersions: () => Promise<StateVersions>,
   ) {}
 
+  /**
+   * Decides against the stored policies, and, when given, draft policies evaluated beside
+   * them in their own small index (never merged into the cached one); `useStored: false`
+   * decides against the drafts alone.
+   */
   async decide(
     request: Omit<AccessRequest, 'roles'>,
     known?: StateVersions,
+    overlay?: { drafts: PolicyIndex; useStored: boolean },
   ): Promise<TimedDecision> {
     const started = performance.now();
     const versions = known ?? (await this.currentVersions());
     const userId = request.principal.startsWith('user:') ? request.principal.slice(5) : undefined;
     const [index, roles] = await Promise.all([
-      this.indexAt(versions.policies),
+      overlay?.useStored === false ? undefined : this.indexAt(versions.policies),
       userId === undefined ? [] : this.rolesOf(userId, versions.userRoles),
     ]);
-    const decision = index.evaluate({ ...request, roles });
+    const indexes = [index, overlay?.drafts].filter((i) => i !== undefined);
+    const decision = combineDecisions(indexes.map((i) => i.evaluate({ ...request, roles })));
     return { ...decision, evaluationTimeMs: Math.round(performance.now() - started) };
   }
 

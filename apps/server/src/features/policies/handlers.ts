@@ -1,13 +1,10 @@
-import { parseIp } from '@secadmin/policy';
 import type { Handler } from '../../http/context.js';
 import { created, noContent, ok, sendPage } from '../../http/respond.js';
-import { invalid } from '../../lib/errors.js';
-import { parseInstant } from '../../lib/time.js';
-import type { AccessService } from './access-service.js';
 import { policyDetail, policyListItem } from './representation.js';
 import type { PoliciesService } from './service.js';
+import type { SimulationService } from './simulation.js';
 
-export function policyHandlers(policies: PoliciesService, access: AccessService) {
+export function policyHandlers(policies: PoliciesService, simulation: SimulationService) {
   const listPolicies: Handler<'listPolicies'> = async ({ query, res }) => {
     const page = await policies.list(query);
     sendPage(res, { items: page.items.map(policyListItem), nextCursor: page.nextCursor });
@@ -26,24 +23,18 @@ export function policyHandlers(policies: PoliciesService, access: AccessService)
     noContent(res);
   };
   const simulatePolicy: Handler<'simulatePolicy'> = async ({ body, versions, res }) => {
-    const ip = body.context?.ip;
-    if (ip !== undefined && !parseIp(ip))
-      throw invalid('context.ip', 'must be an IPv4 or IPv6 address');
-    const timeText = body.context?.time;
-    const time = timeText === undefined ? undefined : parseInstant(timeText);
-    if (timeText !== undefined && !time)
-      throw invalid('context.time', 'must be an ISO 8601 instant');
-    const decision = await access.decide(
-      {
-        principal: body.principal,
-        action: body.action,
-        resource: body.resource,
-        context: { ip, time },
-        explain: body.explain === true,
-      },
-      versions,
-    );
-    ok(res, decision);
+    ok(res, await simulation.simulate(body, versions));
   };
-  return { listPolicies, createPolicy, getPolicy, updatePolicy, deletePolicy, simulatePolicy };
+  const simulatePolicyBatch: Handler<'simulatePolicyBatch'> = async ({ body, versions, res }) => {
+    ok(res, { results: await simulation.simulateBatch(body, versions) });
+  };
+  return {
+    listPolicies,
+    createPolicy,
+    getPolicy,
+    updatePolicy,
+    deletePolicy,
+    simulatePolicy,
+    simulatePolicyBatch,
+  };
 }

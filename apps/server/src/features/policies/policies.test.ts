@@ -285,4 +285,109 @@ describe.each(DATABASES)('policies on %s', (database) => {
     await server.client.DELETE('/v1/policies/{id}', { params: { path: { id: p.id } } });
     expect((await simulate(request)).decision).toBe('implicit_deny');
   });
+
+  describe('batch and draft simulation', () => {
+    const batch = (body: Record<string, unknown>) =>
+      server.client.POST('/v1/policies/simulate/batch', { body: body as never });
+    const policyCount = async () =>
+      (await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM policies'))[0]?.n;
+
+    it('answers every check in order against draft policies alone, and writes nothing', async () => {
+      const area = uniqueName('batch').replace(/-/g, '_');
+      await createPolicy(server.client, {
+        principals: ['role:support'],
+        actions: [`${area}:grant`],
+        resources: ['roles/admin'],
+      });
+      const before = await policyCount();
+      const { data } = await batch({
+        checks: [
+          { principal: 'role:support', action: `${area}:grant`, resource: 'roles/viewer' },
+          { principal: 'role:support', action: `${area}:grant`, resource: 'roles/admin' },
+        ],
+        draftPolicies: [
+          {
+            name: 'support-grants-viewer',
+            effect: 'allow',
+            principals: ['role:support'],
+            actions: [`${area}:grant`],
+            resources: ['roles/viewer'],
+          },
+        ],
+        useStored: false,
+      });
+      const results = data?.data.results ?? [];
+      expect(results.map((r) => r.decision)).toEqual(['allow', 'implicit_deny']);
+      expect(results[0]?.matchedPolicies).toEqual([
+        { id: 'draft_0', name: 'support-grants-viewer', effect: 'allow' },
+      ]);
+      expect(await policyCount()).toBe(before);
+    });
+
+    it('evaluates drafts beside the stored policies (deny overrides) without changing the stored set', async () => {
+      const area = uniqueName('overlay').replace(/-/g, '_');
+      const stored = await createPolicy(server.client, {
+        principals: ['role:dev'],
+        actions: [`${area}:read`],
+        resources: ['docs/*'],
+      });
+      const check = { principal: 'role:dev', action: `${area}:read`, resource: 'docs/1' };
+      const { data } = await batch({
+        checks: [check],
+        draftPolicies: [
+          {
+            name: 'no-docs',
+            effect: 'deny',
+            principals: ['role:dev'],
+            actions: ['*'],
+            resources: ['docs/*'],
+          },
+        ],
+        explain: true,
+      });
+      const result = data?.data.results[0];
+      expect(result?.decision).toBe('explicit_deny');
+      expect(result?.matchedPolicies.map((p) => p.id)).toEqual([stored.id, 'draft_0']);
+      expect(result?.explanation?.map((e) => e.policyId)).toContain('draft_0');
+      // The cached index of stored policies never saw the draft.
+      expect((await simulate(check)).decision).toBe('allow');
+    });
+
+    it('refuses invalid drafts and checks with 400 naming each, and more than 100 checks', async () => {
+      const check = { principal: 'role:dev', action: 'a:b', resource: 'x' };
+      const draft = {
+        name: 'd',
+        effect: 'allow',
+        principals: ['*'],
+        actions: ['a:b'],
+        resources: ['x'],
+      };
+      const bad = await failure(
+        batch({
+          checks: [check, { ...check, context: { ip: 'not-an-ip' } }],
+          draftPolicies: [
+            draft,
+            { ...draft, conditions: { ip: { allowlist: ['10.0.0.0/33'] } } },
+            { ...draft, name: '' },
+          ],
+        }),
+      );
+      expect(bad.status).toBe(400);
+      expect(bad.details.map((d) => d.field).sort()).toEqual(['body.draftPolicies[2].name']);
+      const semantic = await failure(
+        batch({
+          checks: [check, { ...check, context: { ip: 'not-an-ip' } }],
+          draftPolicies: [draft, { ...draft, conditions: { ip: { allowlist: ['10.0.0.0/33'] } } }],
+        }),
+      );
+      expect(semantic.details.map((d) => d.field).sort()).toEqual([
+        'body.checks[1].context.ip',
+        'body.draftPolicies[1].conditions.ip.allowlist[0]',
+      ]);
+      const tooMany = await failure(batch({ checks: Array(101).fill(check) }));
+      expect(tooMany.status).toBe(400);
+      const none = await failure(batch({ checks: [] }));
+      expect(none.status).toBe(400);
+    });
+  });
 });

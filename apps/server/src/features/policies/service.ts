@@ -17,7 +17,10 @@ type PolicyConditions = components['schemas']['PolicyConditions'];
 const POLICY_ID = /^pol_[0-9a-hjkmnp-tv-z]{26}$/;
 
 /** What the schema cannot say: every CIDR parses, every time is a real instant, in order. */
-function conditionProblems(conditions: PolicyConditions, field = 'conditions'): FieldProblem[] {
+export function conditionProblems(
+  conditions: PolicyConditions,
+  field = 'conditions',
+): FieldProblem[] {
   const problems: FieldProblem[] = [];
   for (const list of ['allowlist', 'denylist'] as const) {
     conditions.ip?.[list]?.forEach((cidr, i) => {
