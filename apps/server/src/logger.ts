@@ -38,7 +38,7 @@ export function requestLogger(logger: Logger): RequestHandler {
           path: req.baseUrl + req.path,
           status: res.statusCode,
           durationMs: Number(process.hrtime.bigint() - started) / 1e6,
-          keyId: (res.locals.auth as { key?: { id: string } } | undefined)?.key?.id,
+          keyId: res.locals.keyId,
         },
         'request',
       );

@@ -58,6 +58,8 @@ declare global {
   namespace Express {
     interface Locals {
       requestId: string;
+      /** The authenticating key's id, for the request log line. */
+      keyId?: string;
     }
   }
 }

@@ -65,6 +65,7 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
       await enforceRateLimit(deps.rateLimits, res, `ip:${req.ip}`, ANONYMOUS_LIMIT);
     else if (access !== 'public') {
       auth = await deps.authenticate(req, res);
+      res.locals.keyId = auth.key.id;
       await deps.authorize(req, auth, access, params);
     }
     requireJsonBody(req);

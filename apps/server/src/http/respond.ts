@@ -3,7 +3,7 @@ import type { Page } from '../lib/cursor.js';
 
 /** Sends a JSON body with `meta.requestId` (merged into any meta the body has). */
 export function sendJson(res: Response, status: number, body: Record<string, unknown>): void {
-  const meta = { ...(body.meta as object | undefined), requestId: res.locals.requestId as string };
+  const meta = { ...(body.meta as object | undefined), requestId: res.locals.requestId };
   res.status(status).json({ ...body, meta });
 }
 
