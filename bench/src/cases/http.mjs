@@ -2,7 +2,8 @@
 // POST /v1/policies/simulate with 1,000 policies, and GET /v1/users/{id} on PostgreSQL.
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { makePolicies } from '../lib/policy-workload.mjs';
+import { measureAsync } from '../lib/measure.mjs';
+import { makePolicies, seeded } from '../lib/policy-workload.mjs';
 import {
   freshDatabase,
   NODE24,
@@ -38,11 +39,12 @@ async function load(url, { method = 'GET', body, durationSeconds }) {
 /**
  * @param {string} databaseUrl
  * @param {number} count
+ * @param {ReturnType<typeof makePolicies>} [policies]
  */
-async function insertPolicies(databaseUrl, count) {
+async function insertPolicies(databaseUrl, count, policies = makePolicies(count)) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  for (const p of makePolicies(count)) {
+  for (const p of policies) {
     await client.query(
       `INSERT INTO policies (id, name, effect, principals, actions, resources, conditions, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, now(), now())`,
@@ -142,8 +144,56 @@ export async function httpCases({ smoke, adminUrl }) {
         await server.stop();
       }
     }
+    rows.push(await batchSimulation(database.url, smoke));
   } finally {
     await database.drop();
   }
   return rows;
+}
+
+/**
+ * `POST /v1/policies/simulate/batch`: 100 checks over 10,000 stored policies plus 100 draft
+ * policies (validated, compiled into their own index, evaluated beside the stored ones).
+ * @param {string} databaseUrl
+ * @param {boolean} smoke
+ * @returns {Promise<Row>}
+ */
+async function batchSimulation(databaseUrl, smoke) {
+  const server = await startSecadmin({ databaseUrl });
+  try {
+    const stored = makePolicies(10_000).slice(1000);
+    await insertPolicies(databaseUrl, stored.length, stored);
+    const drafts = makePolicies(100, seeded(7)).map(
+      ({ name, effect, principals, actions, resources }) => ({
+        name: `draft-${name}`,
+        effect,
+        principals,
+        actions,
+        resources,
+      }),
+    );
+    const checks = Array.from({ length: 100 }, (_, i) => ({
+      principal: `user:u${i}`,
+      action: 'documents:read',
+      resource: `documents/${i}`,
+      context: { ip: '10.1.2.3' },
+    }));
+    const body = JSON.stringify({ checks, draftPolicies: drafts });
+    const latency = await measureAsync(
+      () => server.api('/v1/policies/simulate/batch', { method: 'POST', body }),
+      { runs: smoke ? 5 : 200 },
+    );
+    return {
+      case: 'batch simulation over HTTP: 100 checks, 10,000 stored + 100 draft policies',
+      peer: '—',
+      secadmin: `p50 ${latency.p50Ms.toFixed(1)} ms, p95 ${latency.p95Ms.toFixed(1)} ms`,
+      peerFigure: '—',
+      ratio: null,
+      target: 'p95 < 20 ms',
+      met: latency.p95Ms < 20,
+      detail: { latency },
+    };
+  } finally {
+    await server.stop();
+  }
 }
