@@ -33,11 +33,18 @@ function repositoriesOn(connection: Connection): Repositories {
   };
 }
 
+/**
+ * Prisma's defaults (2 s to get a connection, 5 s to finish) fail requests that merely queue:
+ * 100 concurrent updates of one row wait in turn for its lock while holding the pool's
+ * connections. Generous bounds, still well under the clients' timeouts.
+ */
+const TIMEOUTS = { maxWait: 10_000, timeout: 20_000 };
+
 /** The storage of the service: the only way services reach the database. */
 export function createRepositories(db: Database): Store {
   return {
     ...repositoriesOn({ db: db.prisma, sql: db.query }),
     transaction: (work) =>
-      db.prisma.$transaction((tx) => work(repositoriesOn(transactionConnection(tx)))),
+      db.prisma.$transaction((tx) => work(repositoriesOn(transactionConnection(tx))), TIMEOUTS),
   };
 }

@@ -14,7 +14,8 @@ async function api(url: string, path: string, init: RequestInit = {}) {
   return { status: res.status, body: res.status === 204 ? undefined : await json(res) };
 }
 
-describe('kill -9', () => {
+// Each test starts the real server three times; on two loaded cores that alone can take 30 s.
+describe('kill -9', { timeout: 120_000 }, () => {
   let dataDir: string;
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
   beforeAll(async () => {
