@@ -98,9 +98,12 @@ export interface Resources {
      * Delete a user
      *
      * Permanently deletes the user, all its API keys and every `user:<id>` principal
-     * entry in policies, at once; it cannot be undone. Audit entries stay, but the
-     * user's email in them is replaced by `null`. The email can be used again. Writes a
-     * `user.deleted` audit entry.
+     * entry in policies, at once; it cannot be undone. Audit entries stay. In the entries
+     * linked to the user (its `actor.id`, or `target` `{type: user, id}`) its email is
+     * removed: `actor.email` becomes `null`, and the address is cut from the target id and
+     * metadata values. Entries not linked to the user are never altered, whatever they
+     * mention. The email can be used again. Writes a `user.deleted` audit entry whose
+     * `metadata.redactedEntries` is the number of entries altered.
      *
      * `DELETE /v1/users/{id}` (`deleteUser`)
      */
@@ -210,8 +213,9 @@ export interface Resources {
      * Lists log entries newest first, by (timestamp, id), with cursor pagination that
      * neither skips nor repeats while entries arrive. Filters: `from` (inclusive), `to`
      * (exclusive; `from` must be before `to`), `events` (comma-separated event types),
-     * `actor` (an actor id) and `result`. Entries carry the list fields; get one entry
-     * for `traceId`, `metadata` and the full location.
+     * `actor` (an actor id), `result` and `origin`. Entries carry the list fields, `origin`
+     * included; get one entry for `traceId`, `ingestedBy`, `receivedAt`, `metadata` and the
+     * full location.
      *
      * `GET /v1/logs` (`listLogs`)
      */
@@ -221,8 +225,11 @@ export interface Resources {
      *
      * Appends 1 to 1000 entries in one transaction: all are stored or none. The response
      * is sent only once they are durable and gives each entry's id and timestamp, in
-     * request order. `timestamp` defaults to now. Entries are append-only: nothing in
-     * the API updates or deletes one. Body limit 10 MiB.
+     * request order. `timestamp` defaults to now; it may lie in the past but at most
+     * 5 minutes in the future (server time), else 400. Each entry is stored with
+     * `origin: api`, `ingestedBy` (this key's id) and `receivedAt` (server time); a
+     * request cannot set these. Entries are append-only: nothing in the API updates or
+     * deletes one. Body limit 10 MiB.
      *
      * `POST /v1/logs` (`ingestLogs`)
      */
@@ -238,7 +245,9 @@ export interface Resources {
      * closed at the end of the query; a query with nothing to search for is a 400.
      *
      * Hits come newest first with cursor pagination (`cursor` in the body);
-     * `meta.totalHits` is exact. `highlights` maps each matched field path to its text
+     * `meta.totalHits` is exact up to and including 10,000 (`meta.totalHitsRelation: eq`);
+     * when more match it is 10000 with `gte`, unless `exactTotal: true` asks for the exact
+     * count. `origin` keeps the entries of one origin. `highlights` maps each matched field path to its text
      * with matched terms wrapped in `<em>`; every other character is HTML-escaped.
      * `from` is inclusive, `to` exclusive.
      *
@@ -248,7 +257,7 @@ export interface Resources {
     /**
      * Get a log entry
      *
-     * Returns one entry with full detail, adding `traceId`, `metadata`, `context.location.region` and `context.location.coordinates`.
+     * Returns one entry with full detail, adding `traceId`, `ingestedBy` and `receivedAt` (ingested entries), `metadata`, `context.location.region` and `context.location.coordinates`.
      *
      * `GET /v1/logs/{id}` (`getLog`)
      */
@@ -266,7 +275,7 @@ export interface Resources {
      * `status: processing` and `estimatedRecords`. A background worker streams the
      * entries to a file: `json` is one JSON array of full entries; `csv` is a header
      * row and one row per entry with the columns
-     * `id,timestamp,event,actor.id,actor.email,actor.type,target.id,target.type,context.ip,context.userAgent,context.location.city,context.location.country,context.location.region,context.location.coordinates.lat,context.location.coordinates.lng,result,traceId,metadata`
+     * `id,timestamp,event,actor.id,actor.email,actor.type,target.id,target.type,context.ip,context.userAgent,context.location.city,context.location.country,context.location.region,context.location.coordinates.lat,context.location.coordinates.lng,result,traceId,origin,ingestedBy,receivedAt,metadata`
      * (RFC 4180 quoting; a text cell starting with `=`, `+`, `-`, `@`, tab or CR is
      * prefixed with `'`). `includeMetadata: false` leaves `metadata` out. Exports
      * still processing when the server stops are finished after it restarts; a failure

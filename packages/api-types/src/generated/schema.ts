@@ -57,9 +57,12 @@ export interface paths {
         /**
          * Delete a user
          * @description Permanently deletes the user, all its API keys and every `user:<id>` principal
-         *     entry in policies, at once; it cannot be undone. Audit entries stay, but the
-         *     user's email in them is replaced by `null`. The email can be used again. Writes a
-         *     `user.deleted` audit entry.
+         *     entry in policies, at once; it cannot be undone. Audit entries stay. In the entries
+         *     linked to the user (its `actor.id`, or `target` `{type: user, id}`) its email is
+         *     removed: `actor.email` becomes `null`, and the address is cut from the target id and
+         *     metadata values. Entries not linked to the user are never altered, whatever they
+         *     mention. The email can be used again. Writes a `user.deleted` audit entry whose
+         *     `metadata.redactedEntries` is the number of entries altered.
          */
         delete: operations["deleteUser"];
         options?: never;
@@ -220,8 +223,9 @@ export interface paths {
          * @description Lists log entries newest first, by (timestamp, id), with cursor pagination that
          *     neither skips nor repeats while entries arrive. Filters: `from` (inclusive), `to`
          *     (exclusive; `from` must be before `to`), `events` (comma-separated event types),
-         *     `actor` (an actor id) and `result`. Entries carry the list fields; get one entry
-         *     for `traceId`, `metadata` and the full location.
+         *     `actor` (an actor id), `result` and `origin`. Entries carry the list fields, `origin`
+         *     included; get one entry for `traceId`, `ingestedBy`, `receivedAt`, `metadata` and the
+         *     full location.
          */
         get: operations["listLogs"];
         put?: never;
@@ -229,8 +233,11 @@ export interface paths {
          * Ingest log entries
          * @description Appends 1 to 1000 entries in one transaction: all are stored or none. The response
          *     is sent only once they are durable and gives each entry's id and timestamp, in
-         *     request order. `timestamp` defaults to now. Entries are append-only: nothing in
-         *     the API updates or deletes one. Body limit 10 MiB.
+         *     request order. `timestamp` defaults to now; it may lie in the past but at most
+         *     5 minutes in the future (server time), else 400. Each entry is stored with
+         *     `origin: api`, `ingestedBy` (this key's id) and `receivedAt` (server time); a
+         *     request cannot set these. Entries are append-only: nothing in the API updates or
+         *     deletes one. Body limit 10 MiB.
          */
         post: operations["ingestLogs"];
         delete?: never;
@@ -258,7 +265,9 @@ export interface paths {
          *     closed at the end of the query; a query with nothing to search for is a 400.
          *
          *     Hits come newest first with cursor pagination (`cursor` in the body);
-         *     `meta.totalHits` is exact. `highlights` maps each matched field path to its text
+         *     `meta.totalHits` is exact up to and including 10,000 (`meta.totalHitsRelation: eq`);
+         *     when more match it is 10000 with `gte`, unless `exactTotal: true` asks for the exact
+         *     count. `origin` keeps the entries of one origin. `highlights` maps each matched field path to its text
          *     with matched terms wrapped in `<em>`; every other character is HTML-escaped.
          *     `from` is inclusive, `to` exclusive.
          */
@@ -285,7 +294,7 @@ export interface paths {
          *     `status: processing` and `estimatedRecords`. A background worker streams the
          *     entries to a file: `json` is one JSON array of full entries; `csv` is a header
          *     row and one row per entry with the columns
-         *     `id,timestamp,event,actor.id,actor.email,actor.type,target.id,target.type,context.ip,context.userAgent,context.location.city,context.location.country,context.location.region,context.location.coordinates.lat,context.location.coordinates.lng,result,traceId,metadata`
+         *     `id,timestamp,event,actor.id,actor.email,actor.type,target.id,target.type,context.ip,context.userAgent,context.location.city,context.location.country,context.location.region,context.location.coordinates.lat,context.location.coordinates.lng,result,traceId,origin,ingestedBy,receivedAt,metadata`
          *     (RFC 4180 quoting; a text cell starting with `=`, `+`, `-`, `@`, tab or CR is
          *     prefixed with `'`). `includeMetadata: false` leaves `metadata` out. Exports
          *     still processing when the server stops are finished after it restarts; a failure
@@ -343,7 +352,7 @@ export interface paths {
         };
         /**
          * Get a log entry
-         * @description Returns one entry with full detail, adding `traceId`, `metadata`, `context.location.region` and `context.location.coordinates`.
+         * @description Returns one entry with full detail, adding `traceId`, `ingestedBy` and `receivedAt` (ingested entries), `metadata`, `context.location.region` and `context.location.coordinates`.
          */
         get: operations["getLog"];
         put?: never;
@@ -1081,6 +1090,12 @@ export interface components {
          */
         EventName: string;
         /**
+         * @description Who wrote the entry: `service` for the entries secadmin writes itself (its audit of mutations and `auth.failed`), `api` for entries ingested through `POST /v1/logs`. Set by the server; no request can set it.
+         * @example api
+         * @enum {string}
+         */
+        LogOrigin: "service" | "api";
+        /**
          * @description Log entry identifier, `log_` followed by a lowercase ULID.
          * @example log_01jf3k8m6q2w9x4v7t5r1n0b3e
          */
@@ -1164,7 +1179,8 @@ export interface components {
          *           "country": "DE"
          *         }
          *       },
-         *       "result": "success"
+         *       "result": "success",
+         *       "origin": "api"
          *     }
          */
         LogEntryListItem: {
@@ -1176,6 +1192,7 @@ export interface components {
             context?: components["schemas"]["LogContext"];
             /** @enum {string} */
             result: "success" | "failure";
+            origin: components["schemas"]["LogOrigin"];
         };
         /**
          * @example {
@@ -1225,7 +1242,7 @@ export interface components {
             location?: components["schemas"]["LogLocationDetail"];
         };
         /**
-         * @description One entry to ingest. `timestamp` defaults to the time of ingest.
+         * @description One entry to ingest. `timestamp` defaults to the time of ingest; it may lie in the past (backfill) but at most 5 minutes in the future of the server's clock. `origin`, `ingestedBy` and `receivedAt` are set by the server and are not accepted here.
          * @example {
          *       "event": "user.login",
          *       "actor": {
@@ -1300,6 +1317,7 @@ export interface components {
          * @example {
          *       "query": "login -event:user.logout actor:ada@example.com",
          *       "from": "2026-11-01T00:00:00Z",
+         *       "origin": "api",
          *       "limit": 20
          *     }
          */
@@ -1310,6 +1328,13 @@ export interface components {
             to?: components["schemas"]["InstantInput"];
             /** @default 50 */
             limit?: number;
+            /** @description Only entries of this origin. */
+            origin?: components["schemas"]["LogOrigin"];
+            /**
+             * @description Count every match for `meta.totalHits`, however many (slower on a large log); otherwise the count stops above 10,000.
+             * @default false
+             */
+            exactTotal?: boolean;
             /** @description `pagination.nextCursor` of the previous page. */
             cursor?: string;
         };
@@ -1324,6 +1349,7 @@ export interface components {
          *         "type": "user"
          *       },
          *       "result": "success",
+         *       "origin": "api",
          *       "highlights": {
          *         "event": "user.<em>login</em>"
          *       }
@@ -1336,6 +1362,7 @@ export interface components {
             actor: components["schemas"]["LogActor"];
             /** @enum {string} */
             result: "success" | "failure";
+            origin: components["schemas"]["LogOrigin"];
             /** @description Field path → its text with matched terms wrapped in `<em>`; all other text is HTML-escaped. */
             highlights: {
                 [key: string]: string;
@@ -1345,13 +1372,19 @@ export interface components {
          * @example {
          *       "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h",
          *       "totalHits": 1,
+         *       "totalHitsRelation": "eq",
          *       "searchTimeMs": 4
          *     }
          */
         SearchMeta: {
             requestId: string;
-            /** @description Exact number of entries matching the query and time range. */
+            /** @description Number of entries matching the query, time range and origin: exact up to and including 10,000; when more match it is 10000 and `totalHitsRelation` is `gte` (unless the request asked for `exactTotal`). */
             totalHits: number;
+            /**
+             * @description `eq`: `totalHits` is the exact count. `gte`: more than 10,000 entries match and counting stopped at 10,000 (Elasticsearch's `track_total_hits` convention).
+             * @enum {string}
+             */
+            totalHitsRelation: "eq" | "gte";
             /** @description Measured search time in whole milliseconds. */
             searchTimeMs: number;
         };
@@ -1439,7 +1472,12 @@ export interface components {
             error?: string;
         };
         /**
-         * @description A log entry with full detail.
+         * @description API key identifier, `key_` followed by a lowercase ULID.
+         * @example key_01jf3k8m6q2w9x4v7t5r1n0b3g
+         */
+        ApiKeyId: string;
+        /**
+         * @description A log entry with full detail. Ingested entries (`origin: api`) also carry `ingestedBy` and `receivedAt`; the service's own entries have neither key.
          * @example {
          *       "id": "log_01jf3k8m6q2w9x4v7t5r1n0b3e",
          *       "timestamp": "2026-11-25T21:00:00.123Z",
@@ -1468,6 +1506,9 @@ export interface components {
          *       },
          *       "result": "success",
          *       "traceId": "4bf92f3577b34da6a3ce929d0e0e4736",
+         *       "origin": "api",
+         *       "ingestedBy": "key_01jf3k8m6q2w9x4v7t5r1n0b3g",
+         *       "receivedAt": "2026-11-25T21:00:00.456Z",
          *       "metadata": {
          *         "mfa": "totp"
          *       }
@@ -1483,13 +1524,13 @@ export interface components {
             /** @enum {string} */
             result: "success" | "failure";
             traceId?: string;
+            origin: components["schemas"]["LogOrigin"];
+            /** @description The id of the API key that ingested the entry. */
+            ingestedBy?: components["schemas"]["ApiKeyId"];
+            /** @description When the server received the entry (its clock, not the entry's `timestamp`). */
+            receivedAt?: components["schemas"]["TimestampMillis"];
             metadata: components["schemas"]["Metadata"];
         };
-        /**
-         * @description API key identifier, `key_` followed by a lowercase ULID.
-         * @example key_01jf3k8m6q2w9x4v7t5r1n0b3g
-         */
-        ApiKeyId: string;
         /**
          * @description Rate plan: `free` 100/min, `pro` 1000/min, `enterprise` the key's `rateLimitPerMinute`.
          * @example pro
@@ -2709,6 +2750,11 @@ export interface operations {
                  * @example failure
                  */
                 result?: "success" | "failure";
+                /**
+                 * @description Only entries of this origin (`service` or `api`).
+                 * @example service
+                 */
+                origin?: components["schemas"]["LogOrigin"];
             };
             header?: never;
             path?: never;
@@ -2750,7 +2796,8 @@ export interface operations {
                      *               "country": "DE"
                      *             }
                      *           },
-                     *           "result": "success"
+                     *           "result": "success",
+                     *           "origin": "api"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -2866,6 +2913,7 @@ export interface operations {
                      *             "type": "user"
                      *           },
                      *           "result": "success",
+                     *           "origin": "api",
                      *           "highlights": {
                      *             "event": "user.<em>login</em>",
                      *             "actor.email": "<em>ada@example.com</em>"
@@ -2878,6 +2926,7 @@ export interface operations {
                      *       "meta": {
                      *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h",
                      *         "totalHits": 1,
+                     *         "totalHitsRelation": "eq",
                      *         "searchTimeMs": 3
                      *       }
                      *     }
@@ -3056,6 +3105,9 @@ export interface operations {
                      *         },
                      *         "result": "failure",
                      *         "traceId": "4bf92f3577b34da6a3ce929d0e0e4736",
+                     *         "origin": "api",
+                     *         "ingestedBy": "key_01jf3k8m6q2w9x4v7t5r1n0b3g",
+                     *         "receivedAt": "2026-11-25T21:00:02.481Z",
                      *         "metadata": {
                      *           "reason": "expired_token"
                      *         }
@@ -3280,14 +3332,17 @@ export interface operations {
                      *           "type": "user"
                      *         },
                      *         "result": "success",
+                     *         "origin": "api",
+                     *         "ingestedBy": "key_01jf3k8m6q2w9x4v7t5r1n0b3g",
+                     *         "receivedAt": "2026-11-25T21:00:00.456Z",
                      *         "metadata": {}
                      *       }
                      *     ]
                      */
                     "application/json": components["schemas"]["LogEntry"][];
                     /**
-                     * @example id,timestamp,event,actor.id,actor.email,actor.type,target.id,target.type,context.ip,context.userAgent,context.location.city,context.location.country,context.location.region,context.location.coordinates.lat,context.location.coordinates.lng,result,traceId,metadata
-                     *     log_01jf3k8m6q2w9x4v7t5r1n0b3e,2026-11-25T21:00:00.123Z,user.login,user_01jf3k8m6q2w9x4v7t5r1n0b3c,ada@example.com,user,,,203.0.113.7,,,,,,,success,,{}
+                     * @example id,timestamp,event,actor.id,actor.email,actor.type,target.id,target.type,context.ip,context.userAgent,context.location.city,context.location.country,context.location.region,context.location.coordinates.lat,context.location.coordinates.lng,result,traceId,origin,ingestedBy,receivedAt,metadata
+                     *     log_01jf3k8m6q2w9x4v7t5r1n0b3e,2026-11-25T21:00:00.123Z,user.login,user_01jf3k8m6q2w9x4v7t5r1n0b3c,ada@example.com,user,,,203.0.113.7,,,,,,,success,,api,key_01jf3k8m6q2w9x4v7t5r1n0b3g,2026-11-25T21:00:00.456Z,{}
                      */
                     "text/csv": string;
                 };

@@ -108,7 +108,14 @@ describe.each(DATABASES)('audit log on %s', (database) => {
     const [ack] = await ingest(server.client, [entry]);
     const id = ack?.id as string;
     const { data: detail } = await server.client.GET('/v1/logs/{id}', { params: { path: { id } } });
-    expect(detail?.data).toEqual({ id, timestamp: ack?.timestamp, ...entry });
+    expect(detail?.data).toEqual({
+      id,
+      timestamp: ack?.timestamp,
+      ...entry,
+      origin: 'api',
+      ingestedBy: expect.stringMatching(/^key_/),
+      receivedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
     expect(detail?.data.actor).not.toHaveProperty('id');
     const { data: list } = await server.client.GET('/v1/logs', {
       params: { query: { events: ['user.password_reset.failed'], limit: 1 } },
@@ -121,6 +128,7 @@ describe.each(DATABASES)('audit log on %s', (database) => {
       target: { id: 'acct-1', type: 'user' },
       context: { ip: '203.0.113.7', userAgent: 'UA', location: { city: 'Berlin', country: 'DE' } },
       result: 'failure',
+      origin: 'api',
     });
     expect(
       await failure(
@@ -272,6 +280,7 @@ describe.each(DATABASES)('audit log on %s', (database) => {
     expect((await search('ip:198.51.100.4')).meta.totalHits).toBe(1);
     const paged = await search('', { limit: 3 });
     expect(paged.meta.totalHits).toBe(4);
+    expect(paged.meta.totalHitsRelation).toBe('eq');
     expect(paged.data).toHaveLength(3);
     expect(Number.isInteger(paged.meta.searchTimeMs)).toBe(true);
     const rest = await search('', { limit: 3, cursor: paged.pagination.nextCursor });
@@ -300,6 +309,7 @@ describe.each(DATABASES)('audit log on %s', (database) => {
       'event',
       'highlights',
       'id',
+      'origin',
       'result',
       'timestamp',
     ]);
@@ -400,9 +410,10 @@ describe.each(DATABASES)('audit log on %s', (database) => {
     expect(Buffer.byteLength(text)).toBe(done.fileSizeBytes);
     const lines = text.split('\r\n');
     expect(lines[0]).toBe(
-      'id,timestamp,event,actor.id,actor.email,actor.type,target.id,target.type,context.ip,context.userAgent,context.location.city,context.location.country,context.location.region,context.location.coordinates.lat,context.location.coordinates.lng,result,traceId,metadata',
+      'id,timestamp,event,actor.id,actor.email,actor.type,target.id,target.type,context.ip,context.userAgent,context.location.city,context.location.country,context.location.region,context.location.coordinates.lat,context.location.coordinates.lng,result,traceId,origin,ingestedBy,receivedAt,metadata',
     );
     expect(lines[1]).toContain(`"'=HYPERLINK(""http://evil"")"`);
+    expect(lines[1]).toMatch(/,success,,api,key_\w{26},\d{4}-\d\d-\d\dT[\d:]{8}\.\d{3}Z,\{\}$/);
     expect(lines[2]).toContain('"{""k"":""v, \\""quoted\\""""}"');
     expect(lines).toHaveLength(4);
 
@@ -426,6 +437,8 @@ describe.each(DATABASES)('audit log on %s', (database) => {
     expect(parsed[0]).toMatchObject({
       event: 'user.login',
       result: 'failure',
+      origin: 'api',
+      ingestedBy: expect.stringMatching(/^key_/),
       context: { location: { coordinates: { lat: -33.5, lng: 151.2 } } },
     });
   });
@@ -475,6 +488,114 @@ describe.each(DATABASES)('audit log on %s', (database) => {
     });
   });
 
+  it('records provenance: origin, the ingesting key and the receipt time, set by the server only', async () => {
+    const user = await createUser(server.client);
+    const { data: own } = await server.client.GET('/v1/logs', {
+      params: { query: { events: ['user.created'], origin: 'service', limit: 20 } },
+    });
+    const serviceItem = own?.data.find((e) => e.target?.id === user.id);
+    expect(serviceItem?.origin).toBe('service');
+    const { data: serviceEntry } = await server.client.GET('/v1/logs/{id}', {
+      params: { path: { id: serviceItem?.id as string } },
+    });
+    expect(serviceEntry?.data.origin).toBe('service');
+    expect(serviceEntry?.data).not.toHaveProperty('ingestedBy');
+    expect(serviceEntry?.data).not.toHaveProperty('receivedAt');
+
+    const who = `provenance-${Date.now()}`;
+    const before = Date.now();
+    const [ack] = await ingest(server.client, [
+      {
+        event: 'user.created',
+        actor: { id: who, type: 'api_key' },
+        target: { id: user.id, type: 'user' },
+        result: 'success',
+        timestamp: '2020-01-01T00:00:00.000Z',
+      },
+    ]);
+    const after = Date.now();
+    const { data: ingested } = await server.client.GET('/v1/logs/{id}', {
+      params: { path: { id: ack?.id as string } },
+    });
+    // The same key wrote the service entry (its actor) and ingested this one.
+    expect(ingested?.data).toMatchObject({ origin: 'api', ingestedBy: serviceItem?.actor.id });
+    const receivedAt = Date.parse(ingested?.data.receivedAt as string);
+    expect(receivedAt).toBeGreaterThanOrEqual(before - 1000);
+    expect(receivedAt).toBeLessThanOrEqual(after + 1000);
+
+    const byOrigin = async (origin: 'service' | 'api') => {
+      const { data } = await server.client.GET('/v1/logs', {
+        params: { query: { events: ['user.created'], origin, limit: 1000 } },
+      });
+      return data?.data ?? [];
+    };
+    const apiOnly = await byOrigin('api');
+    expect(apiOnly.map((e) => e.id)).toContain(ack?.id);
+    expect(apiOnly.every((e) => e.origin === 'api')).toBe(true);
+    const serviceOnly = await byOrigin('service');
+    expect(serviceOnly.map((e) => e.id)).not.toContain(ack?.id);
+    expect(serviceOnly.every((e) => e.origin === 'service')).toBe(true);
+
+    const searchBy = async (origin: 'service' | 'api') => {
+      const { data } = await server.client.POST('/v1/logs/search', {
+        body: { query: user.id, origin },
+      });
+      return data?.data ?? [];
+    };
+    expect((await searchBy('api')).map((h) => [h.id, h.origin])).toEqual([[ack?.id, 'api']]);
+    expect((await searchBy('service')).map((h) => [h.id, h.origin])).toEqual([
+      [serviceItem?.id, 'service'],
+    ]);
+
+    const forged = await failure(
+      server.client.POST('/v1/logs', {
+        body: {
+          entries: [
+            {
+              event: 'user.created',
+              actor: { type: 'api_key' },
+              result: 'success',
+              origin: 'service',
+              ingestedBy: 'key_00000000000000000000000000',
+              receivedAt: '2026-01-01T00:00:00.000Z',
+            },
+          ],
+        } as never,
+      }),
+    );
+    expect(forged.status).toBe(400);
+    expect(forged.details.map((d) => d.field)).toEqual(
+      expect.arrayContaining([
+        'body.entries[0].origin',
+        'body.entries[0].ingestedBy',
+        'body.entries[0].receivedAt',
+      ]),
+    );
+  });
+
+  it('accepts past timestamps and at most 5 minutes in the future', async () => {
+    const who = `future-${Date.now()}`;
+    const at = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
+    const entry = (timestamp: string): Entry => ({
+      event: 'clock.check',
+      actor: { id: who, type: 'user' },
+      result: 'success',
+      timestamp,
+    });
+    const tooLate = await failure(
+      server.client.POST('/v1/logs', {
+        body: { entries: [entry(at(-60_000)), entry(at(10 * 60_000))] } as never,
+      }),
+    );
+    expect(tooLate.status).toBe(400);
+    expect(tooLate.details.map((d) => d.field)).toEqual(['body.entries[1].timestamp']);
+    // Well inside the window on either side, whatever the machine's speed.
+    const acks = await ingest(server.client, [entry('2001-01-01T00:00:00Z'), entry(at(60_000))]);
+    expect(acks).toHaveLength(2);
+    const { data } = await server.client.GET('/v1/logs', { params: { query: { actor: who } } });
+    expect(data?.data).toHaveLength(2);
+  });
+
   it('writes its own entries for mutations, in the same transaction', async () => {
     const user = await createUser(server.client);
     const { data } = await server.client.GET('/v1/logs', {
@@ -493,58 +614,79 @@ describe.each(DATABASES)('audit log on %s', (database) => {
     expect(full.data?.data.metadata).toEqual({ principal: 'service:root' });
   });
 
-  it('redacts a deleted user email everywhere: lists, search hits, new exports', async () => {
+  it('redacts a deleted user email only in the entries linked to the user, and counts them', async () => {
     const email = uniqueEmail('Redact');
     const user = await createUser(server.client, { email });
-    await ingest(server.client, [
+    const day = { from: '2024-05-01', to: '2024-05-02' };
+    const acks = await ingest(server.client, [
       {
         event: 'user.login',
         actor: { id: user.id, email, type: 'user' },
         result: 'success',
         timestamp: '2024-05-01T00:00:00.000Z',
+        metadata: { note: `signed in as ${email}` },
+      },
+      {
+        event: 'admin.impersonate',
+        actor: { id: 'admin', email: 'admin@example.com', type: 'user' },
+        target: { id: user.id, type: 'user' },
+        result: 'success',
+        timestamp: '2024-05-01T00:00:01.000Z',
+        metadata: { note: `acting as ${email.toUpperCase()}`, kept: 'other@example.com' },
       },
       {
         event: 'user.login',
         actor: { id: 'someone-else', email: email.toUpperCase(), type: 'user' },
-        result: 'success',
-        timestamp: '2024-05-01T00:00:01.000Z',
-      },
-      {
-        event: 'admin.impersonate',
-        actor: { id: 'admin', type: 'user' },
         target: { id: email, type: 'user' },
         result: 'success',
         timestamp: '2024-05-01T00:00:02.000Z',
-        metadata: { note: `acting as ${email.toUpperCase()}`, kept: 'other@example.com' },
+        metadata: { note: `mentions ${email}` },
+      },
+      {
+        event: 'user.logout',
+        actor: { id: user.id, type: 'user' },
+        result: 'success',
+        timestamp: '2024-05-01T00:00:03.000Z',
       },
     ]);
+    const ids = acks.map((a) => a.id);
+    const entry = async (id: string) =>
+      (await server.client.GET('/v1/logs/{id}', { params: { path: { id } } })).data?.data;
+    const unrelatedBefore = await entry(ids[2] as string);
+
     await server.client.DELETE('/v1/users/{id}', { params: { path: { id: user.id } } });
-    const { data: list } = await server.client.GET('/v1/logs', {
-      params: { query: { from: '2024-05-01', to: '2024-05-02' } },
+
+    const own = await entry(ids[0] as string);
+    expect(own?.actor).toEqual({ id: user.id, email: null, type: 'user' });
+    expect(own?.metadata).toEqual({ note: 'signed in as [redacted]' });
+    const about = await entry(ids[1] as string);
+    expect(about?.actor).toEqual({ id: 'admin', email: 'admin@example.com', type: 'user' });
+    expect(about?.metadata).toEqual({ note: 'acting as [redacted]', kept: 'other@example.com' });
+    expect(await entry(ids[2] as string)).toEqual(unrelatedBefore);
+    expect((await entry(ids[3] as string))?.actor).toEqual({ id: user.id, type: 'user' });
+
+    const { data: deleted } = await server.client.GET('/v1/logs', {
+      params: { query: { events: ['user.deleted'], origin: 'service', limit: 50 } },
     });
-    expect(list?.data).toHaveLength(3);
-    expect(
-      list?.data.filter((e) => e.event === 'user.login').every((e) => e.actor.email === null),
-    ).toBe(true);
-    const impersonation = list?.data.find((e) => e.event === 'admin.impersonate');
-    expect(impersonation?.actor).toEqual({ id: 'admin', type: 'user' });
-    const detail = await server.client.GET('/v1/logs/{id}', {
-      params: { path: { id: impersonation?.id as string } },
+    const deletion = deleted?.data.find((e) => e.target?.id === user.id);
+    expect((await entry(deletion?.id as string))?.metadata).toEqual({
+      principal: 'service:root',
+      redactedEntries: 2,
     });
-    expect(detail.data?.data.target).toEqual({ type: 'user' });
-    expect(detail.data?.data.metadata).toEqual({
-      note: 'acting as [redacted]',
-      kept: 'other@example.com',
+
+    // The search index follows: only the unrelated entry still mentions the address.
+    const { data: hits } = await server.client.POST('/v1/logs/search', {
+      body: { query: email, ...day },
     });
-    const { data: hits } = await server.client.POST('/v1/logs/search', { body: { query: email } });
-    expect(hits?.meta.totalHits).toBe(0);
+    expect(hits?.data.map((h) => h.id)).toEqual([ids[2]]);
     const { data: exp } = await server.client.POST('/v1/logs/export', {
-      body: { from: '2024-05-01', to: '2024-05-02', format: 'csv' },
+      body: { ...day, format: 'csv' },
     });
     const done = await waitForExport(server.client, exp?.data.exportId as string);
     const text = await (await fetch(localDownload(server, done.downloadUrl as string))).text();
-    expect(text.toLowerCase()).not.toContain(email.toLowerCase());
-    expect(text.split('\r\n').filter(Boolean)).toHaveLength(4);
+    const rows = text.split('\r\n').filter(Boolean);
+    expect(rows).toHaveLength(5);
+    expect(rows.filter((r) => r.toLowerCase().includes(email.toLowerCase()))).toHaveLength(1);
   });
 });
 

@@ -22,6 +22,8 @@ export interface AuditRecord {
     | 'apikey.revoked'
     | 'logs.export.created';
   target: { id: string; type: 'user' | 'policy' | 'api_key' | 'export' };
+  /** Facts about the change, beside `principal`. */
+  metadata?: Record<string, unknown>;
 }
 
 /**
@@ -39,7 +41,7 @@ export interface AuditWriter {
 }
 
 export const createAuditWriter = (store: Store): AuditWriter => ({
-  async record(repos, actor, { event, target }) {
+  async record(repos, actor, { event, target, metadata }) {
     await repos.logs.insert([
       {
         id: newId('log'),
@@ -52,7 +54,8 @@ export const createAuditWriter = (store: Store): AuditWriter => ({
         ip: actor.ip ?? null,
         userAgent: actor.userAgent ?? null,
         result: 'success',
-        metadata: { principal: actor.principal },
+        metadata: { principal: actor.principal, ...metadata },
+        origin: 'service',
       },
     ]);
   },
@@ -67,6 +70,7 @@ export const createAuditWriter = (store: Store): AuditWriter => ({
         userAgent: userAgent ?? null,
         result: 'failure',
         metadata: { reason },
+        origin: 'service',
       },
     ]);
   },

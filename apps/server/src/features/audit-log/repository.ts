@@ -11,7 +11,13 @@ const LOG_COLUMNS = Prisma.sql`
   id, timestamp, event, actor_id AS "actorId", actor_email AS "actorEmail",
   actor_email_redacted AS "actorEmailRedacted", actor_type AS "actorType",
   target_id AS "targetId", target_type AS "targetType", ip, user_agent AS "userAgent",
-  city, country, region, lat, lng, result, trace_id AS "traceId", metadata`;
+  city, country, region, lat, lng, result, trace_id AS "traceId", metadata, origin,
+  ingested_by AS "ingestedBy", received_at AS "receivedAt"`;
+
+/** The search total is exact up to this many hits; beyond it, counting stops. */
+export const TOTAL_HITS_BOUND = 10_000;
+
+export type LogOrigin = 'service' | 'api';
 
 export interface LogFilter {
   from?: Date | undefined;
@@ -19,6 +25,7 @@ export interface LogFilter {
   events?: string[] | undefined;
   actorId?: string | undefined;
   result?: string | undefined;
+  origin?: LogOrigin | undefined;
 }
 
 /** The SQL condition of a list or export filter. */
@@ -29,6 +36,7 @@ function filterSql(filter: LogFilter): Prisma.Sql {
   if (filter.events) parts.push(Prisma.sql`event = ANY(${filter.events}::text[])`);
   if (filter.actorId !== undefined) parts.push(Prisma.sql`actor_id = ${filter.actorId}`);
   if (filter.result !== undefined) parts.push(Prisma.sql`result = ${filter.result}`);
+  if (filter.origin !== undefined) parts.push(Prisma.sql`origin = ${filter.origin}`);
   return Prisma.join(parts, ' AND ');
 }
 
@@ -36,14 +44,15 @@ export class LogsRepository {
   constructor(private readonly c: Connection) {}
 
   /**
-   * One INSERT … SELECT FROM unnest(arrays) per batch: one statement and 18 parameters
-   * whatever the batch size, instead of a statement with 18 parameters per row.
+   * One INSERT … SELECT FROM unnest(arrays) per batch: one statement and 21 parameters
+   * whatever the batch size, instead of a statement with 21 parameters per row.
    */
   async insert(rows: NewLogRow[]): Promise<void> {
     const column = <T>(pick: (row: NewLogRow) => T) => rows.map(pick);
     await this.c.db.$executeRaw`
       INSERT INTO log_entries (id, timestamp, event, actor_id, actor_email, actor_type, target_id, target_type,
-        ip, user_agent, city, country, region, lat, lng, result, trace_id, metadata)
+        ip, user_agent, city, country, region, lat, lng, result, trace_id, metadata,
+        origin, ingested_by, received_at)
       SELECT * FROM unnest(
         ${column((r) => r.id)}::text[], ${column((r) => r.timestamp)}::timestamptz[], ${column((r) => r.event)}::text[],
         ${column((r) => r.actorId ?? null)}::text[], ${column((r) => r.actorEmail ?? null)}::text[],
@@ -53,7 +62,9 @@ export class LogsRepository {
         ${column((r) => r.country ?? null)}::text[], ${column((r) => r.region ?? null)}::text[],
         ${column((r) => r.lat ?? null)}::float8[], ${column((r) => r.lng ?? null)}::float8[],
         ${column((r) => r.result)}::text[], ${column((r) => r.traceId ?? null)}::text[],
-        ${column((r) => JSON.stringify(r.metadata ?? {}))}::jsonb[])`;
+        ${column((r) => JSON.stringify(r.metadata ?? {}))}::jsonb[],
+        ${column((r) => r.origin)}::text[], ${column((r) => r.ingestedBy ?? null)}::text[],
+        ${column((r) => r.receivedAt ?? null)}::timestamptz[])`;
   }
 
   find(id: string): Promise<LogRow | null> {
@@ -77,14 +88,29 @@ export class LogsRepository {
   search(
     query: SearchQuery,
     range: { from?: Date; to?: Date },
+    origin: LogOrigin | undefined,
     after: { at: Date; id: string } | undefined,
     take: number,
   ): Promise<LogRow[]> {
-    return this.newest(searchWhere(query, range), after, take);
+    return this.newest(searchWhere(query, range, origin), after, take);
   }
 
-  countSearch(query: SearchQuery, range: { from?: Date; to?: Date }): Promise<number> {
-    return this.count(searchWhere(query, range));
+  /**
+   * How many entries match a search: exactly, or when `exact` is false, exactly up to
+   * TOTAL_HITS_BOUND and otherwise TOTAL_HITS_BOUND + 1 (the inner LIMIT stops the scan).
+   */
+  countSearch(
+    query: SearchQuery,
+    range: { from?: Date; to?: Date },
+    origin: LogOrigin | undefined,
+    exact: boolean,
+  ): Promise<number> {
+    const where = searchWhere(query, range, origin);
+    if (exact) return this.count(where);
+    const sql = Prisma.sql`
+      SELECT count(*)::int AS n
+      FROM (SELECT 1 FROM log_entries WHERE ${where} LIMIT ${TOTAL_HITS_BOUND + 1}) AS bounded`;
+    return this.firstCount(sql);
   }
 
   /**
@@ -109,28 +135,38 @@ export class LogsRepository {
     return this.c.sql<LogRow>(sql.text, sql.values);
   }
 
-  private async count(where: Prisma.Sql): Promise<number> {
-    const sql = Prisma.sql`SELECT count(*)::int AS n FROM log_entries WHERE ${where}`;
+  private count(where: Prisma.Sql): Promise<number> {
+    return this.firstCount(Prisma.sql`SELECT count(*)::int AS n FROM log_entries WHERE ${where}`);
+  }
+
+  private async firstCount(sql: Prisma.Sql): Promise<number> {
     const rows = await this.c.sql<{ n: number }>(sql.text, sql.values);
     return rows[0]?.n ?? 0;
   }
 
   /**
-   * The audit trail outlives the account, but not its email address: removed from the
-   * actor (shown as `null`), from targets, and from metadata values. The full-text index
-   * finds the candidate entries, so this does not scan the whole log.
+   * The audit trail outlives the account, but not its email address. Only the entries
+   * linked to the user are touched: those it acted in (`actor.id`; the actor's email is
+   * removed, shown as `null`) and those about it (`target` = the user). In them the email
+   * is also removed from a target id and from metadata values. Entries not linked to the
+   * user are never altered, whatever they mention. The generated `search` column follows.
+   * Returns how many entries were altered.
    */
-  async redactEmail(userId: string, email: string): Promise<void> {
+  redactUser(userId: string, email: string): Promise<number> {
     const lower = email.toLowerCase();
-    await this.c.db.$executeRaw`
-      UPDATE log_entries SET actor_email = NULL, actor_email_redacted = true
-      WHERE actor_id = ${userId} OR lower(actor_email) = ${lower}`;
     const pattern = email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    await this.c.db.$executeRaw`
+    const ownEmail = Prisma.sql`(actor_id = ${userId} AND actor_email IS NOT NULL)`;
+    const emailAsTarget = Prisma.sql`lower(target_id) = ${lower}`;
+    const emailInMetadata = Prisma.sql`strpos(lower(metadata::text), ${lower}) > 0`;
+    return this.c.db.$executeRaw`
       UPDATE log_entries
-      SET target_id = CASE WHEN lower(target_id) = ${lower} THEN NULL ELSE target_id END,
-          metadata = regexp_replace(metadata::text, ${pattern}, '[redacted]', 'gi')::jsonb
-      WHERE search @@ phraseto_tsquery('simple', regexp_replace(${email}, '[^[:alnum:]]+', ' ', 'g'))
-        AND (lower(target_id) = ${lower} OR strpos(lower(metadata::text), ${lower}) > 0)`;
+      SET actor_email = CASE WHEN ${ownEmail} THEN NULL ELSE actor_email END,
+          actor_email_redacted = actor_email_redacted OR ${ownEmail},
+          target_id = CASE WHEN ${emailAsTarget} THEN NULL ELSE target_id END,
+          metadata = CASE WHEN ${emailInMetadata}
+            THEN regexp_replace(metadata::text, ${pattern}, '[redacted]', 'gi')::jsonb
+            ELSE metadata END
+      WHERE (actor_id = ${userId} OR (target_type = 'user' AND target_id = ${userId}))
+        AND (${ownEmail} OR ${emailAsTarget} OR ${emailInMetadata})`;
   }
 }

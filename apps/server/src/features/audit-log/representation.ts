@@ -42,6 +42,7 @@ function logEntryBase(row: LogRow, location: Schemas['LogLocationDetail']) {
     ...(target ? { target } : {}),
     ...(context ? { context } : {}),
     result: row.result as Schemas['LogEntry']['result'],
+    origin: row.origin as Schemas['LogOrigin'],
   };
 }
 
@@ -58,6 +59,8 @@ export function logDetail(row: LogRow): Schemas['LogEntry'] {
       compact({ city: row.city, country: row.country, region: row.region, coordinates }),
     ),
     ...(row.traceId !== null ? { traceId: row.traceId } : {}),
+    ...(row.ingestedBy !== null ? { ingestedBy: row.ingestedBy } : {}),
+    ...(row.receivedAt !== null ? { receivedAt: isoMillis(row.receivedAt) } : {}),
     metadata: row.metadata as Record<string, unknown>,
   };
 }

@@ -159,7 +159,7 @@ export class UsersService {
 
   /**
    * Deletes the user, its keys and its `user:<id>` policy principals, and redacts its
-   * email from the audit log, in one transaction: all of it happens or none.
+   * email from the audit entries linked to it, in one transaction: all of it happens or none.
    */
   async remove(actor: RequestActor, id: string): Promise<void> {
     await this.store.transaction(async (repos) => {
@@ -172,10 +172,11 @@ export class UsersService {
       await this.versions.bump(repos, 'apiKeys');
       await this.versions.bump(repos, 'userRoles');
       await repos.users.delete(id);
-      await repos.logs.redactEmail(id, user.email);
+      const redactedEntries = await repos.logs.redactUser(id, user.email);
       await this.audit.record(repos, actor, {
         event: 'user.deleted',
         target: { id, type: 'user' },
+        metadata: { redactedEntries },
       });
     });
   }

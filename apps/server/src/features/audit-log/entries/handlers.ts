@@ -5,8 +5,8 @@ import { logDetail, logListItem } from '../representation.js';
 import type { LogsService } from './service.js';
 
 export function entryHandlers(logs: LogsService) {
-  const ingestLogs: Handler<'ingestLogs'> = async ({ body, res }) => {
-    const acks = await logs.ingest(body.entries);
+  const ingestLogs: Handler<'ingestLogs'> = async ({ body, key, res }) => {
+    const acks = await logs.ingest(body.entries, key.id);
     created(
       res,
       acks.map((ack) => ({ id: ack.id, timestamp: isoMillis(ack.timestamp) })),

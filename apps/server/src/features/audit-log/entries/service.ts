@@ -5,12 +5,14 @@ import { newId } from '../../../lib/ids.js';
 import { parseInstant } from '../../../lib/time.js';
 import type { Store } from '../../../storage/repositories.js';
 import { parseRange } from '../range.js';
-import type { LogFilter, LogRow, NewLogRow } from '../repository.js';
+import type { LogFilter, LogOrigin, LogRow, NewLogRow } from '../repository.js';
 
 type LogEntryInput = components['schemas']['LogEntryInput'];
 
 const LOG_ID = /^log_[0-9a-hjkmnp-tv-z]{26}$/;
 const METADATA_LIMIT_BYTES = 16 * 1024;
+/** How far ahead of the server's clock an ingested timestamp may lie (clock skew). */
+const MAX_FUTURE_MS = 5 * 60 * 1000;
 
 export interface LogQuery {
   limit: number;
@@ -20,9 +22,11 @@ export interface LogQuery {
   events?: string[] | undefined;
   actor?: string | undefined;
   result?: string | undefined;
+  origin?: LogOrigin | undefined;
 }
 
-function toRow(input: LogEntryInput, index: number, now: Date): NewLogRow {
+/** An ingested entry: who sent it and when is recorded by the server, never by the input. */
+function toRow(input: LogEntryInput, index: number, now: Date, keyId: string): NewLogRow {
   const metadata = input.metadata ?? {};
   if (Buffer.byteLength(JSON.stringify(metadata)) > METADATA_LIMIT_BYTES) {
     throw invalid(`entries[${index}].metadata`, 'must be at most 16 KiB when serialized');
@@ -31,6 +35,8 @@ function toRow(input: LogEntryInput, index: number, now: Date): NewLogRow {
   if (input.timestamp !== undefined) {
     const parsed = parseInstant(input.timestamp);
     if (!parsed) throw invalid(`entries[${index}].timestamp`, 'must be an ISO 8601 instant');
+    if (parsed.getTime() - now.getTime() > MAX_FUTURE_MS)
+      throw invalid(`entries[${index}].timestamp`, 'must be at most 5 minutes in the future');
     timestamp = parsed;
   }
   const location = input.context?.location;
@@ -53,6 +59,9 @@ function toRow(input: LogEntryInput, index: number, now: Date): NewLogRow {
     result: input.result,
     traceId: input.traceId ?? null,
     metadata: metadata as object,
+    origin: 'api',
+    ingestedBy: keyId,
+    receivedAt: now,
   };
 }
 
@@ -63,9 +72,12 @@ export class LogsService {
   ) {}
 
   /** All entries in one transaction; acknowledged only once committed. */
-  async ingest(entries: LogEntryInput[]): Promise<{ id: string; timestamp: Date }[]> {
+  async ingest(
+    entries: LogEntryInput[],
+    keyId: string,
+  ): Promise<{ id: string; timestamp: Date }[]> {
     const now = new Date();
-    const rows = entries.map((entry, i) => toRow(entry, i, now));
+    const rows = entries.map((entry, i) => toRow(entry, i, now, keyId));
     await this.store.logs.insert(rows);
     return rows.map((row) => ({ id: row.id as string, timestamp: row.timestamp as Date }));
   }
@@ -85,6 +97,7 @@ export class LogsService {
       events: query.events,
       actorId: query.actor,
       result: query.result,
+      origin: query.origin,
     };
     const rows = await this.store.logs.list(filter, after, query.limit + 1);
     return this.cursors.page(rows, limit, scope, (row) => row.timestamp);

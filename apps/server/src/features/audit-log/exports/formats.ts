@@ -21,6 +21,9 @@ const CSV_COLUMNS = [
   'context.location.coordinates.lng',
   'result',
   'traceId',
+  'origin',
+  'ingestedBy',
+  'receivedAt',
   'metadata',
 ] as const;
 
@@ -51,6 +54,9 @@ function csvValues(row: LogRow, includeMetadata: boolean): (string | number | nu
     row.lng,
     row.result,
     row.traceId,
+    row.origin,
+    row.ingestedBy,
+    row.receivedAt?.toISOString() ?? null,
   ];
   if (includeMetadata) values.push(JSON.stringify(row.metadata));
   return values;

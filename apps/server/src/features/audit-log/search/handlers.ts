@@ -7,13 +7,17 @@ export function searchHandlers(search: SearchService) {
   const searchLogs: Handler<'searchLogs'> = async ({ body, res }) => {
     const result = await search.search(body);
     const data = result.hits.map(({ row, highlights }) => {
-      const { id, timestamp, event, actor, result: outcome } = logListItem(row);
-      return { id, timestamp, event, actor, result: outcome, highlights };
+      const { id, timestamp, event, actor, result: outcome, origin } = logListItem(row);
+      return { id, timestamp, event, actor, result: outcome, origin, highlights };
     });
     sendPage(
       res,
       { items: data, nextCursor: result.nextCursor },
-      { totalHits: result.totalHits, searchTimeMs: result.searchTimeMs },
+      {
+        totalHits: result.totalHits,
+        totalHitsRelation: result.totalHitsRelation,
+        searchTimeMs: result.searchTimeMs,
+      },
     );
   };
   return { searchLogs };

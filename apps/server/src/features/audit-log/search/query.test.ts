@@ -55,6 +55,9 @@ describe('highlights', () => {
     result: 'success',
     traceId: null,
     metadata: { note: 'Login & <b>more</b>', nested: { email: 'ada@example.com' } },
+    origin: 'api',
+    ingestedBy: 'key_1',
+    receivedAt: new Date(),
   };
 
   it('wraps matches in <em> and escapes everything else', () => {

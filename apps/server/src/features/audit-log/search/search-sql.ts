@@ -1,4 +1,5 @@
 import { Prisma } from '@secadmin/db';
+import type { LogOrigin } from '../repository.js';
 import type { Atom, SearchQuery } from './query.js';
 
 const likePrefix = (value: string) => `${value.replace(/[\\%_]/g, '\\$&')}%`;
@@ -23,10 +24,15 @@ function atomSql(atom: Atom): Prisma.Sql {
   return atom.negated ? Prisma.sql`NOT coalesce(${condition}, false)` : condition;
 }
 
-/** The SQL condition of a parsed search query within a time range. */
-export function searchWhere(query: SearchQuery, range: { from?: Date; to?: Date }): Prisma.Sql {
+/** The SQL condition of a parsed search query within a time range, of one origin or both. */
+export function searchWhere(
+  query: SearchQuery,
+  range: { from?: Date; to?: Date },
+  origin: LogOrigin | undefined,
+): Prisma.Sql {
   const parts = query.map((clause) => Prisma.sql`(${Prisma.join(clause.map(atomSql), ' OR ')})`);
   if (range.from) parts.push(Prisma.sql`timestamp >= ${range.from}`);
   if (range.to) parts.push(Prisma.sql`timestamp < ${range.to}`);
+  if (origin) parts.push(Prisma.sql`origin = ${origin}`);
   return Prisma.join(parts, ' AND ');
 }

@@ -2,7 +2,7 @@ import type { components } from '@secadmin/api-types';
 import { type Cursors, listScope } from '../../../lib/cursor.js';
 import type { Store } from '../../../storage/repositories.js';
 import { parseRange } from '../range.js';
-import type { LogRow } from '../repository.js';
+import { type LogRow, TOTAL_HITS_BOUND } from '../repository.js';
 import { highlights } from './highlight.js';
 import { parseSearchQuery } from './query.js';
 
@@ -14,6 +14,8 @@ export interface SearchResult {
   hits: { row: LogRow; highlights: Record<string, string> }[];
   nextCursor: string | undefined;
   totalHits: number;
+  /** `eq`: `totalHits` is exact; `gte`: at least that many match (counting stopped). */
+  totalHitsRelation: 'eq' | 'gte';
   searchTimeMs: number;
 }
 
@@ -28,18 +30,26 @@ export class SearchService {
     const query = parseSearchQuery(request.query);
     const range = parseRange(request.from, request.to);
     const limit = request.limit ?? 50;
-    const scope = listScope('search', { query: request.query, from: request.from, to: request.to });
+    const { origin } = request;
+    const scope = listScope('search', {
+      query: request.query,
+      from: request.from,
+      to: request.to,
+      origin,
+    });
     const after = this.cursors.decode(scope, LOG_ID, request.cursor);
-    const [rows, totalHits] = await Promise.all([
-      this.store.logs.search(query, range, after, limit + 1),
-      this.store.logs.countSearch(query, range),
+    const [rows, counted] = await Promise.all([
+      this.store.logs.search(query, range, origin, after, limit + 1),
+      this.store.logs.countSearch(query, range, origin, request.exactTotal ?? false),
     ]);
+    const bounded = !request.exactTotal && counted > TOTAL_HITS_BOUND;
     const page = this.cursors.page(rows, limit, scope, (row) => row.timestamp);
     return {
       // Highlighting costs per hit: only the returned page is highlighted.
       hits: page.items.map((row) => ({ row, highlights: highlights(row, query) })),
       nextCursor: page.nextCursor,
-      totalHits,
+      totalHits: bounded ? TOTAL_HITS_BOUND : counted,
+      totalHitsRelation: bounded ? 'gte' : 'eq',
       searchTimeMs: Math.round(performance.now() - started),
     };
   }

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASES, startTestServer, type TestServer } from '../../../../test/helpers/server.js';
+
+const BATCH = 1000;
+const MATCHING = 10_001;
+
+describe.each(DATABASES)('bounded search totals on %s', (database) => {
+  let server: TestServer;
+  const tag = `bulk${Date.now()}`;
+  beforeAll(async () => {
+    server = await startTestServer(database);
+    for (let start = 0; start < MATCHING; start += BATCH) {
+      const size = Math.min(BATCH, MATCHING - start);
+      const entries = Array.from({ length: size }, (_, i) => ({
+        event: 'bulk.entry',
+        actor: { type: 'system' },
+        result: 'success' as const,
+        // Exactly one entry is marked, so that a query can match exactly 10,000.
+        metadata: start + i === 0 ? { tag, mark: 'odd' } : { tag },
+      }));
+      const { response } = await server.client.POST('/v1/logs', { body: { entries } });
+      if (response.status !== 201) throw new Error(`ingest failed: ${response.status}`);
+    }
+  }, 120_000);
+  afterAll(() => server?.stop());
+
+  const totals = async (body: { query: string; exactTotal?: boolean }) => {
+    const { data } = await server.client.POST('/v1/logs/search', { body: { ...body, limit: 1 } });
+    if (!data) throw new Error('no data');
+    return { totalHits: data.meta.totalHits, relation: data.meta.totalHitsRelation };
+  };
+
+  it('stops counting above 10,000 matches: 10000 with "gte"', async () => {
+    expect(await totals({ query: tag })).toEqual({ totalHits: 10_000, relation: 'gte' });
+  });
+
+  it('counts every match with exactTotal', async () => {
+    expect(await totals({ query: tag, exactTotal: true })).toEqual({
+      totalHits: MATCHING,
+      relation: 'eq',
+    });
+  });
+
+  it('is exact with "eq" up to and including 10,000', async () => {
+    expect(await totals({ query: `${tag} -odd` })).toEqual({ totalHits: 10_000, relation: 'eq' });
+    expect(await totals({ query: `${tag} odd` })).toEqual({ totalHits: 1, relation: 'eq' });
+  });
+});
