@@ -4,8 +4,10 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { DataDirLockedError, openDatabase } from '../src/index.js';
+import { applyMigrations, DataDirLockedError, loadMigrations, openDatabase } from '../src/index.js';
 import { freshDataDir, freshPostgres } from './test-databases.js';
+
+const allMigrationNames = async () => (await loadMigrations()).map((m) => m.name);
 
 describe('migrations', () => {
   it('apply once on PostgreSQL even when several instances start together', async () => {
@@ -15,18 +17,48 @@ describe('migrations', () => {
     );
     try {
       const applied = await Promise.all(dbs.map((db) => db.migrate()));
-      expect(applied.flat()).toEqual(['20261125210000_init']);
+      expect(applied.flat()).toEqual(await allMigrationNames());
       const client = new pg.Client({ connectionString: database.url });
       await client.connect();
       const { rows } = await client.query(
         'SELECT migration_name, finished_at FROM _prisma_migrations',
       );
       await client.end();
-      expect(rows).toHaveLength(1);
-      expect(rows[0].finished_at).not.toBeNull();
+      expect(rows).toHaveLength((await allMigrationNames()).length);
+      expect(rows.every((row) => row.finished_at !== null)).toBe(true);
       expect(await dbs[0]?.migrate()).toEqual([]);
     } finally {
       await Promise.all(dbs.map((db) => db.close()));
+      await database.drop();
+    }
+  });
+
+  it('mark log entries stored before provenance as ingested, vouching for none', async () => {
+    const database = await freshPostgres();
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    const session = {
+      query: async <T>(sql: string, params?: unknown[]) =>
+        (await client.query(sql, params)).rows as T[],
+      exec: async (sql: string) => {
+        await client.query(sql);
+      },
+    };
+    try {
+      const migrations = await loadMigrations();
+      const provenance = migrations.findIndex((m) => m.name.endsWith('_log_provenance'));
+      await applyMigrations(session, migrations.slice(0, provenance));
+      await client.query(
+        `INSERT INTO log_entries (id, timestamp, event, actor_id, actor_type, target_id, target_type, result, metadata)
+         VALUES ('log_old', now(), 'user.created', 'key_1', 'api_key', 'user_1', 'user', 'success', '{"principal":"service:root"}')`,
+      );
+      await applyMigrations(session, migrations);
+      const { rows } = await client.query(
+        'SELECT origin, ingested_by, received_at FROM log_entries',
+      );
+      expect(rows).toEqual([{ origin: 'api', ingested_by: null, received_at: null }]);
+    } finally {
+      await client.end();
       await database.drop();
     }
   });
@@ -35,7 +67,7 @@ describe('migrations', () => {
     const { dir, remove } = await freshDataDir();
     const db = await openDatabase({ dataDir: dir });
     try {
-      expect(await db.migrate()).toEqual(['20261125210000_init']);
+      expect(await db.migrate()).toEqual(await allMigrationNames());
       expect(await db.migrate()).toEqual([]);
       await db.ping();
     } finally {
