@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASES, startTestServer, type TestServer } from '../../../../test/helpers/server.js';
+import { createRepositories } from '../../../storage/repositories.js';
+import { TOTAL_HITS_BOUND } from '../repository.js';
+import { parseSearchQuery } from './query.js';
 
 const BATCH = 1000;
-const MATCHING = 10_001;
+// Two more than the bound: a count that stopped at 10,001 would differ from the exact one.
+const MATCHING = 10_002;
+const MARKED = 2;
 
 describe.each(DATABASES)('bounded search totals on %s', (database) => {
   let server: TestServer;
@@ -15,8 +20,8 @@ describe.each(DATABASES)('bounded search totals on %s', (database) => {
         event: 'bulk.entry',
         actor: { type: 'system' },
         result: 'success' as const,
-        // Exactly one entry is marked, so that a query can match exactly 10,000.
-        metadata: start + i === 0 ? { tag, mark: 'odd' } : { tag },
+        // Marked entries let a query match exactly 10,000.
+        metadata: start + i < MARKED ? { tag, mark: 'odd' } : { tag },
       }));
       const { response } = await server.client.POST('/v1/logs', { body: { entries } });
       if (response.status !== 201) throw new Error(`ingest failed: ${response.status}`);
@@ -34,6 +39,13 @@ describe.each(DATABASES)('bounded search totals on %s', (database) => {
     expect(await totals({ query: tag })).toEqual({ totalHits: 10_000, relation: 'gte' });
   });
 
+  it('stops the count one past the bound instead of counting every match', async () => {
+    const logs = createRepositories(server.db).logs;
+    const query = parseSearchQuery(tag);
+    expect(await logs.countSearch(query, {}, undefined, false)).toBe(TOTAL_HITS_BOUND + 1);
+    expect(await logs.countSearch(query, {}, undefined, true)).toBe(MATCHING);
+  });
+
   it('counts every match with exactTotal', async () => {
     expect(await totals({ query: tag, exactTotal: true })).toEqual({
       totalHits: MATCHING,
@@ -43,6 +55,6 @@ describe.each(DATABASES)('bounded search totals on %s', (database) => {
 
   it('is exact with "eq" up to and including 10,000', async () => {
     expect(await totals({ query: `${tag} -odd` })).toEqual({ totalHits: 10_000, relation: 'eq' });
-    expect(await totals({ query: `${tag} odd` })).toEqual({ totalHits: 1, relation: 'eq' });
+    expect(await totals({ query: `${tag} odd` })).toEqual({ totalHits: MARKED, relation: 'eq' });
   });
 });
