@@ -48,7 +48,7 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
       break;
     if (child.exitCode !== null)
       throw new Error(`server exited with ${child.exitCode}: ${output()}`);
-    if (Date.now() - started > 30_000) throw new Error('server did not become ready');
+    if (Date.now() - started > 90_000) throw new Error('server did not become ready');
     await new Promise((r) => setTimeout(r, 50));
   }
   const exited = once(child, 'exit');
