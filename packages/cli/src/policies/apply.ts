@@ -1,0 +1,77 @@
+import { SecadminApiError, type SecadminClient } from '@secadmin/api-client';
+import { CliError } from '../errors.js';
+import type { Output } from '../output.js';
+import type { PlanStep, StoredPolicy } from './plan.js';
+
+/** Every stored policy, each read by id for its full fields and its `ETag` (when the server sends one). */
+export async function readStoredPolicies(client: SecadminClient): Promise<StoredPolicy[]> {
+  const stored: StoredPolicy[] = [];
+  for await (const item of client.paginate('/v1/policies', { limit: 100 })) {
+    const { data, response } = await client.GET('/v1/policies/{id}', {
+      params: { path: { id: item.id } },
+    });
+    if (data) stored.push({ policy: data.data, etag: response.headers.get('etag') ?? undefined });
+  }
+  return stored;
+}
+
+/** Applies the plan in order; an update carries `If-Match`, so a policy changed since the plan aborts. */
+export async function applyPlan(
+  client: SecadminClient,
+  steps: readonly PlanStep[],
+  out: Output,
+): Promise<void> {
+  for (const step of steps) {
+    switch (step.kind) {
+      case 'create':
+        await client.policies.create(step.body);
+        out.note(`created ${step.body.name}`);
+        break;
+      case 'update':
+        try {
+          await client.policies.update(
+            step.id,
+            step.body,
+            step.etag ? { headers: { 'If-Match': step.etag } } : undefined,
+          );
+        } catch (error) {
+          if (error instanceof SecadminApiError && error.status === 412)
+            throw new CliError(
+              `policy "${step.name}" was changed on the server after the plan was made; nothing more was applied. Run the command again to see the new plan.`,
+            );
+          throw error;
+        }
+        out.note(`updated ${step.name}`);
+        break;
+      case 'delete':
+        await client.policies.delete(step.id);
+        out.note(`deleted ${step.name}`);
+        break;
+    }
+  }
+}
+
+/** The plan for people: one line per step, and the changed fields of an update. */
+export function printPlan(steps: readonly PlanStep[], out: Output): void {
+  if (steps.length === 0) {
+    out.line('No changes: the stored policies match the folder.');
+    return;
+  }
+  for (const step of steps) {
+    if (step.kind === 'create') out.line(`+ create ${step.body.name} (${step.file})`);
+    else if (step.kind === 'delete') out.line(`- delete ${step.name}`);
+    else {
+      out.line(`~ update ${step.name} (${step.file})`);
+      for (const change of step.changes)
+        out.line(`    ${change.field}: ${show(change.from)} -> ${show(change.to)}`);
+    }
+  }
+  const count = (kind: PlanStep['kind']) => steps.filter((step) => step.kind === kind).length;
+  out.line(
+    `Plan: ${count('create')} to create, ${count('update')} to update, ${count('delete')} to delete.`,
+  );
+}
+
+function show(value: unknown): string {
+  return value === undefined ? '(none)' : JSON.stringify(value);
+}

@@ -1,0 +1,201 @@
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createScratchDatabase, type ScratchDatabase } from '@secadmin/test-infra';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { API_KEY, type Run, runCli, type ServerProcess, startServer } from './helpers/processes.js';
+
+const EXAMPLES = fileURLToPath(new URL('../../../examples/policies', import.meta.url));
+
+let scratch: string;
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'secadmin-cli-'));
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+async function policyFolder(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(join(scratch, 'policies-'));
+  for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
+  return dir;
+}
+
+/** A server for one describe block, on the embedded database or a scratch PostgreSQL database. */
+function useServer(database: 'embedded' | 'postgresql'): (...args: string[]) => Promise<Run> {
+  let server: ServerProcess | undefined;
+  let scratchDatabase: ScratchDatabase | undefined;
+  beforeAll(async () => {
+    const dataDir = await mkdtemp(join(scratch, `${database}-`));
+    if (database === 'postgresql')
+      scratchDatabase = await createScratchDatabase(inject('postgresUrl'), 'secadmin_cli');
+    server = await startServer(dataDir, scratchDatabase?.url);
+  }, 120_000);
+  afterAll(async () => {
+    await server?.stop();
+    await scratchDatabase?.drop();
+  });
+  return (...args) => runCli(server?.url ?? '', args);
+}
+
+const readers = (actions: string) => `name: cli-readers
+effect: allow
+principals: [role:cli-reader]
+actions: [${actions}]
+resources: ['users/*']
+`;
+const deleters = `name: cli-no-deletes
+description: nobody deletes
+effect: deny
+principals: [role:cli-reader]
+actions: [users:delete]
+resources: ['*']
+`;
+
+describe.each(['embedded', 'postgresql'] as const)('policies as code (%s database)', (database) => {
+  const cli = useServer(database);
+
+  it('plans, applies with --yes, updates with a field diff, prunes; --dry-run exits 2 on drift, 0 without', async () => {
+    const dir = await policyFolder({
+      'readers.yaml': readers('users:read'),
+      'deny.yaml': deleters,
+    });
+
+    const dryRun = await cli('policies', 'apply', dir, '--dry-run');
+    expect(dryRun.code, dryRun.stderr).toBe(2);
+    expect(dryRun.stdout).toContain('+ create cli-readers (readers.yaml)');
+    expect(dryRun.stdout).toContain('+ create cli-no-deletes (deny.yaml)');
+
+    const planOnly = await cli('policies', 'apply', dir);
+    expect(planOnly.code).toBe(0);
+    expect(planOnly.stderr).toContain('--yes');
+    expect((await cli('policies', 'apply', dir, '--dry-run')).code).toBe(2);
+
+    const applied = await cli('policies', 'apply', dir, '--yes');
+    expect(applied.code, applied.stderr).toBe(0);
+    const clean = await cli('policies', 'apply', dir, '--dry-run');
+    expect(clean.code, clean.stdout).toBe(0);
+    expect(clean.stdout).toContain('No changes');
+
+    await writeFile(join(dir, 'readers.yaml'), readers('users:read, users:list'));
+    await rm(join(dir, 'deny.yaml'));
+    const drift = await cli('policies', 'apply', dir, '--dry-run', '--prune');
+    expect(drift.code).toBe(2);
+    expect(drift.stdout).toContain('~ update cli-readers (readers.yaml)');
+    expect(drift.stdout).toContain('actions: ["users:read"] -> ["users:read","users:list"]');
+    expect(drift.stdout).toContain('- delete cli-no-deletes');
+    const withoutPrune = await cli('policies', 'apply', dir, '--dry-run');
+    expect(withoutPrune.stdout).not.toContain('- delete');
+
+    expect((await cli('policies', 'apply', dir, '--yes', '--prune')).code).toBe(0);
+    const after = await cli('policies', 'apply', dir, '--dry-run', '--prune', '--json');
+    expect(after.code, after.stdout).toBe(0);
+    expect(JSON.parse(after.stdout)).toEqual({ steps: [] });
+  });
+
+  it('passes the policy tests of examples/policies', async () => {
+    const run = await cli('policies', 'test', EXAMPLES);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/6 passed, 0 failed/);
+  });
+
+  it('fails a policy test folder with a wrong expectation, naming the check and explaining it', async () => {
+    const dir = await mkdtemp(join(scratch, 'examples-'));
+    await cp(EXAMPLES, dir, { recursive: true });
+    await writeFile(
+      join(dir, 'tests', 'wrong.yaml'),
+      `checks:
+  - name: support grants admin
+    principal: role:support
+    action: users:grant
+    resource: roles/admin
+    expect: allow
+`,
+    );
+    const run = await cli('policies', 'test', dir);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      'FAIL tests/wrong.yaml check #1 "support grants admin": role:support users:grant roles/admin',
+    );
+    expect(run.stdout).toContain('expected allow, got implicit_deny');
+    expect(run.stdout).toMatch(/support-grants-viewer\s+allow\s+no\s+yes\s+yes\s+no/);
+    expect(run.stdout).toContain('6 passed, 1 failed');
+  });
+
+  it("maps the server's validation errors of draft policies back to file names", async () => {
+    const dir = await policyFolder({
+      'a-good.yaml': readers('users:read'),
+      'b-bad.yaml': `name: bad
+effect: allow
+principals: [role:x]
+actions: [users:read]
+resources: [users]
+conditions: { ip: { allowlist: [not-a-cidr] } }
+`,
+    });
+    await cp(join(EXAMPLES, 'tests'), join(dir, 'tests'), { recursive: true });
+    const run = await cli('policies', 'test', dir);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/b-bad\.yaml: conditions\.ip\.allowlist\[0\]/);
+  });
+});
+
+describe('secadmin (the built CLI) against a real server', () => {
+  const cli = useServer('embedded');
+  const applyFolder = async (files: Record<string, string>) => {
+    const run = await cli('policies', 'apply', await policyFolder(files), '--yes');
+    expect(run.code, run.stderr).toBe(0);
+  };
+
+  it('simulate --explain prints the decision and a row per policy considered', async () => {
+    await applyFolder({ 'readers.yaml': readers('users:read') });
+    const run = await cli(
+      'simulate',
+      '--principal',
+      'role:cli-reader',
+      '--action',
+      'users:read',
+      '--resource',
+      'users/user_1',
+      '--explain',
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('decision: allow (matched: cli-readers)');
+    expect(run.stdout).toMatch(/POLICY\s+EFFECT\s+MATCHED/);
+    expect(run.stdout).toMatch(/cli-readers\s+allow\s+yes\s+yes\s+yes\s+yes/);
+  });
+
+  it('logs export --wait -o downloads the completed export', async () => {
+    await applyFolder({
+      'export-me.yaml': readers('users:list').replace('cli-readers', 'export-me'),
+    });
+    const file = join(scratch, 'export.csv');
+    const run = await cli(
+      'logs',
+      'export',
+      '--from',
+      '2020-01-01T00:00:00Z',
+      '--to',
+      '2100-01-01T00:00:00Z',
+      '--format',
+      'csv',
+      '--wait',
+      '-o',
+      file,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const csv = await readFile(file, 'utf8');
+    expect(csv.split('\n')[0]).toContain('event');
+    expect(csv).toContain('policy.created');
+  });
+
+  it('exits 64 on a usage error and 1 on an API error, never printing the key', async () => {
+    expect((await cli('policies', 'apply')).code).toBe(64);
+    expect((await cli('nonsense')).code).toBe(64);
+    const missing = await cli('users', 'get', 'user_00000000000000000000000000');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('404');
+    expect(missing.stderr + missing.stdout).not.toContain(API_KEY);
+  });
+});
