@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { SecadminApiError, SecadminConnectionError } from '@secadmin/api-client';
 import { Command, CommanderError } from 'commander';
+import packageJson from '../package.json' with { type: 'json' };
 import { registerKeyCommands } from './commands/keys.js';
 import { registerLogCommands } from './commands/logs.js';
 import { registerPolicyCommands } from './commands/policies.js';
@@ -13,6 +14,7 @@ const program = new Command('secadmin')
   .option('--url <url>', 'the server, e.g. http://localhost:3000 (default: $SECADMIN_URL)')
   .option('--api-key <key>', 'an API key secret (default: $SECADMIN_API_KEY)')
   .option('--json', 'print JSON instead of tables')
+  .version(packageJson.version)
   .showHelpAfterError()
   .exitOverride();
 

@@ -22,21 +22,35 @@ async function policyFolder(files: Record<string, string>): Promise<string> {
   return dir;
 }
 
-/** A server for one describe block, on the embedded database or a scratch PostgreSQL database. */
+// One server per database for the whole file (each start migrates a new database, the slow part).
+const servers = new Map<string, Promise<{ server: ServerProcess; database?: ScratchDatabase }>>();
+afterAll(async () => {
+  for (const started of servers.values()) {
+    const { server, database } = await started;
+    await server.stop();
+    await database?.drop();
+  }
+});
+
+async function launch(database: 'embedded' | 'postgresql') {
+  const dataDir = await mkdtemp(join(scratch, `${database}-`));
+  if (database === 'embedded') return { server: await startServer(dataDir) };
+  const scratchDatabase = await createScratchDatabase(inject('postgresUrl'), 'secadmin_cli');
+  return { server: await startServer(dataDir, scratchDatabase.url), database: scratchDatabase };
+}
+
+/** The CLI against the server on `database`, started by the first block that needs it. */
 function useServer(database: 'embedded' | 'postgresql'): (...args: string[]) => Promise<Run> {
-  let server: ServerProcess | undefined;
-  let scratchDatabase: ScratchDatabase | undefined;
+  let url = '';
   beforeAll(async () => {
-    const dataDir = await mkdtemp(join(scratch, `${database}-`));
-    if (database === 'postgresql')
-      scratchDatabase = await createScratchDatabase(inject('postgresUrl'), 'secadmin_cli');
-    server = await startServer(dataDir, scratchDatabase?.url);
+    let started = servers.get(database);
+    if (!started) {
+      started = launch(database);
+      servers.set(database, started);
+    }
+    url = (await started).server.url;
   }, 120_000);
-  afterAll(async () => {
-    await server?.stop();
-    await scratchDatabase?.drop();
-  });
-  return (...args) => runCli(server?.url ?? '', args);
+  return (...args) => runCli(url, args);
 }
 
 const readers = (actions: string) => `name: cli-readers
