@@ -1,10 +1,18 @@
+import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createScratchDatabase, type ScratchDatabase } from '@secadmin/test-infra';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { API_KEY, type Run, runCli, type ServerProcess, startServer } from './helpers/processes.js';
+import {
+  API_KEY,
+  CLI_MAIN,
+  type Run,
+  runCli,
+  type ServerProcess,
+  startServer,
+} from './helpers/processes.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../../examples/policies', import.meta.url));
 
@@ -40,6 +48,17 @@ async function launch(database: 'embedded' | 'postgresql') {
 }
 
 /** The CLI against the server on `database`, started by the first block that needs it. */
+const urls = new Map<string, string>();
+const urlOf = (database: string) => urls.get(database) ?? '';
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > 20_000) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 function useServer(database: 'embedded' | 'postgresql'): (...args: string[]) => Promise<Run> {
   let url = '';
   beforeAll(async () => {
@@ -49,6 +68,7 @@ function useServer(database: 'embedded' | 'postgresql'): (...args: string[]) => 
       servers.set(database, started);
     }
     url = (await started).server.url;
+    urls.set(database, url);
   }, 120_000);
   return (...args) => runCli(url, args);
 }
@@ -157,6 +177,7 @@ conditions: { ip: { allowlist: [not-a-cidr] } }
 
 describe('secadmin (the built CLI) against a real server', () => {
   const cli = useServer('embedded');
+  const serverUrl = () => urlOf('embedded');
   const applyFolder = async (files: Record<string, string>) => {
     const run = await cli('policies', 'apply', await policyFolder(files), '--yes');
     expect(run.code, run.stderr).toBe(0);
@@ -202,6 +223,67 @@ describe('secadmin (the built CLI) against a real server', () => {
     const csv = await readFile(file, 'utf8');
     expect(csv.split('\n')[0]).toContain('event');
     expect(csv).toContain('policy.created');
+  });
+
+  it('users and keys: create, list, get, delete / revoke, as JSON', async () => {
+    const created = await cli(
+      'users',
+      'create',
+      '--email',
+      'cli@example.com',
+      '--role',
+      'viewer',
+      '--json',
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const user = JSON.parse(created.stdout) as { id: string; roles: string[] };
+    expect(user.roles).toEqual(['viewer']);
+    const listed = JSON.parse((await cli('users', 'list', '--role', 'viewer', '--json')).stdout);
+    expect(listed.map((u: { id: string }) => u.id)).toContain(user.id);
+    expect((await cli('users', 'get', user.id)).stdout).toContain('cli@example.com');
+    expect((await cli('users', 'delete', user.id)).code).toBe(0);
+    expect((await cli('users', 'get', user.id)).code).toBe(1);
+
+    const key = await cli('keys', 'create', '--name', 'ci', '--principal', 'service:ci', '--json');
+    expect(key.code, key.stderr).toBe(0);
+    const { id, secret } = JSON.parse(key.stdout) as { id: string; secret: string };
+    expect(secret).toMatch(/^sk_/);
+    const keys = await cli('keys', 'list');
+    expect(keys.stdout).toContain(id);
+    expect(keys.stdout).not.toContain(secret);
+    expect((await cli('keys', 'revoke', id)).code).toBe(0);
+    expect((await cli('keys', 'list')).stdout).not.toContain(id);
+  });
+
+  it('logs tail -f prints a new entry once, as it arrives', async () => {
+    await applyFolder({
+      'before-tail.yaml': readers('users:read').replace('cli-readers', 'before-tail'),
+    });
+    const tail = spawn(
+      process.execPath,
+      [CLI_MAIN, 'logs', 'tail', '-n', '1', '-f', '--interval', '1', '--json'],
+      { env: { ...process.env, SECADMIN_URL: serverUrl(), SECADMIN_API_KEY: API_KEY } },
+    );
+    let output = '';
+    tail.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    try {
+      await waitFor(() => output.length > 0); // the first page is printed: tail is polling now
+      const before = output.length;
+      await applyFolder({ 'tailed.yaml': readers('users:read').replace('cli-readers', 'tailed') });
+      await waitFor(() => output.slice(before).includes('"policy.created"'));
+      // Two more polls: the entry must not come back.
+      await new Promise((r) => setTimeout(r, 2500));
+      const created = output
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { id: string; event: string })
+        .filter((entry) => entry.event === 'policy.created');
+      expect(new Set(created.map((entry) => entry.id)).size).toBe(created.length);
+    } finally {
+      tail.kill();
+    }
   });
 
   it('exits 64 on a usage error and 1 on an API error, never printing the key', async () => {

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const CLI = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+export const CLI_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const SERVER = fileURLToPath(new URL('../../../../apps/server/dist/main.js', import.meta.url));
 export const API_KEY = `sk_${'c'.repeat(40)}`;
 
@@ -64,7 +64,7 @@ export function runCli(url: string, args: readonly string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [CLI, ...args],
+      [CLI_MAIN, ...args],
       { env: { ...process.env, SECADMIN_URL: url, SECADMIN_API_KEY: API_KEY } },
       (error, stdout, stderr) => {
         const code = error ? Number((error as { code?: number }).code ?? 1) : 0;
