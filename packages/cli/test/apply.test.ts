@@ -51,12 +51,13 @@ function fakeServer(options: { etag?: string; patchStatus?: number }) {
 const wanted = [
   { file: 'readers.yaml', policy: { ...stored, actions: ['users:read', 'users:list'] } },
 ];
+const names = new Set(['readers']);
 const quiet = { ...createOutput(false), note: () => {} };
 
 describe('applying an update', () => {
   it('sends the ETag read for the plan as If-Match', async () => {
     const { client, patches } = fakeServer({ etag: '"v7"' });
-    const steps = planChanges(wanted, await readStoredPolicies(client), false);
+    const steps = planChanges(wanted, await readStoredPolicies(client, names), false);
     await applyPlan(client, steps, quiet);
     expect(patches).toHaveLength(1);
     expect(patches[0]?.headers.get('if-match')).toBe('"v7"');
@@ -65,13 +66,17 @@ describe('applying an update', () => {
 
   it('sends no If-Match when the server sent no ETag', async () => {
     const { client, patches } = fakeServer({});
-    await applyPlan(client, planChanges(wanted, await readStoredPolicies(client), false), quiet);
+    await applyPlan(
+      client,
+      planChanges(wanted, await readStoredPolicies(client, names), false),
+      quiet,
+    );
     expect(patches[0]?.headers.has('if-match')).toBe(false);
   });
 
   it('stops with a clear message on 412 (changed since the plan) instead of overwriting', async () => {
     const { client } = fakeServer({ etag: '"v7"', patchStatus: 412 });
-    const steps = planChanges(wanted, await readStoredPolicies(client), false);
+    const steps = planChanges(wanted, await readStoredPolicies(client, names), false);
     const failure = applyPlan(client, steps, quiet);
     await expect(failure).rejects.toBeInstanceOf(CliError);
     await expect(failure).rejects.toThrow(/"readers" was changed on the server after the plan/);

@@ -106,8 +106,21 @@ async function tail(
   print((await client.logs.list({ limit: Math.min(options.lines, 100) })).data);
   while (options.follow) {
     await sleep(options.interval * 1000);
-    print((await client.logs.list({ limit: 100 })).data);
+    print(await newestUntilSeen(client, seen));
   }
+}
+
+// More than a page may arrive between two polls: read on until an entry already printed.
+async function newestUntilSeen(
+  client: SecadminClient,
+  seen: ReadonlySet<string>,
+): Promise<LogEntryListItem[]> {
+  const entries: LogEntryListItem[] = [];
+  for await (const entry of client.paginate('/v1/logs', { limit: 100 })) {
+    if (seen.has(entry.id)) break;
+    entries.push(entry);
+  }
+  return entries;
 }
 
 async function waitForExport(client: SecadminClient, exportId: string): Promise<Export> {

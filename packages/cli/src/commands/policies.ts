@@ -31,7 +31,9 @@ export function registerPolicyCommands(program: Command): void {
       await requireFolder(dir);
       const { client, out } = commandContext(command.optsWithGlobals<GlobalOptions>());
       const files = await readPolicyFolder(dir);
-      const steps = planChanges(files, await readStoredPolicies(client), options.prune ?? false);
+      const names = new Set(files.map(({ policy }) => policy.name));
+      const stored = await readStoredPolicies(client, names);
+      const steps = planChanges(files, stored, options.prune ?? false);
       out.result({ steps }, () => printPlan(steps, out));
       if (steps.length === 0) return;
       if (options.dryRun) process.exitCode = EXIT.drift;

@@ -1,18 +1,26 @@
 import { SecadminApiError, type SecadminClient } from '@secadmin/api-client';
 import { CliError } from '../errors.js';
 import type { Output } from '../output.js';
-import type { PlanStep, StoredPolicy } from './plan.js';
+import type { PlanStep, ReadPolicy, StoredPolicies } from './plan.js';
 
-/** Every stored policy, each read by id for its full fields and its `ETag` (when the server sends one). */
-export async function readStoredPolicies(client: SecadminClient): Promise<StoredPolicy[]> {
-  const stored: StoredPolicy[] = [];
-  for await (const item of client.paginate('/v1/policies', { limit: 100 })) {
-    const { data, response } = await client.GET('/v1/policies/{id}', {
-      params: { path: { id: item.id } },
-    });
-    if (data) stored.push({ policy: data.data, etag: response.headers.get('etag') ?? undefined });
+/**
+ * Every stored policy's id and name, and each policy that `names` holds read by id, for its full
+ * fields and its `ETag` (when the server sends one).
+ */
+export async function readStoredPolicies(
+  client: SecadminClient,
+  names: ReadonlySet<string>,
+): Promise<StoredPolicies> {
+  const listed: { id: string; name: string }[] = [];
+  const byName = new Map<string, ReadPolicy>();
+  for await (const { id, name } of client.paginate('/v1/policies', { limit: 100 })) {
+    listed.push({ id, name });
+    if (!names.has(name)) continue;
+    const { data, response } = await client.GET('/v1/policies/{id}', { params: { path: { id } } });
+    if (data)
+      byName.set(name, { policy: data.data, etag: response.headers.get('etag') ?? undefined });
   }
-  return stored;
+  return { listed, byName };
 }
 
 /** Applies the plan in order; an update carries `If-Match`, so a policy changed since the plan aborts. */

@@ -18,9 +18,15 @@ export interface FieldChange {
 }
 
 /** A stored policy as read for the plan, with the `ETag` to send back as `If-Match`. */
-export interface StoredPolicy {
+export interface ReadPolicy {
   policy: Policy;
   etag: string | undefined;
+}
+
+/** What the plan compares with: every stored policy's id and name, and the full policy of those a file names. */
+export interface StoredPolicies {
+  listed: readonly { id: string; name: string }[];
+  byName: ReadonlyMap<string, ReadPolicy>;
 }
 
 export type PlanStep =
@@ -39,13 +45,12 @@ export type PlanStep =
 /** What `apply` would do to make the stored policies match the folder's, matched by name. */
 export function planChanges(
   files: readonly PolicyFile[],
-  stored: readonly StoredPolicy[],
+  stored: StoredPolicies,
   prune: boolean,
 ): PlanStep[] {
-  const byName = new Map(stored.map((entry) => [entry.policy.name, entry]));
   const steps: PlanStep[] = [];
   for (const { file, policy } of files) {
-    const current = byName.get(policy.name);
+    const current = stored.byName.get(policy.name);
     if (!current) {
       steps.push({ kind: 'create', file, body: policy });
       continue;
@@ -66,9 +71,8 @@ export function planChanges(
   }
   if (prune) {
     const wanted = new Set(files.map(({ policy }) => policy.name));
-    for (const { policy } of stored)
-      if (!wanted.has(policy.name))
-        steps.push({ kind: 'delete', id: policy.id, name: policy.name });
+    for (const { id, name } of stored.listed)
+      if (!wanted.has(name)) steps.push({ kind: 'delete', id, name });
   }
   return steps;
 }
