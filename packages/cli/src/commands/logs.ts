@@ -1,0 +1,171 @@
+import { createWriteStream } from 'node:fs';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Export, LogEntryListItem, SearchHit, SecadminClient } from '@secadmin/api-client';
+import type { Command } from 'commander';
+import { commandContext, type GlobalOptions } from '../context.js';
+import { CliError, usageError } from '../errors.js';
+import type { Output } from '../output.js';
+
+const LOG_COLUMNS = ['timestamp', 'event', 'actor', 'result', 'id'];
+
+const logRow = (
+  entry: Pick<LogEntryListItem, 'id' | 'timestamp' | 'event' | 'result' | 'actor'>,
+) => ({
+  ...entry,
+  actor: `${entry.actor.type}:${entry.actor.email ?? entry.actor.id ?? ''}`,
+});
+
+export function registerLogCommands(program: Command): void {
+  const logs = program.command('logs').description('search, follow and export the audit log');
+
+  logs
+    .command('search')
+    .argument('<query>', 'e.g. "login -result:success actor:ada@example.com"')
+    .option('--limit <n>', 'at most this many hits', positiveInteger, 50)
+    .action(async (query: string, options: { limit: number }, command: Command) => {
+      const { client, out } = commandContext(command.optsWithGlobals<GlobalOptions>());
+      const hits: SearchHit[] = [];
+      for await (const hit of client.paginate('/v1/logs/search', {
+        query,
+        limit: Math.min(options.limit, 100),
+      })) {
+        hits.push(hit);
+        if (hits.length >= options.limit) break;
+      }
+      out.result(hits, () => out.table(hits.map(logRow), LOG_COLUMNS));
+    });
+
+  logs
+    .command('tail')
+    .description('print the newest entries; with -f, keep polling and print new ones once')
+    .option('-n, --lines <n>', 'how many of the newest entries to print first', positiveInteger, 20)
+    .option('-f, --follow', 'keep polling for new entries')
+    .option('--interval <seconds>', 'seconds between polls with -f', positiveInteger, 2)
+    .action(
+      async (options: { lines: number; follow?: boolean; interval: number }, command: Command) => {
+        const { client, out } = commandContext(command.optsWithGlobals<GlobalOptions>());
+        await tail(client, out, options);
+      },
+    );
+
+  logs
+    .command('export')
+    .description('export entries to a file; with --wait, wait for it and download it')
+    .requiredOption('--from <instant>', 'ISO 8601, inclusive')
+    .requiredOption('--to <instant>', 'ISO 8601, exclusive')
+    .option('--format <format>', 'json or csv', 'json')
+    .option('--wait', 'wait until the export completes, then download it (needs -o)')
+    .option('-o, --output <file>', 'where to write the download')
+    .action(
+      async (
+        options: { from: string; to: string; format: string; wait?: boolean; output?: string },
+        command: Command,
+      ) => {
+        if (options.format !== 'json' && options.format !== 'csv')
+          throw usageError('--format must be json or csv');
+        if (options.wait && !options.output) throw usageError('--wait needs -o <file>');
+        const { client, out } = commandContext(command.optsWithGlobals<GlobalOptions>());
+        const created = await client.exports.create({
+          from: options.from,
+          to: options.to,
+          format: options.format,
+        });
+        if (!options.wait || !options.output) {
+          out.result(created, () => out.line(`export ${created.exportId} is ${created.status}`));
+          return;
+        }
+        const done = await waitForExport(client, created.exportId);
+        await download(client, done, options.output);
+        out.result(done, () =>
+          out.line(
+            `wrote ${done.totalRecords} records (${done.fileSizeBytes} bytes) to ${options.output}`,
+          ),
+        );
+      },
+    );
+}
+
+async function tail(
+  client: SecadminClient,
+  out: Output,
+  options: { lines: number; follow?: boolean; interval: number },
+): Promise<void> {
+  const seen = new Set<string>();
+  const print = (entries: LogEntryListItem[]) => {
+    // The API lists newest first; print oldest first, like tail.
+    const fresh = entries.filter((entry) => !seen.has(entry.id)).reverse();
+    for (const entry of fresh) {
+      seen.add(entry.id);
+      const row = logRow(entry);
+      if (out.json) out.line(JSON.stringify(entry));
+      else out.line(`${row.timestamp}  ${row.event}  ${row.actor}  ${row.result}  ${row.id}`);
+    }
+  };
+  print((await client.logs.list({ limit: Math.min(options.lines, 100) })).data);
+  while (options.follow) {
+    await sleep(options.interval * 1000);
+    print(await newestUntilSeen(client, seen));
+  }
+}
+
+// More than a page may arrive between two polls: read on until an entry already printed.
+async function newestUntilSeen(
+  client: SecadminClient,
+  seen: ReadonlySet<string>,
+): Promise<LogEntryListItem[]> {
+  const entries: LogEntryListItem[] = [];
+  for await (const entry of client.paginate('/v1/logs', { limit: 100 })) {
+    if (seen.has(entry.id)) break;
+    entries.push(entry);
+  }
+  return entries;
+}
+
+async function waitForExport(client: SecadminClient, exportId: string): Promise<Export> {
+  for (;;) {
+    const current = await client.exports.get(exportId);
+    if (current.status === 'completed') return current;
+    if (current.status === 'failed')
+      throw new CliError(`export ${exportId} failed: ${current.error ?? 'no reason given'}`);
+    await sleep(500);
+  }
+}
+
+async function download(client: SecadminClient, done: Export, file: string): Promise<void> {
+  if (!done.downloadUrl) throw new CliError(`export ${done.exportId} has no download URL`);
+  const url = new URL(done.downloadUrl);
+  const name = decodeURIComponent(url.pathname.split('/').pop() ?? '');
+  const token = url.searchParams.get('token') ?? '';
+  const response = await client.exports.download(name, { token });
+  if (!response.body) throw new CliError(`export ${done.exportId}: empty download`);
+  await pipeline(
+    Readable.fromWeb(response.body as import('node:stream/web').ReadableStream),
+    progress(done.fileSizeBytes),
+    createWriteStream(file),
+  );
+}
+
+/** A `received / total` line on stderr when it is a terminal; a pass-through otherwise. */
+function progress(total: number | undefined): Transform {
+  let received = 0;
+  const tty = process.stderr.isTTY;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      received += chunk.length;
+      if (tty) process.stderr.write(`\rdownloading ${received}${total ? ` / ${total}` : ''} bytes`);
+      callback(null, chunk);
+    },
+    flush(callback) {
+      if (tty) process.stderr.write('\n');
+      callback();
+    },
+  });
+}
+
+function positiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw usageError(`not a positive integer: ${value}`);
+  return parsed;
+}

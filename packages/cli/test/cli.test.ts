@@ -1,0 +1,297 @@
+import { spawn } from 'node:child_process';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createScratchDatabase, type ScratchDatabase } from '@secadmin/test-infra';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  API_KEY,
+  CLI_MAIN,
+  type Run,
+  runCli,
+  type ServerProcess,
+  startServer,
+} from './helpers/processes.js';
+
+const EXAMPLES = fileURLToPath(new URL('../../../examples/policies', import.meta.url));
+
+let scratch: string;
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'secadmin-cli-'));
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+async function policyFolder(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(join(scratch, 'policies-'));
+  for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
+  return dir;
+}
+
+// One server per database for the whole file (each start migrates a new database, the slow part).
+const servers = new Map<string, Promise<{ server: ServerProcess; database?: ScratchDatabase }>>();
+afterAll(async () => {
+  for (const started of servers.values()) {
+    const { server, database } = await started;
+    await server.stop();
+    await database?.drop();
+  }
+});
+
+async function launch(database: 'embedded' | 'postgresql') {
+  const dataDir = await mkdtemp(join(scratch, `${database}-`));
+  if (database === 'embedded') return { server: await startServer(dataDir) };
+  const scratchDatabase = await createScratchDatabase(inject('postgresUrl'), 'secadmin_cli');
+  return { server: await startServer(dataDir, scratchDatabase.url), database: scratchDatabase };
+}
+
+/** The CLI against the server on `database`, started by the first block that needs it. */
+const urls = new Map<string, string>();
+const urlOf = (database: string) => urls.get(database) ?? '';
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > 20_000) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function useServer(database: 'embedded' | 'postgresql'): (...args: string[]) => Promise<Run> {
+  let url = '';
+  beforeAll(async () => {
+    let started = servers.get(database);
+    if (!started) {
+      started = launch(database);
+      servers.set(database, started);
+    }
+    url = (await started).server.url;
+    urls.set(database, url);
+  }, 120_000);
+  return (...args) => runCli(url, args);
+}
+
+const readers = (actions: string) => `name: cli-readers
+effect: allow
+principals: [role:cli-reader]
+actions: [${actions}]
+resources: ['users/*']
+`;
+const deleters = `name: cli-no-deletes
+description: nobody deletes
+effect: deny
+principals: [role:cli-reader]
+actions: [users:delete]
+resources: ['*']
+`;
+
+describe.each(['embedded', 'postgresql'] as const)('policies as code (%s database)', (database) => {
+  const cli = useServer(database);
+
+  it('plans, applies with --yes, updates with a field diff, prunes; --dry-run exits 2 on drift, 0 without', async () => {
+    const dir = await policyFolder({
+      'readers.yaml': readers('users:read'),
+      'deny.yaml': deleters,
+    });
+
+    const dryRun = await cli('policies', 'apply', dir, '--dry-run');
+    expect(dryRun.code, dryRun.stderr).toBe(2);
+    expect(dryRun.stdout).toContain('+ create cli-readers (readers.yaml)');
+    expect(dryRun.stdout).toContain('+ create cli-no-deletes (deny.yaml)');
+
+    const planOnly = await cli('policies', 'apply', dir);
+    expect(planOnly.code).toBe(0);
+    expect(planOnly.stderr).toContain('--yes');
+    expect((await cli('policies', 'apply', dir, '--dry-run')).code).toBe(2);
+
+    const applied = await cli('policies', 'apply', dir, '--yes');
+    expect(applied.code, applied.stderr).toBe(0);
+    const clean = await cli('policies', 'apply', dir, '--dry-run');
+    expect(clean.code, clean.stdout).toBe(0);
+    expect(clean.stdout).toContain('No changes');
+
+    await writeFile(join(dir, 'readers.yaml'), readers('users:read, users:list'));
+    await rm(join(dir, 'deny.yaml'));
+    const drift = await cli('policies', 'apply', dir, '--dry-run', '--prune');
+    expect(drift.code).toBe(2);
+    expect(drift.stdout).toContain('~ update cli-readers (readers.yaml)');
+    expect(drift.stdout).toContain('actions: ["users:read"] -> ["users:read","users:list"]');
+    expect(drift.stdout).toContain('- delete cli-no-deletes');
+    const withoutPrune = await cli('policies', 'apply', dir, '--dry-run');
+    expect(withoutPrune.stdout).not.toContain('- delete');
+
+    expect((await cli('policies', 'apply', dir, '--yes', '--prune')).code).toBe(0);
+    const after = await cli('policies', 'apply', dir, '--dry-run', '--prune', '--json');
+    expect(after.code, after.stdout).toBe(0);
+    expect(JSON.parse(after.stdout)).toEqual({ steps: [] });
+  });
+
+  it('passes the policy tests of examples/policies', async () => {
+    const run = await cli('policies', 'test', EXAMPLES);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/6 passed, 0 failed/);
+  });
+
+  it('fails a policy test folder with a wrong expectation, naming the check and explaining it', async () => {
+    const dir = await mkdtemp(join(scratch, 'examples-'));
+    await cp(EXAMPLES, dir, { recursive: true });
+    await writeFile(
+      join(dir, 'tests', 'wrong.yaml'),
+      `checks:
+  - name: support grants admin
+    principal: role:support
+    action: users:grant
+    resource: roles/admin
+    expect: allow
+`,
+    );
+    const run = await cli('policies', 'test', dir);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      'FAIL tests/wrong.yaml check #1 "support grants admin": role:support users:grant roles/admin',
+    );
+    expect(run.stdout).toContain('expected allow, got implicit_deny');
+    expect(run.stdout).toMatch(/support-grants-viewer\s+allow\s+no\s+yes\s+yes\s+no/);
+    expect(run.stdout).toContain('6 passed, 1 failed');
+  });
+
+  it("maps the server's validation errors of draft policies back to file names", async () => {
+    const dir = await policyFolder({
+      'a-good.yaml': readers('users:read'),
+      'b-bad.yaml': `name: bad
+effect: allow
+principals: [role:x]
+actions: [users:read]
+resources: [users]
+conditions: { ip: { allowlist: [not-a-cidr] } }
+`,
+    });
+    await cp(join(EXAMPLES, 'tests'), join(dir, 'tests'), { recursive: true });
+    const run = await cli('policies', 'test', dir);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/b-bad\.yaml: conditions\.ip\.allowlist\[0\]/);
+  });
+});
+
+describe('secadmin (the built CLI) against a real server', () => {
+  const cli = useServer('embedded');
+  const serverUrl = () => urlOf('embedded');
+  const applyFolder = async (files: Record<string, string>) => {
+    const run = await cli('policies', 'apply', await policyFolder(files), '--yes');
+    expect(run.code, run.stderr).toBe(0);
+  };
+
+  it('simulate --explain prints the decision and a row per policy considered', async () => {
+    await applyFolder({ 'readers.yaml': readers('users:read') });
+    const run = await cli(
+      'simulate',
+      '--principal',
+      'role:cli-reader',
+      '--action',
+      'users:read',
+      '--resource',
+      'users/user_1',
+      '--explain',
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('decision: allow (matched: cli-readers)');
+    expect(run.stdout).toMatch(/POLICY\s+EFFECT\s+MATCHED/);
+    expect(run.stdout).toMatch(/cli-readers\s+allow\s+yes\s+yes\s+yes\s+yes/);
+  });
+
+  it('logs export --wait -o downloads the completed export', async () => {
+    await applyFolder({
+      'export-me.yaml': readers('users:list').replace('cli-readers', 'export-me'),
+    });
+    const file = join(scratch, 'export.csv');
+    const run = await cli(
+      'logs',
+      'export',
+      '--from',
+      '2020-01-01T00:00:00Z',
+      '--to',
+      '2100-01-01T00:00:00Z',
+      '--format',
+      'csv',
+      '--wait',
+      '-o',
+      file,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const csv = await readFile(file, 'utf8');
+    expect(csv.split('\n')[0]).toContain('event');
+    expect(csv).toContain('policy.created');
+  });
+
+  it('users and keys: create, list, get, delete / revoke, as JSON', async () => {
+    const created = await cli(
+      'users',
+      'create',
+      '--email',
+      'cli@example.com',
+      '--role',
+      'viewer',
+      '--json',
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const user = JSON.parse(created.stdout) as { id: string; roles: string[] };
+    expect(user.roles).toEqual(['viewer']);
+    const listed = JSON.parse((await cli('users', 'list', '--role', 'viewer', '--json')).stdout);
+    expect(listed.map((u: { id: string }) => u.id)).toContain(user.id);
+    expect((await cli('users', 'get', user.id)).stdout).toContain('cli@example.com');
+    expect((await cli('users', 'delete', user.id)).code).toBe(0);
+    expect((await cli('users', 'get', user.id)).code).toBe(1);
+
+    const key = await cli('keys', 'create', '--name', 'ci', '--principal', 'service:ci', '--json');
+    expect(key.code, key.stderr).toBe(0);
+    const { id, secret } = JSON.parse(key.stdout) as { id: string; secret: string };
+    expect(secret).toMatch(/^sk_/);
+    const keys = await cli('keys', 'list');
+    expect(keys.stdout).toContain(id);
+    expect(keys.stdout).not.toContain(secret);
+    expect((await cli('keys', 'revoke', id)).code).toBe(0);
+    expect((await cli('keys', 'list')).stdout).not.toContain(id);
+  });
+
+  it('logs tail -f prints a new entry once, as it arrives', async () => {
+    await applyFolder({
+      'before-tail.yaml': readers('users:read').replace('cli-readers', 'before-tail'),
+    });
+    const tail = spawn(
+      process.execPath,
+      [CLI_MAIN, 'logs', 'tail', '-n', '1', '-f', '--interval', '1', '--json'],
+      { env: { ...process.env, SECADMIN_URL: serverUrl(), SECADMIN_API_KEY: API_KEY } },
+    );
+    let output = '';
+    tail.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    try {
+      await waitFor(() => output.length > 0); // the first page is printed: tail is polling now
+      const before = output.length;
+      await applyFolder({ 'tailed.yaml': readers('users:read').replace('cli-readers', 'tailed') });
+      await waitFor(() => output.slice(before).includes('"policy.created"'));
+      // Two more polls: the entry must not come back.
+      await new Promise((r) => setTimeout(r, 2500));
+      const created = output
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { id: string; event: string })
+        .filter((entry) => entry.event === 'policy.created');
+      expect(new Set(created.map((entry) => entry.id)).size).toBe(created.length);
+    } finally {
+      tail.kill();
+    }
+  });
+
+  it('exits 64 on a usage error and 1 on an API error, never printing the key', async () => {
+    expect((await cli('policies', 'apply')).code).toBe(64);
+    expect((await cli('nonsense')).code).toBe(64);
+    const missing = await cli('users', 'get', 'user_00000000000000000000000000');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('404');
+    expect(missing.stderr + missing.stdout).not.toContain(API_KEY);
+  });
+});
