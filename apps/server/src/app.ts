@@ -57,7 +57,12 @@ export function createApp({
         router: new Router(operations),
         operations,
         validator: new SpecValidator(spec),
-        handlers: createHandlers(services, { ping, spec, docsHtml: loadDocsHtml() }),
+        handlers: createHandlers(services, {
+          ping,
+          rateLimitStoreHealth: () => rateLimits.health(),
+          spec,
+          docsHtml: loadDocsHtml(),
+        }),
         authenticate: authenticator({
           currentVersions: () => services.versions.current(),
           apiKeys: services.apiKeys,

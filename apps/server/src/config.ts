@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import type { OnStoreError } from './rate-limit/fault-tolerant-store.js';
 
 export interface Config {
   port: number;
@@ -6,6 +7,10 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  /** How long start-up retries an unreachable PostgreSQL before giving up. */
+  dbConnectTimeoutSeconds: number;
+  /** While Redis is unreachable: count in memory (`open`) or answer 503 (`closed`). */
+  rateLimitOnStoreError: OnStoreError;
   adminApiKey: string | undefined;
   secret: string | undefined;
   downloadUrl: string;
@@ -27,6 +32,20 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0
   return value;
 }
 
+function oneOf<T extends string>(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  values: readonly T[],
+  fallback: T,
+): T {
+  const text = env[name];
+  if (text === undefined || text === '') return fallback;
+  if (!(values as readonly string[]).includes(text)) {
+    throw new Error(`${name} must be one of ${values.join(', ')}, got "${text}".`);
+  }
+  return text as T;
+}
+
 function trustProxy(text: string | undefined): boolean | number | string {
   if (text === undefined || text === '' || text === 'false') return false;
   if (text === 'true') return true;
@@ -41,6 +60,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(env.SECADMIN_DATA_DIR || './data'),
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    dbConnectTimeoutSeconds: integer(env, 'SECADMIN_DB_CONNECT_TIMEOUT_S', 30),
+    rateLimitOnStoreError: oneOf(
+      env,
+      'SECADMIN_RATE_LIMIT_ON_STORE_ERROR',
+      ['open', 'closed'] as const,
+      'open',
+    ),
     adminApiKey: env.SECADMIN_ADMIN_API_KEY || undefined,
     secret: env.SECADMIN_SECRET || undefined,
     downloadUrl: (env.SECADMIN_DOWNLOAD_URL || `http://localhost:${port}/downloads`).replace(

@@ -2,7 +2,17 @@ import { loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { startServer } from './server.js';
 
-const config = loadConfig();
+function configOrExit() {
+  try {
+    return loadConfig();
+  } catch (error) {
+    // Before there is a logger: one plain line, no stack trace.
+    console.error(`secadmin could not start: ${(error as Error).message}`);
+    process.exit(1);
+  }
+}
+
+const config = configOrExit();
 const logger = createLogger(config.logLevel);
 
 try {

@@ -8,11 +8,13 @@ import type { Config } from './config.js';
 import { ExportWorker } from './features/audit-log/exports/worker.js';
 import { createServices, type Services } from './features/services.js';
 import { InFlightRequests } from './http/in-flight.js';
+import { FaultTolerantRateLimitStore } from './rate-limit/fault-tolerant-store.js';
 import { MemoryRateLimitStore } from './rate-limit/memory-store.js';
 import { RedisRateLimitStore } from './rate-limit/redis-store.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 import { loadSecret } from './secrets.js';
 import { createRepositories } from './storage/repositories.js';
+import { waitForDatabase } from './storage/wait-for-database.js';
 
 export interface RunningServer {
   url: string;
@@ -29,6 +31,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
   let rateLimits: RateLimitStore | undefined;
   try {
+    await waitForDatabase(db, config, logger);
     const applied = await db.migrate();
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
     const secret = await loadSecret(config.secret, config.dataDir);
@@ -58,9 +61,15 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         'root API key generated; its secret is in this file',
       );
 
-    rateLimits = config.redisUrl
-      ? new RedisRateLimitStore(config.redisUrl)
-      : new MemoryRateLimitStore();
+    if (config.redisUrl) {
+      const shared = new FaultTolerantRateLimitStore(
+        new RedisRateLimitStore(config.redisUrl),
+        config.rateLimitOnStoreError,
+        logger,
+      );
+      rateLimits = shared;
+      await shared.connect();
+    } else rateLimits = new MemoryRateLimitStore();
     const inFlight = new InFlightRequests();
     const app = createApp({ config, ping: db.ping, services, rateLimits, logger, inFlight });
     const server: Server = await new Promise((resolve, reject) => {

@@ -12,6 +12,7 @@ import {
   Unavailable,
 } from '../lib/errors.js';
 import { sendJson } from './respond.js';
+import { isDatabaseUnreachable } from './unreachable.js';
 
 export interface ErrorDetail {
   field: string;
@@ -91,6 +92,8 @@ interface BodyParserError {
 function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error;
   if (error instanceof DomainError) return fromDomainError(error, 'body');
+  if (isDatabaseUnreachable(error))
+    return fromDomainError(new Unavailable('The database is unreachable; retry shortly.'), 'body');
   switch ((error as BodyParserError)?.type) {
     case 'entity.too.large':
       return new ApiError('payload_too_large', 'The request body is too large.');

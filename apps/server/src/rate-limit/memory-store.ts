@@ -1,4 +1,4 @@
-import type { RateLimitStore } from './store.js';
+import type { RateLimitStore, RateLimitStoreHealth } from './store.js';
 
 /** One process's counters. Windows older than the current one are dropped as time passes. */
 export class MemoryRateLimitStore implements RateLimitStore {
@@ -13,6 +13,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
     const count = (this.counts.get(key) ?? 0) + 1;
     this.counts.set(key, count);
     return count;
+  }
+
+  async health(): Promise<RateLimitStoreHealth> {
+    return 'memory';
   }
 
   async close(): Promise<void> {}

@@ -2,8 +2,12 @@
 export interface RateLimitStore {
   /** Counts one hit for `key` in the window starting at `windowStart`; returns the count. */
   hit(key: string, windowStart: number, windowMs: number): Promise<number>;
+  /** For readiness: `ok` (shared store answers), `degraded` (it does not), `memory` (none). */
+  health(): Promise<RateLimitStoreHealth>;
   close(): Promise<void>;
 }
+
+export type RateLimitStoreHealth = 'ok' | 'degraded' | 'memory';
 
 const WINDOW_MS = 60_000;
 

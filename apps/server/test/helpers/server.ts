@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createSecadminClient, type SecadminClient } from '@secadmin/api-client';
 import { createScratchDatabase, type ScratchDatabase } from '@secadmin/test-infra';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import { inject } from 'vitest';
 import { type Config, loadConfig } from '../../src/config.js';
 import { generateSecret } from '../../src/features/api-keys/service.js';
@@ -64,10 +65,16 @@ async function createStorage(database: DatabaseUnderTest): Promise<Storage> {
   };
 }
 
+/** What a test may change beyond the config: where the server's log lines go. */
+export interface LaunchOptions {
+  logger?: Logger;
+}
+
 async function launch(
   storage: Storage,
   rootKey: string,
   overrides: Partial<Config>,
+  options: LaunchOptions,
 ): Promise<TestServer> {
   const config: Config = {
     ...loadConfig({}),
@@ -81,7 +88,10 @@ async function launch(
     validateResponses: true,
     ...overrides,
   };
-  const server = await startServer(config, createLogger(process.env.LOG_LEVEL ?? 'silent'));
+  const server = await startServer(
+    config,
+    options.logger ?? createLogger(process.env.LOG_LEVEL ?? 'silent'),
+  );
   const clientWith = (apiKey: string | undefined) =>
     createSecadminClient({
       baseUrl: server.url,
@@ -96,7 +106,7 @@ async function launch(
     clientWith,
     restart: async () => {
       await server.close();
-      return launch(storage, rootKey, overrides);
+      return launch(storage, rootKey, overrides, options);
     },
     stop: async () => {
       await server.close();
@@ -110,10 +120,11 @@ async function launch(
 export async function startTestServer(
   database: DatabaseUnderTest,
   overrides: Partial<Config> = {},
+  options: LaunchOptions = {},
 ): Promise<TestServer> {
   const storage = await createStorage(database);
   try {
-    return await launch(storage, overrides.adminApiKey ?? generateSecret(), overrides);
+    return await launch(storage, overrides.adminApiKey ?? generateSecret(), overrides, options);
   } catch (error) {
     await storage.cleanup();
     throw error;

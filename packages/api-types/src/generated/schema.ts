@@ -474,7 +474,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Answers 200 when the database is reachable, 503 otherwise. No authentication, no rate limit.
+         * @description Answers 200 while the database is reachable, 503 when it is not, and says in `checks` how each dependency is. An unreachable Redis in `open` mode keeps it 200 with `status: degraded`. No authentication, no rate limit.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -1607,8 +1607,24 @@ export interface components {
          *     }
          */
         Health: {
-            /** @enum {string} */
-            status: "ok" | "unavailable";
+            /**
+             * @description `ok`: everything answers. `degraded` (readiness only): the database answers but the rate-limit store (Redis) does not, and `SECADMIN_RATE_LIMIT_ON_STORE_ERROR=open` lets each instance count in memory meanwhile. `unavailable` (readiness only): the database is unreachable.
+             * @enum {string}
+             */
+            status: "ok" | "degraded" | "unavailable";
+            /** @description Readiness only — the state of each dependency. */
+            checks?: {
+                /**
+                 * @description Whether the database answers.
+                 * @enum {string}
+                 */
+                database: "ok" | "unavailable";
+                /**
+                 * @description `ok`: Redis answers. `degraded`: Redis is unreachable (counters are kept in memory in `open` mode; `/v1` requests get 503 in `closed` mode). `memory`: no `REDIS_URL`, the counters are in memory by design.
+                 * @enum {string}
+                 */
+                rateLimitStore: "ok" | "degraded" | "memory";
+            };
         };
     };
     responses: {
@@ -1739,6 +1755,28 @@ export interface components {
                  *       "error": {
                  *         "code": "internal_error",
                  *         "message": "An unexpected error occurred."
+                 *       },
+                 *       "meta": {
+                 *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Unavailable (`unavailable`): a dependency is down — the database is unreachable, or the rate-limit store (Redis) is unreachable while `SECADMIN_RATE_LIMIT_ON_STORE_ERROR=closed`. Never a hang: the answer comes within seconds, with `Retry-After`; the service recovers by itself. */
+        Unavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "unavailable",
+                 *         "message": "The database is unreachable; retry shortly."
                  *       },
                  *       "meta": {
                  *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
@@ -2016,6 +2054,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createUser: {
@@ -2076,6 +2115,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getUser: {
@@ -2137,6 +2177,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteUser: {
@@ -2171,6 +2212,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updateUser: {
@@ -2238,6 +2280,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listPolicies: {
@@ -2313,6 +2356,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createPolicy: {
@@ -2386,6 +2430,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     simulatePolicy: {
@@ -2449,6 +2494,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     simulatePolicyBatch: {
@@ -2520,6 +2566,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getPolicy: {
@@ -2593,6 +2640,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deletePolicy: {
@@ -2627,6 +2675,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     updatePolicy: {
@@ -2707,6 +2756,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listLogs: {
@@ -2820,6 +2870,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     ingestLogs: {
@@ -2875,6 +2926,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     searchLogs: {
@@ -2945,6 +2997,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createExport: {
@@ -2997,6 +3050,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getExport: {
@@ -3055,6 +3109,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getLog: {
@@ -3129,6 +3184,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listApiKeys: {
@@ -3193,6 +3249,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createApiKey: {
@@ -3248,6 +3305,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     deleteApiKey: {
@@ -3282,6 +3340,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     downloadExport: {
@@ -3389,29 +3448,29 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Ready to serve. */
+            /** @description Ready to serve (`ok`), or serving with the rate-limit store down (`degraded`). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "status": "ok"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Health"];
                 };
             };
             /** @description The database is not reachable. */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "status": "unavailable"
+                     *       "status": "unavailable",
+                     *       "checks": {
+                     *         "database": "unavailable",
+                     *         "rateLimitStore": "ok"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Health"];

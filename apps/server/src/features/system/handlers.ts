@@ -1,8 +1,10 @@
 import type { Handler } from '../../http/context.js';
+import type { RateLimitStoreHealth } from '../../rate-limit/store.js';
 
 /** Health, readiness, the spec and its rendered reference: no key, no rate limit. */
 export function systemHandlers(deps: {
   ping: () => Promise<void>;
+  rateLimitStoreHealth: () => Promise<RateLimitStoreHealth>;
   spec: object;
   docsHtml: string;
 }) {
@@ -10,11 +12,19 @@ export function systemHandlers(deps: {
     res.json({ status: 'ok' });
   };
   const getReadiness: Handler<'getReadiness'> = async ({ res }) => {
-    try {
-      await deps.ping();
-      res.json({ status: 'ok' });
-    } catch {
-      res.status(503).json({ status: 'unavailable' });
+    const [database, rateLimitStore] = await Promise.all([
+      deps.ping().then(
+        () => 'ok' as const,
+        () => 'unavailable' as const,
+      ),
+      deps.rateLimitStoreHealth(),
+    ]);
+    const checks = { database, rateLimitStore };
+    if (database === 'unavailable') {
+      res.setHeader('Retry-After', '1');
+      res.status(503).json({ status: 'unavailable', checks });
+    } else {
+      res.json({ status: rateLimitStore === 'degraded' ? 'degraded' : 'ok', checks });
     }
   };
   const getOpenApiDocument: Handler<'getOpenApiDocument'> = ({ res }) => {

@@ -11,10 +11,14 @@ describe('system routes', () => {
   afterAll(() => server?.stop());
 
   it('answers health and readiness without a key or rate limit', async () => {
-    for (const path of ['/healthz', '/readyz']) {
+    const expected = {
+      '/healthz': { status: 'ok' },
+      '/readyz': { status: 'ok', checks: { database: 'ok', rateLimitStore: 'memory' } },
+    };
+    for (const [path, body] of Object.entries(expected)) {
       const res = await raw(server, path);
       expect(res.status).toBe(200);
-      expect(await json(res)).toEqual({ status: 'ok' });
+      expect(await json(res)).toEqual(body);
       expect(res.headers.get('x-ratelimit-limit')).toBeNull();
     }
   });

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './config.js';
+
+describe('loadConfig', () => {
+  it('reads SECADMIN_RATE_LIMIT_ON_STORE_ERROR, open by default', () => {
+    expect(loadConfig({}).rateLimitOnStoreError).toBe('open');
+    expect(loadConfig({ SECADMIN_RATE_LIMIT_ON_STORE_ERROR: 'closed' }).rateLimitOnStoreError).toBe(
+      'closed',
+    );
+  });
+
+  it('refuses any other value with a message naming the variable and its values', () => {
+    expect(() => loadConfig({ SECADMIN_RATE_LIMIT_ON_STORE_ERROR: 'Open' })).toThrow(
+      'SECADMIN_RATE_LIMIT_ON_STORE_ERROR must be one of open, closed, got "Open".',
+    );
+  });
+
+  it('reads SECADMIN_DB_CONNECT_TIMEOUT_S, 30 by default', () => {
+    expect(loadConfig({}).dbConnectTimeoutSeconds).toBe(30);
+    expect(loadConfig({ SECADMIN_DB_CONNECT_TIMEOUT_S: '5' }).dbConnectTimeoutSeconds).toBe(5);
+    expect(() => loadConfig({ SECADMIN_DB_CONNECT_TIMEOUT_S: 'soon' })).toThrow(
+      'SECADMIN_DB_CONNECT_TIMEOUT_S must be an integer',
+    );
+  });
+});

@@ -1,0 +1,89 @@
+import type { Logger } from 'pino';
+import { Unavailable } from '../lib/errors.js';
+import { MemoryRateLimitStore } from './memory-store.js';
+import type { RedisRateLimitStore } from './redis-store.js';
+import type { RateLimitStore, RateLimitStoreHealth } from './store.js';
+
+/** decisions.md §4: what rate limiting does while Redis is unreachable. */
+export type OnStoreError = 'open' | 'closed';
+
+/**
+ * Redis, and what to do while it does not answer: `open` counts in this process's memory
+ * (limits become per instance) until Redis answers again; `closed` refuses with 503. Every
+ * call still goes to Redis first, so the first one that succeeds ends the outage. One warning
+ * per outage and one recovery line, however many requests fall in between; calls are numbered
+ * as they start, so that an answer overtaken by a newer one (a success sent just before the
+ * outage, a failure sent just before the recovery) does not flip the state back.
+ */
+export class FaultTolerantRateLimitStore implements RateLimitStore {
+  private readonly fallback = new MemoryRateLimitStore();
+  private down = false;
+  private calls = 0;
+  /** The number of the call whose answer last changed `down`. */
+  private changedBy = 0;
+
+  constructor(
+    private readonly redis: Pick<RedisRateLimitStore, 'hit' | 'ping' | 'connected' | 'close'>,
+    private readonly onError: OnStoreError,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Waits (a little) for the first connection, so that start-up does not begin in an outage. */
+  async connect(): Promise<void> {
+    await this.redis.connected(2_000);
+    await this.health();
+  }
+
+  async hit(key: string, windowStart: number, windowMs: number): Promise<number> {
+    const call = ++this.calls;
+    let count: number;
+    try {
+      count = await this.redis.hit(key, windowStart, windowMs);
+    } catch (error) {
+      this.markDown(call, error);
+      if (this.onError === 'closed')
+        throw new Unavailable('The rate-limit store is unreachable; retry shortly.');
+      return this.fallback.hit(key, windowStart);
+    }
+    this.markUp(call);
+    return count;
+  }
+
+  async health(): Promise<RateLimitStoreHealth> {
+    const call = ++this.calls;
+    try {
+      await this.redis.ping();
+    } catch (error) {
+      this.markDown(call, error);
+      return 'degraded';
+    }
+    this.markUp(call);
+    return 'ok';
+  }
+
+  async close(): Promise<void> {
+    await this.redis.close();
+  }
+
+  private markDown(call: number, error: unknown): void {
+    if (this.down || call < this.changedBy) return;
+    this.down = true;
+    this.changedBy = call;
+    this.logger.warn(
+      {
+        err: { message: error instanceof Error ? error.message : String(error) },
+        onStoreError: this.onError,
+      },
+      this.onError === 'open'
+        ? 'rate-limit store (Redis) unreachable: counting in memory per instance until it answers'
+        : 'rate-limit store (Redis) unreachable: refusing /v1 requests with 503 until it answers',
+    );
+  }
+
+  private markUp(call: number): void {
+    if (!this.down || call < this.changedBy) return;
+    this.down = false;
+    this.changedBy = call;
+    this.logger.info('rate-limit store (Redis) answers again: counting in Redis');
+  }
+}

@@ -1,0 +1,70 @@
+import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Logger, pino } from 'pino';
+
+export interface Sample {
+  status: number;
+  ms: number;
+  retryAfter: string | null;
+}
+
+/**
+ * Sequential requests from `workers` loops until `stop()` or `maxRequests`, whichever first:
+ * bounded traffic to the test's own server, with each answer's status and latency.
+ */
+export function traffic(
+  send: () => Promise<Response>,
+  { workers = 2, maxRequests = 5_000 } = {},
+): { samples: Sample[]; stop: () => Promise<Sample[]> } {
+  const samples: Sample[] = [];
+  let stopped = false;
+  const loops = Array.from({ length: workers }, async () => {
+    while (!stopped && samples.length < maxRequests) {
+      const started = performance.now();
+      const res = await send();
+      await res.arrayBuffer();
+      samples.push({
+        status: res.status,
+        ms: performance.now() - started,
+        retryAfter: res.headers.get('retry-after'),
+      });
+      await sleep(5);
+    }
+  });
+  return {
+    samples,
+    stop: async () => {
+      stopped = true;
+      await Promise.all(loops);
+      return samples;
+    },
+  };
+}
+
+/** Polls `check` every 50 ms until it is true; fails after `timeoutMs`. */
+export async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs = 15_000,
+): Promise<void> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** A logger whose lines the test can read back, parsed. */
+export function capturingLogger(): { logger: Logger; lines: () => Record<string, unknown>[] } {
+  const raw: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      raw.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return {
+    logger: pino({ level: 'info' }, stream),
+    lines: () => raw.map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
+}
