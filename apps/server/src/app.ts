@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { createHandlers } from './features/handlers.js';
 import type { Services } from './features/services.js';
 import { authenticator, authorizer } from './http/auth.js';
+import { cors } from './http/cors.js';
 import { dispatcher } from './http/dispatch.js';
 import { errorHandler } from './http/errors.js';
 import type { InFlightRequests } from './http/in-flight.js';
@@ -53,6 +54,7 @@ export function createApp({
       requestId,
       helmet(),
       requestLogger(logger),
+      cors(config.corsOrigins),
       dispatcher({
         router: new Router(operations),
         operations,

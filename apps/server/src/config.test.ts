@@ -22,4 +22,15 @@ describe('loadConfig', () => {
       'SECADMIN_DB_CONNECT_TIMEOUT_S must be an integer',
     );
   });
+
+  it('reads SECADMIN_CORS_ORIGINS as a comma list of origins', () => {
+    expect(loadConfig({}).corsOrigins).toEqual([]);
+    expect(
+      loadConfig({ SECADMIN_CORS_ORIGINS: 'https://a.example.com, http://localhost:5173' })
+        .corsOrigins,
+    ).toEqual(['https://a.example.com', 'http://localhost:5173']);
+    expect(() => loadConfig({ SECADMIN_CORS_ORIGINS: 'https://a.example.com/app' })).toThrow(
+      'SECADMIN_CORS_ORIGINS must list origins',
+    );
+  });
 });

@@ -18,6 +18,8 @@ export interface Config {
   rootRateLimit: number;
   trustProxy: boolean | number | string;
   logLevel: string;
+  /** Browser origins allowed to call the API (CORS); empty: no CORS headers. */
+  corsOrigins: string[];
   /** Validate every response against the spec (tests): a drift becomes a 500. */
   validateResponses: boolean;
 }
@@ -44,6 +46,21 @@ function oneOf<T extends string>(
     throw new Error(`${name} must be one of ${values.join(', ')}, got "${text}".`);
   }
   return text as T;
+}
+
+/** `https://a.example, http://localhost:5173` → each origin, checked to be one (no path). */
+function origins(text: string | undefined): string[] {
+  const list = (text ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  for (const origin of list) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin))
+      throw new Error(
+        `SECADMIN_CORS_ORIGINS must list origins like https://app.example.com, got "${origin}".`,
+      );
+  }
+  return list;
 }
 
 function trustProxy(text: string | undefined): boolean | number | string {
@@ -77,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rootRateLimit: integer(env, 'SECADMIN_ROOT_RATE_LIMIT', 100_000, 1),
     trustProxy: trustProxy(env.SECADMIN_TRUST_PROXY),
     logLevel: env.LOG_LEVEL || 'info',
+    corsOrigins: origins(env.SECADMIN_CORS_ORIGINS),
     validateResponses: env.SECADMIN_VALIDATE_RESPONSES === 'true',
   };
 }
