@@ -16,6 +16,7 @@ import { requestId } from './http/request-id.js';
 import { sequence } from './http/sequence.js';
 import { SpecValidator } from './http/validation.js';
 import { requestLogger } from './logger.js';
+import type { Metrics } from './metrics.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 
 export interface AppDeps {
@@ -26,6 +27,7 @@ export interface AppDeps {
   rateLimits: RateLimitStore;
   logger: Logger;
   inFlight: InFlightRequests;
+  metrics: Metrics;
 }
 
 function loadDocsHtml(): string {
@@ -40,6 +42,7 @@ export function createApp({
   rateLimits,
   logger,
   inFlight,
+  metrics,
 }: AppDeps): Express {
   const spec = loadSpec();
   const operations = readOperations(spec);
@@ -52,6 +55,7 @@ export function createApp({
     sequence([
       inFlight.track,
       requestId,
+      metrics.httpMiddleware(),
       helmet(),
       requestLogger(logger),
       cors(config.corsOrigins),

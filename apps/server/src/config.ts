@@ -18,6 +18,8 @@ export interface Config {
   rootRateLimit: number;
   trustProxy: boolean | number | string;
   logLevel: string;
+  /** `GET /metrics` listens here (same host); 0: no metrics listener. */
+  metricsPort: number;
   /** Browser origins allowed to call the API (CORS); empty: no CORS headers. */
   corsOrigins: string[];
   /** Validate every response against the spec (tests): a drift becomes a 500. */
@@ -94,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rootRateLimit: integer(env, 'SECADMIN_ROOT_RATE_LIMIT', 100_000, 1),
     trustProxy: trustProxy(env.SECADMIN_TRUST_PROXY),
     logLevel: env.LOG_LEVEL || 'info',
+    metricsPort: integer(env, 'SECADMIN_METRICS_PORT', 9464),
     corsOrigins: origins(env.SECADMIN_CORS_ORIGINS),
     validateResponses: env.SECADMIN_VALIDATE_RESPONSES === 'true',
   };

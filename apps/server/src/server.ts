@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { ExportWorker } from './features/audit-log/exports/worker.js';
 import { createServices, type Services } from './features/services.js';
 import { InFlightRequests } from './http/in-flight.js';
+import { Metrics } from './metrics.js';
 import { FaultTolerantRateLimitStore } from './rate-limit/fault-tolerant-store.js';
 import { MemoryRateLimitStore } from './rate-limit/memory-store.js';
 import { RedisRateLimitStore } from './rate-limit/redis-store.js';
@@ -21,6 +22,8 @@ export interface RunningServer {
   db: Database;
   services: Services;
   worker: ExportWorker;
+  /** `GET /metrics` of this server; undefined when `metricsPort` is 0. */
+  metricsUrl: string | undefined;
   /** Stops accepting, finishes in-flight requests, stops the worker, closes the database. */
   close(): Promise<void>;
 }
@@ -30,17 +33,20 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
   let rateLimits: RateLimitStore | undefined;
+  let metricsListener: { url: string; server: Server } | undefined;
   try {
     await waitForDatabase(db, config, logger);
     const applied = await db.migrate();
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
     const secret = await loadSecret(config.secret, config.dataDir);
+    const metrics = new Metrics();
     const store = createRepositories(db);
     const worker = new ExportWorker({
       store,
       dataDir: config.dataDir,
       ttlSeconds: config.downloadTtlSeconds,
       logger,
+      counters: metrics,
       reclaimAllAtStart: db.kind === 'embedded',
     });
     const services = createServices(store, {
@@ -49,6 +55,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       downloadUrl: config.downloadUrl,
       onCreated: () => worker.kick(),
       soleWriter: db.kind === 'embedded',
+      counters: metrics,
     });
     const root = await services.apiKeys.ensureRootKey({
       secret: config.adminApiKey,
@@ -71,7 +78,17 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       await shared.connect();
     } else rateLimits = new MemoryRateLimitStore();
     const inFlight = new InFlightRequests();
-    const app = createApp({ config, ping: db.ping, services, rateLimits, logger, inFlight });
+    const app = createApp({
+      config,
+      ping: db.ping,
+      services,
+      rateLimits,
+      logger,
+      inFlight,
+      metrics,
+    });
+    metricsListener =
+      config.metricsPort === 0 ? undefined : await metrics.listen(config.metricsPort, config.host);
     const server: Server = await new Promise((resolve, reject) => {
       const s = app.listen(config.port, config.host ?? '::', () => resolve(s));
       s.once('error', reject);
@@ -85,12 +102,15 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           : `[${address.address}]`
         : address.address;
     const limits = rateLimits;
+    const listener = metricsListener;
     return {
       url: `http://${host}:${address.port}`,
       db,
       services,
       worker,
+      metricsUrl: metricsListener?.url,
       close: async () => {
+        listener?.server.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
@@ -102,6 +122,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       },
     };
   } catch (error) {
+    metricsListener?.server.close();
     await rateLimits?.close();
     await db.close();
     throw error;

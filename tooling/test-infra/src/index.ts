@@ -1,3 +1,4 @@
+export { freePort } from './free-port.js';
 export { startPostgres, testPostgres } from './postgres.js';
 export { startRedis, testRedis } from './redis.js';
 export { createScratchDatabase, type ScratchDatabase } from './scratch-database.js';

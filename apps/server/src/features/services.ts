@@ -1,4 +1,5 @@
 import { Cursors } from '../lib/cursor.js';
+import type { DomainCounters } from '../metrics.js';
 import type { Store } from '../storage/repositories.js';
 import { StateVersionsSource } from '../storage/state-versions.js';
 import { ApiKeysService } from './api-keys/service.js';
@@ -27,13 +28,14 @@ export interface Services {
 export interface ServicesOptions extends ExportsServiceOptions {
   /** The embedded database: this process is its only writer (decides state-version reads). */
   soleWriter: boolean;
+  counters?: DomainCounters;
 }
 
 export function createServices(store: Store, options: ServicesOptions): Services {
   const versions = new StateVersionsSource(store, options.soleWriter);
   const cursors = new Cursors(options.secret);
   const audit = createAuditWriter(store);
-  const access = new AccessService(store, () => versions.current());
+  const access = new AccessService(store, () => versions.current(), options.counters);
   return {
     versions,
     audit,
@@ -42,7 +44,7 @@ export function createServices(store: Store, options: ServicesOptions): Services
     users: new UsersService(store, audit, versions, cursors, access),
     policies: new PoliciesService(store, audit, versions, cursors),
     simulation: new SimulationService(access),
-    logs: new LogsService(store, cursors),
+    logs: new LogsService(store, cursors, options.counters),
     search: new SearchService(store, cursors),
     exports: new ExportsService(store, audit, options),
   };

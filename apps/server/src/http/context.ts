@@ -60,6 +60,8 @@ declare global {
       requestId: string;
       /** The authenticating key's id, for the request log line. */
       keyId?: string;
+      /** The operation served, for the metrics (unset: no route). */
+      operationId?: string;
     }
   }
 }

@@ -59,6 +59,7 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
       throw new ApiError('not_found', `No route ${req.method} ${req.path}.`);
     }
     const { operation, params } = match;
+    res.locals.operationId = operation.id;
     const { access } = operation;
     let auth: Authenticated | undefined;
     if (access === 'token')

@@ -83,6 +83,7 @@ async function launch(
     dataDir: storage.dataDir,
     databaseUrl: storage.databaseUrl,
     redisUrl: undefined,
+    metricsPort: 0,
     adminApiKey: rootKey,
     downloadUrl: 'http://secadmin.test/downloads',
     validateResponses: true,

@@ -5,6 +5,7 @@ import {
   type PolicyDefinition,
   PolicyIndex,
 } from '@secadmin/policy';
+import type { DomainCounters } from '../../metrics.js';
 import type { Store } from '../../storage/repositories.js';
 import type { StateVersions } from '../../storage/state-versions-repository.js';
 import type { PolicyRow } from './repository.js';
@@ -43,6 +44,7 @@ export class AccessService {
   constructor(
     private readonly store: Store,
     private readonly currentVersions: () => Promise<StateVersions>,
+    private readonly counters?: Pick<DomainCounters, 'decided'>,
   ) {}
 
   /**
@@ -64,6 +66,7 @@ export class AccessService {
     ]);
     const indexes = [index, overlay?.drafts].filter((i) => i !== undefined);
     const decision = combineDecisions(indexes.map((i) => i.evaluate({ ...request, roles })));
+    this.counters?.decided(decision.decision);
     return { ...decision, evaluationTimeMs: Math.round(performance.now() - started) };
   }
 

@@ -3,6 +3,7 @@ import { type Cursors, listScope, type Page } from '../../../lib/cursor.js';
 import { invalid, NotFound } from '../../../lib/errors.js';
 import { newId } from '../../../lib/ids.js';
 import { parseInstant } from '../../../lib/time.js';
+import type { DomainCounters } from '../../../metrics.js';
 import type { Store } from '../../../storage/repositories.js';
 import { parseRange } from '../range.js';
 import type { LogFilter, LogOrigin, LogRow, NewLogRow } from '../repository.js';
@@ -69,6 +70,7 @@ export class LogsService {
   constructor(
     private readonly store: Store,
     private readonly cursors: Cursors,
+    private readonly counters?: Pick<DomainCounters, 'ingested'>,
   ) {}
 
   /** All entries in one transaction; acknowledged only once committed. */
@@ -79,6 +81,7 @@ export class LogsService {
     const now = new Date();
     const rows = entries.map((entry, i) => toRow(entry, i, now, keyId));
     await this.store.logs.insert(rows);
+    this.counters?.ingested(rows.length);
     return rows.map((row) => ({ id: row.id as string, timestamp: row.timestamp as Date }));
   }
 

@@ -4,6 +4,7 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ulid } from '../../../lib/ids.js';
+import type { DomainCounters } from '../../../metrics.js';
 import type { Store } from '../../../storage/repositories.js';
 import type { LogRow } from '../repository.js';
 import { exportFilePath } from './files.js';
@@ -20,6 +21,7 @@ export interface ExportWorkerOptions {
   dataDir: string;
   ttlSeconds: number;
   logger: Logger;
+  counters?: Pick<DomainCounters, 'exportFinished'>;
   /** With the embedded database no other process can hold a claim: take them all at start. */
   reclaimAllAtStart: boolean;
   pollMs?: number;
@@ -117,12 +119,14 @@ export class ExportWorker {
         completedAt,
         expiresAt: new Date(completedAt.getTime() + this.options.ttlSeconds * 1000),
       });
+      this.options.counters?.exportFinished('completed');
       logger.info(
         { exportId: job.id, totalRecords: total, fileSizeBytes: size },
         'export completed',
       );
     } catch (error) {
       logger.error({ err: error, exportId: job.id }, 'export failed');
+      this.options.counters?.exportFinished('failed');
       await rm(partial, { force: true }).catch(() => {});
       await store.exports
         .finish(job.id, this.instanceId, {

@@ -1,0 +1,103 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { RequestHandler } from 'express';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+/** What services and the export worker count; labels are fixed words, never user data. */
+export interface DomainCounters {
+  decided(decision: 'allow' | 'explicit_deny' | 'implicit_deny'): void;
+  ingested(entries: number): void;
+  exportFinished(status: 'completed' | 'failed'): void;
+}
+
+/** decisions.md §12: the Prometheus metrics of one server, in a registry of its own. */
+export class Metrics implements DomainCounters {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'secadmin_http_requests_total',
+    help: 'HTTP requests answered, by operationId (unknown for no route) and status code.',
+    labelNames: ['operation', 'status'],
+    registers: [this.registry],
+  });
+  private readonly durations = new Histogram({
+    name: 'secadmin_http_request_duration_seconds',
+    help: 'Time from receiving a request to finishing its response, by operationId.',
+    labelNames: ['operation'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  private readonly decisions = new Counter({
+    name: 'secadmin_policy_decisions_total',
+    help: 'Policy decisions (request authorization and simulations), by outcome.',
+    labelNames: ['decision'],
+    registers: [this.registry],
+  });
+  private readonly entries = new Counter({
+    name: 'secadmin_log_entries_ingested_total',
+    help: 'Audit-log entries stored through POST /v1/logs.',
+    registers: [this.registry],
+  });
+  private readonly exports = new Counter({
+    name: 'secadmin_exports_total',
+    help: 'Exports finished, by status (completed, failed).',
+    labelNames: ['status'],
+    registers: [this.registry],
+  });
+  private readonly rateLimited = new Counter({
+    name: 'secadmin_rate_limited_total',
+    help: 'Requests refused with 429 rate_limited.',
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  decided(decision: 'allow' | 'explicit_deny' | 'implicit_deny'): void {
+    this.decisions.inc({ decision });
+  }
+
+  ingested(entries: number): void {
+    this.entries.inc(entries);
+  }
+
+  exportFinished(status: 'completed' | 'failed'): void {
+    this.exports.inc({ status });
+  }
+
+  /** Counts every response when it finishes, under `res.locals.operationId` (set by dispatch). */
+  httpMiddleware(): RequestHandler {
+    return (_req, res, next) => {
+      const started = process.hrtime.bigint();
+      res.once('finish', () => {
+        const operation = res.locals.operationId ?? 'unknown';
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        this.requests.inc({ operation, status: String(res.statusCode) });
+        this.durations.observe({ operation }, seconds);
+        if (res.statusCode === 429) this.rateLimited.inc();
+      });
+      next();
+    };
+  }
+
+  /** `GET /metrics` on a listener of its own; port 0 picks a free one (tests). */
+  async listen(port: number, host: string | undefined): Promise<{ url: string; server: Server }> {
+    const server = createServer((req, res) => {
+      if (req.method !== 'GET' || req.url !== '/metrics') {
+        res.writeHead(404).end();
+        return;
+      }
+      this.registry.metrics().then(
+        (text) => res.writeHead(200, { 'content-type': this.registry.contentType }).end(text),
+        () => res.writeHead(500).end(),
+      );
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host ?? '::', () => resolve());
+    });
+    const address = server.address() as AddressInfo;
+    const hostname = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return { url: `http://${hostname}:${address.port}/metrics`, server };
+  }
+}
