@@ -7,19 +7,26 @@ import type { RateLimitStore, RateLimitStoreHealth } from './store.js';
 /** decisions.md §4: what rate limiting does while Redis is unreachable. */
 export type OnStoreError = 'open' | 'closed';
 
+/** A slow answer on a loaded machine is not an outage: only failures this long without a success are. */
+const OUTAGE_AFTER_MS = 1_000;
+
 /**
  * Redis, and what to do while it does not answer: `open` counts in this process's memory
  * (limits become per instance) until Redis answers again; `closed` refuses with 503. Every
  * call still goes to Redis first, so the first one that succeeds ends the outage. One warning
- * per outage and one recovery line, however many requests fall in between; calls are numbered
- * as they start, so that an answer overtaken by a newer one (a success sent just before the
- * outage, a failure sent just before the recovery) does not flip the state back.
+ * per outage (failures for `OUTAGE_AFTER_MS` with no success between) and one recovery line,
+ * however many requests fall in between; calls are numbered as they start, so that an answer
+ * overtaken by a newer one (a success sent just before the outage, a failure sent just before
+ * the recovery) does not flip the state back.
  */
 export class FaultTolerantRateLimitStore implements RateLimitStore {
   private readonly fallback = new MemoryRateLimitStore();
-  private down = false;
+  /** When the failures without a success began; undefined while Redis answers. */
+  private failingSince: number | undefined;
+  /** Whether the outage has been logged (and its recovery must be). */
+  private outage = false;
   private calls = 0;
-  /** The number of the call whose answer last changed `down`. */
+  /** The newest call whose answer has been taken into account; older answers are stale. */
   private changedBy = 0;
 
   constructor(
@@ -66,9 +73,11 @@ export class FaultTolerantRateLimitStore implements RateLimitStore {
   }
 
   private markDown(call: number, error: unknown): void {
-    if (this.down || call < this.changedBy) return;
-    this.down = true;
+    if (call < this.changedBy) return;
     this.changedBy = call;
+    this.failingSince ??= Date.now();
+    if (this.outage || Date.now() - this.failingSince < OUTAGE_AFTER_MS) return;
+    this.outage = true;
     this.logger.warn(
       {
         err: { message: error instanceof Error ? error.message : String(error) },
@@ -81,9 +90,11 @@ export class FaultTolerantRateLimitStore implements RateLimitStore {
   }
 
   private markUp(call: number): void {
-    if (!this.down || call < this.changedBy) return;
-    this.down = false;
+    if (call < this.changedBy) return;
     this.changedBy = call;
+    this.failingSince = undefined;
+    if (!this.outage) return;
+    this.outage = false;
     this.logger.info('rate-limit store (Redis) answers again: counting in Redis');
   }
 }

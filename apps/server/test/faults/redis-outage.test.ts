@@ -49,6 +49,8 @@ describe('Redis unreachable', { timeout: 120_000 }, () => {
       await redis.stop();
       const atStop = load.samples.length;
       await waitFor('requests during the outage', async () => load.samples.length >= atStop + 50);
+      const warned = () => log.lines().some((line) => line.level === WARN);
+      await waitFor('the outage warning', async () => warned());
       expect(await readiness(server)).toEqual({
         status: 200,
         body: { status: 'degraded', checks: { database: 'ok', rateLimitStore: 'degraded' } },
