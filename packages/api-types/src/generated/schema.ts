@@ -1748,7 +1748,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Conflict (`conflict`): a duplicate policy name or user email (case-insensitive). */
+        /** @description Conflict (`conflict`): a duplicate policy name or user email (case-insensitive), or a request with the same `Idempotency-Key` still being processed. */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1820,6 +1820,42 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Idempotency key reused (`idempotency_key_reused`): the `Idempotency-Key` was used with a different request (method, path or body). */
+        IdempotencyKeyReused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "idempotency_key_reused",
+                 *         "message": "This Idempotency-Key was used with a different request."
+                 *       },
+                 *       "meta": {
+                 *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Not modified; no body. The resource's `ETag` is among the `If-None-Match` tags. */
+        NotModified: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description Not found (`not_found`): unknown id or route. */
         NotFound: {
             headers: {
@@ -1835,6 +1871,30 @@ export interface components {
                  *       "error": {
                  *         "code": "not_found",
                  *         "message": "No resource with this id."
+                 *       },
+                 *       "meta": {
+                 *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Precondition failed (`precondition_failed`): `If-Match` does not match the resource's current `ETag`; nothing was changed. */
+        PreconditionFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "precondition_failed",
+                 *         "message": "The user has changed since the If-Match entity tag was read."
                  *       },
                  *       "meta": {
                  *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
@@ -1881,10 +1941,36 @@ export interface components {
          */
         Cursor: string;
         /**
+         * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
+         *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
+         *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
+         *     request with a key is processed and its status and body are kept for 24 hours; the same key
+         *     with the same request (method, path and body, compared by SHA-256 of the body's canonical
+         *     JSON form) gets that response again, with `Idempotent-Replayed: true` and its own
+         *     `meta.requestId`, and nothing is done twice. The same key with a different request is a 422
+         *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`.
+         *     5xx responses are not kept: a retry runs again.
+         * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+         */
+        IdempotencyKey: string;
+        /**
          * @description The user's id (`user_…`).
          * @example user_01jf3k8m6q2w9x4v7t5r1n0b3c
          */
         UserIdPath: string;
+        /**
+         * @description An entity tag (or a list of them, or `*`) the client holds: if the resource's current
+         *     `ETag` is among them, the answer is 304 with no body.
+         * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+         */
+        IfNoneMatch: string;
+        /**
+         * @description Lost-update protection (RFC 9110 §13.1.1): the change is made only if the resource's
+         *     current `ETag` is one of the listed entity tags (strong comparison), or with `*` if the
+         *     resource exists. Otherwise 412 `precondition_failed` and nothing is changed.
+         * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+         */
+        IfMatch: string;
         /**
          * @description The policy's id (`pol_…`).
          * @example pol_01jf3k8m6q2w9x4v7t5r1n0b3d
@@ -1938,6 +2024,18 @@ export interface components {
          * @example 17
          */
         "Retry-After": number;
+        /**
+         * @description A strong entity tag of the resource's current version: it changes with every change to the
+         *     resource, and the tag a create or update returns is the one the next GET returns. Send it
+         *     back in `If-None-Match` (GET) or `If-Match` (PATCH, DELETE).
+         * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+         */
+        ETag: string;
+        /**
+         * @description `true` when this is the kept response of an earlier request with the same `Idempotency-Key`; absent otherwise.
+         * @example true
+         */
+        "Idempotent-Replayed": "true";
     };
     pathItems: never;
 }
@@ -2021,7 +2119,21 @@ export interface operations {
     createUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
+                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
+                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
+                 *     request with a key is processed and its status and body are kept for 24 hours; the same key
+                 *     with the same request (method, path and body, compared by SHA-256 of the body's canonical
+                 *     JSON form) gets that response again, with `Idempotent-Replayed: true` and its own
+                 *     `meta.requestId`, and nothing is done twice. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`.
+                 *     5xx responses are not kept: a retry runs again.
+                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2038,6 +2150,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2074,6 +2188,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2081,7 +2196,14 @@ export interface operations {
     getUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An entity tag (or a list of them, or `*`) the client holds: if the resource's current
+                 *     `ETag` is among them, the answer is 304 with no body.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The user's id (`user_…`).
@@ -2100,6 +2222,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2131,6 +2254,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2142,7 +2266,15 @@ export interface operations {
     deleteUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Lost-update protection (RFC 9110 §13.1.1): the change is made only if the resource's
+                 *     current `ETag` is one of the listed entity tags (strong comparison), or with `*` if the
+                 *     resource exists. Otherwise 412 `precondition_failed` and nothing is changed.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description The user's id (`user_…`).
@@ -2169,6 +2301,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2176,7 +2309,15 @@ export interface operations {
     updateUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Lost-update protection (RFC 9110 §13.1.1): the change is made only if the resource's
+                 *     current `ETag` is one of the listed entity tags (strong comparison), or with `*` if the
+                 *     resource exists. Otherwise 412 `precondition_failed` and nothing is changed.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description The user's id (`user_…`).
@@ -2199,6 +2340,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2234,6 +2376,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2318,7 +2461,21 @@ export interface operations {
     createPolicy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
+                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
+                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
+                 *     request with a key is processed and its status and body are kept for 24 hours; the same key
+                 *     with the same request (method, path and body, compared by SHA-256 of the body's canonical
+                 *     JSON form) gets that response again, with `Idempotent-Replayed: true` and its own
+                 *     `meta.requestId`, and nothing is done twice. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`.
+                 *     5xx responses are not kept: a retry runs again.
+                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2335,6 +2492,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2384,6 +2543,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2391,7 +2551,21 @@ export interface operations {
     simulatePolicy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
+                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
+                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
+                 *     request with a key is processed and its status and body are kept for 24 hours; the same key
+                 *     with the same request (method, path and body, compared by SHA-256 of the body's canonical
+                 *     JSON form) gets that response again, with `Idempotent-Replayed: true` and its own
+                 *     `meta.requestId`, and nothing is done twice. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`.
+                 *     5xx responses are not kept: a retry runs again.
+                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2408,6 +2582,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2445,8 +2620,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2454,7 +2631,21 @@ export interface operations {
     simulatePolicyBatch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
+                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
+                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
+                 *     request with a key is processed and its status and body are kept for 24 hours; the same key
+                 *     with the same request (method, path and body, compared by SHA-256 of the body's canonical
+                 *     JSON form) gets that response again, with `Idempotent-Replayed: true` and its own
+                 *     `meta.requestId`, and nothing is done twice. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`.
+                 *     5xx responses are not kept: a retry runs again.
+                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2471,6 +2662,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2516,8 +2708,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2525,7 +2719,14 @@ export interface operations {
     getPolicy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An entity tag (or a list of them, or `*`) the client holds: if the resource's current
+                 *     `ETag` is among them, the answer is 304 with no body.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The policy's id (`pol_…`).
@@ -2544,6 +2745,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2587,6 +2789,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2598,7 +2801,15 @@ export interface operations {
     deletePolicy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Lost-update protection (RFC 9110 §13.1.1): the change is made only if the resource's
+                 *     current `ETag` is one of the listed entity tags (strong comparison), or with `*` if the
+                 *     resource exists. Otherwise 412 `precondition_failed` and nothing is changed.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description The policy's id (`pol_…`).
@@ -2625,6 +2836,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2632,7 +2844,15 @@ export interface operations {
     updatePolicy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Lost-update protection (RFC 9110 §13.1.1): the change is made only if the resource's
+                 *     current `ETag` is one of the listed entity tags (strong comparison), or with `*` if the
+                 *     resource exists. Otherwise 412 `precondition_failed` and nothing is changed.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description The policy's id (`pol_…`).
@@ -2655,6 +2875,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2703,6 +2924,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2825,7 +3047,21 @@ export interface operations {
     ingestLogs: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
+                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
+                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
+                 *     request with a key is processed and its status and body are kept for 24 hours; the same key
+                 *     with the same request (method, path and body, compared by SHA-256 of the body's canonical
+                 *     JSON form) gets that response again, with `Idempotent-Replayed: true` and its own
+                 *     `meta.requestId`, and nothing is done twice. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`.
+                 *     5xx responses are not kept: a retry runs again.
+                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2842,6 +3078,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2871,8 +3108,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2880,7 +3119,21 @@ export interface operations {
     searchLogs: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
+                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
+                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
+                 *     request with a key is processed and its status and body are kept for 24 hours; the same key
+                 *     with the same request (method, path and body, compared by SHA-256 of the body's canonical
+                 *     JSON form) gets that response again, with `Idempotent-Replayed: true` and its own
+                 *     `meta.requestId`, and nothing is done twice. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`.
+                 *     5xx responses are not kept: a retry runs again.
+                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2897,6 +3150,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2941,8 +3195,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2950,7 +3206,21 @@ export interface operations {
     createExport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
+                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
+                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
+                 *     request with a key is processed and its status and body are kept for 24 hours; the same key
+                 *     with the same request (method, path and body, compared by SHA-256 of the body's canonical
+                 *     JSON form) gets that response again, with `Idempotent-Replayed: true` and its own
+                 *     `meta.requestId`, and nothing is done twice. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`.
+                 *     5xx responses are not kept: a retry runs again.
+                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2967,6 +3237,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2993,8 +3264,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3198,7 +3471,21 @@ export interface operations {
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
+                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
+                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
+                 *     request with a key is processed and its status and body are kept for 24 hours; the same key
+                 *     with the same request (method, path and body, compared by SHA-256 of the body's canonical
+                 *     JSON form) gets that response again, with `Idempotent-Replayed: true` and its own
+                 *     `meta.requestId`, and nothing is done twice. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`.
+                 *     5xx responses are not kept: a retry runs again.
+                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3215,6 +3502,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3244,8 +3532,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
