@@ -77,6 +77,7 @@ export function createApp({
         }),
         authorize: authorizer(services.access),
         rateLimits,
+        idempotency: services.idempotency,
         validateResponses: config.validateResponses,
       }),
     ]),

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { ExportWorker } from './features/audit-log/exports/worker.js';
+import { sweepIdempotencyKeys } from './features/idempotency/sweeper.js';
 import { createServices, type Services } from './features/services.js';
 import { InFlightRequests } from './http/in-flight.js';
 import { Metrics } from './metrics.js';
@@ -94,6 +95,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       s.once('error', reject);
     });
     worker.start();
+    const stopSweeping = sweepIdempotencyKeys(services.idempotency, logger);
     const address = server.address() as AddressInfo;
     const host =
       address.family === 'IPv6'
@@ -116,6 +118,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           server.closeIdleConnections();
         });
         await inFlight.drained(10_000);
+        stopSweeping();
         await worker.stop();
         await limits.close();
         await db.close();

@@ -7,6 +7,7 @@ import { type AuditWriter, createAuditWriter } from './audit-log/audit-writer.js
 import { LogsService } from './audit-log/entries/service.js';
 import { ExportsService, type ExportsServiceOptions } from './audit-log/exports/service.js';
 import { SearchService } from './audit-log/search/service.js';
+import { IdempotencyService } from './idempotency/service.js';
 import { AccessService } from './policies/access-service.js';
 import { PoliciesService } from './policies/service.js';
 import { SimulationService } from './policies/simulation.js';
@@ -23,6 +24,7 @@ export interface Services {
   logs: LogsService;
   search: SearchService;
   exports: ExportsService;
+  idempotency: IdempotencyService;
 }
 
 export interface ServicesOptions extends ExportsServiceOptions {
@@ -47,5 +49,6 @@ export function createServices(store: Store, options: ServicesOptions): Services
     logs: new LogsService(store, cursors, options.counters),
     search: new SearchService(store, cursors),
     exports: new ExportsService(store, audit, options),
+    idempotency: new IdempotencyService(store),
   };
 }

@@ -1,10 +1,12 @@
 import type { Request, RequestHandler, Response } from 'express';
+import type { IdempotencyService } from '../features/idempotency/service.js';
 import { DomainError } from '../lib/errors.js';
 import type { RateLimitStore } from '../rate-limit/store.js';
 import type { authenticator, authorizer } from './auth.js';
 import { jsonViolations, readJsonBody, requireJsonBody } from './body.js';
 import type { Authenticated, Handlers } from './context.js';
 import { ApiError, fromDomainError } from './errors.js';
+import { idempotencyKeyOf, idempotentRequest, runIdempotently } from './idempotency.js';
 import type { Operation, Router } from './operations.js';
 import { ANONYMOUS_LIMIT, enforceRateLimit } from './rate-limit.js';
 import type { SpecValidator, ValidInput } from './validation.js';
@@ -17,6 +19,7 @@ export interface DispatchDeps {
   authenticate: ReturnType<typeof authenticator>;
   authorize: ReturnType<typeof authorizer>;
   rateLimits: RateLimitStore;
+  idempotency: IdempotencyService;
   /** Check every JSON response against the spec (tests). */
   validateResponses: boolean;
 }
@@ -33,8 +36,9 @@ interface Served {
 
 /**
  * Serves every operation of the spec, in this order: route → key (401, 429) → policy (403)
- * → media type (415) → body (413, malformed JSON) → reserved keys, depth, NUL → schema (400)
- * → handler. Nothing is read from the body before the key and its rights are known.
+ * → `Idempotency-Key` (400) → media type (415) → body (413, malformed JSON) → reserved keys,
+ * depth, NUL → schema (400) → idempotency claim (replay, 409, 422) → handler. Nothing is read
+ * from the body before the key and its rights are known.
  */
 export function dispatcher(deps: DispatchDeps): RequestHandler {
   const served = new Map<Operation, Served>(
@@ -69,8 +73,14 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
       res.locals.keyId = auth.key.id;
       await deps.authorize(req, auth, access, params);
     }
+    const idempotencyKey = auth && req.method === 'POST' ? idempotencyKeyOf(req) : undefined;
     requireJsonBody(req);
     const body = await readJsonBody(req, res, operation.maxBodyBytes);
+    // Fingerprinted as sent: validation normalizes the body in place and fills in defaults.
+    const idempotent =
+      auth && idempotencyKey !== undefined
+        ? idempotentRequest(req, auth.key.id, idempotencyKey, body)
+        : undefined;
     const query = req.query as Record<string, unknown>;
     const violations = [
       ...jsonViolations(body, 'body'),
@@ -82,11 +92,15 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
     const entry = served.get(operation) as Served;
     const input = entry.validate({ params, query, body });
     if (entry.respondsAs) checkResponses(res, entry.respondsAs);
-    try {
-      await entry.handler({ ...input, ...auth, requestId: res.locals.requestId, req, res });
-    } catch (error) {
-      throw error instanceof DomainError ? fromDomainError(error, entry.inputLocation) : error;
-    }
+    const handle = async () => {
+      try {
+        await entry.handler({ ...input, ...auth, requestId: res.locals.requestId, req, res });
+      } catch (error) {
+        throw error instanceof DomainError ? fromDomainError(error, entry.inputLocation) : error;
+      }
+    };
+    if (idempotent) await runIdempotently(deps.idempotency, idempotent, res, handle);
+    else await handle();
   };
 }
 

@@ -6,8 +6,10 @@ import {
   DomainError,
   Forbidden,
   Gone,
+  IdempotencyKeyReused,
   Invalid,
   NotFound,
+  PreconditionFailed,
   Throttled,
   Unavailable,
 } from '../lib/errors.js';
@@ -65,6 +67,10 @@ export function fromDomainError(error: DomainError, location: 'body' | 'query'):
   if (error instanceof Conflict) return new ApiError('conflict', error.message);
   if (error instanceof Forbidden) return new ApiError('forbidden', error.message);
   if (error instanceof Gone) return new ApiError('gone', error.message);
+  if (error instanceof PreconditionFailed)
+    return new ApiError('precondition_failed', error.message);
+  if (error instanceof IdempotencyKeyReused)
+    return new ApiError('idempotency_key_reused', error.message);
   if (error instanceof Throttled)
     return new ApiError('rate_limited', error.message, undefined, error.retryAfterSeconds);
   if (error instanceof Unavailable)
@@ -72,7 +78,7 @@ export function fromDomainError(error: DomainError, location: 'body' | 'query'):
   return new ApiError('internal_error', 'An unexpected error occurred.');
 }
 
-function sendError(res: Response, error: ApiError): void {
+export function sendError(res: Response, error: ApiError): void {
   if (error.code === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer');
   if (error.retryAfterSeconds !== undefined)
     res.setHeader('Retry-After', String(error.retryAfterSeconds));

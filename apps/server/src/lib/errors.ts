@@ -53,3 +53,9 @@ export class Unavailable extends DomainError {
     super(message);
   }
 }
+
+/** A write made on a condition (`If-Match`) that the resource's current version does not meet. */
+export class PreconditionFailed extends DomainError {}
+
+/** An idempotency key sent again with a different request. */
+export class IdempotencyKeyReused extends DomainError {}

@@ -2,6 +2,7 @@ import type { Database } from '@secadmin/db';
 import { ApiKeysRepository } from '../features/api-keys/repository.js';
 import { ExportsRepository } from '../features/audit-log/exports/repository.js';
 import { LogsRepository } from '../features/audit-log/repository.js';
+import { IdempotencyRepository } from '../features/idempotency/repository.js';
 import { PoliciesRepository } from '../features/policies/repository.js';
 import { UsersRepository } from '../features/users/repository.js';
 import { type Connection, transactionConnection } from './connection.js';
@@ -15,6 +16,7 @@ export interface Repositories {
   logs: LogsRepository;
   exports: ExportsRepository;
   stateVersions: StateVersionsRepository;
+  idempotency: IdempotencyRepository;
 }
 
 export interface Store extends Repositories {
@@ -30,6 +32,7 @@ function repositoriesOn(connection: Connection): Repositories {
     logs: new LogsRepository(connection),
     exports: new ExportsRepository(connection),
     stateVersions: new StateVersionsRepository(connection),
+    idempotency: new IdempotencyRepository(connection),
   };
 }
 

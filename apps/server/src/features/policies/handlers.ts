@@ -1,5 +1,7 @@
+import { ifMatch, notModified } from '../../http/conditional.js';
 import type { Handler } from '../../http/context.js';
 import { created, noContent, ok, sendPage } from '../../http/respond.js';
+import { entityTag } from '../../lib/etag.js';
 import { policyDetail, policyListItem } from './representation.js';
 import type { PoliciesService } from './service.js';
 import type { SimulationService } from './simulation.js';
@@ -10,16 +12,21 @@ export function policyHandlers(policies: PoliciesService, simulation: Simulation
     sendPage(res, { items: page.items.map(policyListItem), nextCursor: page.nextCursor });
   };
   const createPolicy: Handler<'createPolicy'> = async ({ actor, body, res }) => {
-    created(res, policyDetail(await policies.create(actor, body)));
+    const policy = await policies.create(actor, body);
+    res.setHeader('ETag', entityTag(policy));
+    created(res, policyDetail(policy));
   };
-  const getPolicy: Handler<'getPolicy'> = async ({ params, res }) => {
-    ok(res, policyDetail(await policies.get(params.id)));
+  const getPolicy: Handler<'getPolicy'> = async ({ params, req, res }) => {
+    const policy = await policies.get(params.id);
+    if (!notModified(req, res, entityTag(policy))) ok(res, policyDetail(policy));
   };
-  const updatePolicy: Handler<'updatePolicy'> = async ({ actor, params, body, res }) => {
-    ok(res, policyDetail(await policies.update(actor, params.id, body)));
+  const updatePolicy: Handler<'updatePolicy'> = async ({ actor, params, body, req, res }) => {
+    const policy = await policies.update(actor, params.id, body, ifMatch(req));
+    res.setHeader('ETag', entityTag(policy));
+    ok(res, policyDetail(policy));
   };
-  const deletePolicy: Handler<'deletePolicy'> = async ({ actor, params, res }) => {
-    await policies.remove(actor, params.id);
+  const deletePolicy: Handler<'deletePolicy'> = async ({ actor, params, req, res }) => {
+    await policies.remove(actor, params.id, ifMatch(req));
     noContent(res);
   };
   const simulatePolicy: Handler<'simulatePolicy'> = async ({ body, versions, res }) => {

@@ -19,6 +19,15 @@ export class PoliciesRepository {
     return this.c.db.policy.findUnique({ where: { id } });
   }
 
+  /** Reads the row and locks it until the transaction ends: no change slips in before the write. */
+  async findForUpdate(id: string): Promise<PolicyRow | null> {
+    const rows = await this.c.sql<{ id: string }>(
+      'SELECT id FROM policies WHERE id = $1 FOR UPDATE',
+      [id],
+    );
+    return rows.length === 0 ? null : this.find(id);
+  }
+
   list(after: { at: Date; id: string } | undefined, take: number): Promise<PolicyRow[]> {
     return this.c.db.policy.findMany({
       where: ascendingAfter(after),
@@ -45,7 +54,7 @@ export class PoliciesRepository {
   /** Removes one principal from every policy naming it; returns how many changed. */
   removePrincipalEverywhere(principal: string): Promise<number> {
     return this.c.db.$executeRaw`
-      UPDATE policies SET principals = array_remove(principals, ${principal})
+      UPDATE policies SET principals = array_remove(principals, ${principal}), version = version + 1
       WHERE ${principal} = ANY(principals)`;
   }
 }

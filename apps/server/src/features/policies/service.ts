@@ -2,6 +2,7 @@ import type { components } from '@secadmin/api-types';
 import { parseCidr } from '@secadmin/policy';
 import type { Cursors, Page } from '../../lib/cursor.js';
 import { Conflict, type FieldProblem, Invalid, NotFound } from '../../lib/errors.js';
+import { type Precondition, requirePrecondition } from '../../lib/etag.js';
 import { newId } from '../../lib/ids.js';
 import { nowSeconds, parseInstant } from '../../lib/time.js';
 import { conflictOnDuplicate } from '../../storage/conflicts.js';
@@ -101,10 +102,19 @@ export class PoliciesService {
     return this.cursors.page(rows, query.limit, 'policies', (row) => row.createdAt);
   }
 
-  async update(actor: RequestActor, id: string, patch: PolicyUpdate): Promise<PolicyRow> {
+  async update(
+    actor: RequestActor,
+    id: string,
+    patch: PolicyUpdate,
+    precondition?: Precondition,
+  ): Promise<PolicyRow> {
     checkConditions(patch.conditions);
-    if (Object.keys(patch).length === 0) return this.get(id);
-    const data: PolicyChanges = { updatedAt: nowSeconds() };
+    if (Object.keys(patch).length === 0) {
+      const policy = await this.get(id);
+      requirePrecondition(precondition, policy, 'policy');
+      return policy;
+    }
+    const data: PolicyChanges = { updatedAt: nowSeconds(), version: { increment: 1 } };
     if (patch.name !== undefined) data.name = patch.name;
     if (patch.description !== undefined) data.description = patch.description;
     if (patch.effect !== undefined) data.effect = patch.effect;
@@ -116,7 +126,9 @@ export class PoliciesService {
     }
     return conflictOnDuplicate(duplicateName, () =>
       this.store.transaction(async (repos) => {
-        if (!(await repos.policies.find(id))) throw new NotFound('policy');
+        const current = await repos.policies.findForUpdate(id);
+        if (!current) throw new NotFound('policy');
+        requirePrecondition(precondition, current, 'policy');
         const policy = await repos.policies.update(id, data);
         await this.versions.bump(repos, 'policies');
         await this.audit.record(repos, actor, {
@@ -128,9 +140,12 @@ export class PoliciesService {
     );
   }
 
-  async remove(actor: RequestActor, id: string): Promise<void> {
+  async remove(actor: RequestActor, id: string, precondition?: Precondition): Promise<void> {
     await this.store.transaction(async (repos) => {
-      if (!(await repos.policies.delete(id))) throw new NotFound('policy');
+      const current = await repos.policies.findForUpdate(id);
+      if (!current) throw new NotFound('policy');
+      requirePrecondition(precondition, current, 'policy');
+      await repos.policies.delete(id);
       await this.versions.bump(repos, 'policies');
       await this.audit.record(repos, actor, {
         event: 'policy.deleted',

@@ -1,5 +1,7 @@
+import { ifMatch, notModified } from '../../http/conditional.js';
 import type { Handler } from '../../http/context.js';
 import { created, noContent, ok, sendPage } from '../../http/respond.js';
+import { entityTag } from '../../lib/etag.js';
 import { userDetail, userListItem } from './representation.js';
 import type { UsersService } from './service.js';
 
@@ -9,16 +11,21 @@ export function userHandlers(users: UsersService) {
     sendPage(res, { items: page.items.map(userListItem), nextCursor: page.nextCursor });
   };
   const createUser: Handler<'createUser'> = async ({ actor, body, res }) => {
-    created(res, userDetail(await users.create(actor, body)));
+    const user = await users.create(actor, body);
+    res.setHeader('ETag', entityTag(user));
+    created(res, userDetail(user));
   };
-  const getUser: Handler<'getUser'> = async ({ params, res }) => {
-    ok(res, userDetail(await users.get(params.id)));
+  const getUser: Handler<'getUser'> = async ({ params, req, res }) => {
+    const user = await users.get(params.id);
+    if (!notModified(req, res, entityTag(user))) ok(res, userDetail(user));
   };
-  const updateUser: Handler<'updateUser'> = async ({ actor, params, body, res }) => {
-    ok(res, userDetail(await users.update(actor, params.id, body)));
+  const updateUser: Handler<'updateUser'> = async ({ actor, params, body, req, res }) => {
+    const user = await users.update(actor, params.id, body, ifMatch(req));
+    res.setHeader('ETag', entityTag(user));
+    ok(res, userDetail(user));
   };
-  const deleteUser: Handler<'deleteUser'> = async ({ actor, params, res }) => {
-    await users.remove(actor, params.id);
+  const deleteUser: Handler<'deleteUser'> = async ({ actor, params, req, res }) => {
+    await users.remove(actor, params.id, ifMatch(req));
     noContent(res);
   };
   return { listUsers, createUser, getUser, updateUser, deleteUser };

@@ -18,7 +18,7 @@ export class UsersRepository {
   async read(id: string): Promise<UserRow | null> {
     const rows = await this.c.sql<UserRow>(
       `SELECT id, email, email_lower AS "emailLower", name, password_hash AS "passwordHash",
-              email_verified AS "emailVerified", roles, metadata, created_at AS "createdAt", updated_at AS "updatedAt"
+              email_verified AS "emailVerified", roles, metadata, version, created_at AS "createdAt", updated_at AS "updatedAt"
        FROM users WHERE id = $1`,
       [id],
     );

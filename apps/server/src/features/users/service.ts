@@ -1,6 +1,7 @@
 import type { components } from '@secadmin/api-types';
 import { type Cursors, listScope, type Page } from '../../lib/cursor.js';
 import { Conflict, Forbidden, invalid, NotFound } from '../../lib/errors.js';
+import { type Precondition, requirePrecondition } from '../../lib/etag.js';
 import { newId } from '../../lib/ids.js';
 import { mergePatch } from '../../lib/merge-patch.js';
 import { hashPassword } from '../../lib/password.js';
@@ -98,8 +99,17 @@ export class UsersService {
   }
 
   /** Merges metadata under a row lock: concurrent updates never lose each other's keys. */
-  async update(actor: RequestActor, id: string, patch: UserUpdate): Promise<UserRow> {
-    if (Object.keys(patch).length === 0) return this.get(id);
+  async update(
+    actor: RequestActor,
+    id: string,
+    patch: UserUpdate,
+    precondition?: Precondition,
+  ): Promise<UserRow> {
+    if (Object.keys(patch).length === 0) {
+      const user = await this.get(id);
+      requirePrecondition(precondition, user, 'user');
+      return user;
+    }
     // Decided before the transaction, which must not wait on other queries (the embedded
     // database has one connection); the roles changed are known only under the row lock.
     const granted =
@@ -109,7 +119,11 @@ export class UsersService {
     return this.store.transaction(async (repos) => {
       const current = await repos.users.findForUpdate(id);
       if (!current) throw new NotFound('user');
-      const data: Parameters<Store['users']['update']>[1] = { updatedAt: nowSeconds() };
+      requirePrecondition(precondition, current, 'user');
+      const data: Parameters<Store['users']['update']>[1] = {
+        updatedAt: nowSeconds(),
+        version: { increment: 1 },
+      };
       if (patch.name !== undefined) data.name = patch.name;
       if (patch.roles !== undefined) {
         const before = new Set(current.roles);
@@ -161,10 +175,11 @@ export class UsersService {
    * Deletes the user, its keys and its `user:<id>` policy principals, and redacts its
    * email from the audit entries linked to it, in one transaction: all of it happens or none.
    */
-  async remove(actor: RequestActor, id: string): Promise<void> {
+  async remove(actor: RequestActor, id: string, precondition?: Precondition): Promise<void> {
     await this.store.transaction(async (repos) => {
       const user = await repos.users.findForUpdate(id);
       if (!user) throw new NotFound('user');
+      requirePrecondition(precondition, user, 'user');
       const principal = `user:${id}`;
       await repos.apiKeys.deleteOfPrincipal(principal);
       if ((await repos.policies.removePrincipalEverywhere(principal)) > 0)
