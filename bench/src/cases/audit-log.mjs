@@ -110,6 +110,10 @@ function copyRow(i) {
     e.context.location.country,
     e.result,
     JSON.stringify(e.metadata),
+    // What the server records of an ingested entry (provenance), so COPY writes as much.
+    'api',
+    'key_bench',
+    e.timestamp,
   ]
     .map(csvCell)
     .join(',');
@@ -153,7 +157,7 @@ export async function auditLogCases({ smoke, adminUrl }) {
       createReadStream(file),
       db.query(
         copyFrom(
-          'COPY log_entries_copy (id, timestamp, event, actor_id, actor_email, actor_type, target_id, target_type, ip, user_agent, city, country, result, metadata) FROM STDIN WITH CSV',
+          'COPY log_entries_copy (id, timestamp, event, actor_id, actor_email, actor_type, target_id, target_type, ip, user_agent, city, country, result, metadata, origin, ingested_by, received_at) FROM STDIN WITH CSV',
         ),
       ),
     );
