@@ -20,3 +20,9 @@ test('the reference renders every operation of the bundled spec', () => {
 test('the reference is self-contained (works without network access)', () => {
   assert.doesNotMatch(html, /<script[^>]+src="https?:/);
 });
+
+test('the reference shows code samples and who may call each operation', () => {
+  assert.ok(html.includes('createSecadminClient'), 'no TypeScript sample');
+  assert.ok(html.includes('client.policies.simulate('), 'no sample of simulatePolicy');
+  assert.ok(html.includes('x-secadmin-access'), 'the access rule is not shown');
+});

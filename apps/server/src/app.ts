@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
@@ -14,6 +13,7 @@ import type { InFlightRequests } from './http/in-flight.js';
 import { loadSpec, Router, readOperations } from './http/operations.js';
 import { requestId } from './http/request-id.js';
 import { sequence } from './http/sequence.js';
+import { loadStaticFile } from './http/static-file.js';
 import { SpecValidator } from './http/validation.js';
 import { requestLogger } from './logger.js';
 import type { Metrics } from './metrics.js';
@@ -30,8 +30,14 @@ export interface AppDeps {
   metrics: Metrics;
 }
 
-function loadDocsHtml(): string {
-  return readFileSync(createRequire(import.meta.url).resolve('@secadmin/docs/index.html'), 'utf8');
+/** The bundled spec, the rendered reference and its icon, as built (with compressed copies). */
+function loadSystemFiles() {
+  const resolve = createRequire(import.meta.url).resolve;
+  return {
+    spec: loadStaticFile(resolve('@secadmin/spec/openapi.json'), 'json'),
+    reference: loadStaticFile(resolve('@secadmin/docs/index.html'), 'html'),
+    favicon: loadStaticFile(resolve('@secadmin/docs/favicon.ico'), 'image/x-icon'),
+  };
 }
 
 /** The Express app, without listening: tests build it in-process. */
@@ -66,8 +72,7 @@ export function createApp({
         handlers: createHandlers(services, {
           ping,
           rateLimitStoreHealth: () => rateLimits.health(),
-          spec,
-          docsHtml: loadDocsHtml(),
+          ...loadSystemFiles(),
         }),
         authenticate: authenticator({
           currentVersions: () => services.versions.current(),

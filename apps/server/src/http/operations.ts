@@ -104,9 +104,11 @@ export class Router {
           }),
         )
         .join('/');
+      // `x-secadmin-trailing-slash`: `/docs/` is `/docs` (a page people type in by hand).
+      const slash = operation.spec['x-secadmin-trailing-slash'] === true ? '/?' : '';
       return {
         operation,
-        pattern: new RegExp(`^${source}$`),
+        pattern: new RegExp(`^${source}${slash}$`),
         names,
         literalSegments: segments.filter((s) => !s.includes('{')).length,
       };

@@ -37,6 +37,7 @@ export const operations = {
   getReadiness: { group: 'system', name: 'getReadiness', method: 'GET', path: '/readyz', pathParams: [], query: false, body: false, cursor: null, returns: 'body' },
   getOpenApiDocument: { group: 'system', name: 'getOpenApiDocument', method: 'GET', path: '/openapi.json', pathParams: [], query: false, body: false, cursor: null, returns: 'body' },
   getApiReference: { group: 'system', name: 'getApiReference', method: 'GET', path: '/docs', pathParams: [], query: false, body: false, cursor: null, returns: 'response' },
+  getFavicon: { group: 'system', name: 'getFavicon', method: 'GET', path: '/favicon.ico', pathParams: [], query: false, body: false, cursor: null, returns: 'response' },
 } as const satisfies Record<OperationId, unknown>;
 
 /**
@@ -347,7 +348,7 @@ export interface Resources {
     delete(id: PathParams<'deleteApiKey'>['id'], options?: RequestOptions): Promise<void>;
   };
   /**
-   * Health, readiness, this document and its rendered reference. No authentication.
+   * Health, readiness, this document, its rendered reference and the reference's icon. No authentication.
    */
   system: {
     /**
@@ -369,7 +370,9 @@ export interface Resources {
     /**
      * This OpenAPI document
      *
-     * The bundled OpenAPI 3.1 document of this API, as JSON. No authentication.
+     * The bundled OpenAPI 3.1 document of this API, as JSON, with `x-codeSamples` for every
+     * operation. No authentication. Sent brotli- or gzip-compressed when the client accepts it
+     * (`Accept-Encoding`), with an `ETag` to revalidate it.
      *
      * `GET /openapi.json` (`getOpenApiDocument`)
      */
@@ -377,10 +380,21 @@ export interface Resources {
     /**
      * Rendered API reference
      *
-     * This document rendered as one HTML page (Redoc). No authentication.
+     * This document rendered as one HTML page (Redoc), with code samples in curl and TypeScript
+     * for every operation. Also served at `/docs/`. No authentication. Sent brotli- or
+     * gzip-compressed when the client accepts it (`Accept-Encoding`), with an `ETag` to
+     * revalidate it.
      *
      * `GET /docs` (`getApiReference`)
      */
     getApiReference(options?: RequestOptions): Promise<Response>;
+    /**
+     * Icon of the reference
+     *
+     * The icon browsers show for the API reference. No authentication.
+     *
+     * `GET /favicon.ico` (`getFavicon`)
+     */
+    getFavicon(options?: RequestOptions): Promise<Response>;
   };
 }

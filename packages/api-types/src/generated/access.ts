@@ -4,6 +4,7 @@
 export type KeylessOperationId =
   | 'downloadExport'
   | 'getApiReference'
+  | 'getFavicon'
   | 'getHealth'
   | 'getOpenApiDocument'
   | 'getReadiness';

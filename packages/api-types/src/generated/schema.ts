@@ -494,7 +494,9 @@ export interface paths {
         };
         /**
          * This OpenAPI document
-         * @description The bundled OpenAPI 3.1 document of this API, as JSON. No authentication.
+         * @description The bundled OpenAPI 3.1 document of this API, as JSON, with `x-codeSamples` for every
+         *     operation. No authentication. Sent brotli- or gzip-compressed when the client accepts it
+         *     (`Accept-Encoding`), with an `ETag` to revalidate it.
          */
         get: operations["getOpenApiDocument"];
         put?: never;
@@ -514,9 +516,32 @@ export interface paths {
         };
         /**
          * Rendered API reference
-         * @description This document rendered as one HTML page (Redoc). No authentication.
+         * @description This document rendered as one HTML page (Redoc), with code samples in curl and TypeScript
+         *     for every operation. Also served at `/docs/`. No authentication. Sent brotli- or
+         *     gzip-compressed when the client accepts it (`Accept-Encoding`), with an `ETag` to
+         *     revalidate it.
          */
         get: operations["getApiReference"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/favicon.ico": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Icon of the reference
+         * @description The icon browsers show for the API reference. No authentication.
+         */
+        get: operations["getFavicon"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1966,6 +1991,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The copy named in `If-None-Match` is current; no body. */
+        FileNotModified: {
+            headers: {
+                ETag: components["headers"]["FileETag"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
     };
     parameters: {
         /**
@@ -2074,6 +2108,16 @@ export interface components {
          * @example true
          */
         "Idempotent-Replayed": "true";
+        /**
+         * @description The version of this representation (each content encoding has its own); send it back in `If-None-Match` to revalidate.
+         * @example "q2bdPz0C9wXyVg7nQ1tKfJ3mR8sLhUe5aYiOcWnDv4E-br"
+         */
+        FileETag: string;
+        /**
+         * @description `no-cache`: a client may keep the file, and revalidates it (`If-None-Match`) before each use.
+         * @example no-cache
+         */
+        "Cache-Control": string;
     };
     pathItems: never;
 }
@@ -3771,7 +3815,14 @@ export interface operations {
     getOpenApiDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An entity tag (or a list of them, or `*`) the client holds: if the resource's current
+                 *     `ETag` is among them, the answer is 304 with no body.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3780,6 +3831,8 @@ export interface operations {
             /** @description The OpenAPI document. */
             200: {
                 headers: {
+                    ETag: components["headers"]["FileETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3800,12 +3853,20 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["FileNotModified"];
         };
     };
     getApiReference: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description An entity tag (or a list of them, or `*`) the client holds: if the resource's current
+                 *     `ETag` is among them, the answer is 304 with no body.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3814,6 +3875,8 @@ export interface operations {
             /** @description The HTML reference. */
             200: {
                 headers: {
+                    ETag: components["headers"]["FileETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3821,6 +3884,37 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            304: components["responses"]["FileNotModified"];
+        };
+    };
+    getFavicon: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An entity tag (or a list of them, or `*`) the client holds: if the resource's current
+                 *     `ETag` is among them, the answer is 304 with no body.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The icon (32×32). */
+            200: {
+                headers: {
+                    ETag: components["headers"]["FileETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/x-icon": string;
+                };
+            };
+            304: components["responses"]["FileNotModified"];
         };
     };
 }

@@ -1,12 +1,21 @@
 import type { Handler } from '../../http/context.js';
+import { type StaticFile, sendStaticFile } from '../../http/static-file.js';
 import type { RateLimitStoreHealth } from '../../rate-limit/store.js';
+
+/**
+ * The reference's own policy: Redoc runs inline scripts and web workers. Everything it shows
+ * comes from the page itself (the build fails on a remote resource) or this origin (the icon).
+ */
+const REFERENCE_CSP =
+  "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; worker-src 'self' blob:; font-src 'self' data:";
 
 /** Health, readiness, the spec and its rendered reference: no key, no rate limit. */
 export function systemHandlers(deps: {
   ping: () => Promise<void>;
   rateLimitStoreHealth: () => Promise<RateLimitStoreHealth>;
-  spec: object;
-  docsHtml: string;
+  spec: StaticFile;
+  reference: StaticFile;
+  favicon: StaticFile;
 }) {
   const getHealth: Handler<'getHealth'> = ({ res }) => {
     res.json({ status: 'ok' });
@@ -27,16 +36,15 @@ export function systemHandlers(deps: {
       res.json({ status: rateLimitStore === 'degraded' ? 'degraded' : 'ok', checks });
     }
   };
-  const getOpenApiDocument: Handler<'getOpenApiDocument'> = ({ res }) => {
-    res.json(deps.spec);
+  const getOpenApiDocument: Handler<'getOpenApiDocument'> = ({ req, res }) => {
+    sendStaticFile(req, res, deps.spec);
   };
-  const getApiReference: Handler<'getApiReference'> = ({ res }) => {
-    // Redoc runs inline scripts and web workers: this page alone gets a looser policy.
-    res.setHeader(
-      'Content-Security-Policy',
-      "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; worker-src 'self' blob:; font-src 'self' data:",
-    );
-    res.type('html').send(deps.docsHtml);
+  const getApiReference: Handler<'getApiReference'> = ({ req, res }) => {
+    res.setHeader('Content-Security-Policy', REFERENCE_CSP);
+    sendStaticFile(req, res, deps.reference);
   };
-  return { getHealth, getReadiness, getOpenApiDocument, getApiReference };
+  const getFavicon: Handler<'getFavicon'> = ({ req, res }) => {
+    sendStaticFile(req, res, deps.favicon);
+  };
+  return { getHealth, getReadiness, getOpenApiDocument, getApiReference, getFavicon };
 }

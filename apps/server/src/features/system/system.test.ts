@@ -1,4 +1,6 @@
 import { once } from 'node:events';
+import { get, type IncomingHttpHeaders } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchMain } from '../../../test/helpers/process.js';
 import { json, raw, startTestServer, type TestServer } from '../../../test/helpers/server.js';
@@ -58,11 +60,66 @@ describe('system routes', () => {
     }
   });
 
-  it('serves the rendered reference at /docs', async () => {
-    const res = await raw(server, '/docs');
+  it('serves the rendered reference at /docs and /docs/, and nothing at /docs//', async () => {
+    for (const path of ['/docs', '/docs/']) {
+      const res = await raw(server, path);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await res.text()).toContain('simulatePolicy');
+    }
+    expect((await raw(server, '/docs//')).status).toBe(404);
+    expect((await raw(server, '/healthz/')).status).toBe(404);
+  });
+
+  it('serves the reference icon at /favicon.ico', async () => {
+    const res = await rawGet(server, '/favicon.ico');
     expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(await res.text()).toContain('simulatePolicy');
+    expect(res.headers['content-type']).toBe('image/x-icon');
+    expect(res.body.subarray(0, 4)).toEqual(Buffer.from([0, 0, 1, 0]));
+  });
+
+  it.each([
+    ['/docs', (body: Buffer) => expect(body.toString()).toContain('simulatePolicy')],
+    ['/openapi.json', (body: Buffer) => expect(JSON.parse(body.toString()).openapi).toBe('3.1.0')],
+  ])(
+    'sends %s compressed as the client accepts, with an ETag to revalidate',
+    async (path, check) => {
+      const plain = await rawGet(server, path);
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      check(plain.body);
+      const decoders = { br: brotliDecompressSync, gzip: gunzipSync } as const;
+      const etags = new Set([plain.headers.etag]);
+      for (const [encoding, decode] of Object.entries(decoders)) {
+        const res = await rawGet(server, path, {
+          'accept-encoding': `${encoding}, identity;q=0.5`,
+        });
+        expect(res.status).toBe(200);
+        expect(res.headers['content-encoding']).toBe(encoding);
+        expect(res.headers.vary).toMatch(/Accept-Encoding/i);
+        expect(res.headers['cache-control']).toBe('no-cache');
+        expect(res.body.length).toBeLessThan(plain.body.length / 3);
+        expect(decode(res.body).equals(plain.body)).toBe(true);
+        etags.add(res.headers.etag);
+
+        const again = await rawGet(server, path, {
+          'accept-encoding': encoding,
+          'if-none-match': `"stale", ${res.headers.etag}`,
+        });
+        expect(again.status).toBe(304);
+        expect(again.body.length).toBe(0);
+        expect(again.headers.etag).toBe(res.headers.etag);
+      }
+      expect(etags.size).toBe(3); // one per representation
+      const stale = await rawGet(server, path, { 'if-none-match': '"stale"' });
+      expect(stale.status).toBe(200);
+    },
+  );
+
+  it('lets the reference load only what its CSP allows (no remote resource)', async () => {
+    const res = await raw(server, '/docs');
+    expect(res.headers.get('content-security-policy')).toContain("img-src 'self' data:");
+    const html = await res.text();
+    expect(html).not.toMatch(/\bsrc[=:]["'`]https?:/);
   });
 });
 
@@ -154,3 +211,21 @@ describe('the process', () => {
     }
   });
 });
+
+/** A GET as sent, without fetch's own Accept-Encoding and decoding. */
+function rawGet(
+  server: { url: string },
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    get(`${server.url}${path}`, { headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+      );
+      res.on('error', reject);
+    }).on('error', reject);
+  });
+}

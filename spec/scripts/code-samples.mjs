@@ -1,0 +1,117 @@
+// Adds `x-codeSamples` (curl, and TypeScript with @secadmin/api-client) to every operation of
+// the bundled dist/openapi.json, built from the spec's own examples, so that the samples in the
+// reference cannot drift from the API. The hand-written YAML stays free of them.
+import { readFileSync, writeFileSync } from 'node:fs';
+
+const BUNDLE = 'dist/openapi.json';
+const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
+/** As in packages/api-client/scripts/generate.mjs (its tests check that the names agree). */
+const GROUP_NAMES = { 'Audit logs': 'logs' };
+
+const spec = JSON.parse(readFileSync(BUNDLE, 'utf8'));
+const baseUrl = spec.servers[0].variables.baseUrl.default;
+
+function resolve(node) {
+  if (!node?.$ref) return node;
+  return resolve(
+    node.$ref
+      .slice(2)
+      .split('/')
+      .reduce((at, key) => at[key.replaceAll('~1', '/').replaceAll('~0', '~')], spec),
+  );
+}
+
+const camelCase = (words) =>
+  words
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w, i) => (i === 0 ? w.toLowerCase() : w[0].toUpperCase() + w.slice(1).toLowerCase()))
+    .join('');
+const singular = (noun) => noun.replace(/ies$/, 'y').replace(/s$/, '');
+
+function clientMethod(operationId, tag) {
+  const group = GROUP_NAMES[tag] ?? camelCase(tag);
+  const [verb, ...rest] = operationId.split(/(?=[A-Z])/);
+  const noun = rest.join('').toLowerCase();
+  const name =
+    noun === group.toLowerCase() || noun === singular(group).toLowerCase() ? verb : operationId;
+  return `client.${group}.${name}`;
+}
+
+function exampleOf(node) {
+  if (node === undefined) return undefined;
+  if (node.example !== undefined) return node.example;
+  const first = Object.values(node.examples ?? {})[0];
+  if (first !== undefined) return resolve(first).value;
+  return node.schema ? resolve(node.schema).example : undefined;
+}
+
+function fail(message) {
+  console.error(message);
+  process.exit(1);
+}
+
+const shellQuote = (text) => `'${text.replaceAll("'", "'\\''")}'`;
+
+function samples(path, method, pathItem, op) {
+  const params = [...(pathItem.parameters ?? []), ...(op.parameters ?? [])].map(resolve);
+  const value = (param) => {
+    const example = exampleOf(param);
+    if (example === undefined) fail(`${op.operationId}: parameter ${param.name} has no example`);
+    return example;
+  };
+  const pathParams = params.filter((p) => p.in === 'path');
+  // Required query parameters always; optional ones only where the call needs no others.
+  const query = params.filter((p) => p.in === 'query' && (p.required || p.name !== 'cursor'));
+  const body = resolve(op.requestBody);
+  const bodyExample = body && exampleOf(body.content['application/json']);
+  if (body && bodyExample === undefined) fail(`${op.operationId}: its request body has no example`);
+  const keyed = typeof op['x-secadmin-access'] === 'object';
+
+  const url = new URL(
+    path.replace(/\{([^}]+)\}/g, (_, name) =>
+      encodeURIComponent(value(pathParams.find((p) => p.name === name))),
+    ),
+    'http://host',
+  );
+  for (const param of query) {
+    const example = value(param);
+    url.searchParams.set(param.name, Array.isArray(example) ? example.join(',') : String(example));
+  }
+  const curl = [
+    `curl${method === 'get' ? '' : ` -X ${method.toUpperCase()}`} ${shellQuote(`${baseUrl}${url.pathname}${url.search}`)}`,
+    ...(keyed ? ['-H "Authorization: Bearer $SECADMIN_API_KEY"'] : []),
+    ...(body
+      ? [
+          "-H 'Content-Type: application/json'",
+          `-d ${shellQuote(JSON.stringify(bodyExample, null, 2))}`,
+        ]
+      : []),
+  ].join(' \\\n  ');
+
+  const args = pathParams.map((p) => JSON.stringify(value(p)));
+  if (body) args.push(JSON.stringify(bodyExample, null, 2));
+  if (query.length > 0)
+    args.push(JSON.stringify(Object.fromEntries(query.map((p) => [p.name, value(p)]))));
+  const typescript = [
+    "import { createSecadminClient } from '@secadmin/api-client';",
+    '',
+    'const client = createSecadminClient({',
+    `  baseUrl: '${baseUrl}',`,
+    ...(keyed ? ['  apiKey: process.env.SECADMIN_API_KEY,'] : []),
+    '});',
+    `const result = await ${clientMethod(op.operationId, op.tags[0])}(${args.join(', ')});`,
+  ].join('\n');
+
+  return [
+    { lang: 'curl', label: 'curl', source: curl },
+    { lang: 'TypeScript', label: 'TypeScript', source: typescript },
+  ];
+}
+
+for (const [path, pathItem] of Object.entries(spec.paths)) {
+  for (const method of METHODS.filter((m) => pathItem[m])) {
+    pathItem[method]['x-codeSamples'] = samples(path, method, pathItem, pathItem[method]);
+  }
+}
+writeFileSync(BUNDLE, `${JSON.stringify(spec, null, 2)}\n`);
