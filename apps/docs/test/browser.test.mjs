@@ -1,0 +1,146 @@
+// The reference as a reader gets it: the real server, a headless Chromium, the page it serves.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const MAIN = fileURLToPath(new URL('../../server/dist/main.js', import.meta.url));
+const OUTPUT = fileURLToPath(new URL('../test-results/', import.meta.url));
+const spec = JSON.parse(
+  readFileSync(new URL('../../../spec/dist/openapi.json', import.meta.url), 'utf8'),
+);
+const operations = Object.values(spec.paths).flatMap((item) =>
+  Object.entries(item)
+    .filter(([method]) => method !== 'parameters')
+    .map(([, operation]) => operation),
+);
+const TIMEOUT = 60_000; // two loaded cores: generous
+
+let server;
+let context;
+let url;
+const dataDir = mkdtempSync(join(tmpdir(), 'secadmin-docs-data-'));
+const profileDir = mkdtempSync(join(tmpdir(), 'secadmin-docs-chromium-'));
+
+before(async () => {
+  assert.ok(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: apt-get install -y chromium`);
+  ({ server, url } = await startServer());
+  context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+});
+
+after(async () => {
+  await context?.close();
+  if (server && server.exitCode === null) {
+    server.kill('SIGTERM');
+    await new Promise((resolve) => server.once('exit', resolve));
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(profileDir, { recursive: true, force: true });
+});
+
+/** A page of the reference, and every console error and failed request it had. */
+async function openReference(hash = '') {
+  const page = await context.newPage();
+  page.setDefaultTimeout(TIMEOUT);
+  const problems = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+  await page.goto(`${url}/docs${hash}`, { waitUntil: 'load', timeout: TIMEOUT });
+  await page.getByRole('link', { name: 'Policies', exact: true }).first().waitFor();
+  return { page, problems };
+}
+
+test('the menu lists every operation of the spec', async () => {
+  const { page, problems } = await openReference();
+  // A tag's operations show in the menu once it is opened; opening one may close another.
+  const menu = [];
+  for (const tag of spec.tags) {
+    await page.getByRole('link', { name: tag.name, exact: true }).first().click();
+    menu.push(
+      ...(await page.$$eval('a[href^="#/"]', (links) =>
+        links.map((link) => ({ href: link.getAttribute('href'), text: link.textContent })),
+      )),
+    );
+  }
+  for (const operation of operations) {
+    const id = operation.operationId.toLowerCase();
+    assert.ok(
+      menu.some((item) => item.href.endsWith(`/${id}`) && item.text.includes(operation.summary)),
+      `${operation.operationId} ("${operation.summary}") is not in the menu`,
+    );
+  }
+  mkdirSync(OUTPUT, { recursive: true });
+  await page.screenshot({ path: join(OUTPUT, 'reference.png'), fullPage: false });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('search finds the simulator', async () => {
+  const { page, problems } = await openReference();
+  await page.keyboard.press('Control+k');
+  const input = page.getByPlaceholder('Search docs...');
+  await input.fill('simulate');
+  await page.getByText('Simulate an access decision').last().waitFor();
+  await page.screenshot({ path: join(OUTPUT, 'search.png') });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a deep link of the former Redoc form opens its operation', async () => {
+  const { page, problems } = await openReference('#tag/Policies/operation/simulatePolicy');
+  await page.waitForURL(/#\/policies\/simulatepolicy$/, { timeout: TIMEOUT });
+  const heading = page.getByRole('heading', { name: 'Simulate an access decision' }).first();
+  await heading.waitFor();
+  const box = await heading.boundingBox();
+  const viewport = page.viewportSize();
+  assert.ok(box && box.y >= 0 && box.y < viewport.height, `heading at ${JSON.stringify(box)}`);
+  // Who may call it, from `x-secadmin-access` (Redoc's showExtensions).
+  await page.getByText('secadmin-access:').first().waitFor();
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+async function startServer() {
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATABASE_URL: '',
+      LOG_LEVEL: 'info',
+      SECADMIN_DATA_DIR: dataDir,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+  });
+  const started = Date.now();
+  for (;;) {
+    const line = output.split('\n').find((l) => l.includes('"secadmin listening"'));
+    if (line) return { server: child, url: JSON.parse(line).url.replace('localhost', '127.0.0.1') };
+    if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
+    if (Date.now() - started > TIMEOUT) throw new Error(`server did not start: ${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
