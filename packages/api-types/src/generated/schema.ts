@@ -1003,7 +1003,10 @@ export interface components {
             decision: "allow" | "explicit_deny" | "implicit_deny";
             /** @description Every policy that matched, deny and allow. */
             matchedPolicies: components["schemas"]["MatchedPolicy"][];
-            /** @description Measured evaluation time in whole milliseconds. */
+            /**
+             * Format: int32
+             * @description Measured evaluation time in whole milliseconds.
+             */
             evaluationTimeMs: number;
             /** @description Only with `explain: true`. One item per policy considered. */
             explanation?: components["schemas"]["PolicyExplanation"][];
@@ -1351,7 +1354,10 @@ export interface components {
             query: string;
             from?: components["schemas"]["InstantInput"];
             to?: components["schemas"]["InstantInput"];
-            /** @default 50 */
+            /**
+             * Format: int32
+             * @default 50
+             */
             limit?: number;
             /** @description Only entries of this origin. */
             origin?: components["schemas"]["LogOrigin"];
@@ -1403,14 +1409,20 @@ export interface components {
          */
         SearchMeta: {
             requestId: string;
-            /** @description Number of entries matching the query, time range and origin: exact up to and including 10,000; when more match it is 10000 and `totalHitsRelation` is `gte` (unless the request asked for `exactTotal`). */
+            /**
+             * Format: int64
+             * @description Number of entries matching the query, time range and origin: exact up to and including 10,000; when more match it is 10000 and `totalHitsRelation` is `gte` (unless the request asked for `exactTotal`).
+             */
             totalHits: number;
             /**
              * @description `eq`: `totalHits` is the exact count. `gte`: more than 10,000 entries match and counting stopped at 10,000 (Elasticsearch's `track_total_hits` convention).
              * @enum {string}
              */
             totalHitsRelation: "eq" | "gte";
-            /** @description Measured search time in whole milliseconds. */
+            /**
+             * Format: int32
+             * @description Measured search time in whole milliseconds.
+             */
             searchTimeMs: number;
         };
         /**
@@ -1458,6 +1470,7 @@ export interface components {
             status: "processing";
             /** @enum {string} */
             format: "json" | "csv";
+            /** Format: int64 */
             estimatedRecords: number;
             createdAt: components["schemas"]["TimestampMillis"];
         };
@@ -1482,8 +1495,11 @@ export interface components {
             status: "processing" | "completed" | "failed";
             /** @enum {string} */
             format: "json" | "csv";
+            /** Format: int64 */
             estimatedRecords: number;
+            /** Format: int64 */
             totalRecords?: number;
+            /** Format: int64 */
             fileSizeBytes?: number;
             /**
              * Format: uri
@@ -1580,7 +1596,10 @@ export interface components {
             /** @description The principal the key acts as, `user:<id>`, `role:<id>` or `service:<name>`. */
             principal: string;
             plan: components["schemas"]["Plan"];
-            /** @description The effective limit per 60-second window. */
+            /**
+             * Format: int32
+             * @description The effective limit per 60-second window.
+             */
             rateLimitPerMinute: number;
             expiresAt?: components["schemas"]["Timestamp"];
             createdAt: components["schemas"]["Timestamp"];
@@ -1599,6 +1618,7 @@ export interface components {
             name: string;
             principal: string;
             plan?: components["schemas"]["Plan"];
+            /** Format: int32 */
             rateLimitPerMinute?: number;
             expiresAt?: components["schemas"]["InstantInput"];
         };
@@ -1620,6 +1640,7 @@ export interface components {
             name: string;
             principal: string;
             plan: components["schemas"]["Plan"];
+            /** Format: int32 */
             rateLimitPerMinute: number;
             expiresAt?: components["schemas"]["Timestamp"];
             createdAt: components["schemas"]["Timestamp"];
@@ -1698,7 +1719,7 @@ export interface components {
                  * @description Always `Bearer`.
                  * @example Bearer
                  */
-                "WWW-Authenticate"?: string;
+                "WWW-Authenticate"?: "Bearer";
                 [name: string]: unknown;
             };
             content: {
