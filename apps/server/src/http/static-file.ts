@@ -48,18 +48,7 @@ export function sendStaticFile(req: Request, res: Response, file: StaticFile): v
   res.setHeader('Vary', 'Accept-Encoding');
   res.setHeader('Cache-Control', 'no-cache');
   res.setHeader('ETag', chosen.etag);
-  if (matchesEtag(req.get('if-none-match'), chosen.etag)) {
-    res.status(304).end();
-    return;
-  }
   if (chosen.encoding !== 'identity') res.setHeader('Content-Encoding', chosen.encoding);
+  // `send` answers 304 without a body when `If-None-Match` names this ETag (`req.fresh`).
   res.type(file.type).send(chosen.body);
-}
-
-function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (ifNoneMatch === undefined) return false;
-  return ifNoneMatch
-    .split(',')
-    .map((tag) => tag.trim().replace(/^W\//, ''))
-    .some((tag) => tag === etag || tag === '*');
 }
