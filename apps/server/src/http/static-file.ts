@@ -41,9 +41,10 @@ export function loadStaticFile(path: string, type: string): StaticFile {
  * revalidated on every use (`no-cache`): a client that has it gets a 304 and no body.
  */
 export function sendStaticFile(req: Request, res: Response, file: StaticFile): void {
-  const accepted = req.acceptsEncodings(file.representations.map((r) => r.encoding));
+  // Our order (the smallest first) among what the client accepts: clients list `gzip` before
+  // `br` with the same weight, and would otherwise get the larger file.
   const chosen =
-    file.representations.find((r) => r.encoding === accepted) ??
+    file.representations.find((r) => req.acceptsEncodings(r.encoding) === r.encoding) ??
     (file.representations.at(-1) as Representation);
   res.setHeader('Vary', 'Accept-Encoding');
   res.setHeader('Cache-Control', 'no-cache');
