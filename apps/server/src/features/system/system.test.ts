@@ -110,10 +110,10 @@ describe('system routes', () => {
         expect(again.headers.etag).toBe(res.headers.etag);
       }
       expect(etags.size).toBe(3); // one per representation
-    const curl = await rawGet(server, path, { 'accept-encoding': 'deflate, gzip, br, zstd' });
-    expect(curl.headers['content-encoding']).toBe('br');
-    const refused = await rawGet(server, path, { 'accept-encoding': 'br;q=0, gzip' });
-    expect(refused.headers['content-encoding']).toBe('gzip');
+      const curl = await rawGet(server, path, { 'accept-encoding': 'deflate, gzip, br, zstd' });
+      expect(curl.headers['content-encoding']).toBe('br');
+      const refused = await rawGet(server, path, { 'accept-encoding': 'br;q=0, gzip' });
+      expect(refused.headers['content-encoding']).toBe('gzip');
       const stale = await rawGet(server, path, { 'if-none-match': '"stale"' });
       expect(stale.status).toBe(200);
     },
