@@ -128,6 +128,7 @@ async function startServer() {
       DATABASE_URL: '',
       LOG_LEVEL: 'info',
       SECADMIN_DATA_DIR: dataDir,
+      SECADMIN_METRICS_PORT: '0', // no metrics listener: its fixed port may be taken
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
