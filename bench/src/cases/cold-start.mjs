@@ -14,6 +14,8 @@ async function startOnce(dataDir) {
     env: {
       ...process.env,
       DATABASE_URL: '',
+      // Every server of a test run would otherwise bind the metrics port 9464.
+      SECADMIN_METRICS_PORT: '0',
       SECADMIN_DATA_DIR: dataDir,
       PORT: String(port),
       HOST: '127.0.0.1',

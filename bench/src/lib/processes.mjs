@@ -62,6 +62,8 @@ export async function startSecadmin({ node = SYSTEM_NODE, databaseUrl, env = {} 
     env: {
       ...process.env,
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATABASE_URL: '' }),
+      // Every server of a test run would otherwise bind the metrics port 9464.
+      SECADMIN_METRICS_PORT: '0',
       SECADMIN_DATA_DIR: dataDir,
       PORT: String(port),
       HOST: '127.0.0.1',

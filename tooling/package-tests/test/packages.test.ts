@@ -94,6 +94,8 @@ async function startServer(): Promise<typeof server> {
       DATABASE_URL: '',
       REDIS_URL: '',
       LOG_LEVEL: 'info',
+      // Every server of a test run would otherwise bind the metrics port 9464.
+      SECADMIN_METRICS_PORT: '0',
       SECADMIN_DATA_DIR: join(work, 'server-data'),
       SECADMIN_ADMIN_API_KEY: apiKey,
     },

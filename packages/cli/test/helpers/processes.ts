@@ -30,6 +30,8 @@ export async function startServer(dataDir: string, databaseUrl = ''): Promise<Se
       PORT: '0',
       LOG_LEVEL: 'info',
       DATABASE_URL: databaseUrl,
+      // Every server of a test run would otherwise bind the metrics port 9464.
+      SECADMIN_METRICS_PORT: '0',
       SECADMIN_DATA_DIR: join(dataDir, 'data'),
       SECADMIN_ADMIN_API_KEY: API_KEY,
     },
