@@ -1,8 +1,8 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { chown, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chown, cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { atExit } from './at-exit.js';
@@ -22,6 +22,16 @@ async function binaries(): Promise<{ initdb: string; pg_ctl: string }> {
       `${name} is not installed: set TEST_DATABASE_URL to a PostgreSQL server`,
     );
   }
+}
+
+/** The whole installation (bin, lib, share) copied to `target`, with its symlinks as they are. */
+async function copyBinaries(
+  installed: { initdb: string; pg_ctl: string },
+  target: string,
+): Promise<{ initdb: string; pg_ctl: string }> {
+  const bin = dirname(installed.initdb);
+  await cp(dirname(bin), target, { recursive: true, verbatimSymlinks: true });
+  return { initdb: join(target, 'bin', 'initdb'), pg_ctl: join(target, 'bin', 'pg_ctl') };
 }
 
 /** initdb and postgres refuse to run as root: as root, they run as the postgres user, or nobody. */
@@ -52,9 +62,13 @@ async function serverVersion(url: string): Promise<string> {
 
 /** A PostgreSQL server of its own (user postgres, no password), in a temporary directory. */
 export async function startPostgres(): Promise<OwnedServer> {
-  const { initdb, pg_ctl } = await binaries();
+  const installed = await binaries();
   const user = unprivilegedUser();
   const dir = await mkdtemp(join(tmpdir(), 'secadmin-postgres-'));
+  if (user) await chown(dir, user.uid, user.gid);
+  // As root the binaries run as another user, who may not reach node_modules (a checkout
+  // under a 0700 directory): they run from a copy in the server's own directory.
+  const { initdb, pg_ctl } = user ? await copyBinaries(installed, join(dir, 'pg')) : installed;
   const data = join(dir, 'data');
   const log = join(dir, 'postgres.log');
   const port = await freePort();
@@ -88,7 +102,6 @@ export async function startPostgres(): Promise<OwnedServer> {
   };
 
   try {
-    if (user) await chown(dir, user.uid, user.gid);
     await run(
       initdb,
       ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync'],
