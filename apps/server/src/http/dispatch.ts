@@ -76,11 +76,6 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
     const idempotencyKey = auth && req.method === 'POST' ? idempotencyKeyOf(req) : undefined;
     requireJsonBody(req);
     const body = await readJsonBody(req, res, operation.maxBodyBytes);
-    // Fingerprinted as sent: validation normalizes the body in place and fills in defaults.
-    const idempotent =
-      auth && idempotencyKey !== undefined
-        ? idempotentRequest(req, auth.key.id, idempotencyKey, body)
-        : undefined;
     const query = req.query as Record<string, unknown>;
     const violations = [
       ...jsonViolations(body, 'body'),
@@ -89,6 +84,12 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
     ];
     if (violations.length > 0)
       throw new ApiError('invalid_request', 'The request is invalid.', violations);
+    // Fingerprinted as sent, once its depth is known to be bounded: validation normalizes the
+    // body in place and fills in defaults.
+    const idempotent =
+      auth && idempotencyKey !== undefined
+        ? idempotentRequest(req, auth.key.id, idempotencyKey, body)
+        : undefined;
     const entry = served.get(operation) as Served;
     const input = entry.validate({ params, query, body });
     if (entry.respondsAs) checkResponses(res, entry.respondsAs);

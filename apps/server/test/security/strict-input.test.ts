@@ -133,6 +133,18 @@ describe.each(DATABASES)('strict input on %s', (database) => {
         await send('PATCH', `/v1/users/${user.id}`, `{"metadata":${nested(10_000)}}`),
         'body.metadata',
       );
+      // With an Idempotency-Key (the client sends one on every POST), the body is fingerprinted
+      // too: only once its depth is known to be bounded.
+      const deepPost = await raw(server, '/v1/users', {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${server.rootKey}`,
+          'content-type': 'application/json',
+          'idempotency-key': `deep-${Date.now()}`,
+        },
+        body: `{"email":"${uniqueEmail()}","metadata":${nested(10_000)}}`,
+      });
+      await expect400(deepPost, 'body.metadata');
       const deepArray = `{"metadata":{"a":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`;
       await expect400(await send('PATCH', `/v1/users/${user.id}`, deepArray), 'body.metadata.a');
     });
