@@ -2,40 +2,19 @@
 // the bundled dist/openapi.json, built from the spec's own examples, so that the samples in the
 // reference cannot drift from the API. The hand-written YAML stays free of them.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { clientGroup, clientMethodName, refResolver } from './client-names.mjs';
 
 const BUNDLE = 'dist/openapi.json';
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
-/** As in packages/api-client/scripts/generate.mjs (its tests check that the names agree). */
-const GROUP_NAMES = { 'Audit logs': 'logs' };
 
 const spec = JSON.parse(readFileSync(BUNDLE, 'utf8'));
 const baseUrl = spec.servers[0].variables.baseUrl.default;
 
-function resolve(node) {
-  if (!node?.$ref) return node;
-  return resolve(
-    node.$ref
-      .slice(2)
-      .split('/')
-      .reduce((at, key) => at[key.replaceAll('~1', '/').replaceAll('~0', '~')], spec),
-  );
-}
-
-const camelCase = (words) =>
-  words
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((w, i) => (i === 0 ? w.toLowerCase() : w[0].toUpperCase() + w.slice(1).toLowerCase()))
-    .join('');
-const singular = (noun) => noun.replace(/ies$/, 'y').replace(/s$/, '');
+const resolve = refResolver(spec);
 
 function clientMethod(operationId, tag) {
-  const group = GROUP_NAMES[tag] ?? camelCase(tag);
-  const [verb, ...rest] = operationId.split(/(?=[A-Z])/);
-  const noun = rest.join('').toLowerCase();
-  const name =
-    noun === group.toLowerCase() || noun === singular(group).toLowerCase() ? verb : operationId;
-  return `client.${group}.${name}`;
+  const group = clientGroup(tag);
+  return `client.${group}.${clientMethodName(operationId, group)}`;
 }
 
 function exampleOf(node) {

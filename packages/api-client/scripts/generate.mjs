@@ -6,43 +6,18 @@
 // - src/generated/version.ts (not committed, so that `changeset version` alone bumps it).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { clientGroup, clientMethodName, refResolver } from '@secadmin/spec/client-names';
 
 const SPEC = '../../spec/dist/openapi.json';
 const OPERATIONS = 'src/generated/operations.ts';
 const VERSION = 'src/generated/version.ts';
 const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options', 'trace'];
-/** Tags whose display name is not the name users look for. */
-const GROUP_NAMES = { 'Audit logs': 'logs' };
 /** Names the client object has besides its resource groups. */
 const RESERVED = ['request', 'use', 'eject', 'paginate', ...METHODS.map((m) => m.toUpperCase())];
 
 const spec = JSON.parse(readFileSync(SPEC, 'utf8'));
 
-function resolve(node) {
-  if (!node?.$ref) return node;
-  const target = node.$ref
-    .slice(2)
-    .split('/')
-    .reduce((at, key) => at[key.replaceAll('~1', '/').replaceAll('~0', '~')], spec);
-  return resolve(target);
-}
-
-const camelCase = (words) =>
-  words
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((w, i) => (i === 0 ? w.toLowerCase() : w[0].toUpperCase() + w.slice(1).toLowerCase()))
-    .join('');
-const singular = (noun) => noun.replace(/ies$/, 'y').replace(/s$/, '');
-
-/** `listUsers` in `users` → `list`; `getHealth` in `system` keeps its operationId. */
-function methodName(operationId, group) {
-  const [verb, ...rest] = operationId.split(/(?=[A-Z])/);
-  const noun = rest.join('').toLowerCase();
-  return noun === group.toLowerCase() || noun === singular(group).toLowerCase()
-    ? verb
-    : operationId;
-}
+const resolve = refResolver(spec);
 
 /** What a call resolves to: `data` of `{ data, meta }`, the whole JSON body, nothing, or the Response. */
 function returns(responses) {
@@ -75,12 +50,12 @@ function describe(path, method, pathItem, op) {
   if (cursor && result !== 'body') fail(`${op.operationId}: takes a cursor but answers no page`);
   const tag = op.tags?.[0];
   if (!op.operationId || !tag) fail(`${method} ${path}: needs an operationId and a tag`);
-  const group = GROUP_NAMES[tag] ?? camelCase(tag);
+  const group = clientGroup(tag);
   return {
     id: op.operationId,
     tag,
     group,
-    name: methodName(op.operationId, group),
+    name: clientMethodName(op.operationId, group),
     method: method.toUpperCase(),
     path,
     pathParams,
