@@ -1,0 +1,18 @@
+export {
+  canonicalForm,
+  checkpointMessage,
+  entryHash,
+  fieldDigest,
+  GENESIS_HASH,
+  REDACTED,
+  redactableFields,
+} from './canonical.js';
+export { jcs } from './jcs.js';
+export { sha256Hex } from './sha256.js';
+export type { ChainEntry, Checkpoint, VerifyInput, VerifyResult } from './types.js';
+export {
+  digestProblem,
+  importPublicKey,
+  verifyChain,
+  verifyCheckpointSignature,
+} from './verify.js';

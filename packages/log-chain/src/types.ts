@@ -1,0 +1,70 @@
+/**
+ * A full audit-log entry as the secadmin API represents it (`GET /v1/logs/{id}`, the JSON
+ * export), so an export's entries can be passed as they are.
+ */
+export interface ChainEntry {
+  id: string;
+  /** ISO 8601 UTC with milliseconds, as the API shows it: `2026-11-25T21:00:00.123Z`. */
+  timestamp: string;
+  event: string;
+  actor: { type: string; id?: string | null; email?: string | null };
+  target?: { type?: string | null; id?: string | null };
+  context?: {
+    ip?: string | null;
+    userAgent?: string | null;
+    location?: {
+      city?: string | null;
+      country?: string | null;
+      region?: string | null;
+      coordinates?: { lat: number; lng: number } | null;
+    };
+  };
+  result: string;
+  traceId?: string | null;
+  origin: string;
+  ingestedBy?: string | null;
+  receivedAt?: string | null;
+  metadata?: Record<string, unknown>;
+  /** Position in the chain, from 1; `null` until the entry is sealed. */
+  seq: number | null;
+  /** Lowercase hex SHA-256 of `prevHash` + "\n" + the canonical form; `null` until sealed. */
+  hash: string | null;
+  /** The previous entry's hash (64 zeros for seq 1); `null` until sealed. */
+  prevHash: string | null;
+  /** Path → salted digest of each redactable field the entry had when it was written. */
+  digests: Record<string, string>;
+  /** Path → salt of each redactable field still present (redaction removes the salt). */
+  salts: Record<string, string>;
+}
+
+/** A signed checkpoint as `GET /v1/logs/checkpoints` lists it. */
+export interface Checkpoint {
+  seq: number;
+  hash: string;
+  /** Standard base64 (with padding) of the Ed25519 signature over `checkpointMessage`. */
+  signature: string;
+  createdAt?: string;
+}
+
+export interface VerifyInput {
+  entries: readonly ChainEntry[];
+  checkpoints: readonly Checkpoint[];
+  /** The SPKI PEM of `GET /v1/logs/public-key`. */
+  publicKeyPem: string;
+  /**
+   * The hash the first entry must follow. Default: 64 zeros when the first entry is seq 1,
+   * otherwise the first entry's own `prevHash` (checked against a checkpoint at the seq
+   * before it, if one is given).
+   */
+  expectFirstPrevHash?: string;
+}
+
+export interface VerifyResult {
+  valid: boolean;
+  /** How many sealed entries were checked before the first failure (all when valid). */
+  checkedEntries: number;
+  /** The highest checkpoint that was verified against the entries, or null. */
+  lastCheckpointSeq: number | null;
+  firstInvalidSeq?: number;
+  reason?: string;
+}

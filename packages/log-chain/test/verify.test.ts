@@ -1,0 +1,155 @@
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  type ChainEntry,
+  type Checkpoint,
+  entryHash,
+  REDACTED,
+  verifyChain,
+} from '../src/index.js';
+import { checkpoint, entry, publicKeyPem, seal } from './fixture.js';
+
+function chain(n: number): { entries: ChainEntry[]; checkpoints: Checkpoint[] } {
+  const entries = seal(Array.from({ length: n }, (_, i) => entry(i + 1)));
+  const at = (seq: number) => checkpoint(seq, entries[seq - 1]?.hash as string);
+  return { entries, checkpoints: [at(4), at(8)] };
+}
+
+/** Recomputes hash and prevHash from `from` (a 0-based index) on, as a forger would. */
+function rehash(entries: ChainEntry[], from: number): void {
+  for (let i = from; i < entries.length; i++) {
+    const item = entries[i] as ChainEntry;
+    if (i > 0) item.prevHash = entries[i - 1]?.hash as string;
+    item.hash = entryHash(item.prevHash as string, item);
+  }
+}
+
+const verify = (entries: ChainEntry[], checkpoints: Checkpoint[]) =>
+  verifyChain({ entries, checkpoints, publicKeyPem });
+
+describe('verifyChain', () => {
+  it('accepts an intact chain, in any order, skipping unsealed entries', async () => {
+    const { entries, checkpoints } = chain(10);
+    const unsealed = {
+      ...entry(11),
+      seq: null,
+      hash: null,
+      prevHash: null,
+      digests: {},
+      salts: {},
+    };
+    const result = await verify([...entries].reverse().concat(unsealed), checkpoints);
+    expect(result).toEqual({ valid: true, checkedEntries: 10, lastCheckpointSeq: 8 });
+  });
+
+  it('accepts redacted fields: value and salt removed, digest kept', async () => {
+    const { entries, checkpoints } = chain(10);
+    const e = entries[2] as ChainEntry;
+    e.actor.email = null;
+    delete e.target?.id;
+    (e.metadata as Record<string, unknown>).tags = REDACTED;
+    for (const path of ['actor.email', 'target.id', 'metadata.tags']) delete e.salts[path];
+    expect((await verify(entries, checkpoints)).valid).toBe(true);
+  });
+
+  it('finds a changed field, committed directly or by a digest', async () => {
+    for (const change of [
+      (e: ChainEntry) => {
+        e.event = 'user.logout';
+      },
+      (e: ChainEntry) => {
+        e.actor.email = 'someone@example.com';
+      },
+      (e: ChainEntry) => {
+        (e.metadata as Record<string, unknown>).n = 99;
+      },
+      (e: ChainEntry) => {
+        (e.metadata as Record<string, unknown>).added = true;
+      },
+      (e: ChainEntry) => {
+        delete e.salts['actor.email'];
+      },
+    ]) {
+      const { entries, checkpoints } = chain(10);
+      change(entries[5] as ChainEntry);
+      const result = await verify(entries, checkpoints);
+      expect(result).toMatchObject({ valid: false, firstInvalidSeq: 6, checkedEntries: 5 });
+      expect(result.lastCheckpointSeq).toBe(4);
+    }
+  });
+
+  it('finds a missing, a duplicated and a reordered entry', async () => {
+    const missing = chain(10);
+    missing.entries.splice(6, 1);
+    expect(await verify(missing.entries, missing.checkpoints)).toMatchObject({
+      valid: false,
+      firstInvalidSeq: 7,
+      reason: 'seq 7 is missing',
+    });
+
+    const swapped = chain(10);
+    const [a, b] = [swapped.entries[2] as ChainEntry, swapped.entries[3] as ChainEntry];
+    [a.seq, b.seq] = [b.seq, a.seq];
+    expect(await verify(swapped.entries, swapped.checkpoints)).toMatchObject({
+      valid: false,
+      firstInvalidSeq: 3,
+    });
+
+    const twice = chain(10);
+    twice.entries.push({ ...(twice.entries[9] as ChainEntry) });
+    expect(await verify(twice.entries, twice.checkpoints)).toMatchObject({
+      valid: false,
+      firstInvalidSeq: 11,
+    });
+  });
+
+  it('finds a forged chain by its checkpoints: mismatch or a bad signature', async () => {
+    const forged = chain(10);
+    (forged.entries[5] as ChainEntry).event = 'user.logout';
+    rehash(forged.entries, 5);
+    expect(await verify(forged.entries, forged.checkpoints)).toMatchObject({
+      valid: false,
+      firstInvalidSeq: 5,
+      lastCheckpointSeq: 4,
+      reason: "checkpoint 8 does not match the entries' hash at seq 8",
+    });
+
+    const other = generateKeyPairSync('ed25519').privateKey;
+    const bogus = forged.checkpoints.map((c) =>
+      c.seq === 8
+        ? {
+            seq: 8,
+            hash: forged.entries[7]?.hash as string,
+            signature: sign(null, Buffer.from('x'), other).toString('base64'),
+          }
+        : c,
+    );
+    expect(await verify(forged.entries, bogus)).toMatchObject({
+      valid: false,
+      firstInvalidSeq: 8,
+      reason: 'checkpoint 8 has an invalid signature',
+    });
+  });
+
+  it('verifies a range that starts after seq 1 against the checkpoint before it', async () => {
+    const { entries, checkpoints } = chain(10);
+    expect(await verify(entries.slice(4), checkpoints)).toEqual({
+      valid: true,
+      checkedEntries: 6,
+      lastCheckpointSeq: 8,
+    });
+    const tail = entries.slice(4);
+    (tail[0] as ChainEntry).prevHash = 'f'.repeat(64);
+    rehash(tail, 0);
+    expect(await verify(tail, checkpoints)).toMatchObject({ valid: false, firstInvalidSeq: 5 });
+  });
+
+  it('checks checkpoints beyond the entries too', async () => {
+    const { entries, checkpoints } = chain(10);
+    const result = await verify(entries.slice(0, 3), [
+      ...checkpoints,
+      { ...checkpoint(20, 'a'.repeat(64)), signature: 'AAAA' },
+    ]);
+    expect(result).toMatchObject({ valid: false, firstInvalidSeq: 20 });
+  });
+});
