@@ -11,8 +11,10 @@ export { jcs } from './jcs.js';
 export { sha256Hex } from './sha256.js';
 export type { ChainEntry, Checkpoint, VerifyInput, VerifyResult } from './types.js';
 export {
+  ChainVerifier,
   digestProblem,
   importPublicKey,
+  type VerifierOptions,
   verifyChain,
   verifyCheckpointSignature,
 } from './verify.js';

@@ -58,6 +58,132 @@ export function digestProblem(entry: ChainEntry): string | undefined {
   return undefined;
 }
 
+export type VerifierOptions = Omit<VerifyInput, 'entries'>;
+
+/**
+ * Verifies a run of consecutive sealed entries given in seq order, in as many `add` calls
+ * as the caller likes (a server streams the chain in batches; memory holds one batch and
+ * the checkpoints). The first failure in seq order is kept; later calls change nothing.
+ */
+export class ChainVerifier {
+  private readonly checkpoints: Checkpoint[];
+  private readonly bySeq = new Map<number, Checkpoint>();
+  private checked = 0;
+  private lastCheckpointSeq: number | null = null;
+  private firstSeq: number | undefined;
+  private expectedSeq: number | undefined;
+  private prevHash: string | undefined;
+  private failure: VerifyResult | undefined;
+
+  private constructor(
+    private readonly key: CryptoKey,
+    checkpoints: readonly Checkpoint[],
+    private readonly expectFirstPrevHash: string | undefined,
+  ) {
+    this.checkpoints = [...checkpoints].sort((a, b) => a.seq - b.seq);
+    for (const checkpoint of this.checkpoints) this.bySeq.set(checkpoint.seq, checkpoint);
+  }
+
+  static async create(options: VerifierOptions): Promise<ChainVerifier> {
+    const key = await importPublicKey(options.publicKeyPem);
+    return new ChainVerifier(key, options.checkpoints, options.expectFirstPrevHash);
+  }
+
+  get failed(): boolean {
+    return this.failure !== undefined;
+  }
+
+  /** The next sealed entries, in seq order. Resolves to false once the chain failed. */
+  async add(entries: readonly ChainEntry[]): Promise<boolean> {
+    for (const entry of entries) {
+      if (this.failure) return false;
+      await this.check(entry);
+    }
+    return !this.failure;
+  }
+
+  /** The result; checkpoints beyond the entries have their signatures checked. */
+  async finish(): Promise<VerifyResult> {
+    if (this.failure) return this.failure;
+    const first = this.firstSeq;
+    const last = (this.expectedSeq ?? 1) - 1;
+    for (const checkpoint of this.checkpoints) {
+      if (first !== undefined && checkpoint.seq >= first - 1 && checkpoint.seq <= last) continue;
+      if (!(await verifyCheckpointSignature(this.key, checkpoint)))
+        return this.fail(checkpoint.seq, `checkpoint ${checkpoint.seq} has an invalid signature`);
+    }
+    return { valid: true, checkedEntries: this.checked, lastCheckpointSeq: this.lastCheckpointSeq };
+  }
+
+  private async check(entry: ChainEntry): Promise<void> {
+    const seq = entry.seq as number;
+    if (this.firstSeq === undefined) {
+      this.firstSeq = seq;
+      this.expectedSeq = seq;
+      this.prevHash =
+        this.expectFirstPrevHash ?? (seq === 1 ? GENESIS_HASH : (entry.prevHash ?? ''));
+      if (await this.checkpointAt(seq - 1, this.prevHash)) return;
+    }
+    const prevHash = this.prevHash as string;
+    if (seq !== this.expectedSeq) {
+      const expected = this.expectedSeq as number;
+      this.fail(
+        expected,
+        seq < expected ? `seq ${seq} appears twice` : `seq ${expected} is missing`,
+      );
+      return;
+    }
+    const problem = digestProblem(entry);
+    if (problem) {
+      this.fail(seq, problem);
+      return;
+    }
+    if (entry.prevHash !== prevHash) {
+      this.fail(seq, `prevHash of seq ${seq} is not the hash of seq ${seq - 1}`);
+      return;
+    }
+    const hash = entryHash(prevHash, entry);
+    if (entry.hash !== hash) {
+      this.fail(seq, `hash of seq ${seq} does not match its content`);
+      return;
+    }
+    if (await this.checkpointAt(seq, hash)) return;
+    this.checked++;
+    this.prevHash = hash;
+    this.expectedSeq = seq + 1;
+  }
+
+  /** Checks the checkpoint at `seq`, if any, against `hash`; true when it failed. */
+  private async checkpointAt(seq: number, hash: string): Promise<boolean> {
+    const checkpoint = this.bySeq.get(seq);
+    if (!checkpoint) return false;
+    if (!(await verifyCheckpointSignature(this.key, checkpoint))) {
+      this.fail(seq, `checkpoint ${seq} has an invalid signature`);
+      return true;
+    }
+    if (checkpoint.hash !== hash) {
+      this.fail(
+        this.lastCheckpointSeq === null ? (this.firstSeq as number) : this.lastCheckpointSeq + 1,
+        `checkpoint ${seq} does not match the entries' hash at seq ${seq}`,
+      );
+      return true;
+    }
+    this.lastCheckpointSeq = seq;
+    return false;
+  }
+
+  private fail(seq: number, reason: string): VerifyResult {
+    this.failure = {
+      valid: false,
+      checkedEntries: this.checked,
+      lastCheckpointSeq: this.lastCheckpointSeq,
+      firstInvalidSeq: seq,
+      reason,
+    };
+    return this.failure;
+  }
+}
+
 /**
  * Checks a run of consecutive sealed entries (in any order; unsealed ones are skipped)
  * against signed checkpoints: gapless seq, each field digest, each hash and prevHash, each
@@ -65,68 +191,11 @@ export function digestProblem(entry: ChainEntry): string | undefined {
  * reported. Asynchronous because Ed25519 goes through Web Crypto.
  */
 export async function verifyChain(input: VerifyInput): Promise<VerifyResult> {
-  const sealed = input.entries.filter((entry) => entry.seq !== null && entry.seq !== undefined);
-  const entries = [...sealed].sort((a, b) => (a.seq as number) - (b.seq as number));
-  const key = await importPublicKey(input.publicKeyPem);
-  const checkpoints = [...input.checkpoints].sort((a, b) => a.seq - b.seq);
-  const bySeq = new Map<number, Checkpoint>();
-  for (const checkpoint of checkpoints) bySeq.set(checkpoint.seq, checkpoint);
-
-  const firstSeq = (entries[0]?.seq ?? 1) as number;
-  let checked = 0;
-  let lastCheckpointSeq: number | null = null;
-  const fail = (seq: number, reason: string): VerifyResult => ({
-    valid: false,
-    checkedEntries: checked,
-    lastCheckpointSeq,
-    firstInvalidSeq: seq,
-    reason,
-  });
-  const checkpointAt = async (seq: number, hash: string): Promise<VerifyResult | undefined> => {
-    const checkpoint = bySeq.get(seq);
-    if (!checkpoint) return undefined;
-    if (!(await verifyCheckpointSignature(key, checkpoint)))
-      return fail(seq, `checkpoint ${seq} has an invalid signature`);
-    if (checkpoint.hash !== hash)
-      return fail(
-        lastCheckpointSeq === null ? firstSeq : lastCheckpointSeq + 1,
-        `checkpoint ${seq} does not match the entries' hash at seq ${seq}`,
-      );
-    lastCheckpointSeq = seq;
-    return undefined;
-  };
-
-  let prevHash =
-    input.expectFirstPrevHash ?? (firstSeq === 1 ? GENESIS_HASH : (entries[0]?.prevHash ?? ''));
-  if (entries.length > 0) {
-    const before = await checkpointAt(firstSeq - 1, prevHash);
-    if (before) return before;
-  }
-  let expectedSeq = firstSeq;
-  for (const entry of entries) {
-    const seq = entry.seq as number;
-    if (seq !== expectedSeq)
-      return fail(
-        expectedSeq,
-        seq < expectedSeq ? `seq ${seq} appears twice` : `seq ${expectedSeq} is missing`,
-      );
-    const problem = digestProblem(entry);
-    if (problem) return fail(seq, problem);
-    if (entry.prevHash !== prevHash)
-      return fail(seq, `prevHash of seq ${seq} is not the hash of seq ${seq - 1}`);
-    const hash = entryHash(prevHash, entry);
-    if (entry.hash !== hash) return fail(seq, `hash of seq ${seq} does not match its content`);
-    const failure = await checkpointAt(seq, hash);
-    if (failure) return failure;
-    checked++;
-    prevHash = hash;
-    expectedSeq = seq + 1;
-  }
-  const lastSeq = expectedSeq - 1;
-  for (const checkpoint of checkpoints) {
-    if (entries.length > 0 && checkpoint.seq >= firstSeq - 1 && checkpoint.seq <= lastSeq) continue;
-    if (!(await verifyCheckpointSignature(key, checkpoint)))
-      return fail(checkpoint.seq, `checkpoint ${checkpoint.seq} has an invalid signature`);
-  }
-  return { valid: true, checkedEntries: checked, lastCheckpointSeq };
+  const { entries, ...options } = input;
+  const sealed = entries
+    .filter((entry) => entry.seq !== null && entry.seq !== undefined)
+    .sort((a, b) => (a.seq as number) - (b.seq as number));
+  const verifier = await ChainVerifier.create(options);
+  await verifier.add(sealed);
+  return verifier.finish();
 }

@@ -2,6 +2,7 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   type ChainEntry,
+  ChainVerifier,
   type Checkpoint,
   entryHash,
   REDACTED,
@@ -142,6 +143,16 @@ describe('verifyChain', () => {
     (tail[0] as ChainEntry).prevHash = 'f'.repeat(64);
     rehash(tail, 0);
     expect(await verify(tail, checkpoints)).toMatchObject({ valid: false, firstInvalidSeq: 5 });
+  });
+
+  it('gives the same answer when the entries come in batches (ChainVerifier)', async () => {
+    const forged = chain(10);
+    (forged.entries[5] as ChainEntry).event = 'user.logout';
+    rehash(forged.entries, 5);
+    const verifier = await ChainVerifier.create({ checkpoints: forged.checkpoints, publicKeyPem });
+    for (let i = 0; i < 10; i += 3) await verifier.add(forged.entries.slice(i, i + 3));
+    expect(await verifier.finish()).toEqual(await verify(forged.entries, forged.checkpoints));
+    expect(verifier.failed).toBe(true);
   });
 
   it('checks checkpoints beyond the entries too', async () => {
