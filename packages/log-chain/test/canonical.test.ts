@@ -1,6 +1,15 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalForm, checkpointMessage, fieldDigest, jcs } from '../src/index.js';
-import { checkpoint, entry, seal } from './fixture.js';
+import {
+  type ChainEntry,
+  canonicalForm,
+  checkpointMessage,
+  fieldDigest,
+  GENESIS_HASH,
+  jcs,
+  verifyChain,
+} from '../src/index.js';
+import { checkpoint, entry, publicKeyPem, seal } from './fixture.js';
 
 describe('canonical form v1', () => {
   it('has every key, absent values as null, redactable values only as digests', () => {
@@ -47,5 +56,80 @@ describe('canonical form v1', () => {
       `secadmin-checkpoint:v1:1000:${'ab'.repeat(32)}`,
     );
     expect(checkpoint(1, '0'.repeat(64)).signature).toMatch(/^[A-Za-z0-9+/]{86}==$/);
+  });
+});
+
+describe('the worked example of the OpenAPI document (tag "Audit logs")', () => {
+  const salts = {
+    'actor.email': '6f1c2a9d4e8b7035a1c4e2f9b8d3a7c1',
+    'target.id': '0b9e4d2c7a1f8e3560d2c9b4a7e1f3d8',
+    'metadata.mfa': 'c3a8e1f4b7d2096e5a1c8f3b6e9d4a27',
+  };
+  const example: ChainEntry = {
+    id: 'log_01jf3k8m6q2w9x4v7t5r1n0b3e',
+    timestamp: '2026-11-25T21:00:00.123Z',
+    event: 'user.login',
+    actor: { id: 'user_01jf3k8m6q2w9x4v7t5r1n0b3c', email: 'ada@example.com', type: 'user' },
+    target: { id: 'sess_8f2a', type: 'session' },
+    context: {
+      ip: '203.0.113.7',
+      userAgent: 'Mozilla/5.0',
+      location: {
+        city: 'Berlin',
+        country: 'DE',
+        region: 'Berlin',
+        coordinates: { lat: 52.52, lng: 13.405 },
+      },
+    },
+    result: 'success',
+    traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+    origin: 'api',
+    ingestedBy: 'key_01jf3k8m6q2w9x4v7t5r1n0b3g',
+    receivedAt: '2026-11-25T21:00:00.456Z',
+    metadata: { mfa: 'totp' },
+    seq: 1,
+    prevHash: GENESIS_HASH,
+    hash: '40d0584de5ebf32bc1bed4cfd165e3d0173f5dd4e0ffd9344b75f80a971303ce',
+    digests: {
+      'actor.email': 'b220010dbba9a4bf55f17438a3731ab87d4d1c1d22552dbec124af253497a821',
+      'target.id': 'b6ae827b7481b95bc5bf8ec6c171d6fa3e79796d8b6f93b7ee5e875161355181',
+      'metadata.mfa': '1fccc158117c46d6686da977729ba345365b5b6e9ec8d3c48fcc775e605c2324',
+    },
+    salts,
+  };
+  const canonical =
+    '{"actor":{"id":"user_01jf3k8m6q2w9x4v7t5r1n0b3c","type":"user"},"context":{"ip":"203.0.113.7",' +
+    '"location":{"city":"Berlin","country":"DE","lat":52.52,"lng":13.405,"region":"Berlin"},' +
+    '"userAgent":"Mozilla/5.0"},"digests":{' +
+    '"actor.email":"b220010dbba9a4bf55f17438a3731ab87d4d1c1d22552dbec124af253497a821",' +
+    '"metadata.mfa":"1fccc158117c46d6686da977729ba345365b5b6e9ec8d3c48fcc775e605c2324",' +
+    '"target.id":"b6ae827b7481b95bc5bf8ec6c171d6fa3e79796d8b6f93b7ee5e875161355181"},' +
+    '"event":"user.login","id":"log_01jf3k8m6q2w9x4v7t5r1n0b3e",' +
+    '"ingestedBy":"key_01jf3k8m6q2w9x4v7t5r1n0b3g","origin":"api",' +
+    '"receivedAt":"2026-11-25T21:00:00.456Z","result":"success","seq":1,' +
+    '"target":{"type":"session"},"timestamp":"2026-11-25T21:00:00.123Z",' +
+    '"traceId":"4bf92f3577b34da6a3ce929d0e0e4736","v":1}';
+  const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+  it('has these digests, canonical form, hash and signature', async () => {
+    expect(sha256('6f1c2a9d4e8b7035a1c4e2f9b8d3a7c1:"ada@example.com"')).toBe(
+      example.digests['actor.email'],
+    );
+    expect(fieldDigest(salts['metadata.mfa'], 'totp')).toBe(example.digests['metadata.mfa']);
+    expect(fieldDigest(salts['target.id'], 'sess_8f2a')).toBe(example.digests['target.id']);
+    expect(canonicalForm(example)).toBe(canonical);
+    expect(sha256(`${GENESIS_HASH}\n${canonical}`)).toBe(example.hash);
+    const signed = checkpoint(1, example.hash as string);
+    expect(signed.signature).toBe(
+      '7QWFmyzKtPJ5xDn0613j/wyMS+jZ7UVCSzc+US0Bl/K4+vRk7oDGz3f1+rfWwASv9gQV/sxKIV1bCnhvubniCQ==',
+    );
+    expect(publicKeyPem).toBe(
+      '-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAebVWLo/mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ=\n-----END PUBLIC KEY-----\n',
+    );
+    expect(await verifyChain({ entries: [example], checkpoints: [signed], publicKeyPem })).toEqual({
+      valid: true,
+      checkedEntries: 1,
+      lastCheckpointSeq: 1,
+    });
   });
 });
