@@ -13,6 +13,8 @@ export interface Config {
   rateLimitOnStoreError: OnStoreError;
   adminApiKey: string | undefined;
   secret: string | undefined;
+  /** Ed25519 PKCS#8 PEM that signs audit-log checkpoints; generated into the data dir if unset. */
+  signingKey: string | undefined;
   downloadUrl: string;
   downloadTtlSeconds: number;
   rootRateLimit: number;
@@ -88,6 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     adminApiKey: env.SECADMIN_ADMIN_API_KEY || undefined,
     secret: env.SECADMIN_SECRET || undefined,
+    signingKey: env.SECADMIN_SIGNING_KEY || undefined,
     downloadUrl: (env.SECADMIN_DOWNLOAD_URL || `http://localhost:${port}/downloads`).replace(
       /\/+$/,
       '',

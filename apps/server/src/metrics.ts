@@ -7,6 +7,7 @@ import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client
 export interface DomainCounters {
   decided(decision: 'allow' | 'explicit_deny' | 'implicit_deny'): void;
   ingested(entries: number): void;
+  sealLag(seconds: number): void;
   exportFinished(status: 'completed' | 'failed'): void;
 }
 
@@ -37,6 +38,12 @@ export class Metrics implements DomainCounters {
     help: 'Audit-log entries stored through POST /v1/logs.',
     registers: [this.registry],
   });
+  private readonly sealLags = new Histogram({
+    name: 'secadmin_log_seal_lag_seconds',
+    help: 'Time from writing an audit-log entry (receivedAt, or timestamp for the service’s own) to sealing it into the hash chain.',
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
   private readonly exports = new Counter({
     name: 'secadmin_exports_total',
     help: 'Exports finished, by status (completed, failed).',
@@ -59,6 +66,10 @@ export class Metrics implements DomainCounters {
 
   ingested(entries: number): void {
     this.entries.inc(entries);
+  }
+
+  sealLag(seconds: number): void {
+    this.sealLags.observe(seconds);
   }
 
   exportFinished(status: 'completed' | 'failed'): void {

@@ -5,6 +5,8 @@ import { type Database, openDatabase } from '@secadmin/db';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
+import { Sealer } from './features/audit-log/chain/sealer.js';
+import { loadSigningKey } from './features/audit-log/chain/signing-key.js';
 import { ExportWorker } from './features/audit-log/exports/worker.js';
 import { sweepIdempotencyKeys } from './features/idempotency/sweeper.js';
 import { createServices, type Services } from './features/services.js';
@@ -23,6 +25,8 @@ export interface RunningServer {
   db: Database;
   services: Services;
   worker: ExportWorker;
+  /** Seals entries into the hash chain; `flush()` seals now and signs a checkpoint (tests). */
+  sealer: Sealer;
   /** `GET /metrics` of this server; undefined when `metricsPort` is 0. */
   metricsUrl: string | undefined;
   /** Stops accepting, finishes in-flight requests, stops the worker, closes the database. */
@@ -40,8 +44,20 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const applied = await db.migrate();
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
     const secret = await loadSecret(config.secret, config.dataDir);
+    const signingKey = await loadSigningKey(config.signingKey, config.dataDir);
+    if (signingKey.generatedFile)
+      logger.warn(
+        { file: signingKey.generatedFile },
+        'audit-log signing key generated; its private key is in this file',
+      );
     const metrics = new Metrics();
     const store = createRepositories(db);
+    const sealer = new Sealer({
+      store,
+      key: signingKey,
+      logger,
+      observeLag: (seconds) => metrics.sealLag(seconds),
+    });
     const worker = new ExportWorker({
       store,
       dataDir: config.dataDir,
@@ -57,6 +73,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       onCreated: () => worker.kick(),
       soleWriter: db.kind === 'embedded',
       counters: metrics,
+      signingKey,
+      onIngested: () => sealer.kick(),
     });
     const root = await services.apiKeys.ensureRootKey({
       secret: config.adminApiKey,
@@ -95,6 +113,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       s.once('error', reject);
     });
     worker.start();
+    sealer.start();
     const stopSweeping = sweepIdempotencyKeys(services.idempotency, logger);
     const address = server.address() as AddressInfo;
     const host =
@@ -110,6 +129,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       db,
       services,
       worker,
+      sealer,
       metricsUrl: metricsListener?.url,
       close: async () => {
         listener?.server.close();
@@ -120,6 +140,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         await inFlight.drained(10_000);
         stopSweeping();
         await worker.stop();
+        await sealer.stop();
         await limits.close();
         await db.close();
       },

@@ -1,5 +1,6 @@
 import type { Handlers } from '../http/context.js';
 import { apiKeyHandlers } from './api-keys/handlers.js';
+import { chainHandlers } from './audit-log/chain/handlers.js';
 import { entryHandlers } from './audit-log/entries/handlers.js';
 import { exportHandlers } from './audit-log/exports/handlers.js';
 import { searchHandlers } from './audit-log/search/handlers.js';
@@ -18,6 +19,7 @@ export function createHandlers(
     ...policyHandlers(services.policies, services.simulation),
     ...apiKeyHandlers(services.apiKeys),
     ...entryHandlers(services.logs),
+    ...chainHandlers(services.chain),
     ...searchHandlers(services.search),
     ...exportHandlers(services.exports),
     ...systemHandlers(system),

@@ -4,6 +4,8 @@ import type { Store } from '../storage/repositories.js';
 import { StateVersionsSource } from '../storage/state-versions.js';
 import { ApiKeysService } from './api-keys/service.js';
 import { type AuditWriter, createAuditWriter } from './audit-log/audit-writer.js';
+import { ChainService } from './audit-log/chain/service.js';
+import type { SigningKey } from './audit-log/chain/signing-key.js';
 import { LogsService } from './audit-log/entries/service.js';
 import { ExportsService, type ExportsServiceOptions } from './audit-log/exports/service.js';
 import { SearchService } from './audit-log/search/service.js';
@@ -22,6 +24,7 @@ export interface Services {
   policies: PoliciesService;
   simulation: SimulationService;
   logs: LogsService;
+  chain: ChainService;
   search: SearchService;
   exports: ExportsService;
   idempotency: IdempotencyService;
@@ -31,6 +34,9 @@ export interface ServicesOptions extends ExportsServiceOptions {
   /** The embedded database: this process is its only writer (decides state-version reads). */
   soleWriter: boolean;
   counters?: DomainCounters;
+  signingKey: Pick<SigningKey, 'publicKeyPem'>;
+  /** Entries were ingested: the sealer need not wait for its next poll. */
+  onIngested?: () => void;
 }
 
 export function createServices(store: Store, options: ServicesOptions): Services {
@@ -46,7 +52,8 @@ export function createServices(store: Store, options: ServicesOptions): Services
     users: new UsersService(store, audit, versions, cursors, access),
     policies: new PoliciesService(store, audit, versions, cursors),
     simulation: new SimulationService(access),
-    logs: new LogsService(store, cursors, options.counters),
+    logs: new LogsService(store, cursors, options.counters, options.onIngested),
+    chain: new ChainService(store, cursors, options.signingKey),
     search: new SearchService(store, cursors),
     exports: new ExportsService(store, audit, options),
     idempotency: new IdempotencyService(store),

@@ -1,5 +1,6 @@
 import type { Database } from '@secadmin/db';
 import { ApiKeysRepository } from '../features/api-keys/repository.js';
+import { ChainRepository } from '../features/audit-log/chain/repository.js';
 import { ExportsRepository } from '../features/audit-log/exports/repository.js';
 import { LogsRepository } from '../features/audit-log/repository.js';
 import { IdempotencyRepository } from '../features/idempotency/repository.js';
@@ -14,6 +15,7 @@ export interface Repositories {
   policies: PoliciesRepository;
   apiKeys: ApiKeysRepository;
   logs: LogsRepository;
+  chain: ChainRepository;
   exports: ExportsRepository;
   stateVersions: StateVersionsRepository;
   idempotency: IdempotencyRepository;
@@ -30,6 +32,7 @@ function repositoriesOn(connection: Connection): Repositories {
     policies: new PoliciesRepository(connection),
     apiKeys: new ApiKeysRepository(connection),
     logs: new LogsRepository(connection),
+    chain: new ChainRepository(connection),
     exports: new ExportsRepository(connection),
     stateVersions: new StateVersionsRepository(connection),
     idempotency: new IdempotencyRepository(connection),

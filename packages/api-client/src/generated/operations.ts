@@ -28,6 +28,9 @@ export const operations = {
   searchLogs: { group: 'logs', name: 'search', method: 'POST', path: '/v1/logs/search', pathParams: [], query: false, body: true, cursor: 'body', returns: 'body' },
   createExport: { group: 'exports', name: 'create', method: 'POST', path: '/v1/logs/export', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   getExport: { group: 'exports', name: 'get', method: 'GET', path: '/v1/logs/export/{exportId}', pathParams: ['exportId'], query: false, body: false, cursor: null, returns: 'data' },
+  listCheckpoints: { group: 'logs', name: 'listCheckpoints', method: 'GET', path: '/v1/logs/checkpoints', pathParams: [], query: true, body: false, cursor: 'query', returns: 'body' },
+  getPublicKey: { group: 'logs', name: 'getPublicKey', method: 'GET', path: '/v1/logs/public-key', pathParams: [], query: false, body: false, cursor: null, returns: 'data' },
+  verifyLogs: { group: 'logs', name: 'verify', method: 'POST', path: '/v1/logs/verify', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   getLog: { group: 'logs', name: 'get', method: 'GET', path: '/v1/logs/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
   listApiKeys: { group: 'apiKeys', name: 'list', method: 'GET', path: '/v1/api-keys', pathParams: [], query: true, body: false, cursor: 'query', returns: 'body' },
   createApiKey: { group: 'apiKeys', name: 'create', method: 'POST', path: '/v1/api-keys', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
@@ -206,6 +209,76 @@ export interface Resources {
   };
   /**
    * Ingest, list, read and search audit log entries. Entries are append-only.
+   *
+   * ## Tamper evidence
+   *
+   * Every entry is sealed into one SHA-256 hash chain within a second of being written
+   * (`seq`, `prevHash`, `hash` on the full entry: `GET /v1/logs/{id}` and the JSON
+   * export; list items and search hits do not carry them), and the chain's head is signed
+   * with Ed25519 every 1,000 entries or 60 s (`GET /v1/logs/checkpoints`). A changed,
+   * removed, inserted or reordered entry no longer matches the chain and its signed
+   * checkpoints: `POST /v1/logs/verify` finds it, and so does an offline verifier
+   * (`verifyChain` of `@secadmin/log-chain`) or one written from this section alone.
+   *
+   * **Field digests.** The fields that deleting a user may redact — `actor.email`,
+   * `target.id` and each top-level `metadata` key — are committed by salted digests, one
+   * per field present when the entry was written, under the paths `actor.email`,
+   * `target.id` and `metadata.<key>`:
+   * `digest = lowercase hex SHA-256 of UTF-8(salt + ":" + JCS(value))`, where `salt` is 32
+   * lowercase hex characters (16 random bytes; the entry's `salts`) and `JCS` is the
+   * RFC 8785 JSON canonicalization (for a metadata key, of its whole value). Redaction
+   * replaces the value (`actor.email` → `null`, `target.id` → absent, a metadata value →
+   * `"[redacted]"`) and deletes its salt, but keeps the digest: the chain still verifies,
+   * and the removed value cannot be confirmed by guessing it. A value present with a salt
+   * must match its digest; a value present without a salt, or without a digest, fails.
+   *
+   * **Canonical form v1** = JCS (RFC 8785: keys sorted by UTF-16 code units, no
+   * whitespace, ECMAScript number form, strings as JSON) of this object, every key always
+   * present (`null` when the entry has no value):
+   *
+   * ```
+   * {"v": 1, "seq", "id", "timestamp", "event", "origin", "ingestedBy", "receivedAt",
+   *  "actor": {"type", "id"}, "target": {"type"},
+   *  "context": {"ip", "userAgent",
+   *              "location": {"city", "country", "region", "lat", "lng"}},
+   *  "result", "traceId", "digests": {"<path>": "<digest>", …}}
+   * ```
+   *
+   * with the values as the full entry shows them (`timestamp` and `receivedAt` in UTC with
+   * milliseconds; `lat`/`lng` from `context.location.coordinates`; `digests` as the
+   * entry's `digests`).
+   *
+   * **Entry hash.** `hash = lowercase hex SHA-256 of UTF-8(prevHash + "\n" + canonical form)`,
+   * where `prevHash` is the hash of the entry at `seq - 1`, and 64 `0` characters for
+   * seq 1. `seq` counts from 1 without gaps, in sealing order.
+   *
+   * **Checkpoint.** `signature` = Ed25519 signature, standard base64 with padding, over
+   * the UTF-8 bytes of `secadmin-checkpoint:v1:<seq in decimal>:<hash in lowercase hex>`,
+   * verified with the SPKI PEM of `GET /v1/logs/public-key`.
+   *
+   * **Worked example** (the entry of `GET /v1/logs/{id}`'s example, sealed as seq 1).
+   * Digest of `actor.email` with salt `6f1c2a9d4e8b7035a1c4e2f9b8d3a7c1`: SHA-256 of
+   * `6f1c2a9d4e8b7035a1c4e2f9b8d3a7c1:"ada@example.com"` =
+   * `b220010dbba9a4bf55f17438a3731ab87d4d1c1d22552dbec124af253497a821`. Canonical form:
+   *
+   * ```
+   * {"actor":{"id":"user_01jf3k8m6q2w9x4v7t5r1n0b3c","type":"user"},"context":{"ip":"203.0.113.7","location":{"city":"Berlin","country":"DE","lat":52.52,"lng":13.405,"region":"Berlin"},"userAgent":"Mozilla/5.0"},"digests":{"actor.email":"b220010dbba9a4bf55f17438a3731ab87d4d1c1d22552dbec124af253497a821","metadata.mfa":"1fccc158117c46d6686da977729ba345365b5b6e9ec8d3c48fcc775e605c2324","target.id":"b6ae827b7481b95bc5bf8ec6c171d6fa3e79796d8b6f93b7ee5e875161355181"},"event":"user.login","id":"log_01jf3k8m6q2w9x4v7t5r1n0b3e","ingestedBy":"key_01jf3k8m6q2w9x4v7t5r1n0b3g","origin":"api","receivedAt":"2026-11-25T21:00:00.456Z","result":"success","seq":1,"target":{"type":"session"},"timestamp":"2026-11-25T21:00:00.123Z","traceId":"4bf92f3577b34da6a3ce929d0e0e4736","v":1}
+   * ```
+   *
+   * Hash: SHA-256 of 64 zeros, a line feed and that text =
+   * `40d0584de5ebf32bc1bed4cfd165e3d0173f5dd4e0ffd9344b75f80a971303ce`. Signed message:
+   * `secadmin-checkpoint:v1:1:40d0584de5ebf32bc1bed4cfd165e3d0173f5dd4e0ffd9344b75f80a971303ce`;
+   * with the public key of `GET /v1/logs/public-key`'s example its signature is
+   * `7QWFmyzKtPJ5xDn0613j/wyMS+jZ7UVCSzc+US0Bl/K4+vRk7oDGz3f1+rfWwASv9gQV/sxKIV1bCnhvubniCQ==`.
+   *
+   * **What it does not protect against.** Someone who can write to the database *and*
+   * holds the signing key can rewrite history and re-sign it; keep the key apart from the
+   * database (`SECADMIN_SIGNING_KEY`) and keep copies of checkpoints elsewhere. Entries
+   * after the newest checkpoint (at most 60 s of them) can be rewritten undetected by
+   * someone with database access until the next checkpoint covers them. Deleting the
+   * newest entries together with their checkpoints is found only by comparing with a
+   * checkpoint copied out earlier. Metadata keys (not values) and the non-redactable
+   * fields are committed in the clear.
    */
   logs: {
     /**
@@ -256,9 +329,51 @@ export interface Resources {
      */
     search(body: Body<'searchLogs'>, options?: RequestOptions): Promise<JsonBody<'searchLogs'>>;
     /**
+     * List chain checkpoints
+     *
+     * Lists the signed checkpoints of the hash chain, newest first, with cursor pagination.
+     * Each signs `secadmin-checkpoint:v1:<seq>:<hash>` with the key of
+     * `GET /v1/logs/public-key`. Keep copies outside secadmin (or compare with an earlier
+     * download): a checkpoint you hold is what proves that the entries up to its `seq`
+     * have not been rewritten since.
+     *
+     * `GET /v1/logs/checkpoints` (`listCheckpoints`)
+     */
+    listCheckpoints(query?: Query<'listCheckpoints'>, options?: RequestOptions): Promise<JsonBody<'listCheckpoints'>>;
+    /**
+     * Get the checkpoint signing key
+     *
+     * The Ed25519 public key (SPKI PEM) that verifies checkpoint signatures. Its private key
+     * is `SECADMIN_SIGNING_KEY`, or one generated into the data directory; every instance on
+     * one database shares it. Pin it outside secadmin: a verifier that fetches the key from
+     * the server it checks trusts that server.
+     *
+     * `GET /v1/logs/public-key` (`getPublicKey`)
+     */
+    getPublicKey(options?: RequestOptions): Promise<Data<'getPublicKey'>>;
+    /**
+     * Verify the hash chain
+     *
+     * Walks the chain from `fromSeq` to `toSeq` (default: all of it) in seq order, reading
+     * it in batches, and checks for each entry: the seq follows the previous one (a deleted
+     * entry or chain row is a missing seq); each redactable value still present matches its
+     * salted digest, and none lacks one; `prevHash` is the previous entry's hash; `hash`
+     * matches the recomputed SHA-256 of the canonical form. Each checkpoint in the range
+     * must carry a valid Ed25519 signature and the hash recomputed at its seq. The first
+     * failure stops the walk: `firstInvalidSeq` names it and `reason` says what failed.
+     * A range that starts after seq 1 takes the first entry's `prevHash` as given unless a
+     * checkpoint sits at the seq just before it. Entries written in the last second may not
+     * be sealed yet and are not counted. The same checks run offline with
+     * `@secadmin/log-chain` (`verifyChain`) over a JSON export, the checkpoints and the
+     * public key. Writes nothing.
+     *
+     * `POST /v1/logs/verify` (`verifyLogs`)
+     */
+    verify(body?: Body<'verifyLogs'>, options?: RequestOptions): Promise<Data<'verifyLogs'>>;
+    /**
      * Get a log entry
      *
-     * Returns one entry with full detail, adding `traceId`, `ingestedBy` and `receivedAt` (ingested entries), `metadata`, `context.location.region` and `context.location.coordinates`.
+     * Returns one entry with full detail, adding `traceId`, `ingestedBy` and `receivedAt` (ingested entries), `metadata`, `context.location.region` and `context.location.coordinates`, and its place in the hash chain (`seq`, `hash`, `prevHash`, `digests`, `salts`; see the tag's "Tamper evidence").
      *
      * `GET /v1/logs/{id}` (`getLog`)
      */

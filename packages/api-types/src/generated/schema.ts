@@ -337,6 +337,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/logs/checkpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List chain checkpoints
+         * @description Lists the signed checkpoints of the hash chain, newest first, with cursor pagination.
+         *     Each signs `secadmin-checkpoint:v1:<seq>:<hash>` with the key of
+         *     `GET /v1/logs/public-key`. Keep copies outside secadmin (or compare with an earlier
+         *     download): a checkpoint you hold is what proves that the entries up to its `seq`
+         *     have not been rewritten since.
+         */
+        get: operations["listCheckpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/logs/public-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the checkpoint signing key
+         * @description The Ed25519 public key (SPKI PEM) that verifies checkpoint signatures. Its private key
+         *     is `SECADMIN_SIGNING_KEY`, or one generated into the data directory; every instance on
+         *     one database shares it. Pin it outside secadmin: a verifier that fetches the key from
+         *     the server it checks trusts that server.
+         */
+        get: operations["getPublicKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/logs/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify the hash chain
+         * @description Walks the chain from `fromSeq` to `toSeq` (default: all of it) in seq order, reading
+         *     it in batches, and checks for each entry: the seq follows the previous one (a deleted
+         *     entry or chain row is a missing seq); each redactable value still present matches its
+         *     salted digest, and none lacks one; `prevHash` is the previous entry's hash; `hash`
+         *     matches the recomputed SHA-256 of the canonical form. Each checkpoint in the range
+         *     must carry a valid Ed25519 signature and the hash recomputed at its seq. The first
+         *     failure stops the walk: `firstInvalidSeq` names it and `reason` says what failed.
+         *     A range that starts after seq 1 takes the first entry's `prevHash` as given unless a
+         *     checkpoint sits at the seq just before it. Entries written in the last second may not
+         *     be sealed yet and are not counted. The same checks run offline with
+         *     `@secadmin/log-chain` (`verifyChain`) over a JSON export, the checkpoints and the
+         *     public key. Writes nothing.
+         */
+        post: operations["verifyLogs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/logs/{id}": {
         parameters: {
             query?: never;
@@ -352,7 +430,7 @@ export interface paths {
         };
         /**
          * Get a log entry
-         * @description Returns one entry with full detail, adding `traceId`, `ingestedBy` and `receivedAt` (ingested entries), `metadata`, `context.location.region` and `context.location.coordinates`.
+         * @description Returns one entry with full detail, adding `traceId`, `ingestedBy` and `receivedAt` (ingested entries), `metadata`, `context.location.region` and `context.location.coordinates`, and its place in the hash chain (`seq`, `hash`, `prevHash`, `digests`, `salts`; see the tag's "Tamper evidence").
          */
         get: operations["getLog"];
         put?: never;
@@ -1513,12 +1591,100 @@ export interface components {
             error?: string;
         };
         /**
+         * @description A SHA-256 digest as 64 lowercase hex characters.
+         * @example 40d0584de5ebf32bc1bed4cfd165e3d0173f5dd4e0ffd9344b75f80a971303ce
+         */
+        Sha256Hex: string;
+        /**
+         * @description A signed head of the hash chain: the Ed25519 signature (key: `GET /v1/logs/public-key`) over the UTF-8 bytes of `secadmin-checkpoint:v1:<seq in decimal>:<hash in lowercase hex>`. Made every 1,000 entries or 60 s after the oldest entry not yet covered, whichever comes first.
+         * @example {
+         *       "seq": 1,
+         *       "hash": "40d0584de5ebf32bc1bed4cfd165e3d0173f5dd4e0ffd9344b75f80a971303ce",
+         *       "signature": "7QWFmyzKtPJ5xDn0613j/wyMS+jZ7UVCSzc+US0Bl/K4+vRk7oDGz3f1+rfWwASv9gQV/sxKIV1bCnhvubniCQ==",
+         *       "createdAt": "2026-11-25T21:00:01.002Z"
+         *     }
+         */
+        LogCheckpoint: {
+            /**
+             * Format: int64
+             * @description The seq of the entry whose hash is signed.
+             */
+            seq: number;
+            /** @description The `hash` of the entry at `seq`. */
+            hash: components["schemas"]["Sha256Hex"];
+            /** @description The Ed25519 signature, standard base64 with padding (88 characters). */
+            signature: string;
+            createdAt: components["schemas"]["TimestampMillis"];
+        };
+        /**
+         * @description The public key that verifies checkpoint signatures.
+         * @example {
+         *       "algorithm": "Ed25519",
+         *       "publicKey": "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAebVWLo/mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ=\n-----END PUBLIC KEY-----\n"
+         *     }
+         */
+        LogPublicKey: {
+            /** @enum {string} */
+            algorithm: "Ed25519";
+            /** @description The Ed25519 public key as a PEM-encoded SubjectPublicKeyInfo (`-----BEGIN PUBLIC KEY-----`). */
+            publicKey: string;
+        };
+        /**
+         * @description The range of the chain to check, inclusive; default the whole chain.
+         * @example {
+         *       "fromSeq": 1,
+         *       "toSeq": 250000
+         *     }
+         */
+        LogVerifyRequest: {
+            /**
+             * Format: int64
+             * @description First seq to check (default 1).
+             */
+            fromSeq?: number;
+            /**
+             * Format: int64
+             * @description Last seq to check (default the newest sealed entry). Must not be below `fromSeq`.
+             */
+            toSeq?: number;
+        };
+        /**
+         * @description The outcome of checking the chain. When `valid` is false, `firstInvalidSeq` is the first seq that failed and `reason` says why.
+         * @example {
+         *       "valid": false,
+         *       "checkedEntries": 41,
+         *       "lastCheckpointSeq": null,
+         *       "firstInvalidSeq": 42,
+         *       "reason": "hash of seq 42 does not match its content"
+         *     }
+         */
+        LogVerifyResult: {
+            valid: boolean;
+            /**
+             * Format: int64
+             * @description Entries found intact before the first failure (all of the range when valid).
+             */
+            checkedEntries: number;
+            /**
+             * Format: int64
+             * @description The newest checkpoint in the range that was verified against the entries; null if none.
+             */
+            lastCheckpointSeq: number | null;
+            /**
+             * Format: int64
+             * @description The first bad seq: the entry that was changed, removed or moved; for a checkpoint with a bad signature, its seq; for a checkpoint whose hash differs from the recomputed chain, the first seq after the previous checkpoint that matched.
+             */
+            firstInvalidSeq?: number;
+            /** @description What failed, in words (`hash of seq 42 does not match its content`, `seq 7 is missing`, …). */
+            reason?: string;
+        };
+        /**
          * @description API key identifier, `key_` followed by a lowercase ULID.
          * @example key_01jf3k8m6q2w9x4v7t5r1n0b3g
          */
         ApiKeyId: string;
         /**
-         * @description A log entry with full detail. Ingested entries (`origin: api`) also carry `ingestedBy` and `receivedAt`; the service's own entries have neither key.
+         * @description A log entry with full detail. Ingested entries (`origin: api`) also carry `ingestedBy` and `receivedAt`; the service's own entries have neither key. `seq`, `hash`, `prevHash`, `digests` and `salts` place the entry in the tamper-evident hash chain and are what an offline verifier needs (the tag "Audit logs" defines them exactly); they are null until the entry is sealed, within a second of being written.
          * @example {
          *       "id": "log_01jf3k8m6q2w9x4v7t5r1n0b3e",
          *       "timestamp": "2026-11-25T21:00:00.123Z",
@@ -1552,6 +1718,19 @@ export interface components {
          *       "receivedAt": "2026-11-25T21:00:00.456Z",
          *       "metadata": {
          *         "mfa": "totp"
+         *       },
+         *       "seq": 1,
+         *       "hash": "40d0584de5ebf32bc1bed4cfd165e3d0173f5dd4e0ffd9344b75f80a971303ce",
+         *       "prevHash": "0000000000000000000000000000000000000000000000000000000000000000",
+         *       "digests": {
+         *         "actor.email": "b220010dbba9a4bf55f17438a3731ab87d4d1c1d22552dbec124af253497a821",
+         *         "target.id": "b6ae827b7481b95bc5bf8ec6c171d6fa3e79796d8b6f93b7ee5e875161355181",
+         *         "metadata.mfa": "1fccc158117c46d6686da977729ba345365b5b6e9ec8d3c48fcc775e605c2324"
+         *       },
+         *       "salts": {
+         *         "actor.email": "6f1c2a9d4e8b7035a1c4e2f9b8d3a7c1",
+         *         "target.id": "0b9e4d2c7a1f8e3560d2c9b4a7e1f3d8",
+         *         "metadata.mfa": "c3a8e1f4b7d2096e5a1c8f3b6e9d4a27"
          *       }
          *     }
          */
@@ -1571,6 +1750,23 @@ export interface components {
             /** @description When the server received the entry (its clock, not the entry's `timestamp`). */
             receivedAt?: components["schemas"]["TimestampMillis"];
             metadata: components["schemas"]["Metadata"];
+            /**
+             * Format: int64
+             * @description Position in the hash chain (1, 2, 3… without gaps, in sealing order); null until sealed.
+             */
+            seq: number | null;
+            /** @description SHA-256 of `prevHash` + "\n" + the entry's canonical form; null until sealed. */
+            hash: components["schemas"]["Sha256Hex"] | null;
+            /** @description The `hash` of the entry at `seq - 1` (64 zeros for seq 1); null until sealed. */
+            prevHash: components["schemas"]["Sha256Hex"] | null;
+            /** @description One salted digest per redactable field the entry had when it was written, by path (`actor.email`, `target.id`, `metadata.<top-level key>`): SHA-256 of salt + ":" + the RFC 8785 JSON of the value. Kept when the value is redacted. */
+            digests: {
+                [key: string]: components["schemas"]["Sha256Hex"];
+            };
+            /** @description The 16-byte random salt (32 lowercase hex characters) of each redactable field still present, by path. Redaction removes a field's value and its salt. */
+            salts: {
+                [key: string]: string;
+            };
         };
         /**
          * @description Rate plan: `free` 100/min, `pro` 1000/min, `enterprise` the key's `rateLimitPerMinute`.
@@ -3450,6 +3646,168 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listCheckpoints: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 1000. Out of range is a 400, never clamped.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["LogPageLimit"];
+                /**
+                 * @description `pagination.nextCursor` from the previous page. Cursors are signed: one with any part altered, or from another list, is a 400.
+                 * @example eyJ0IjoiMjAyNi0xMS0yNVQyMTowMDowMFoiLCJpIjoidXNlcl8wMWpmIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of checkpoints. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "seq": 1,
+                     *           "hash": "40d0584de5ebf32bc1bed4cfd165e3d0173f5dd4e0ffd9344b75f80a971303ce",
+                     *           "signature": "7QWFmyzKtPJ5xDn0613j/wyMS+jZ7UVCSzc+US0Bl/K4+vRk7oDGz3f1+rfWwASv9gQV/sxKIV1bCnhvubniCQ==",
+                     *           "createdAt": "2026-11-25T21:00:01.002Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "hasMore": false
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["LogCheckpoint"][];
+                        pagination: components["schemas"]["Pagination"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPublicKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The public key. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "algorithm": "Ed25519",
+                     *         "publicKey": "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAebVWLo/mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ=\n-----END PUBLIC KEY-----\n"
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["LogPublicKey"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    verifyLogs: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
+                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
+                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
+                 *     request with a key is processed and its status and body are kept for 24 hours; the same key
+                 *     with the same request (method, path and body, compared by SHA-256 of the body's canonical
+                 *     JSON form) gets that response again, with `Idempotent-Replayed: true` and its own
+                 *     `meta.requestId`, and nothing is done twice. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`.
+                 *     5xx responses are not kept: a retry runs again.
+                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LogVerifyRequest"];
+            };
+        };
+        responses: {
+            /** @description The verdict (a broken chain is a 200 with `valid:false`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["LogVerifyResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getLog: {
         parameters: {
             query?: never;
@@ -3503,6 +3861,15 @@ export interface operations {
                      *         "receivedAt": "2026-11-25T21:00:02.481Z",
                      *         "metadata": {
                      *           "reason": "expired_token"
+                     *         },
+                     *         "seq": 1842,
+                     *         "hash": "9b0e5c3f0b8f5d2a4c6e1f7a3b9d8c2e5f1a7b3c9d4e8f2a6b1c5d9e3f7a2b6c",
+                     *         "prevHash": "5d1f8a2c6e9b3d7f1a4c8e2b6d0f3a7c9e1b5d8f2a6c0e4b7d1f9a3c5e8b2d6f",
+                     *         "digests": {
+                     *           "metadata.reason": "2c7f1e9a5b3d8c6e0f4a2b7d9c1e5f3a8b6d0c4e2f9a7b1d5c3e8f6a0b4d2c9e"
+                     *         },
+                     *         "salts": {
+                     *           "metadata.reason": "8e2b5f9c1a7d3e6b0c4f8a2d5e9b1c7f"
                      *         }
                      *       },
                      *       "meta": {
@@ -3745,11 +4112,44 @@ export interface operations {
                      *           "email": "ada@example.com",
                      *           "type": "user"
                      *         },
+                     *         "target": {
+                     *           "id": "sess_8f2a",
+                     *           "type": "session"
+                     *         },
+                     *         "context": {
+                     *           "ip": "203.0.113.7",
+                     *           "userAgent": "Mozilla/5.0",
+                     *           "location": {
+                     *             "city": "Berlin",
+                     *             "country": "DE",
+                     *             "region": "Berlin",
+                     *             "coordinates": {
+                     *               "lat": 52.52,
+                     *               "lng": 13.405
+                     *             }
+                     *           }
+                     *         },
                      *         "result": "success",
+                     *         "traceId": "4bf92f3577b34da6a3ce929d0e0e4736",
                      *         "origin": "api",
                      *         "ingestedBy": "key_01jf3k8m6q2w9x4v7t5r1n0b3g",
                      *         "receivedAt": "2026-11-25T21:00:00.456Z",
-                     *         "metadata": {}
+                     *         "metadata": {
+                     *           "mfa": "totp"
+                     *         },
+                     *         "seq": 1,
+                     *         "hash": "40d0584de5ebf32bc1bed4cfd165e3d0173f5dd4e0ffd9344b75f80a971303ce",
+                     *         "prevHash": "0000000000000000000000000000000000000000000000000000000000000000",
+                     *         "digests": {
+                     *           "actor.email": "b220010dbba9a4bf55f17438a3731ab87d4d1c1d22552dbec124af253497a821",
+                     *           "target.id": "b6ae827b7481b95bc5bf8ec6c171d6fa3e79796d8b6f93b7ee5e875161355181",
+                     *           "metadata.mfa": "1fccc158117c46d6686da977729ba345365b5b6e9ec8d3c48fcc775e605c2324"
+                     *         },
+                     *         "salts": {
+                     *           "actor.email": "6f1c2a9d4e8b7035a1c4e2f9b8d3a7c1",
+                     *           "target.id": "0b9e4d2c7a1f8e3560d2c9b4a7e1f3d8",
+                     *           "metadata.mfa": "c3a8e1f4b7d2096e5a1c8f3b6e9d4a27"
+                     *         }
                      *       }
                      *     ]
                      */

@@ -1,18 +1,31 @@
 import { type LogEntry, Prisma } from '@secadmin/db';
+import { REDACTED } from '@secadmin/log-chain';
 import type { Connection } from '../../storage/connection.js';
+import { commit } from './chain/commitments.js';
 import type { SearchQuery } from './search/query.js';
 import { searchWhere } from './search/search-sql.js';
 
-export type LogRow = LogEntry;
-export type NewLogRow = Prisma.LogEntryCreateManyInput;
+/** A stored entry and its place in the hash chain (all null until it is sealed). */
+export type LogRow = Omit<LogEntry, 'search'> & {
+  seq: number | null;
+  hash: string | null;
+  prevHash: string | null;
+};
+export type NewLogRow = Omit<Prisma.LogEntryCreateManyInput, 'digests' | 'salts'>;
 
-/** The log_entries columns under the names of the Prisma model, for plain SQL. */
-const LOG_COLUMNS = Prisma.sql`
+/**
+ * The log_entries columns under the names of the Prisma model, with the entry's chain row
+ * (`FROM ${LOG_FROM}`). `seq` as float8: a JavaScript number from both drivers (exact
+ * far beyond any log's length), where bigint would be a string or a BigInt.
+ */
+export const LOG_COLUMNS = Prisma.sql`
   id, timestamp, event, actor_id AS "actorId", actor_email AS "actorEmail",
   actor_email_redacted AS "actorEmailRedacted", actor_type AS "actorType",
   target_id AS "targetId", target_type AS "targetType", ip, user_agent AS "userAgent",
   city, country, region, lat, lng, result, trace_id AS "traceId", metadata, origin,
-  ingested_by AS "ingestedBy", received_at AS "receivedAt"`;
+  ingested_by AS "ingestedBy", received_at AS "receivedAt", digests, salts,
+  log_chain.seq::float8 AS seq, log_chain.hash, log_chain.prev_hash AS "prevHash"`;
+export const LOG_FROM = Prisma.sql`log_entries LEFT JOIN log_chain ON log_chain.entry_id = log_entries.id`;
 
 /** The search total is exact up to this many hits; beyond it, counting stops. */
 export const TOTAL_HITS_BOUND = 10_000;
@@ -44,15 +57,22 @@ export class LogsRepository {
   constructor(private readonly c: Connection) {}
 
   /**
-   * One INSERT … SELECT FROM unnest(arrays) per batch: one statement and 21 parameters
-   * whatever the batch size, instead of a statement with 21 parameters per row.
+   * One INSERT … SELECT FROM unnest(arrays) per batch: one statement and 23 parameters
+   * whatever the batch size, instead of a statement with 23 parameters per row. The same
+   * statement queues the entries for sealing (decisions §9), so an acknowledged entry is
+   * always either queued or sealed.
    */
   async insert(rows: NewLogRow[]): Promise<void> {
     const column = <T>(pick: (row: NewLogRow) => T) => rows.map(pick);
+    const metadata = column((r) => JSON.stringify(r.metadata ?? {}));
+    const commitments = rows.map((r, i) =>
+      commit({ ...r, metadata: JSON.parse(metadata[i] as string) }),
+    );
     await this.c.db.$executeRaw`
+      WITH inserted AS (
       INSERT INTO log_entries (id, timestamp, event, actor_id, actor_email, actor_type, target_id, target_type,
         ip, user_agent, city, country, region, lat, lng, result, trace_id, metadata,
-        origin, ingested_by, received_at)
+        origin, ingested_by, received_at, digests, salts)
       SELECT * FROM unnest(
         ${column((r) => r.id)}::text[], ${column((r) => r.timestamp)}::timestamptz[], ${column((r) => r.event)}::text[],
         ${column((r) => r.actorId ?? null)}::text[], ${column((r) => r.actorEmail ?? null)}::text[],
@@ -62,13 +82,19 @@ export class LogsRepository {
         ${column((r) => r.country ?? null)}::text[], ${column((r) => r.region ?? null)}::text[],
         ${column((r) => r.lat ?? null)}::float8[], ${column((r) => r.lng ?? null)}::float8[],
         ${column((r) => r.result)}::text[], ${column((r) => r.traceId ?? null)}::text[],
-        ${column((r) => JSON.stringify(r.metadata ?? {}))}::jsonb[],
+        ${metadata}::jsonb[],
         ${column((r) => r.origin)}::text[], ${column((r) => r.ingestedBy ?? null)}::text[],
-        ${column((r) => r.receivedAt ?? null)}::timestamptz[])`;
+        ${column((r) => r.receivedAt ?? null)}::timestamptz[],
+        ${commitments.map((c) => JSON.stringify(c.digests))}::jsonb[],
+        ${commitments.map((c) => JSON.stringify(c.salts))}::jsonb[])
+      RETURNING id)
+      INSERT INTO log_seal_queue (entry_id) SELECT id FROM inserted`;
   }
 
-  find(id: string): Promise<LogRow | null> {
-    return this.c.db.logEntry.findUnique({ where: { id } });
+  async find(id: string): Promise<LogRow | null> {
+    const sql = Prisma.sql`SELECT ${LOG_COLUMNS} FROM ${LOG_FROM} WHERE id = ${id}`;
+    const rows = await this.c.sql<LogRow>(sql.text, sql.values);
+    return rows[0] ?? null;
   }
 
   /** Entries of a list or export filter, newest first, strictly after `after`. */
@@ -128,7 +154,7 @@ export class LogsRepository {
       ? Prisma.sql`AND (timestamp, id) < (${after.at}, ${after.id})`
       : Prisma.empty;
     const sql = Prisma.sql`
-      SELECT ${LOG_COLUMNS} FROM log_entries
+      SELECT ${LOG_COLUMNS} FROM ${LOG_FROM}
       WHERE ${where} ${keyset}
       ORDER BY timestamp DESC, id DESC
       LIMIT ${take}`;
@@ -147,16 +173,18 @@ export class LogsRepository {
   /**
    * The audit trail outlives the account, but not its email address. Only the entries
    * linked to the user are touched: those it acted in (`actor.id`; the actor's email is
-   * removed, shown as `null`) and those about it (`target` = the user). In them the email
-   * is also removed from a target id and from metadata values. Entries not linked to the
-   * user are never altered, whatever they mention. The generated `search` column follows.
-   * Returns how many entries were altered.
+   * removed, shown as `null`) and those about it (`target` = the user). In them a target
+   * id that is the email is removed, and each top-level metadata value that mentions it
+   * becomes "[redacted]". Each removed value loses its salt and keeps its digest, so the
+   * hash chain still verifies and the value cannot be confirmed by guessing. Entries not
+   * linked to the user are never altered, whatever they mention. The generated `search`
+   * column follows. Returns how many entries were altered.
    */
   redactUser(userId: string, email: string): Promise<number> {
     const lower = email.toLowerCase();
-    const pattern = email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const ownEmail = Prisma.sql`(actor_id = ${userId} AND actor_email IS NOT NULL)`;
     const emailAsTarget = Prisma.sql`lower(target_id) = ${lower}`;
+    const mentions = Prisma.sql`strpos(lower(value::text), ${lower}) > 0`;
     const emailInMetadata = Prisma.sql`strpos(lower(metadata::text), ${lower}) > 0`;
     return this.c.db.$executeRaw`
       UPDATE log_entries
@@ -164,8 +192,14 @@ export class LogsRepository {
           actor_email_redacted = actor_email_redacted OR ${ownEmail},
           target_id = CASE WHEN ${emailAsTarget} THEN NULL ELSE target_id END,
           metadata = CASE WHEN ${emailInMetadata}
-            THEN regexp_replace(metadata::text, ${pattern}, '[redacted]', 'gi')::jsonb
-            ELSE metadata END
+            THEN (SELECT jsonb_object_agg(key,
+                    CASE WHEN ${mentions} THEN to_jsonb(${REDACTED}::text) ELSE value END)
+                  FROM jsonb_each(metadata))
+            ELSE metadata END,
+          salts = coalesce(salts, '{}'::jsonb) - ARRAY(
+            SELECT 'actor.email' WHERE ${ownEmail}
+            UNION ALL SELECT 'target.id' WHERE ${emailAsTarget}
+            UNION ALL SELECT 'metadata.' || key FROM jsonb_each(metadata) WHERE ${mentions})
       WHERE (actor_id = ${userId} OR (target_type = 'user' AND target_id = ${userId}))
         AND (${ownEmail} OR ${emailAsTarget} OR ${emailInMetadata})`;
   }

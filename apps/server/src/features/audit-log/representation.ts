@@ -62,5 +62,10 @@ export function logDetail(row: LogRow): Schemas['LogEntry'] {
     ...(row.ingestedBy !== null ? { ingestedBy: row.ingestedBy } : {}),
     ...(row.receivedAt !== null ? { receivedAt: isoMillis(row.receivedAt) } : {}),
     metadata: row.metadata as Record<string, unknown>,
+    seq: row.seq,
+    hash: row.hash,
+    prevHash: row.prevHash,
+    digests: (row.digests ?? {}) as Record<string, string>,
+    salts: (row.salts ?? {}) as Record<string, string>,
   };
 }

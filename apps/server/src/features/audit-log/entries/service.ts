@@ -71,6 +71,7 @@ export class LogsService {
     private readonly store: Store,
     private readonly cursors: Cursors,
     private readonly counters?: Pick<DomainCounters, 'ingested'>,
+    private readonly onIngested?: () => void,
   ) {}
 
   /** All entries in one transaction; acknowledged only once committed. */
@@ -82,6 +83,7 @@ export class LogsService {
     const rows = entries.map((entry, i) => toRow(entry, i, now, keyId));
     await this.store.logs.insert(rows);
     this.counters?.ingested(rows.length);
+    this.onIngested?.();
     return rows.map((row) => ({ id: row.id as string, timestamp: row.timestamp as Date }));
   }
 

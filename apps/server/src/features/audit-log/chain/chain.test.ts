@@ -1,0 +1,343 @@
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { type ChainEntry, checkpointMessage, entryHash, verifyChain } from '@secadmin/log-chain';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, uniqueEmail } from '../../../../test/helpers/fixtures.js';
+import {
+  DATABASES,
+  localDownload,
+  startTestServer,
+  type TestServer,
+} from '../../../../test/helpers/server.js';
+
+describe.each(DATABASES)('the audit-log hash chain on %s', (database) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(database);
+  });
+  afterAll(() => server?.stop());
+
+  const sql = <T>(text: string, params?: unknown[]) => server.db.query<T>(text, params);
+  const entry = async (id: string) => {
+    const { data } = await server.client.GET('/v1/logs/{id}', { params: { path: { id } } });
+    return data?.data as ChainEntry;
+  };
+  const verify = async (body: { fromSeq?: number; toSeq?: number } = {}) =>
+    (await server.client.POST('/v1/logs/verify', { body })).data?.data;
+  const ingest = async (n: number, tag: string) => {
+    const { data } = await server.client.POST('/v1/logs', {
+      body: {
+        entries: Array.from({ length: n }, (_, i) => ({
+          event: 'chain.test',
+          actor: { type: 'user', id: `u-${tag}-${i}`, email: `u${i}@example.com` },
+          target: { type: 'doc', id: `d-${tag}-${i}` },
+          result: 'success' as const,
+          metadata: { i, tag, nested: { list: [1, 2.5, 'x'] } },
+        })),
+      },
+    });
+    await server.sealer.flush();
+    return Promise.all((data?.data ?? []).map((ack) => entry(ack.id)));
+  };
+  const idAt = async (seq: number) =>
+    (await sql<{ id: string }>('SELECT entry_id AS id FROM log_chain WHERE seq = $1', [seq]))[0]
+      ?.id as string;
+  /** Runs `tamper`, checks what verify says, then undoes it so the next test starts intact. */
+  async function tampered(
+    tamper: () => Promise<void>,
+    undo: () => Promise<void>,
+    expected: Record<string, unknown>,
+  ) {
+    await tamper();
+    try {
+      expect(await verify()).toMatchObject({ valid: false, ...expected });
+    } finally {
+      await undo();
+    }
+    expect(await verify()).toMatchObject({ valid: true });
+  }
+
+  it('seals every entry with a gapless seq, hash, digests and salts, and signs checkpoints', async () => {
+    const entries = await ingest(25, 'a');
+    const seqs = entries.map((e) => e.seq as number).sort((a, b) => a - b);
+    expect(seqs[24] - (seqs[0] as number)).toBe(24);
+    const first = entries[0] as ChainEntry;
+    expect(first.hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(first.prevHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(Object.keys(first.digests).sort()).toEqual([
+      'actor.email',
+      'metadata.i',
+      'metadata.nested',
+      'metadata.tag',
+      'target.id',
+    ]);
+    expect(Object.keys(first.salts).sort()).toEqual(Object.keys(first.digests).sort());
+    const head = (await sql<{ n: number }>('SELECT count(*)::int AS n FROM log_chain'))[0]?.n;
+    expect(await verify()).toEqual({ valid: true, checkedEntries: head, lastCheckpointSeq: head });
+
+    const { data: key } = await server.client.GET('/v1/logs/public-key');
+    expect(key?.data.algorithm).toBe('Ed25519');
+    expect(key?.data.publicKey).toMatch(/^-----BEGIN PUBLIC KEY-----\n/);
+    const { data: page } = await server.client.GET('/v1/logs/checkpoints', {
+      params: { query: { limit: 1 } },
+    });
+    expect(page?.data[0]).toMatchObject({ seq: head });
+    const all = await server.client.paginate('/v1/logs/checkpoints', {});
+    const listed: { seq: number }[] = [];
+    for await (const checkpoint of all) listed.push(checkpoint);
+    expect(listed.map((c) => c.seq)).toEqual([...listed.map((c) => c.seq)].sort((a, b) => b - a));
+
+    // What the API shows verifies offline with the same package, entry by entry.
+    const chain = await Promise.all(
+      Array.from({ length: head as number }, async (_, i) => entry(await idAt(i + 1))),
+    );
+    expect(
+      await verifyChain({
+        entries: chain,
+        checkpoints: listed as never,
+        publicKeyPem: key?.data.publicKey as string,
+      }),
+    ).toMatchObject({ valid: true, checkedEntries: head });
+  });
+
+  it('names the first bad seq of a changed field, a removed entry or chain row, and a swap', async () => {
+    await ingest(10, 'b');
+    const seq =
+      Number((await sql<{ n: string }>('SELECT max(seq)::text AS n FROM log_chain'))[0]?.n) - 5;
+    const id = await idAt(seq);
+    const before = await entry(id);
+
+    await tampered(
+      () => sql('UPDATE log_entries SET event = $2 WHERE id = $1', [id, 'chain.forged']).then(),
+      () => sql('UPDATE log_entries SET event = $2 WHERE id = $1', [id, before.event]).then(),
+      { firstInvalidSeq: seq, reason: `hash of seq ${seq} does not match its content` },
+    );
+    await tampered(
+      () =>
+        sql(`UPDATE log_entries SET metadata = jsonb_set(metadata, '{i}', '99') WHERE id = $1`, [
+          id,
+        ]).then(),
+      () =>
+        sql(
+          `UPDATE log_entries SET metadata = jsonb_set(metadata, '{i}', $2::jsonb) WHERE id = $1`,
+          [id, JSON.stringify(before.metadata?.i)],
+        ).then(),
+      { firstInvalidSeq: seq, reason: 'metadata.i does not match its digest' },
+    );
+    await tampered(
+      () =>
+        sql('UPDATE log_entries SET actor_email = $2 WHERE id = $1', [id, 'x@example.com']).then(),
+      () =>
+        sql('UPDATE log_entries SET actor_email = $2 WHERE id = $1', [
+          id,
+          before.actor.email,
+        ]).then(),
+      { firstInvalidSeq: seq },
+    );
+
+    const COLUMNS =
+      'id, timestamp, event, actor_id, actor_email, actor_email_redacted, actor_type, target_id, target_type, ip, user_agent, city, country, region, lat, lng, result, trace_id, metadata, origin, ingested_by, received_at, digests, salts';
+    await tampered(
+      async () => {
+        await sql(
+          `CREATE TABLE removed_entry AS SELECT ${COLUMNS} FROM log_entries WHERE id = $1`,
+          [id],
+        );
+        await sql('DELETE FROM log_entries WHERE id = $1', [id]);
+      },
+      async () => {
+        await sql(`INSERT INTO log_entries (${COLUMNS}) SELECT ${COLUMNS} FROM removed_entry`);
+        await sql('DROP TABLE removed_entry');
+      },
+      { firstInvalidSeq: seq, reason: `seq ${seq} is missing` },
+    );
+    await tampered(
+      async () => {
+        await sql('CREATE TABLE removed_link AS SELECT * FROM log_chain WHERE seq = $1', [seq]);
+        await sql('DELETE FROM log_chain WHERE seq = $1', [seq]);
+      },
+      async () => {
+        await sql('INSERT INTO log_chain SELECT * FROM removed_link');
+        await sql('DROP TABLE removed_link');
+      },
+      { firstInvalidSeq: seq, reason: `seq ${seq} is missing` },
+    );
+    const swap = async () => {
+      const [a, b] = [await idAt(seq), await idAt(seq + 1)];
+      await sql(`UPDATE log_chain SET entry_id = 'swapping' WHERE seq = $1`, [seq]);
+      await sql('UPDATE log_chain SET entry_id = $2 WHERE seq = $1', [seq + 1, a]);
+      await sql('UPDATE log_chain SET entry_id = $2 WHERE seq = $1', [seq, b]);
+    };
+    await tampered(swap, swap, { firstInvalidSeq: seq });
+  });
+
+  it('finds a forged entry with a recomputed hash: by its checkpoint, or its bad signature', async () => {
+    const [sample] = await ingest(1, 'c');
+    const headSeq = sample?.seq as number;
+    const forgedId = `log_01kbzzzzzzzzzzzzzzzzzzzz${database === 'embedded' ? 'e' : 'p'}0`;
+    await sql(
+      `INSERT INTO log_entries (id, timestamp, event, actor_type, result, metadata, origin, digests, salts)
+       VALUES ($1, now(), 'user.deleted', 'api_key', 'success', '{}', 'service', '{}', '{}')`,
+      [forgedId],
+    );
+    const forged = {
+      ...(await entry(forgedId)),
+      seq: headSeq + 1,
+      prevHash: sample?.hash as string,
+    };
+    const hash = entryHash(forged.prevHash, forged);
+    await sql(
+      'INSERT INTO log_chain (seq, entry_id, hash, prev_hash, sealed_at) VALUES ($1, $2, $3, $4, now())',
+      [headSeq + 1, forgedId, hash, forged.prevHash],
+    );
+    const bogus = sign(
+      null,
+      Buffer.from(checkpointMessage(headSeq + 1, hash)),
+      generateKeyPairSync('ed25519').privateKey,
+    ).toString('base64');
+    await sql(
+      'INSERT INTO log_checkpoints (seq, hash, signature, created_at) VALUES ($1, $2, $3, now())',
+      [headSeq + 1, hash, bogus],
+    );
+    expect(await verify()).toMatchObject({
+      valid: false,
+      firstInvalidSeq: headSeq + 1,
+      reason: `checkpoint ${headSeq + 1} has an invalid signature`,
+    });
+    // Rewriting an entry that a checkpoint covers, and every hash after it, is found by
+    // that checkpoint (the first seq after the previous good checkpoint is named).
+    const covered = headSeq - 3;
+    const id = await idAt(covered);
+    await sql('UPDATE log_entries SET result = $2 WHERE id = $1', [id, 'failure']);
+    for (let s = covered; s <= headSeq; s++) {
+      const e = await entry(await idAt(s));
+      const prev = (
+        await sql<{ hash: string }>('SELECT hash FROM log_chain WHERE seq = $1', [s - 1])
+      )[0]?.hash as string;
+      await sql('UPDATE log_chain SET hash = $2, prev_hash = $3 WHERE seq = $1', [
+        s,
+        entryHash(prev, { ...e, prevHash: prev }),
+        prev,
+      ]);
+    }
+    const [{ previous, next } = { previous: null, next: null }] = await sql<{
+      previous: number | null;
+      next: number | null;
+    }>(
+      `SELECT (SELECT max(seq)::float8 FROM log_checkpoints WHERE seq < $1) AS previous,
+                (SELECT min(seq)::float8 FROM log_checkpoints WHERE seq >= $1) AS next`,
+      [covered],
+    );
+    expect(await verify()).toMatchObject({
+      valid: false,
+      firstInvalidSeq: (previous ?? 0) + 1,
+      reason: `checkpoint ${next} does not match the entries' hash at seq ${next}`,
+    });
+  });
+});
+
+describe.each(DATABASES)('redaction and the chain on %s', (database) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(database);
+  });
+  afterAll(() => server?.stop());
+
+  it('keeps the chain valid and leaves the email in no table', async () => {
+    const email = uniqueEmail('Chain');
+    const user = await createUser(server.client, { email });
+    await server.client.POST('/v1/logs', {
+      body: {
+        entries: [
+          {
+            event: 'user.login',
+            actor: { id: user.id, email, type: 'user' },
+            result: 'success',
+            metadata: { note: `signed in as ${email}`, kept: 1 },
+          },
+          {
+            event: 'admin.view',
+            actor: { id: 'admin', type: 'user' },
+            target: { id: user.id, type: 'user' },
+            result: 'success',
+            metadata: { who: { email } },
+          },
+        ],
+      },
+    });
+    await server.sealer.flush();
+    await server.client.DELETE('/v1/users/{id}', { params: { path: { id: user.id } } });
+    await server.sealer.flush();
+
+    expect(await server.client.POST('/v1/logs/verify', { body: {} })).toMatchObject({
+      data: { data: { valid: true } },
+    });
+    const needle = email.toLowerCase();
+    // idempotency_keys is left out: it keeps the response of the POST /v1/users that
+    // created the user for 24 hours, so that a retry is answered the same (decisions §11).
+    const tables = await server.db.query<{ name: string }>(
+      `SELECT table_name AS name FROM information_schema.tables
+       WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
+         AND table_name <> 'idempotency_keys'`,
+    );
+    expect(tables.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['log_entries', 'log_chain', 'log_seal_queue', 'log_checkpoints']),
+    );
+    for (const { name } of tables) {
+      const rows = await server.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM "${name}" AS t WHERE strpos(lower(t::text), $1) > 0`,
+        [needle],
+      );
+      expect({ table: name, rows: rows[0]?.n }).toEqual({ table: name, rows: 0 });
+    }
+    const [local, domain] = needle.split('@') as [string, string];
+    const indexed = await server.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM log_entries WHERE search @@ phraseto_tsquery('simple', $1)`,
+      [`${local.replaceAll('.', ' ')} ${domain.replaceAll('.', ' ')}`],
+    );
+    expect(indexed[0]?.n).toBe(0);
+  });
+
+  it('serves JSON exports that verify offline, and their tampering is found offline too', async () => {
+    const { data } = await server.client.POST('/v1/logs', {
+      body: {
+        entries: Array.from({ length: 5 }, (_, i) => ({
+          event: 'export.chain',
+          actor: { type: 'user', email: `e${i}@example.com` },
+          result: 'success' as const,
+          timestamp: `2025-03-01T00:00:0${i}.000Z`,
+          metadata: { i },
+        })),
+      },
+    });
+    expect(data?.data).toHaveLength(5);
+    await server.sealer.flush();
+    const { data: created } = await server.client.POST('/v1/logs/export', {
+      body: { from: '2025-03-01T00:00:00Z', to: '2025-03-02T00:00:00Z', format: 'json' },
+    });
+    let downloadUrl: string | undefined;
+    for (let i = 0; i < 200 && !downloadUrl; i++) {
+      const { data: state } = await server.client.GET('/v1/logs/export/{exportId}', {
+        params: { path: { exportId: created?.data.exportId as string } },
+      });
+      downloadUrl = state?.data.downloadUrl;
+      if (!downloadUrl) await new Promise((r) => setTimeout(r, 50));
+    }
+    const exported = (await (
+      await fetch(localDownload(server, downloadUrl as string))
+    ).json()) as ChainEntry[];
+    const { data: key } = await server.client.GET('/v1/logs/public-key');
+    const checkpoints: { seq: number; hash: string; signature: string }[] = [];
+    for await (const c of server.client.paginate('/v1/logs/checkpoints', {})) checkpoints.push(c);
+    const offline = (entries: ChainEntry[]) =>
+      verifyChain({ entries, checkpoints, publicKeyPem: key?.data.publicKey as string });
+    expect(await offline(exported)).toMatchObject({ valid: true, checkedEntries: 5 });
+    const changed = structuredClone(exported);
+    const target = changed[2] as ChainEntry;
+    (target.metadata as Record<string, unknown>).i = 7;
+    expect(await offline(changed)).toMatchObject({ valid: false, firstInvalidSeq: target.seq });
+    expect(await offline(exported.filter((e) => e !== exported[1]))).toMatchObject({
+      valid: false,
+      firstInvalidSeq: exported[1]?.seq,
+    });
+  });
+});

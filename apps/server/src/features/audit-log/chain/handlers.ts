@@ -1,0 +1,26 @@
+import type { Handler } from '../../../http/context.js';
+import { ok, sendPage } from '../../../http/respond.js';
+import { isoMillis } from '../../../lib/time.js';
+import type { ChainService } from './service.js';
+
+export function chainHandlers(chain: ChainService) {
+  const listCheckpoints: Handler<'listCheckpoints'> = async ({ query, res }) => {
+    const page = await chain.checkpoints(query.limit, query.cursor);
+    sendPage(res, {
+      items: page.items.map(({ seq, hash, signature, createdAt }) => ({
+        seq,
+        hash,
+        signature,
+        createdAt: isoMillis(createdAt),
+      })),
+      nextCursor: page.nextCursor,
+    });
+  };
+  const getPublicKey: Handler<'getPublicKey'> = async ({ res }) => {
+    ok(res, chain.publicKey());
+  };
+  const verifyLogs: Handler<'verifyLogs'> = async ({ body, res }) => {
+    ok(res, await chain.verify(body ?? {}));
+  };
+  return { listCheckpoints, getPublicKey, verifyLogs };
+}

@@ -1,0 +1,67 @@
+import { ChainVerifier, type VerifyResult } from '@secadmin/log-chain';
+import { type Cursors, listScope, type Page } from '../../../lib/cursor.js';
+import { invalid } from '../../../lib/errors.js';
+import type { Store } from '../../../storage/repositories.js';
+import { logDetail } from '../representation.js';
+import type { CheckpointRow } from './repository.js';
+import type { SigningKey } from './signing-key.js';
+
+/** Chain rows read per round trip while verifying. */
+const VERIFY_BATCH = 2_000;
+const SEQ_ID = /^[1-9][0-9]{0,15}$/;
+
+export interface VerifyRange {
+  fromSeq?: number | undefined;
+  toSeq?: number | undefined;
+}
+
+/** Checkpoints, the public key, and verification of the chain as stored. */
+export class ChainService {
+  constructor(
+    private readonly store: Store,
+    private readonly cursors: Cursors,
+    private readonly key: Pick<SigningKey, 'publicKeyPem'>,
+  ) {}
+
+  publicKey(): { algorithm: 'Ed25519'; publicKey: string } {
+    return { algorithm: 'Ed25519', publicKey: this.key.publicKeyPem };
+  }
+
+  async checkpoints(limit: number, cursor: string | undefined): Promise<Page<CheckpointRow>> {
+    const scope = listScope('checkpoints', {});
+    const after = this.cursors.decode(scope, SEQ_ID, cursor);
+    const rows = await this.store.chain.checkpoints(after && Number(after.id), limit + 1);
+    return this.cursors.page(
+      rows.map((row) => ({ ...row, id: String(row.seq) })),
+      limit,
+      scope,
+      (row) => row.createdAt,
+    );
+  }
+
+  /**
+   * Walks the chain in seq order, VERIFY_BATCH rows at a time (memory holds one batch and
+   * the range's checkpoints), with the same checks an offline verifier makes. A chain row
+   * whose entry row is gone is left out, so the verifier reports its seq as missing.
+   */
+  async verify({ fromSeq = 1, toSeq }: VerifyRange): Promise<VerifyResult> {
+    if (toSeq !== undefined && toSeq < fromSeq)
+      throw invalid('body.toSeq', 'must not be below fromSeq');
+    const last = toSeq ?? (await this.store.chain.head())?.seq ?? 0;
+    const verifier = await ChainVerifier.create({
+      checkpoints: (await this.store.chain.checkpointsBetween(fromSeq - 1, last)).map(
+        ({ createdAt: _, ...checkpoint }) => checkpoint,
+      ),
+      publicKeyPem: this.key.publicKeyPem,
+    });
+    let next = fromSeq;
+    while (next <= last) {
+      const links = await this.store.chain.links(next, last, VERIFY_BATCH);
+      if (links.length === 0) break;
+      const entries = links.flatMap(({ entry }) => (entry ? [logDetail(entry)] : []));
+      if (!(await verifier.add(entries))) break;
+      next = (links[links.length - 1]?.seq ?? last) + 1;
+    }
+    return verifier.finish();
+  }
+}

@@ -1,0 +1,71 @@
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  sign,
+} from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { checkpointMessage } from '@secadmin/log-chain';
+
+export interface SigningKey {
+  /** The SPKI PEM of `GET /v1/logs/public-key`. */
+  publicKeyPem: string;
+  /** Base64 Ed25519 signature over the checkpoint message of (seq, hash). */
+  signCheckpoint(seq: number, hash: string): string;
+  /** Where a generated key was written (never the key itself); undefined when configured. */
+  generatedFile: string | undefined;
+}
+
+function fromPem(pem: string, origin: string): KeyObject {
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(pem);
+  } catch {
+    throw new Error(`${origin} is not a PKCS#8 PEM private key.`);
+  }
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new Error(`${origin} must be an Ed25519 key, not ${key.asymmetricKeyType}.`);
+  return key;
+}
+
+/**
+ * The key that signs checkpoints (decisions §1): `SECADMIN_SIGNING_KEY` (PKCS#8 PEM), or
+ * one generated once into `<dataDir>/signing-key.pem` (0600). Instances sharing a
+ * database must share it.
+ */
+export async function loadSigningKey(
+  configured: string | undefined,
+  dataDir: string,
+): Promise<SigningKey> {
+  let privateKey: KeyObject;
+  let generatedFile: string | undefined;
+  if (configured) privateKey = fromPem(configured, 'SECADMIN_SIGNING_KEY');
+  else {
+    const file = join(dataDir, 'signing-key.pem');
+    let pem = await readFile(file, 'utf8').catch(() => undefined);
+    if (!pem?.trim()) {
+      const generated = generateKeyPairSync('ed25519').privateKey;
+      await writeFile(file, generated.export({ format: 'pem', type: 'pkcs8' }), {
+        mode: 0o600,
+        flag: 'wx',
+      }).then(
+        () => {
+          generatedFile = file;
+        },
+        (error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EEXIST') throw error;
+        },
+      );
+      pem = await readFile(file, 'utf8');
+    }
+    privateKey = fromPem(pem, file);
+  }
+  return {
+    publicKeyPem: createPublicKey(privateKey).export({ format: 'pem', type: 'spki' }).toString(),
+    signCheckpoint: (seq, hash) =>
+      sign(null, Buffer.from(checkpointMessage(seq, hash)), privateKey).toString('base64'),
+    generatedFile,
+  };
+}
