@@ -63,7 +63,7 @@ describe('metrics', () => {
     expect(text).not.toContain('no-such-route');
   });
 
-  it('counts policy decisions, ingested entries and exports', async () => {
+  it('counts policy decisions, ingested entries, their seal lag and exports', async () => {
     await server.client.logs.ingest({
       entries: [
         { event: 'user.login', actor: { type: 'anonymous' }, result: 'success' },
@@ -75,8 +75,14 @@ describe('metrics', () => {
       action: 'users:read',
       resource: 'users/user_nobody',
     });
+    await server.sealer.flush();
     const text = await scrape();
     expect(sample(text, 'secadmin_log_entries_ingested_total')).toBe(2);
+    // The two ingested entries, and the service's own entries written so far.
+    expect(sample(text, 'secadmin_log_seal_lag_seconds_count')).toBeGreaterThanOrEqual(2);
+    expect(sample(text, 'secadmin_log_seal_lag_seconds_bucket{le="+Inf"}')).toBe(
+      sample(text, 'secadmin_log_seal_lag_seconds_count'),
+    );
     expect(
       sample(text, 'secadmin_policy_decisions_total{decision="implicit_deny"}'),
     ).toBeGreaterThanOrEqual(1);

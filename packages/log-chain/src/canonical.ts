@@ -37,35 +37,33 @@ export function fieldDigest(salt: string, value: unknown): string {
   return sha256Hex(`${salt}:${jcs(value)}`);
 }
 
-/** The canonical form v1 of an entry: JCS of a fixed object in which every key is present. */
+/** A value of the canonical form: JCS, with absent as null. */
+const value = (v: unknown): string => (v === undefined || v === null ? 'null' : jcs(v));
+
+/**
+ * The canonical form v1 of an entry: the JCS text of
+ * `{v, seq, id, timestamp, event, origin, ingestedBy, receivedAt, actor: {type, id},
+ * target: {type}, context: {ip, userAgent, location: {city, country, region, lat, lng}},
+ * result, traceId, digests}` with every key present (absent → null). Written out with the
+ * keys already in JCS order (a sealer computes it for every entry); a test proves it equal
+ * to `jcs` of that object.
+ */
 export function canonicalForm(entry: ChainEntry): string {
-  const location = entry.context?.location;
-  return jcs({
-    v: 1,
-    seq: entry.seq,
-    id: entry.id,
-    timestamp: entry.timestamp,
-    event: entry.event,
-    origin: entry.origin,
-    ingestedBy: entry.ingestedBy ?? null,
-    receivedAt: entry.receivedAt ?? null,
-    actor: { type: entry.actor.type, id: entry.actor.id ?? null },
-    target: { type: entry.target?.type ?? null },
-    context: {
-      ip: entry.context?.ip ?? null,
-      userAgent: entry.context?.userAgent ?? null,
-      location: {
-        city: location?.city ?? null,
-        country: location?.country ?? null,
-        region: location?.region ?? null,
-        lat: location?.coordinates?.lat ?? null,
-        lng: location?.coordinates?.lng ?? null,
-      },
-    },
-    result: entry.result,
-    traceId: entry.traceId ?? null,
-    digests: entry.digests,
-  });
+  const context = entry.context;
+  const location = context?.location;
+  const coordinates = location?.coordinates;
+  return (
+    `{"actor":{"id":${value(entry.actor.id)},"type":${value(entry.actor.type)}},` +
+    `"context":{"ip":${value(context?.ip)},"location":{"city":${value(location?.city)},` +
+    `"country":${value(location?.country)},"lat":${value(coordinates?.lat)},` +
+    `"lng":${value(coordinates?.lng)},"region":${value(location?.region)}},` +
+    `"userAgent":${value(context?.userAgent)}},"digests":${jcs(entry.digests ?? {})},` +
+    `"event":${value(entry.event)},"id":${value(entry.id)},"ingestedBy":${value(entry.ingestedBy)},` +
+    `"origin":${value(entry.origin)},"receivedAt":${value(entry.receivedAt)},` +
+    `"result":${value(entry.result)},"seq":${value(entry.seq)},` +
+    `"target":{"type":${value(entry.target?.type)}},"timestamp":${value(entry.timestamp)},` +
+    `"traceId":${value(entry.traceId)},"v":1}`
+  );
 }
 
 /** Lowercase hex SHA-256 of UTF-8(prevHash + "\n" + canonicalForm(entry)). */

@@ -1,7 +1,8 @@
 /**
- * SHA-256 (FIPS 180-4) in plain JavaScript. Synchronous, unlike Web Crypto's digest, so a
- * server can hash on its write path without a promise per field, and the same code runs
- * in Node 20, Node 24 and browsers.
+ * SHA-256 (FIPS 180-4), synchronous (unlike Web Crypto's digest) so that a server hashes on
+ * its write path without a promise per field: node:crypto where the runtime has it (found
+ * through `process.getBuiltinModule`, so nothing imports it and bundles for browsers stay
+ * clean), plain JavaScript elsewhere (≈ 7× slower on a 700-byte canonical form).
  */
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -17,8 +18,24 @@ const W = new Uint32Array(64);
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 const encoder = new TextEncoder();
 
-/** Lowercase hex SHA-256 of the UTF-8 bytes of `text`. */
+interface NodeCrypto {
+  createHash(algorithm: 'sha256'): {
+    update(text: string, encoding: 'utf8'): { digest(encoding: 'hex'): string };
+  };
+}
+const nodeCrypto = (
+  globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
+
+/** Lowercase hex SHA-256 of the UTF-8 bytes of `text` (lone surrogates become U+FFFD). */
 export function sha256Hex(text: string): string {
+  return nodeCrypto
+    ? nodeCrypto.createHash('sha256').update(text, 'utf8').digest('hex')
+    : sha256Portable(text);
+}
+
+/** The plain JavaScript SHA-256 of `sha256Hex`, used where node:crypto is not available. */
+export function sha256Portable(text: string): string {
   const data = encoder.encode(text);
   const bitLength = data.length * 8;
   const padded = new Uint8Array((((data.length + 8) >> 6) + 1) << 6);

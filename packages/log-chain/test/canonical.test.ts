@@ -43,6 +43,50 @@ describe('canonical form v1', () => {
     expect(form).not.toContain('doc_7');
   });
 
+  it('is the JCS of the v1 object, whatever is present or absent', () => {
+    const variants: Partial<ChainEntry>[] = [
+      {},
+      { context: {} },
+      { context: { location: {} } },
+      { context: { ip: '::1', userAgent: 'ua "quoted" ☃', location: { region: 'BE' } } },
+      { actor: { type: 'anonymous' }, target: {}, traceId: 't', ingestedBy: null },
+      { target: { type: 'doc' }, context: { location: { coordinates: { lat: -0.5, lng: 1e-7 } } } },
+    ];
+    for (const variant of variants) {
+      const [sealed] = seal([entry(7, variant)]);
+      const e = sealed as ChainEntry;
+      const location = e.context?.location;
+      expect(canonicalForm(e)).toBe(
+        jcs({
+          v: 1,
+          seq: e.seq,
+          id: e.id,
+          timestamp: e.timestamp,
+          event: e.event,
+          origin: e.origin,
+          ingestedBy: e.ingestedBy ?? null,
+          receivedAt: e.receivedAt ?? null,
+          actor: { type: e.actor.type, id: e.actor.id ?? null },
+          target: { type: e.target?.type ?? null },
+          context: {
+            ip: e.context?.ip ?? null,
+            userAgent: e.context?.userAgent ?? null,
+            location: {
+              city: location?.city ?? null,
+              country: location?.country ?? null,
+              region: location?.region ?? null,
+              lat: location?.coordinates?.lat ?? null,
+              lng: location?.coordinates?.lng ?? null,
+            },
+          },
+          result: e.result,
+          traceId: e.traceId ?? null,
+          digests: e.digests,
+        }),
+      );
+    }
+  });
+
   it('digests salt + ":" + the JCS of the value', () => {
     // sha256("00112233445566778899aabbccddeeff:\"ada@example.com\"")
     expect(fieldDigest('00112233445566778899aabbccddeeff', 'ada@example.com')).toBe(

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -17,6 +18,9 @@ describe('two instances on one PostgreSQL and one Redis', () => {
       databaseUrl: database.url,
       redisUrl: inject('redisUrl'),
       adminApiKey: generateSecret(),
+      signingKey: generateKeyPairSync('ed25519')
+        .privateKey.export({ format: 'pem', type: 'pkcs8' })
+        .toString(),
     };
     [a, b] = (await Promise.all([1, 2].map(() => startTestServer('embedded', shared)))) as [
       TestServer,
@@ -111,6 +115,34 @@ describe('two instances on one PostgreSQL and one Redis', () => {
         existsSync(join(s.config.dataDir, 'exports', `${exportId}.csv`)),
       );
       expect(files, exportId).toHaveLength(1);
+    }
+  });
+
+  it('seal what both ingest at once into one gapless, valid chain', async () => {
+    const batches = await Promise.all(
+      Array.from({ length: 20 }, (_, n) =>
+        (n % 2 === 0 ? a : b).client.POST('/v1/logs', {
+          body: {
+            entries: Array.from({ length: 100 }, (_, i) => ({
+              event: 'instances.chain',
+              actor: { type: 'service', id: `c${n}-${i}` },
+              result: 'success' as const,
+              metadata: { n, i },
+            })),
+          },
+        }),
+      ),
+    );
+    expect(batches.every((r) => r.response.status === 201)).toBe(true);
+    await Promise.all([a.sealer.flush(), b.sealer.flush()]);
+    const [chain] = await database.query<{ n: number; max: number; entries: number }>(
+      `SELECT count(*)::int AS n, max(seq)::int AS max,
+              (SELECT count(*)::int FROM log_entries) AS entries FROM log_chain`,
+    );
+    expect(chain).toEqual({ n: chain?.entries, max: chain?.entries, entries: chain?.entries });
+    for (const server of [a, b]) {
+      const { data } = await server.client.POST('/v1/logs/verify', { body: {} });
+      expect(data?.data).toMatchObject({ valid: true, checkedEntries: chain?.entries });
     }
   });
 });

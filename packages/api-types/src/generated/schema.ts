@@ -292,7 +292,9 @@ export interface paths {
          * @description Starts an asynchronous export of the entries with `from` ≤ timestamp < `to`
          *     (optionally only `events`), newest first, and returns at once with
          *     `status: processing` and `estimatedRecords`. A background worker streams the
-         *     entries to a file: `json` is one JSON array of full entries; `csv` is a header
+         *     entries to a file: `json` is one JSON array of full entries (with `seq`, `hash`,
+         *     `prevHash`, `digests` and `salts`, so that the file verifies offline against the
+         *     checkpoints; see the tag "Audit logs"); `csv` is a header
          *     row and one row per entry with the columns
          *     `id,timestamp,event,actor.id,actor.email,actor.type,target.id,target.type,context.ip,context.userAgent,context.location.city,context.location.country,context.location.region,context.location.coordinates.lat,context.location.coordinates.lng,result,traceId,origin,ingestedBy,receivedAt,metadata`
          *     (RFC 4180 quoting; a text cell starting with `=`, `+`, `-`, `@`, tab or CR is

@@ -102,10 +102,9 @@ export class Sealer {
     const lags: number[] = [];
     const sealed = await this.options.store.transaction(async (repos) => {
       if (!(await repos.chain.trySealerLock())) return 'busy' as const;
-      const now = new Date();
       const head = await repos.chain.head();
-      const rows = await this.hashQueued(repos, head, now, lags);
-      await this.checkpoint(repos, head, rows, now, forceCheckpoint);
+      const rows = await this.hashQueued(repos, head, lags);
+      await this.checkpoint(repos, head, rows, new Date(), forceCheckpoint);
       return rows.length;
     });
     for (const lag of lags) this.options.observeLag?.(lag);
@@ -115,7 +114,6 @@ export class Sealer {
   private async hashQueued(
     repos: Repositories,
     head: { seq: number; hash: string } | null,
-    now: Date,
     lags: number[],
   ): Promise<ChainRow[]> {
     const queued = await repos.chain.queued(this.batchSize);
@@ -127,6 +125,7 @@ export class Sealer {
     let prevHash = head?.hash ?? GENESIS_HASH;
     const rows: ChainRow[] = [];
     const late: { id: string; digests: object; salts: object }[] = [];
+    const written: Date[] = [];
     for (const { entryId } of queued) {
       const row = entries.get(entryId);
       if (!row) continue;
@@ -135,13 +134,16 @@ export class Sealer {
         const commitments = commit(row);
         Object.assign(row, commitments);
         late.push({ id: row.id, ...commitments });
-      } else lags.push((now.getTime() - (row.receivedAt ?? row.timestamp).getTime()) / 1000);
+      } else written.push(row.receivedAt ?? row.timestamp);
       seq++;
       Object.assign(row, { seq, prevHash, hash: null });
       const hash = entryHash(prevHash, logDetail(row));
       rows.push({ seq, entryId, hash, prevHash });
       prevHash = hash;
     }
+    // After hashing: sealed_at (and the lag) is as close to the commit as it can be.
+    const now = new Date();
+    for (const at of written) lags.push((now.getTime() - at.getTime()) / 1000);
     await repos.chain.append(
       rows,
       queued.map((q) => q.n),
