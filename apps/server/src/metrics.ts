@@ -40,7 +40,7 @@ export class Metrics implements DomainCounters {
   });
   private readonly sealLags = new Histogram({
     name: 'secadmin_log_seal_lag_seconds',
-    help: 'Time from writing an audit-log entry (receivedAt, or timestamp for the service’s own) to sealing it into the hash chain.',
+    help: 'Time from storing an audit-log entry to sealing it into the hash chain (the commit of its chain row).',
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [this.registry],
   });

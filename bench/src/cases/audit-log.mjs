@@ -133,6 +133,8 @@ export async function auditLogCases({ smoke, adminUrl }) {
   await db.connect();
   try {
     // Ingest through the API: batches of 1,000, four at a time.
+    /** @type {{ at: number, ids: string[] }[]} */
+    const acks = [];
     let next = 0;
     const t0 = performance.now();
     await Promise.all(
@@ -143,33 +145,40 @@ export async function auditLogCases({ smoke, adminUrl }) {
           const entries = Array.from({ length: Math.min(1000, total - from) }, (_, k) =>
             entry(from + k),
           );
-          await server.api('/v1/logs', { method: 'POST', body: JSON.stringify({ entries }) });
+          const acked = /** @type {{ data: { id: string }[] }} */ (
+            await server.api('/v1/logs', { method: 'POST', body: JSON.stringify({ entries }) })
+          );
+          acks.push({ at: Date.now(), ids: acked.data.map((a) => a.id) });
         }
       }),
     );
     const ingestRate = total / ((performance.now() - t0) / 1000);
 
-    // Sealing kept up with that load: the lag from receipt to seal of every ingested entry.
+    // Sealing kept up with that load: from each batch's acknowledgement (the client's
+    // clock, the same machine's) to each of its entries' sealed_at.
     for (let queued = 1; queued > 0; ) {
       await new Promise((r) => setTimeout(r, 200));
       queued = (await db.query('SELECT count(*)::int AS n FROM log_seal_queue')).rows[0].n;
     }
-    const lag = (
-      await db.query(`
-        SELECT percentile_cont(ARRAY[0.5, 0.99]) WITHIN GROUP (
-                 ORDER BY extract(epoch FROM c.sealed_at - e.received_at)) AS p,
-               max(extract(epoch FROM c.sealed_at - e.received_at)) AS max
-        FROM log_chain c JOIN log_entries e ON e.id = c.entry_id WHERE e.origin = 'api'`)
-    ).rows[0];
-    const [lagP50 = 0, lagP99 = 0] = /** @type {number[]} */ (lag.p).map(Number);
+    const lags = new Float64Array(total);
+    let counted = 0;
+    for (const ack of acks) {
+      const sealed = await db.query(
+        'SELECT extract(epoch FROM sealed_at)::float8 * 1000 AS ms FROM log_chain WHERE entry_id = ANY($1::text[])',
+        [ack.ids],
+      );
+      for (const { ms } of sealed.rows) lags[counted++] = Math.max(0, ms - ack.at);
+    }
+    const sortedLags = lags.subarray(0, counted).sort();
+    const lagMs = (/** @type {number} */ q) => sortedLags[Math.floor((counted - 1) * q)] ?? 0;
     rows.push({
-      case: `seal lag under that ingest load (${total.toLocaleString('en')} entries)`,
+      case: `seal lag after acknowledgement, during that ingest (${counted.toLocaleString('en')} entries)`,
       peer: '—',
-      secadmin: `p50 ${(lagP50 * 1000).toFixed(0)} ms, p99 ${(lagP99 * 1000).toFixed(0)} ms, max ${(Number(lag.max) * 1000).toFixed(0)} ms`,
+      secadmin: `p50 ${lagMs(0.5).toFixed(0)} ms, p99 ${lagMs(0.99).toFixed(0)} ms, max ${lagMs(1).toFixed(0)} ms`,
       peerFigure: '—',
       ratio: null,
       target: 'p99 < 1 s',
-      met: lagP99 < 1,
+      met: lagMs(0.99) < 1000,
     });
     const t4 = performance.now();
     const verdict = /** @type {{ data: { valid: boolean, checkedEntries: number } }} */ (

@@ -2,6 +2,7 @@ export {
   canonicalForm,
   checkpointMessage,
   entryHash,
+  entryHashAt,
   fieldDigest,
   GENESIS_HASH,
   REDACTED,

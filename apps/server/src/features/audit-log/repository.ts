@@ -1,7 +1,8 @@
 import { type LogEntry, Prisma } from '@secadmin/db';
-import { REDACTED } from '@secadmin/log-chain';
+import { canonicalForm, REDACTED } from '@secadmin/log-chain';
 import type { Connection } from '../../storage/connection.js';
 import { commit } from './chain/commitments.js';
+import { logDetail } from './representation.js';
 import type { SearchQuery } from './search/query.js';
 import { searchWhere } from './search/search-sql.js';
 
@@ -13,18 +14,25 @@ export type LogRow = Omit<LogEntry, 'search'> & {
 };
 export type NewLogRow = Omit<Prisma.LogEntryCreateManyInput, 'digests' | 'salts'>;
 
-/**
- * The log_entries columns under the names of the Prisma model, with the entry's chain row
- * (`FROM ${LOG_FROM}`). `seq` as float8: a JavaScript number from both drivers (exact
- * far beyond any log's length), where bigint would be a string or a BigInt.
- */
-export const LOG_COLUMNS = Prisma.sql`
+/** The log_entries columns under the names of the Prisma model, for plain SQL. */
+const ENTRY_COLUMNS = Prisma.sql`
   id, timestamp, event, actor_id AS "actorId", actor_email AS "actorEmail",
   actor_email_redacted AS "actorEmailRedacted", actor_type AS "actorType",
   target_id AS "targetId", target_type AS "targetType", ip, user_agent AS "userAgent",
   city, country, region, lat, lng, result, trace_id AS "traceId", metadata, origin,
-  ingested_by AS "ingestedBy", received_at AS "receivedAt", digests, salts,
+  ingested_by AS "ingestedBy", received_at AS "receivedAt", digests, salts`;
+
+/**
+ * ENTRY_COLUMNS and the entry's chain row (`FROM ${LOG_FROM}`). `seq` as float8: a
+ * JavaScript number from both drivers (exact far beyond any log's length), where bigint
+ * would be a string or a BigInt.
+ */
+export const LOG_COLUMNS = Prisma.sql`${ENTRY_COLUMNS},
   log_chain.seq::float8 AS seq, log_chain.hash, log_chain.prev_hash AS "prevHash"`;
+
+/** ENTRY_COLUMNS of an entry not sealed yet. */
+export const UNSEALED_COLUMNS = Prisma.sql`${ENTRY_COLUMNS},
+  NULL::float8 AS seq, NULL::text AS hash, NULL::text AS "prevHash"`;
 export const LOG_FROM = Prisma.sql`log_entries LEFT JOIN log_chain ON log_chain.entry_id = log_entries.id`;
 
 /** The search total is exact up to this many hits; beyond it, counting stops. */
@@ -53,6 +61,38 @@ function filterSql(filter: LogFilter): Prisma.Sql {
   return Prisma.join(parts, ' AND ');
 }
 
+/** A new row as it will be read back: every column set, metadata as JSON gives it, committed. */
+function storedRow(row: NewLogRow, metadata: unknown): LogRow {
+  const redactable = { actorEmail: row.actorEmail ?? null, targetId: row.targetId ?? null };
+  return {
+    id: row.id as string,
+    timestamp: row.timestamp as Date,
+    event: row.event,
+    actorId: row.actorId ?? null,
+    ...redactable,
+    actorEmailRedacted: false,
+    actorType: row.actorType,
+    targetType: row.targetType ?? null,
+    ip: row.ip ?? null,
+    userAgent: row.userAgent ?? null,
+    city: row.city ?? null,
+    country: row.country ?? null,
+    region: row.region ?? null,
+    lat: row.lat ?? null,
+    lng: row.lng ?? null,
+    result: row.result,
+    traceId: row.traceId ?? null,
+    metadata: metadata as Prisma.JsonValue,
+    origin: row.origin,
+    ingestedBy: row.ingestedBy ?? null,
+    receivedAt: (row.receivedAt as Date | null | undefined) ?? null,
+    ...commit({ ...redactable, metadata }),
+    seq: null,
+    hash: null,
+    prevHash: null,
+  };
+}
+
 export class LogsRepository {
   constructor(private readonly c: Connection) {}
 
@@ -60,14 +100,13 @@ export class LogsRepository {
    * One INSERT … SELECT FROM unnest(arrays) per batch: one statement and 23 parameters
    * whatever the batch size, instead of a statement with 23 parameters per row. The same
    * statement queues the entries for sealing (decisions §9), so an acknowledged entry is
-   * always either queued or sealed.
+   * always either queued or sealed, each with its canonical form (seq null) computed here
+   * from the row as the database stores it.
    */
   async insert(rows: NewLogRow[]): Promise<void> {
     const column = <T>(pick: (row: NewLogRow) => T) => rows.map(pick);
     const metadata = column((r) => JSON.stringify(r.metadata ?? {}));
-    const commitments = rows.map((r, i) =>
-      commit({ ...r, metadata: JSON.parse(metadata[i] as string) }),
-    );
+    const stored = rows.map((r, i) => storedRow(r, JSON.parse(metadata[i] as string)));
     await this.c.db.$executeRaw`
       WITH inserted AS (
       INSERT INTO log_entries (id, timestamp, event, actor_id, actor_email, actor_type, target_id, target_type,
@@ -85,10 +124,10 @@ export class LogsRepository {
         ${metadata}::jsonb[],
         ${column((r) => r.origin)}::text[], ${column((r) => r.ingestedBy ?? null)}::text[],
         ${column((r) => r.receivedAt ?? null)}::timestamptz[],
-        ${commitments.map((c) => JSON.stringify(c.digests))}::jsonb[],
-        ${commitments.map((c) => JSON.stringify(c.salts))}::jsonb[])
-      RETURNING id)
-      INSERT INTO log_seal_queue (entry_id) SELECT id FROM inserted`;
+        ${stored.map((r) => JSON.stringify(r.digests))}::jsonb[],
+        ${stored.map((r) => JSON.stringify(r.salts))}::jsonb[]))
+      INSERT INTO log_seal_queue (entry_id, canonical)
+      SELECT * FROM unnest(${column((r) => r.id)}::text[], ${stored.map((r) => canonicalForm(logDetail(r)))}::text[])`;
   }
 
   async find(id: string): Promise<LogRow | null> {

@@ -7,6 +7,8 @@ ALTER TABLE "log_entries"
 CREATE TABLE "log_seal_queue" (
     "n" BIGSERIAL NOT NULL,
     "entry_id" TEXT NOT NULL,
+    "canonical" TEXT,
+    "written_at" TIMESTAMPTZ(3) NOT NULL DEFAULT now(),
 
     CONSTRAINT "log_seal_queue_pkey" PRIMARY KEY ("n")
 );
@@ -33,6 +35,6 @@ CREATE TABLE "log_checkpoints" (
 );
 
 -- Entries written before the chain are sealed first, oldest first; the sealer computes
--- their digests and salts (digests IS NULL) as it seals them.
+-- their digests and salts (digests IS NULL) and canonical form as it seals them.
 INSERT INTO "log_seal_queue" ("entry_id")
 SELECT "id" FROM "log_entries" ORDER BY "timestamp", "id";

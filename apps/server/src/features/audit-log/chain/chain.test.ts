@@ -170,6 +170,22 @@ describe.each(DATABASES)('the audit-log hash chain on %s', (database) => {
     await tampered(swap, swap, { firstInvalidSeq: seq });
   });
 
+  it('seals entries written before the chain, committing their fields as they are then', async () => {
+    const id = `log_01kbyyyyyyyyyyyyyyyyyyyy${database === 'embedded' ? 'e' : 'p'}0`;
+    await sql(
+      `INSERT INTO log_entries (id, timestamp, event, actor_type, actor_email, result, metadata, origin)
+       VALUES ($1, now(), 'legacy.entry', 'user', 'old@example.com', 'success', '{"a":[1]}', 'api')`,
+      [id],
+    );
+    // What the migration does for the entries it finds.
+    await sql('INSERT INTO log_seal_queue (entry_id) VALUES ($1)', [id]);
+    await server.sealer.flush();
+    const sealed = await entry(id);
+    expect(sealed.seq).toEqual(expect.any(Number));
+    expect(Object.keys(sealed.digests).sort()).toEqual(['actor.email', 'metadata.a']);
+    expect(await verify()).toMatchObject({ valid: true });
+  });
+
   it('finds a forged entry with a recomputed hash: by its checkpoint, or its bad signature', async () => {
     const [sample] = await ingest(1, 'c');
     const headSeq = sample?.seq as number;

@@ -1,6 +1,6 @@
 import { Prisma } from '@secadmin/db';
 import type { Connection } from '../../../storage/connection.js';
-import { LOG_COLUMNS, LOG_FROM, type LogRow } from '../repository.js';
+import { LOG_COLUMNS, type LogRow, UNSEALED_COLUMNS } from '../repository.js';
 
 /** Any constant: the instance holding this transaction-level lock is the one sealing. */
 const SEALER_LOCK_ID = 7_246_614_222;
@@ -17,11 +17,38 @@ export interface CheckpointRow {
   createdAt: Date;
 }
 
+export interface ChainState {
+  head: ChainHead | null;
+  /** The newest checkpoint's seq (0 for none). */
+  covered: number;
+  /** When the first entry after `covered` was sealed (null if there is none). */
+  uncoveredSince: Date | null;
+}
+
+export interface SealBatch {
+  expectedHeadSeq: number | null;
+  rows: ChainRow[];
+  /** Queue numbers of the entries sealed (or gone). */
+  dequeued: string[];
+  /** Digests and salts of entries written before the chain existed. */
+  late: { id: string; digests: object; salts: object }[];
+  checkpoints: { seq: number; hash: string; signature: string }[];
+  sealedAt: Date;
+}
+
 export interface ChainRow {
   seq: number;
   entryId: string;
   hash: string;
   prevHash: string;
+}
+
+export interface QueuedEntry {
+  queueNo: string;
+  entryId: string;
+  /** The entry's canonical form with `"seq":null`; null for entries older than the chain. */
+  canonical: string | null;
+  writtenAt: Date;
 }
 
 /** A chain row and its entry; `entry` is null when the entry row is gone. */
@@ -43,93 +70,96 @@ export class ChainRepository {
     return rows[0]?.locked === true;
   }
 
-  async head(): Promise<ChainHead | null> {
-    const rows = await this.c.sql<ChainHead>(
-      'SELECT seq::float8 AS seq, hash FROM log_chain ORDER BY seq DESC LIMIT 1',
+  /** The chain's head, and what the newest checkpoint leaves uncovered. */
+  async state(): Promise<ChainState> {
+    const [row] = await this.c.sql<{
+      headSeq: number | null;
+      headHash: string | null;
+      covered: number;
+      uncoveredSince: Date | null;
+    }>(
+      `WITH head AS (SELECT seq, hash FROM log_chain ORDER BY seq DESC LIMIT 1),
+            covered AS (SELECT coalesce(max(seq), 0) AS seq FROM log_checkpoints)
+       SELECT (SELECT seq::float8 FROM head) AS "headSeq", (SELECT hash FROM head) AS "headHash",
+              (SELECT seq::float8 FROM covered) AS covered,
+              (SELECT sealed_at FROM log_chain WHERE seq = (SELECT seq + 1 FROM covered))
+                AS "uncoveredSince"`,
     );
-    return rows[0] ?? null;
+    return {
+      head:
+        row?.headSeq != null && row.headHash !== null
+          ? { seq: row.headSeq, hash: row.headHash }
+          : null,
+      covered: row?.covered ?? 0,
+      uncoveredSince: row?.uncoveredSince ?? null,
+    };
+  }
+
+  /**
+   * Within the sealer's transaction, one statement: appends the chain rows, dequeues the
+   * entries, stores late digests and adds checkpoints, but only if the chain's head is
+   * still `expectedHeadSeq` (read before the lock was taken). False: it moved; nothing changed.
+   */
+  async seal(batch: SealBatch): Promise<boolean> {
+    const { rows, late, checkpoints } = batch;
+    const [result] = await this.c.sql<{ fresh: boolean }>(
+      `WITH fresh AS (
+         SELECT (SELECT max(seq) FROM log_chain) IS NOT DISTINCT FROM $1::bigint AS ok),
+       chain AS (
+         INSERT INTO log_chain (seq, entry_id, hash, prev_hash, sealed_at)
+         SELECT t.seq, t.entry_id, t.hash, t.prev_hash, $6
+         FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]) AS t(seq, entry_id, hash, prev_hash)
+         WHERE (SELECT ok FROM fresh)),
+       dequeued AS (
+         DELETE FROM log_seal_queue WHERE n = ANY($7::bigint[]) AND (SELECT ok FROM fresh)),
+       late AS (
+         UPDATE log_entries SET digests = t.digests, salts = t.salts
+         FROM unnest($8::text[], $9::jsonb[], $10::jsonb[]) AS t(id, digests, salts)
+         WHERE log_entries.id = t.id AND (SELECT ok FROM fresh)),
+       signed AS (
+         INSERT INTO log_checkpoints (seq, hash, signature, created_at)
+         SELECT t.seq, t.hash, t.signature, $6
+         FROM unnest($11::bigint[], $12::text[], $13::text[]) AS t(seq, hash, signature)
+         WHERE (SELECT ok FROM fresh)
+         ON CONFLICT (seq) DO NOTHING)
+       SELECT ok AS fresh FROM fresh`,
+      [
+        batch.expectedHeadSeq,
+        rows.map((r) => r.seq),
+        rows.map((r) => r.entryId),
+        rows.map((r) => r.hash),
+        rows.map((r) => r.prevHash),
+        batch.sealedAt,
+        batch.dequeued,
+        late.map((l) => l.id),
+        late.map((l) => JSON.stringify(l.digests)),
+        late.map((l) => JSON.stringify(l.salts)),
+        checkpoints.map((c) => c.seq),
+        checkpoints.map((c) => c.hash),
+        checkpoints.map((c) => c.signature),
+      ],
+    );
+    return result?.fresh === true;
   }
 
   async hasQueued(): Promise<boolean> {
     return (await this.c.sql('SELECT 1 FROM log_seal_queue LIMIT 1')).length > 0;
   }
 
-  /** The oldest queued entries, each with its queue number, in queue order. */
-  queued(limit: number): Promise<{ n: string; entryId: string }[]> {
+  /** The oldest queued entries in queue order, with their queue number and canonical form. */
+  queued(limit: number): Promise<QueuedEntry[]> {
     return this.c.sql(
-      'SELECT n::text AS n, entry_id AS "entryId" FROM log_seal_queue ORDER BY n LIMIT $1',
+      `SELECT n::text AS "queueNo", entry_id AS "entryId", canonical, written_at AS "writtenAt"
+       FROM log_seal_queue ORDER BY n LIMIT $1`,
       [limit],
     );
   }
 
-  entries(ids: string[]): Promise<LogRow[]> {
+  /** Entries not sealed yet, read whole (those queued before the chain existed). */
+  unsealed(ids: string[]): Promise<LogRow[]> {
     const sql = Prisma.sql`
-      SELECT ${LOG_COLUMNS} FROM ${LOG_FROM} WHERE id = ANY(${ids}::text[])`;
+      SELECT ${UNSEALED_COLUMNS} FROM log_entries WHERE id = ANY(${ids}::text[])`;
     return this.c.sql<LogRow>(sql.text, sql.values);
-  }
-
-  /** Appends chain rows, removes their queue rows, and stores digests computed late. */
-  async append(
-    rows: ChainRow[],
-    dequeued: string[],
-    late: { id: string; digests: object; salts: object }[],
-    sealedAt: Date,
-  ): Promise<void> {
-    if (rows.length > 0)
-      await this.c.sql(
-        `INSERT INTO log_chain (seq, entry_id, hash, prev_hash, sealed_at)
-         SELECT seq, entry_id, hash, prev_hash, $5 FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[])
-           AS t(seq, entry_id, hash, prev_hash)`,
-        [
-          rows.map((r) => r.seq),
-          rows.map((r) => r.entryId),
-          rows.map((r) => r.hash),
-          rows.map((r) => r.prevHash),
-          sealedAt,
-        ],
-      );
-    await this.c.sql('DELETE FROM log_seal_queue WHERE n = ANY($1::bigint[])', [dequeued]);
-    if (late.length > 0)
-      await this.c.sql(
-        `UPDATE log_entries SET digests = t.digests, salts = t.salts
-         FROM unnest($1::text[], $2::jsonb[], $3::jsonb[]) AS t(id, digests, salts)
-         WHERE log_entries.id = t.id`,
-        [
-          late.map((l) => l.id),
-          late.map((l) => JSON.stringify(l.digests)),
-          late.map((l) => JSON.stringify(l.salts)),
-        ],
-      );
-  }
-
-  async lastCheckpoint(): Promise<{ seq: number } | null> {
-    const rows = await this.c.sql<{ seq: number }>(
-      'SELECT seq::float8 AS seq FROM log_checkpoints ORDER BY seq DESC LIMIT 1',
-    );
-    return rows[0] ?? null;
-  }
-
-  /** When the entry at `seq` was sealed (null if there is none). */
-  async sealedAt(seq: number): Promise<Date | null> {
-    const rows = await this.c.sql<{ sealedAt: Date }>(
-      'SELECT sealed_at AS "sealedAt" FROM log_chain WHERE seq = $1',
-      [seq],
-    );
-    return rows[0]?.sealedAt ?? null;
-  }
-
-  async addCheckpoints(checkpoints: CheckpointRow[]): Promise<void> {
-    if (checkpoints.length === 0) return;
-    await this.c.sql(
-      `INSERT INTO log_checkpoints (seq, hash, signature, created_at)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[])`,
-      [
-        checkpoints.map((c) => c.seq),
-        checkpoints.map((c) => c.hash),
-        checkpoints.map((c) => c.signature),
-        checkpoints.map((c) => c.createdAt),
-      ],
-    );
   }
 
   /** Checkpoints newest first, strictly before `beforeSeq`. */

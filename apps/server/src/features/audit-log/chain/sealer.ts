@@ -1,9 +1,9 @@
-import { entryHash, GENESIS_HASH } from '@secadmin/log-chain';
+import { canonicalForm, entryHashAt, GENESIS_HASH } from '@secadmin/log-chain';
 import type { Logger } from 'pino';
-import type { Repositories, Store } from '../../../storage/repositories.js';
+import type { Store } from '../../../storage/repositories.js';
 import { logDetail } from '../representation.js';
 import { commit } from './commitments.js';
-import type { ChainRow, CheckpointRow } from './repository.js';
+import type { ChainHead, ChainRow, ChainState, CheckpointRow, QueuedEntry } from './repository.js';
 import type { SigningKey } from './signing-key.js';
 
 export interface SealerOptions {
@@ -25,13 +25,15 @@ export interface SealerOptions {
 /** How often an idle sealer checks whether a time-based checkpoint is due. */
 const IDLE_CHECK_MS = 1_000;
 
+type LateCommitments = { id: string; digests: object; salts: object }[];
+
 /**
- * Seals written entries into the hash chain, in every instance: each batch is one
- * transaction that first takes a transaction-level advisory lock (an instance that does
- * not get it leaves the work to the one that did), reads the chain's head, claims the
- * oldest queued entries, hashes them, appends the chain rows, deletes the queue rows and
- * adds the checkpoints that are due. A crash anywhere rolls the whole batch back, so
- * every acknowledged entry stays queued until it is sealed exactly once.
+ * Seals written entries into the hash chain, in every instance. Each batch hashes the
+ * oldest queued entries after the chain's head, then commits in one transaction that
+ * takes a transaction-level advisory lock (an instance that does not get it leaves the
+ * work to the one that did), checks that the head has not moved, appends the chain rows,
+ * deletes the queue rows and adds the checkpoints that are due. A crash anywhere rolls the
+ * whole batch back, so every acknowledged entry stays queued until it is sealed exactly once.
  */
 export class Sealer {
   private stopped = false;
@@ -97,59 +99,85 @@ export class Sealer {
     }
   }
 
-  /** One batch in one transaction; 'busy' when another instance holds the lock. */
+  /**
+   * One batch. The queued entries are hashed, and the checkpoints that fall due signed,
+   * before the transaction, from the canonical forms computed when the entries were
+   * written (entries older than the chain are read whole and committed now). The
+   * transaction takes the lock and commits it all in one statement, only if the chain's
+   * head is still the one the hashes follow; otherwise another instance sealed in between
+   * and the batch is done again. 'busy': another instance holds the lock.
+   */
   private async sealBatch(forceCheckpoint: boolean): Promise<number | 'busy'> {
-    const lags: number[] = [];
-    const sealed = await this.options.store.transaction(async (repos) => {
-      if (!(await repos.chain.trySealerLock())) return 'busy' as const;
-      const head = await repos.chain.head();
-      const rows = await this.hashQueued(repos, head, lags);
-      await this.checkpoint(repos, head, rows, new Date(), forceCheckpoint);
-      return rows.length;
-    });
-    for (const lag of lags) this.options.observeLag?.(lag);
-    return sealed;
+    const { store } = this.options;
+    for (;;) {
+      const state = await store.chain.state();
+      const queued = await store.chain.queued(this.batchSize);
+      const late = await this.commitLegacy(queued);
+      const rows = this.hash(state.head, queued);
+      const sealedAt = new Date();
+      const checkpoints = this.checkpointsDue(state, rows, sealedAt, forceCheckpoint);
+      if (queued.length === 0 && checkpoints.length === 0) return 0;
+      const sealed = await store.transaction(async (repos) => {
+        if (!(await repos.chain.trySealerLock())) return 'busy' as const;
+        return (await repos.chain.seal({
+          expectedHeadSeq: state.head?.seq ?? null,
+          rows,
+          dequeued: queued.map((q) => q.queueNo),
+          late: late.commitments,
+          checkpoints,
+          sealedAt,
+        }))
+          ? ('sealed' as const)
+          : ('stale' as const);
+      });
+      if (sealed === 'stale') continue;
+      if (sealed === 'busy') return sealed;
+      const committed = Date.now();
+      for (const q of queued)
+        if (!late.ids.has(q.entryId))
+          this.options.observeLag?.((committed - q.writtenAt.getTime()) / 1000);
+      return queued.length;
+    }
   }
 
-  private async hashQueued(
-    repos: Repositories,
-    head: { seq: number; hash: string } | null,
-    lags: number[],
-  ): Promise<ChainRow[]> {
-    const queued = await repos.chain.queued(this.batchSize);
-    if (queued.length === 0) return [];
-    const entries = new Map(
-      (await repos.chain.entries(queued.map((q) => q.entryId))).map((row) => [row.id, row]),
+  /**
+   * Entries queued by the migration have no canonical form yet (and no digests): they get
+   * both now, as they are now. A queued entry whose row is gone keeps canonical null and
+   * is dequeued without a chain row.
+   */
+  private async commitLegacy(
+    queued: QueuedEntry[],
+  ): Promise<{ ids: Set<string>; commitments: LateCommitments }> {
+    const ids = new Set(queued.filter((q) => q.canonical === null).map((q) => q.entryId));
+    const commitments: LateCommitments = [];
+    if (ids.size === 0) return { ids, commitments };
+    const rows = new Map(
+      (await this.options.store.chain.unsealed([...ids])).map((row) => [row.id, row]),
     );
+    for (const q of queued) {
+      const row = rows.get(q.entryId);
+      if (q.canonical !== null || !row) continue;
+      if (row.digests === null) {
+        const committed = commit(row);
+        Object.assign(row, committed);
+        commitments.push({ id: row.id, ...committed });
+      }
+      q.canonical = canonicalForm(logDetail(row));
+    }
+    return { ids, commitments };
+  }
+
+  private hash(head: ChainHead | null, queued: QueuedEntry[]): ChainRow[] {
     let seq = head?.seq ?? 0;
     let prevHash = head?.hash ?? GENESIS_HASH;
     const rows: ChainRow[] = [];
-    const late: { id: string; digests: object; salts: object }[] = [];
-    const written: Date[] = [];
-    for (const { entryId } of queued) {
-      const row = entries.get(entryId);
-      if (!row) continue;
-      if (row.digests === null) {
-        // Written before the chain existed: committed now, as it is now.
-        const commitments = commit(row);
-        Object.assign(row, commitments);
-        late.push({ id: row.id, ...commitments });
-      } else written.push(row.receivedAt ?? row.timestamp);
+    for (const { entryId, canonical } of queued) {
+      if (canonical === null) continue;
       seq++;
-      Object.assign(row, { seq, prevHash, hash: null });
-      const hash = entryHash(prevHash, logDetail(row));
+      const hash = entryHashAt(prevHash, canonical, seq);
       rows.push({ seq, entryId, hash, prevHash });
       prevHash = hash;
     }
-    // After hashing: sealed_at (and the lag) is as close to the commit as it can be.
-    const now = new Date();
-    for (const at of written) lags.push((now.getTime() - at.getTime()) / 1000);
-    await repos.chain.append(
-      rows,
-      queued.map((q) => q.n),
-      late,
-      now,
-    );
     return rows;
   }
 
@@ -157,18 +185,17 @@ export class Sealer {
    * A checkpoint at every `checkpointEvery` entries since the last one, and at the head
    * when the oldest entry no checkpoint covers was sealed `checkpointAfterMs` ago.
    */
-  private async checkpoint(
-    repos: Repositories,
-    head: { seq: number; hash: string } | null,
+  private checkpointsDue(
+    state: ChainState,
     rows: ChainRow[],
     now: Date,
     force: boolean,
-  ): Promise<void> {
+  ): CheckpointRow[] {
     const last = rows[rows.length - 1];
-    const top = last ? { seq: last.seq, hash: last.hash } : head;
-    if (!top) return;
+    const top = last ? { seq: last.seq, hash: last.hash } : state.head;
+    if (!top) return [];
     const every = this.options.checkpointEvery ?? 1_000;
-    let covered = (await repos.chain.lastCheckpoint())?.seq ?? 0;
+    let covered = state.covered;
     const checkpoints: CheckpointRow[] = [];
     const add = (seq: number, hash: string) => {
       checkpoints.push({
@@ -181,14 +208,10 @@ export class Sealer {
     };
     for (const row of rows) if (row.seq - covered >= every) add(row.seq, row.hash);
     if (top.seq > covered) {
-      const firstSealed =
-        rows.length > 0 && rows[0] && rows[0].seq <= covered + 1
-          ? now
-          : await repos.chain.sealedAt(covered + 1);
+      const uncoveredSince = covered === state.covered ? (state.uncoveredSince ?? now) : now;
       const after = this.options.checkpointAfterMs ?? 60_000;
-      if (force || (firstSealed && now.getTime() - firstSealed.getTime() >= after))
-        add(top.seq, top.hash);
+      if (force || now.getTime() - uncoveredSince.getTime() >= after) add(top.seq, top.hash);
     }
-    await repos.chain.addCheckpoints(checkpoints);
+    return checkpoints;
   }
 }

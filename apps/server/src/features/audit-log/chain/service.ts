@@ -47,7 +47,7 @@ export class ChainService {
   async verify({ fromSeq = 1, toSeq }: VerifyRange): Promise<VerifyResult> {
     if (toSeq !== undefined && toSeq < fromSeq)
       throw invalid('body.toSeq', 'must not be below fromSeq');
-    const last = toSeq ?? (await this.store.chain.head())?.seq ?? 0;
+    const last = toSeq ?? (await this.store.chain.state()).head?.seq ?? 0;
     const verifier = await ChainVerifier.create({
       checkpoints: (await this.store.chain.checkpointsBetween(fromSeq - 1, last)).map(
         ({ createdAt: _, ...checkpoint }) => checkpoint,
