@@ -408,7 +408,9 @@ export interface paths {
          *     checkpoint sits at the seq just before it. Entries written in the last second may not
          *     be sealed yet and are not counted. The same checks run offline with
          *     `@secadmin/log-chain` (`verifyChain`) over a JSON export, the checkpoints and the
-         *     public key. Writes nothing.
+         *     public key. Writes nothing. The walk reads the chain at tens of thousands of entries
+         *     a second (see the README's Performance table): for a long chain, verify it in ranges
+         *     or give the client a longer timeout.
          */
         post: operations["verifyLogs"];
         delete?: never;
