@@ -105,6 +105,19 @@ export class ChainVerifier {
     return !this.failure;
   }
 
+  /**
+   * A chain link whose entry was removed on purpose (retention): its seq and `prevHash`
+   * must follow on, and its stored `hash` is taken as it is. It is not counted as checked.
+   */
+  async removed(link: { seq: number; hash: string; prevHash: string }): Promise<boolean> {
+    if (this.failure) return false;
+    if (!(await this.follows(link.seq, link.prevHash))) return false;
+    if (await this.checkpointAt(link.seq, link.hash)) return false;
+    this.prevHash = link.hash;
+    this.expectedSeq = link.seq + 1;
+    return true;
+  }
+
   /** The result; checkpoints beyond the entries have their signatures checked. */
   async finish(): Promise<VerifyResult> {
     if (this.failure) return this.failure;
@@ -118,33 +131,38 @@ export class ChainVerifier {
     return { valid: true, checkedEntries: this.checked, lastCheckpointSeq: this.lastCheckpointSeq };
   }
 
-  private async check(entry: ChainEntry): Promise<void> {
-    const seq = entry.seq as number;
+  /** Whether an entry at `seq` with `prevHash` may come next (the first one starts the run). */
+  private async follows(seq: number, prevHash: string | null): Promise<boolean> {
     if (this.firstSeq === undefined) {
       this.firstSeq = seq;
       this.expectedSeq = seq;
-      this.prevHash =
-        this.expectFirstPrevHash ?? (seq === 1 ? GENESIS_HASH : (entry.prevHash ?? ''));
-      if (await this.checkpointAt(seq - 1, this.prevHash)) return;
+      this.prevHash = this.expectFirstPrevHash ?? (seq === 1 ? GENESIS_HASH : (prevHash ?? ''));
+      if (await this.checkpointAt(seq - 1, this.prevHash)) return false;
     }
-    const prevHash = this.prevHash as string;
     if (seq !== this.expectedSeq) {
       const expected = this.expectedSeq as number;
       this.fail(
         expected,
         seq < expected ? `seq ${seq} appears twice` : `seq ${expected} is missing`,
       );
-      return;
+      return false;
     }
+    if (prevHash !== this.prevHash) {
+      this.fail(seq, `prevHash of seq ${seq} is not the hash of seq ${seq - 1}`);
+      return false;
+    }
+    return true;
+  }
+
+  private async check(entry: ChainEntry): Promise<void> {
+    const seq = entry.seq as number;
     const problem = digestProblem(entry);
+    if (!(await this.follows(seq, entry.prevHash))) return;
     if (problem) {
       this.fail(seq, problem);
       return;
     }
-    if (entry.prevHash !== prevHash) {
-      this.fail(seq, `prevHash of seq ${seq} is not the hash of seq ${seq - 1}`);
-      return;
-    }
+    const prevHash = this.prevHash as string;
     const hash = entryHash(prevHash, entry);
     if (entry.hash !== hash) {
       this.fail(seq, `hash of seq ${seq} does not match its content`);

@@ -161,6 +161,35 @@ describe('verifyChain', () => {
     expect(verifier.failed).toBe(true);
   });
 
+  it('takes the stored hash of a link whose entry was removed on purpose (retention)', async () => {
+    const { entries, checkpoints } = chain(10);
+    const verifier = await ChainVerifier.create({ checkpoints, publicKeyPem });
+    await verifier.add(entries.slice(0, 3));
+    for (const gone of entries.slice(3, 5))
+      expect(
+        await verifier.removed({
+          seq: gone.seq as number,
+          hash: gone.hash as string,
+          prevHash: gone.prevHash as string,
+        }),
+      ).toBe(true);
+    await verifier.add(entries.slice(5));
+    expect(await verifier.finish()).toEqual({
+      valid: true,
+      checkedEntries: 8,
+      lastCheckpointSeq: 8,
+    });
+
+    const forged = await ChainVerifier.create({ checkpoints, publicKeyPem });
+    await forged.add(entries.slice(0, 3));
+    await forged.removed({ seq: 4, hash: 'f'.repeat(64), prevHash: entries[2]?.hash as string });
+    expect(await forged.finish()).toMatchObject({
+      valid: false,
+      firstInvalidSeq: 1,
+      reason: "checkpoint 4 does not match the entries' hash at seq 4",
+    });
+  });
+
   it('checks checkpoints beyond the entries too', async () => {
     const { entries, checkpoints } = chain(10);
     const result = await verify(entries.slice(0, 3), [
