@@ -144,6 +144,13 @@ export class LogsRepository {
     return rows[0]?.n ?? 0;
   }
 
+  /** Removes up to `limit` entries dated before `cutoff`; returns how many it removed. */
+  removeOlderThan(cutoff: Date, limit: number): Promise<number> {
+    return this.c.db.$executeRaw`
+      DELETE FROM log_entries
+      WHERE id IN (SELECT id FROM log_entries WHERE timestamp < ${cutoff} LIMIT ${limit})`;
+  }
+
   /**
    * The audit trail outlives the account, but not its email address. Only the entries
    * linked to the user are touched: those it acted in (`actor.id`; the actor's email is
