@@ -205,7 +205,15 @@ export interface Resources {
     delete(id: PathParams<'deletePolicy'>['id'], options?: RequestOptions): Promise<void>;
   };
   /**
-   * Ingest, list, read and search audit log entries. Entries are append-only.
+   * Ingest, list, read and search audit log entries. Entries are append-only: no request
+   * changes or removes one.
+   *
+   * **Retention.** An operator may set `SECADMIN_LOG_RETENTION_DAYS=N`: then entries whose
+   * `timestamp` is more than N days old are removed when the server starts and every hour
+   * after. Each run that removes anything records a `logs.retention.applied` entry
+   * (`origin: service`, `actor: {"type":"service"}`, `target: {"type":"audit_log"}`) whose
+   * `metadata` says `retentionDays`, `cutoff` (entries dated before it were removed) and
+   * `removedEntries`. Unset, entries are kept forever.
    */
   logs: {
     /**
