@@ -31,21 +31,23 @@ function atomQuery(atom: Atom): Prisma.Sql {
 }
 
 /**
- * The SQL condition of a parsed search query within a time range, of one origin or both.
- * The whole query is one tsquery against the `search` column, so one GIN index scan answers
- * it (words, phrases, OR, exclusions and qualifiers alike) and the planner estimates its
- * selectivity from the column's lexeme statistics: a rare query reads the inverted index,
- * a common one walks the newest-first index and stops early.
+ * A parsed search query as one tsquery against the `search` column, so that one GIN index
+ * scan answers it (words, phrases, OR, exclusions and qualifiers alike) and the planner
+ * estimates its selectivity from the column's lexeme statistics.
  */
-export function searchWhere(
-  query: SearchQuery,
-  range: { from?: Date; to?: Date },
-  origin: LogOrigin | undefined,
-): Prisma.Sql {
+export function searchMatch(query: SearchQuery): Prisma.Sql {
   const clauses = query.map(
     (clause) => Prisma.sql`(${Prisma.join(clause.map(atomQuery), ' || ')})`,
   );
-  const parts = [Prisma.sql`search @@ (${Prisma.join(clauses, ' && ')})`];
+  return Prisma.sql`search @@ (${Prisma.join(clauses, ' && ')})`;
+}
+
+/** The conditions of a search's time range and origin (always true without either). */
+export function searchScope(
+  range: { from?: Date; to?: Date },
+  origin: LogOrigin | undefined,
+): Prisma.Sql {
+  const parts = [Prisma.sql`TRUE`];
   if (range.from) parts.push(Prisma.sql`timestamp >= ${range.from}`);
   if (range.to) parts.push(Prisma.sql`timestamp < ${range.to}`);
   if (origin) parts.push(Prisma.sql`origin = ${origin}`);
