@@ -300,7 +300,12 @@ describe.each(DATABASES)('audit log on %s', (database) => {
         context: { ip: `${odd}-ip` },
         metadata: { tag },
       },
-      { event: 'user.login', actor: { id: 'o', type: 'user' }, result: 'success', metadata: { tag } },
+      {
+        event: 'user.login',
+        actor: { id: 'o', type: 'user' },
+        result: 'success',
+        metadata: { tag },
+      },
     ]);
     const total = async (query: string) => {
       const { data } = await server.client.POST('/v1/logs/search', {

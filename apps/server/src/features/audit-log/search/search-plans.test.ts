@@ -103,11 +103,12 @@ describe('search plans on a log big enough for the planner to care (PostgreSQL)'
     logs = new LogsRepository({
       db: db.prisma,
       sql: async <T>(text: string, values: unknown[] = []) => {
-        const [explained] = await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+        const [explained] = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
           `EXPLAIN (FORMAT JSON) ${text}`,
           values,
         );
-        plans.push((explained?.['QUERY PLAN'][0] as { Plan: PlanNode }).Plan);
+        if (!explained) throw new Error(`no plan for ${text}`);
+        plans.push(explained['QUERY PLAN'][0].Plan);
         return db.query<T>(text, values);
       },
     });
