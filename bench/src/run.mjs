@@ -51,13 +51,17 @@ const table = [
       `| ${r.case} | ${r.peer} | ${r.secadmin} | ${r.peerFigure} | ${fmtRatio(r.ratio)} | ${r.target} | ${r.met ? 'yes' : 'no'} |`,
   ),
 ].join('\n');
+// Tables a case adds under the main one (e.g. the search mix per query).
+const details = results.flatMap((r) =>
+  typeof r.detail?.markdown === 'string' ? [`\n${r.detail.markdown}\n`] : [],
+);
 const markdown = `# secadmin benchmark${smoke ? ' (smoke)' : ''}
 
 ${environment.date}; Node ${environment.node.join(' and ')}; ${environment.cpu}; PostgreSQL ${environment.database}.
 Ratios are secadmin ÷ peer (for the deep list page: page N ÷ page 1; for search: ILIKE ÷ secadmin).
 
 ${table}
-`;
+${details.join('')}`;
 const dir = fileURLToPath(new URL(smoke ? '../results/tmp/' : '../results/', import.meta.url));
 await mkdir(dir, { recursive: true });
 await writeFile(`${dir}latest.md`, markdown);

@@ -33,4 +33,13 @@ describe('loadConfig', () => {
       'SECADMIN_CORS_ORIGINS must list origins',
     );
   });
+
+  it('reads SECADMIN_LOG_RETENTION_DAYS: unset keeps entries forever, else whole days ≥ 1', () => {
+    expect(loadConfig({}).logRetentionDays).toBeUndefined();
+    expect(loadConfig({ SECADMIN_LOG_RETENTION_DAYS: '90' }).logRetentionDays).toBe(90);
+    for (const bad of ['0', '-1', '1.5', 'forever'])
+      expect(() => loadConfig({ SECADMIN_LOG_RETENTION_DAYS: bad })).toThrow(
+        'SECADMIN_LOG_RETENTION_DAYS must be an integer ≥ 1',
+      );
+  });
 });

@@ -24,6 +24,8 @@ export interface Config {
   metricsPort: number;
   /** Browser origins allowed to call the API (CORS); empty: no CORS headers. */
   corsOrigins: string[];
+  /** Audit entries older than this many days are removed; undefined: kept forever. */
+  logRetentionDays: number | undefined;
   /** Validate every response against the spec (tests): a drift becomes a 500. */
   validateResponses: boolean;
 }
@@ -36,6 +38,11 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0
     throw new Error(`${name} must be an integer ≥ ${min}, got "${text}".`);
   }
   return value;
+}
+
+function optionalInteger(env: NodeJS.ProcessEnv, name: string, min: number): number | undefined {
+  const text = env[name];
+  return text === undefined || text === '' ? undefined : integer(env, name, min, min);
 }
 
 function oneOf<T extends string>(
@@ -101,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     metricsPort: integer(env, 'SECADMIN_METRICS_PORT', 9464),
     corsOrigins: origins(env.SECADMIN_CORS_ORIGINS),
+    logRetentionDays: optionalInteger(env, 'SECADMIN_LOG_RETENTION_DAYS', 1),
     validateResponses: env.SECADMIN_VALIDATE_RESPONSES === 'true',
   };
 }

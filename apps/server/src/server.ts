@@ -8,6 +8,8 @@ import type { Config } from './config.js';
 import { Sealer } from './features/audit-log/chain/sealer.js';
 import { loadSigningKey } from './features/audit-log/chain/signing-key.js';
 import { ExportWorker } from './features/audit-log/exports/worker.js';
+import { applyRetentionHourly } from './features/audit-log/retention/schedule.js';
+import { LogRetention } from './features/audit-log/retention/service.js';
 import { sweepIdempotencyKeys } from './features/idempotency/sweeper.js';
 import { createServices, type Services } from './features/services.js';
 import { InFlightRequests } from './http/in-flight.js';
@@ -115,6 +117,13 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     worker.start();
     sealer.start();
     const stopSweeping = sweepIdempotencyKeys(services.idempotency, logger);
+    const stopRetention =
+      config.logRetentionDays === undefined
+        ? undefined
+        : applyRetentionHourly(
+            new LogRetention(store, services.audit, config.logRetentionDays),
+            logger,
+          );
     const address = server.address() as AddressInfo;
     const host =
       address.family === 'IPv6'
@@ -139,6 +148,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         });
         await inFlight.drained(10_000);
         stopSweeping();
+        await stopRetention?.();
         await worker.stop();
         await sealer.stop();
         await limits.close();

@@ -69,7 +69,7 @@ export function measureSync(
  * @param {number[]} samples
  * @returns {Latencies}
  */
-function latencies(samples) {
+export function latencies(samples) {
   samples.sort((a, b) => a - b);
   return {
     count: samples.length,

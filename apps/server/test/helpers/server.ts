@@ -42,7 +42,7 @@ export interface TestServer extends RunningServer {
   client: SecadminClient;
   clientWith(apiKey: string | undefined): SecadminClient;
   /** Stops the server and starts a new one on the same data dir and database. */
-  restart(): Promise<TestServer>;
+  restart(overrides?: Partial<Config>): Promise<TestServer>;
   stop(): Promise<void>;
 }
 
@@ -105,9 +105,9 @@ async function launch(
     rootKey,
     client: clientWith(rootKey),
     clientWith,
-    restart: async () => {
+    restart: async (more = {}) => {
       await server.close();
-      return launch(storage, rootKey, overrides, options);
+      return launch(storage, rootKey, { ...overrides, ...more }, options);
     },
     stop: async () => {
       await server.close();

@@ -208,7 +208,15 @@ export interface Resources {
     delete(id: PathParams<'deletePolicy'>['id'], options?: RequestOptions): Promise<void>;
   };
   /**
-   * Ingest, list, read and search audit log entries. Entries are append-only.
+   * Ingest, list, read and search audit log entries. Entries are append-only: no request
+   * changes or removes one.
+   *
+   * **Retention.** An operator may set `SECADMIN_LOG_RETENTION_DAYS=N`: then entries whose
+   * `timestamp` is more than N days old are removed when the server starts and every hour
+   * after. Each run that removes anything records a `logs.retention.applied` entry
+   * (`origin: service`, `actor: {"type":"service"}`, `target: {"type":"audit_log"}`) whose
+   * `metadata` says `retentionDays`, `cutoff` (entries dated before it were removed) and
+   * `removedEntries`. Unset, entries are kept forever.
    *
    * ## Tamper evidence
    *
@@ -270,6 +278,12 @@ export interface Resources {
    * `secadmin-checkpoint:v1:1:40d0584de5ebf32bc1bed4cfd165e3d0173f5dd4e0ffd9344b75f80a971303ce`;
    * with the public key of `GET /v1/logs/public-key`'s example its signature is
    * `7QWFmyzKtPJ5xDn0613j/wyMS+jZ7UVCSzc+US0Bl/K4+vRk7oDGz3f1+rfWwASv9gQV/sxKIV1bCnhvubniCQ==`.
+   *
+   * Entries removed by retention keep their chain rows (marked removed): `POST
+   * /v1/logs/verify` takes their stored hashes, so the chain still verifies across them.
+   * Offline, `verifyChain` checks a run of consecutive seqs, such as a JSON export of the
+   * whole log; an entry missing from the run, for whatever reason (a time range holds the
+   * entries of that time, not always consecutive seqs), is reported as missing.
    *
    * **What it does not protect against.** Someone who can write to the database *and*
    * holds the signing key can rewrite history and re-sign it; keep the key apart from the

@@ -1200,7 +1200,7 @@ export interface components {
          */
         EventName: string;
         /**
-         * @description Who wrote the entry: `service` for the entries secadmin writes itself (its audit of mutations and `auth.failed`), `api` for entries ingested through `POST /v1/logs`. Set by the server; no request can set it.
+         * @description Who wrote the entry: `service` for the entries secadmin writes itself (its audit of mutations, `auth.failed` and `logs.retention.applied`), `api` for entries ingested through `POST /v1/logs`. Set by the server; no request can set it.
          * @example api
          * @enum {string}
          */

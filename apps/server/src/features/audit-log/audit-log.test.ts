@@ -296,6 +296,39 @@ describe.each(DATABASES)('audit log on %s', (database) => {
     expect(new Set([...paged.data, ...rest.data].map((h) => h.id)).size).toBe(4);
   });
 
+  it('matches qualifier values exactly, whatever characters they hold', async () => {
+    const tag = `odd${Date.now()}`;
+    const odd = `o'hara\\:x&!(y|z):*`;
+    await ingest(server.client, [
+      {
+        event: 'user.login',
+        actor: { id: odd, email: 'Ada.Odd@Example.com', type: 'user' },
+        result: 'success',
+        context: { ip: `${odd}-ip` },
+        metadata: { tag },
+      },
+      {
+        event: 'user.login',
+        actor: { id: 'o', type: 'user' },
+        result: 'success',
+        metadata: { tag },
+      },
+    ]);
+    const total = async (query: string) => {
+      const { data } = await server.client.POST('/v1/logs/search', {
+        body: { query: `${tag} ${query}` },
+      });
+      return data?.meta.totalHits;
+    };
+    expect(await total(`actor:${odd}`)).toBe(1);
+    expect(await total(`ip:${odd}-ip`)).toBe(1);
+    expect(await total('actor:ada.odd@example.COM')).toBe(1);
+    expect(await total(`-actor:${odd}`)).toBe(1);
+    expect(await total("actor:o'hara")).toBe(0);
+    expect(await total('actor:o*')).toBe(0);
+    expect(await total('event:user.log*')).toBe(2);
+  });
+
   it('highlights matches and escapes ingested HTML', async () => {
     const tag = `html${Date.now()}`;
     await ingest(server.client, [

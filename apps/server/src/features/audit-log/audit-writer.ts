@@ -26,6 +26,13 @@ export interface AuditRecord {
   metadata?: Record<string, unknown>;
 }
 
+/** What the service itself did, with no request behind it (actor `{type: "service"}`). */
+export interface SystemRecord {
+  event: 'logs.retention.applied';
+  target: { type: 'audit_log' };
+  metadata: Record<string, string | number>;
+}
+
 /**
  * The one seam through which services write the service's own audit entries. It takes
  * the transaction's client, so a change and its entry commit together or not at all.
@@ -38,6 +45,7 @@ export interface AuditWriter {
     userAgent: string | undefined;
     reason: string;
   }): Promise<void>;
+  recordSystem(record: SystemRecord): Promise<void>;
 }
 
 export const createAuditWriter = (store: Store): AuditWriter => ({
@@ -70,6 +78,20 @@ export const createAuditWriter = (store: Store): AuditWriter => ({
         userAgent: userAgent ?? null,
         result: 'failure',
         metadata: { reason },
+        origin: 'service',
+      },
+    ]);
+  },
+  async recordSystem({ event, target, metadata }) {
+    await store.logs.insert([
+      {
+        id: newId('log'),
+        timestamp: new Date(),
+        event,
+        actorType: 'service',
+        targetType: target.type,
+        result: 'success',
+        metadata,
         origin: 'service',
       },
     ]);

@@ -4,7 +4,7 @@ import type { Connection } from '../../storage/connection.js';
 import { commit } from './chain/commitments.js';
 import { logDetail } from './representation.js';
 import type { SearchQuery } from './search/query.js';
-import { searchWhere } from './search/search-sql.js';
+import { searchMatch, searchScope } from './search/search-sql.js';
 
 /** A stored entry and its place in the hash chain (all null until it is sealed). */
 export type LogRow = Omit<LogEntry, 'search'> & {
@@ -37,6 +37,9 @@ export const LOG_FROM = Prisma.sql`log_entries LEFT JOIN log_chain ON log_chain.
 
 /** The search total is exact up to this many hits; beyond it, counting stops. */
 export const TOTAL_HITS_BOUND = 10_000;
+
+/** How many of the newest entries a search looks through before it asks the inverted index. */
+export const RECENT_WINDOW = 2_000;
 
 export type LogOrigin = 'service' | 'api';
 
@@ -91,6 +94,11 @@ function storedRow(row: NewLogRow, metadata: unknown): LogRow {
     hash: null,
     prevHash: null,
   };
+}
+
+/** Strictly after a keyset position in newest-first order (nothing without one). */
+function keysetAfter(after: { at: Date; id: string } | undefined): Prisma.Sql {
+  return after ? Prisma.sql`AND (timestamp, id) < (${after.at}, ${after.id})` : Prisma.empty;
 }
 
 export class LogsRepository {
@@ -149,15 +157,35 @@ export class LogsRepository {
     return this.count(filterSql(filter));
   }
 
-  /** Hits of a parsed search query within a time range, newest first. */
-  search(
+  /**
+   * Hits of a parsed search query within a time range, newest first. When the newest
+   * RECENT_WINDOW entries (after the cursor) hold a page of hits, they are the page: a cost
+   * that does not grow with the log, whatever the planner makes of the query (it takes the
+   * words of a phrase as independent, so a common phrase looks rare to it). Otherwise hits
+   * are rare among the newest entries, and the planner's plan over the whole log answers:
+   * for a rare query, the inverted index and a sort of its few hits.
+   */
+  async search(
     query: SearchQuery,
     range: { from?: Date; to?: Date },
     origin: LogOrigin | undefined,
     after: { at: Date; id: string } | undefined,
     take: number,
   ): Promise<LogRow[]> {
-    return this.newest(searchWhere(query, range, origin), after, take);
+    const match = searchMatch(query);
+    const scope = searchScope(range, origin);
+    const recent = Prisma.sql`
+      SELECT ${LOG_COLUMNS} FROM (
+        SELECT * FROM log_entries WHERE ${scope} ${keysetAfter(after)}
+        ORDER BY timestamp DESC, id DESC
+        LIMIT ${RECENT_WINDOW}) AS log_entries
+        LEFT JOIN log_chain ON log_chain.entry_id = log_entries.id
+      WHERE ${match}
+      ORDER BY timestamp DESC, id DESC
+      LIMIT ${take}`;
+    const rows = await this.c.sql<LogRow>(recent.text, recent.values);
+    if (rows.length === take) return rows;
+    return this.newest(Prisma.sql`${match} AND ${scope}`, after, take);
   }
 
   /**
@@ -170,7 +198,7 @@ export class LogsRepository {
     origin: LogOrigin | undefined,
     exact: boolean,
   ): Promise<number> {
-    const where = searchWhere(query, range, origin);
+    const where = Prisma.sql`${searchMatch(query)} AND ${searchScope(range, origin)}`;
     if (exact) return this.count(where);
     const sql = Prisma.sql`
       SELECT count(*)::int AS n
@@ -189,12 +217,9 @@ export class LogsRepository {
     after: { at: Date; id: string } | undefined,
     take: number,
   ): Promise<LogRow[]> {
-    const keyset = after
-      ? Prisma.sql`AND (timestamp, id) < (${after.at}, ${after.id})`
-      : Prisma.empty;
     const sql = Prisma.sql`
       SELECT ${LOG_COLUMNS} FROM ${LOG_FROM}
-      WHERE ${where} ${keyset}
+      WHERE ${where} ${keysetAfter(after)}
       ORDER BY timestamp DESC, id DESC
       LIMIT ${take}`;
     return this.c.sql<LogRow>(sql.text, sql.values);
@@ -207,6 +232,25 @@ export class LogsRepository {
   private async firstCount(sql: Prisma.Sql): Promise<number> {
     const rows = await this.c.sql<{ n: number }>(sql.text, sql.values);
     return rows[0]?.n ?? 0;
+  }
+
+  /**
+   * Removes up to `limit` entries dated before `cutoff`; returns how many it removed. Their
+   * chain rows stay, marked removed (verify takes their stored hashes, so the chain still
+   * verifies across them), and entries not sealed yet leave the seal queue.
+   */
+  async removeOlderThan(cutoff: Date, limit: number): Promise<number> {
+    const [result] = await this.c.db.$queryRaw<{ n: number }[]>`
+      WITH removed AS (
+        DELETE FROM log_entries
+        WHERE id IN (SELECT id FROM log_entries WHERE timestamp < ${cutoff} LIMIT ${limit})
+        RETURNING id),
+      marked AS (
+        UPDATE log_chain SET removed_at = now() WHERE entry_id IN (SELECT id FROM removed)),
+      dequeued AS (
+        DELETE FROM log_seal_queue WHERE entry_id IN (SELECT id FROM removed))
+      SELECT count(*)::int AS n FROM removed`;
+    return result?.n ?? 0;
   }
 
   /**

@@ -19,6 +19,7 @@ CREATE TABLE "log_chain" (
     "hash" TEXT NOT NULL,
     "prev_hash" TEXT NOT NULL,
     "sealed_at" TIMESTAMPTZ(3) NOT NULL,
+    "removed_at" TIMESTAMPTZ(3),
 
     CONSTRAINT "log_chain_pkey" PRIMARY KEY ("seq")
 );

@@ -51,9 +51,15 @@ export interface QueuedEntry {
   writtenAt: Date;
 }
 
-/** A chain row and its entry; `entry` is null when the entry row is gone. */
+/**
+ * A chain row and its entry: `entry` is null when the entry row is gone, and `removed`
+ * says whether retention removed it (otherwise it is missing).
+ */
 export interface ChainLink {
   seq: number;
+  hash: string;
+  prevHash: string;
+  removed: boolean;
   entry: LogRow | null;
 }
 
@@ -68,6 +74,14 @@ export class ChainRepository {
       [SEALER_LOCK_ID],
     );
     return rows[0]?.locked === true;
+  }
+
+  /**
+   * Within a transaction that removes entries: waits for the sealer's lock, so that no
+   * batch commits chain rows for entries the removal is about to take away.
+   */
+  async lockSealer(): Promise<void> {
+    await this.c.sql('SELECT pg_advisory_xact_lock($1::bigint)::text AS locked', [SEALER_LOCK_ID]);
   }
 
   /** The chain's head, and what the newest checkpoint leaves uncovered. */
@@ -97,8 +111,10 @@ export class ChainRepository {
 
   /**
    * Within the sealer's transaction, one statement: appends the chain rows, dequeues the
-   * entries, stores late digests and adds checkpoints, but only if the chain's head is
-   * still `expectedHeadSeq` (read before the lock was taken). False: it moved; nothing changed.
+   * entries, stores late digests and adds checkpoints, if the chain's head is still
+   * `expectedHeadSeq` (read before the lock was taken). False when it moved (nothing was
+   * written) or when a queued entry left the queue meanwhile (retention removed it): the
+   * caller rolls back and starts again.
    */
   async seal(batch: SealBatch): Promise<boolean> {
     const { rows, late, checkpoints } = batch;
@@ -111,7 +127,8 @@ export class ChainRepository {
          FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]) AS t(seq, entry_id, hash, prev_hash)
          WHERE (SELECT ok FROM fresh)),
        dequeued AS (
-         DELETE FROM log_seal_queue WHERE n = ANY($7::bigint[]) AND (SELECT ok FROM fresh)),
+         DELETE FROM log_seal_queue WHERE n = ANY($7::bigint[]) AND (SELECT ok FROM fresh)
+         RETURNING 1),
        late AS (
          UPDATE log_entries SET digests = t.digests, salts = t.salts
          FROM unnest($8::text[], $9::jsonb[], $10::jsonb[]) AS t(id, digests, salts)
@@ -122,7 +139,8 @@ export class ChainRepository {
          FROM unnest($11::bigint[], $12::text[], $13::text[]) AS t(seq, hash, signature)
          WHERE (SELECT ok FROM fresh)
          ON CONFLICT (seq) DO NOTHING)
-       SELECT ok AS fresh FROM fresh`,
+       SELECT ok AND (SELECT count(*) FROM dequeued) = cardinality($7::bigint[]) AS fresh
+       FROM fresh`,
       [
         batch.expectedHeadSeq,
         rows.map((r) => r.seq),
@@ -183,13 +201,20 @@ export class ChainRepository {
   /** Chain rows `from <= seq <= to` with their entries (null when the entry row is gone). */
   async links(from: number, to: number, take: number): Promise<ChainLink[]> {
     const sql = Prisma.sql`
-      SELECT log_chain.seq::float8 AS "chainSeq", ${LOG_COLUMNS}
+      SELECT log_chain.seq::float8 AS "chainSeq", log_chain.hash AS "chainHash",
+        log_chain.prev_hash AS "chainPrevHash", log_chain.removed_at IS NOT NULL AS removed,
+        ${LOG_COLUMNS}
       FROM log_chain LEFT JOIN log_entries ON log_entries.id = log_chain.entry_id
       WHERE log_chain.seq BETWEEN ${from} AND ${to}
       ORDER BY log_chain.seq LIMIT ${take}`;
-    const rows = await this.c.sql<LogRow & { chainSeq: number }>(sql.text, sql.values);
-    return rows.map(({ chainSeq, ...row }) => ({
+    const rows = await this.c.sql<
+      LogRow & { chainSeq: number; chainHash: string; chainPrevHash: string; removed: boolean }
+    >(sql.text, sql.values);
+    return rows.map(({ chainSeq, chainHash, chainPrevHash, removed, ...row }) => ({
       seq: chainSeq,
+      hash: chainHash,
+      prevHash: chainPrevHash,
+      removed,
       entry: row.id === null ? null : row,
     }));
   }

@@ -27,6 +27,9 @@ const IDLE_CHECK_MS = 1_000;
 
 type LateCommitments = { id: string; digests: object; salts: object }[];
 
+/** Thrown inside the sealer's transaction to roll it back: the batch is done again. */
+const STALE = new Error('the chain moved while the batch was hashed');
+
 /**
  * Seals written entries into the hash chain, in every instance. Each batch hashes the
  * oldest queued entries after the chain's head, then commits in one transaction that
@@ -104,8 +107,9 @@ export class Sealer {
    * before the transaction, from the canonical forms computed when the entries were
    * written (entries older than the chain are read whole and committed now). The
    * transaction takes the lock and commits it all in one statement, only if the chain's
-   * head is still the one the hashes follow; otherwise another instance sealed in between
-   * and the batch is done again. 'busy': another instance holds the lock.
+   * head is still the one the hashes follow and every queued entry is still queued;
+   * otherwise it rolls back and the batch is done again. 'busy': another instance holds
+   * the lock.
    */
   private async sealBatch(forceCheckpoint: boolean): Promise<number | 'busy'> {
     const { store } = this.options;
@@ -117,20 +121,25 @@ export class Sealer {
       const sealedAt = new Date();
       const checkpoints = this.checkpointsDue(state, rows, sealedAt, forceCheckpoint);
       if (queued.length === 0 && checkpoints.length === 0) return 0;
-      const sealed = await store.transaction(async (repos) => {
-        if (!(await repos.chain.trySealerLock())) return 'busy' as const;
-        return (await repos.chain.seal({
-          expectedHeadSeq: state.head?.seq ?? null,
-          rows,
-          dequeued: queued.map((q) => q.queueNo),
-          late: late.commitments,
-          checkpoints,
-          sealedAt,
-        }))
-          ? ('sealed' as const)
-          : ('stale' as const);
-      });
-      if (sealed === 'stale') continue;
+      let sealed: 'sealed' | 'busy';
+      try {
+        sealed = await store.transaction(async (repos) => {
+          if (!(await repos.chain.trySealerLock())) return 'busy' as const;
+          const fresh = await repos.chain.seal({
+            expectedHeadSeq: state.head?.seq ?? null,
+            rows,
+            dequeued: queued.map((q) => q.queueNo),
+            late: late.commitments,
+            checkpoints,
+            sealedAt,
+          });
+          if (!fresh) throw STALE;
+          return 'sealed' as const;
+        });
+      } catch (error) {
+        if (error === STALE) continue;
+        throw error;
+      }
       if (sealed === 'busy') return sealed;
       const committed = Date.now();
       for (const q of queued)

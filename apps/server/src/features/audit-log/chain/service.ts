@@ -1,4 +1,4 @@
-import { ChainVerifier, type VerifyResult } from '@secadmin/log-chain';
+import { type ChainEntry, ChainVerifier, type VerifyResult } from '@secadmin/log-chain';
 import { type Cursors, listScope, type Page } from '../../../lib/cursor.js';
 import { invalid } from '../../../lib/errors.js';
 import type { Store } from '../../../storage/repositories.js';
@@ -42,7 +42,8 @@ export class ChainService {
   /**
    * Walks the chain in seq order, VERIFY_BATCH rows at a time (memory holds one batch and
    * the range's checkpoints), with the same checks an offline verifier makes. A chain row
-   * whose entry row is gone is left out, so the verifier reports its seq as missing.
+   * whose entry retention removed links the chain by its stored hash; one whose entry row
+   * is otherwise gone is left out, so the verifier reports its seq as missing.
    */
   async verify({ fromSeq = 1, toSeq }: VerifyRange): Promise<VerifyResult> {
     if (toSeq !== undefined && toSeq < fromSeq)
@@ -55,11 +56,19 @@ export class ChainService {
       publicKeyPem: this.key.publicKeyPem,
     });
     let next = fromSeq;
-    while (next <= last) {
+    while (next <= last && !verifier.failed) {
       const links = await this.store.chain.links(next, last, VERIFY_BATCH);
       if (links.length === 0) break;
-      const entries = links.flatMap(({ entry }) => (entry ? [logDetail(entry)] : []));
-      if (!(await verifier.add(entries))) break;
+      let run: ChainEntry[] = [];
+      for (const link of links) {
+        if (link.entry) run.push(logDetail(link.entry));
+        else if (link.removed) {
+          await verifier.add(run);
+          run = [];
+          await verifier.removed(link);
+        }
+      }
+      await verifier.add(run);
       next = (links[links.length - 1]?.seq ?? last) + 1;
     }
     return verifier.finish();

@@ -2,35 +2,52 @@ import { Prisma } from '@secadmin/db';
 import type { LogOrigin } from '../repository.js';
 import type { Atom, SearchQuery } from './query.js';
 
-const likePrefix = (value: string) => `${value.replace(/[\\%_]/g, '\\$&')}%`;
-
-function atomSql(atom: Atom): Prisma.Sql {
-  let condition: Prisma.Sql;
-  if (atom.kind === 'text') {
-    // The same split as the generated `search` column: a term is the phrase of its words.
-    condition = Prisma.sql`search @@ phraseto_tsquery('simple', regexp_replace(${atom.text}, '[^[:alnum:]]+', ' ', 'g'))`;
-  } else if (atom.field === 'event') {
-    const value = atom.value.toLowerCase();
-    condition = value.endsWith('*')
-      ? Prisma.sql`event LIKE ${likePrefix(value.slice(0, -1))}`
-      : Prisma.sql`event = ${value}`;
-  } else if (atom.field === 'actor') {
-    condition = Prisma.sql`(actor_id = ${atom.value} OR lower(actor_email) = lower(${atom.value}))`;
-  } else if (atom.field === 'result') {
-    condition = Prisma.sql`result = ${atom.value}`;
-  } else {
-    condition = Prisma.sql`ip = ${atom.value}`;
-  }
-  return atom.negated ? Prisma.sql`NOT coalesce(${condition}, false)` : condition;
+/**
+ * The qualifier lexeme `<prefix><value>` as a tsquery (a prefix match with `*`), quoted in
+ * SQL so that no value can inject tsquery syntax. The `search` column holds these lexemes
+ * (migration 20261126082000_search_indexes); words never contain `:`, so they never collide.
+ */
+function lexeme(prefix: string, value: Prisma.Sql, prefixMatch = false): Prisma.Sql {
+  const quoted = Prisma.sql`'''' || replace(replace(${prefix} || ${value}, '\\', '\\\\'), '''', '''''') || ''''`;
+  return prefixMatch ? Prisma.sql`(${quoted} || ':*')::tsquery` : Prisma.sql`(${quoted})::tsquery`;
 }
 
-/** The SQL condition of a parsed search query within a time range, of one origin or both. */
-export function searchWhere(
-  query: SearchQuery,
+function atomQuery(atom: Atom): Prisma.Sql {
+  let query: Prisma.Sql;
+  if (atom.kind === 'text') {
+    // The same split as the generated `search` column: a term is the phrase of its words.
+    query = Prisma.sql`phraseto_tsquery('simple', regexp_replace(${atom.text}, '[^[:alnum:]]+', ' ', 'g'))`;
+  } else if (atom.field === 'event') {
+    const value = atom.value.toLowerCase();
+    query = value.endsWith('*')
+      ? lexeme('event:', Prisma.sql`${value.slice(0, -1)}`, true)
+      : lexeme('event:', Prisma.sql`${value}`);
+  } else if (atom.field === 'actor') {
+    query = Prisma.sql`(${lexeme('actorid:', Prisma.sql`${atom.value}`)} || ${lexeme('actoremail:', Prisma.sql`lower(${atom.value})`)})`;
+  } else {
+    query = lexeme(`${atom.field}:`, Prisma.sql`${atom.value}`);
+  }
+  return atom.negated ? Prisma.sql`(!! ${query})` : query;
+}
+
+/**
+ * A parsed search query as one tsquery against the `search` column, so that one GIN index
+ * scan answers it (words, phrases, OR, exclusions and qualifiers alike) and the planner
+ * estimates its selectivity from the column's lexeme statistics.
+ */
+export function searchMatch(query: SearchQuery): Prisma.Sql {
+  const clauses = query.map(
+    (clause) => Prisma.sql`(${Prisma.join(clause.map(atomQuery), ' || ')})`,
+  );
+  return Prisma.sql`search @@ (${Prisma.join(clauses, ' && ')})`;
+}
+
+/** The conditions of a search's time range and origin (always true without either). */
+export function searchScope(
   range: { from?: Date; to?: Date },
   origin: LogOrigin | undefined,
 ): Prisma.Sql {
-  const parts = query.map((clause) => Prisma.sql`(${Prisma.join(clause.map(atomSql), ' OR ')})`);
+  const parts = [Prisma.sql`TRUE`];
   if (range.from) parts.push(Prisma.sql`timestamp >= ${range.from}`);
   if (range.to) parts.push(Prisma.sql`timestamp < ${range.to}`);
   if (origin) parts.push(Prisma.sql`origin = ${origin}`);

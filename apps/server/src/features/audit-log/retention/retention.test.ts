@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  DATABASES,
+  json,
+  raw,
+  startTestServer,
+  type TestServer,
+} from '../../../../test/helpers/server.js';
+import { createRepositories } from '../../../storage/repositories.js';
+import { LogRetention } from './service.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const daysAgo = (days: number) => new Date(Date.now() - days * DAY_MS).toISOString();
+
+describe.each(DATABASES)('audit log retention on %s', (database) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(database);
+  });
+  afterAll(() => server?.stop());
+
+  const ingest = async (event: string, timestamps: string[]) => {
+    const res = await raw(server, '/v1/logs', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.rootKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        entries: timestamps.map((timestamp) => ({
+          event,
+          actor: { type: 'system' },
+          result: 'success',
+          timestamp,
+        })),
+      }),
+    });
+    expect(res.status).toBe(201);
+  };
+  const timestampsOf = async (event: string) => {
+    const res = await raw(server, `/v1/logs?events=${event}&limit=100`, {
+      headers: { authorization: `Bearer ${server.rootKey}` },
+    });
+    expect(res.status).toBe(200);
+    const body = await json(res);
+    return (body.data as { timestamp: string }[]).map((e) => e.timestamp).sort();
+  };
+  const retentionEntries = async () => {
+    const res = await raw(server, '/v1/logs?events=logs.retention.applied&limit=100', {
+      headers: { authorization: `Bearer ${server.rootKey}` },
+    });
+    return (await json(res)).data as { id: string }[];
+  };
+
+  it('at start, removes the entries older than the window and records what it removed', async () => {
+    const old = [daysAgo(45), daysAgo(31)];
+    const kept = [daysAgo(29), daysAgo(1)];
+    await ingest('retention.start_probe', [...old, ...kept]);
+    expect(await retentionEntries()).toEqual([]);
+    await server.sealer.flush();
+
+    server = await server.restart({ logRetentionDays: 30 });
+    let recorded = await retentionEntries();
+    for (let i = 0; recorded.length === 0 && i < 200; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      recorded = await retentionEntries();
+    }
+    expect(await timestampsOf('retention.start_probe')).toEqual(kept.sort());
+    expect(recorded).toHaveLength(1);
+    const res = await raw(server, `/v1/logs/${recorded[0]?.id}`, {
+      headers: { authorization: `Bearer ${server.rootKey}` },
+    });
+    const entry = (await json(res)).data;
+    expect(entry).toMatchObject({
+      event: 'logs.retention.applied',
+      origin: 'service',
+      actor: { type: 'service' },
+      target: { type: 'audit_log' },
+      result: 'success',
+      metadata: { retentionDays: 30, removedEntries: 2 },
+    });
+    expect(Date.parse(entry.metadata.cutoff)).toBeGreaterThan(Date.parse(old[1] as string));
+    expect(Date.parse(entry.metadata.cutoff)).toBeLessThan(Date.parse(kept[0] as string));
+
+    // The removed entries' chain rows stay, marked: the chain still verifies across them.
+    await server.sealer.flush();
+    const { data } = await server.client.POST('/v1/logs/verify', { body: {} });
+    expect(data?.data).toMatchObject({ valid: true });
+    const marked = await server.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM log_chain WHERE removed_at IS NOT NULL',
+    );
+    expect(marked[0]?.n).toBe(2);
+  });
+
+  it('removes in batches, and writes no entry when nothing is old enough', async () => {
+    const many = Array.from({ length: 1000 }, (_, i) => daysAgo(60 + i / 1000));
+    for (let i = 0; i < 6; i++) await ingest('retention.batch_probe', many);
+    const retention = new LogRetention(createRepositories(server.db), server.services.audit, 30);
+    const before = (await retentionEntries()).length;
+
+    const run = await retention.apply();
+    expect(run.removedEntries).toBe(6000);
+    expect(await timestampsOf('retention.batch_probe')).toEqual([]);
+    expect(await retentionEntries()).toHaveLength(before + 1);
+
+    expect((await retention.apply()).removedEntries).toBe(0);
+    expect(await retentionEntries()).toHaveLength(before + 1);
+    // Retention ran while the sealer was sealing these entries: one valid chain still.
+    await server.sealer.flush();
+    const { data } = await server.client.POST('/v1/logs/verify', { body: {} });
+    expect(data?.data).toMatchObject({ valid: true });
+    const queued = await server.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM log_seal_queue',
+    );
+    expect(queued[0]?.n).toBe(0);
+  });
+});

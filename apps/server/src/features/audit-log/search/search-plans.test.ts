@@ -1,0 +1,162 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Database, openDatabase } from '@secadmin/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../../../../test/helpers/server.js';
+import { type LogOrigin, LogsRepository } from '../repository.js';
+import { parseSearchQuery } from './query.js';
+
+// PostgreSQL only: the plans guarded here are PostgreSQL's at scale. The embedded database
+// runs the same SQL (every search test runs on both), but seeding a table big enough for the
+// planner to care costs far more in WebAssembly than the test is worth.
+const ROWS = 60_000;
+
+/**
+ * Words: zephyr in 1 of 4 entries (more than 10,000), quasar 1 of 40, falcon 1 of 37,
+ * pulsar 12, magnetar 2, xylophonist none; a phrase in 1 of 13; 2,000 actors with about 30
+ * entries each and a service account in 1 of 50; about 60 entries per IP; 1 of 11 fails.
+ */
+const SEED = `
+INSERT INTO log_entries (id, timestamp, event, actor_id, actor_email, actor_type, target_id,
+  target_type, ip, user_agent, city, country, result, metadata, origin)
+SELECT 'log_' || lpad(i::text, 26, '0'), timestamptz '2026-01-01' + i * interval '1 second',
+  (ARRAY['user.login', 'user.logout', 'user.password_reset.failed', 'file.download',
+    'policy.updated', 'session.expired'])[i % 6 + 1],
+  CASE WHEN i % 50 = 0 THEN 'svc_backup' ELSE 'user_' || (i % 2000) END,
+  CASE WHEN i % 50 = 0 THEN NULL ELSE 'emp' || (i % 2000) || '@corp.example' END,
+  CASE WHEN i % 50 = 0 THEN 'service' ELSE 'user' END,
+  'res_' || (i % 777), 'document', '10.1.' || ((i / 7) % 4) || '.' || (i % 251),
+  (ARRAY['Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0', 'curl/8.5.0'])[i % 2 + 1],
+  (ARRAY['Berlin', 'Paris', 'Osaka'])[i % 3 + 1], (ARRAY['DE', 'FR', 'JP'])[i % 3 + 1],
+  CASE WHEN i % 11 = 0 THEN 'failure' ELSE 'success' END,
+  jsonb_build_object('requestNo', i, 'note', concat_ws(' ',
+    CASE WHEN i % 4 = 0 THEN 'zephyr' END, CASE WHEN i % 40 = 3 THEN 'quasar' END,
+    CASE WHEN i % 37 = 0 THEN 'falcon' END, CASE WHEN i % 5003 = 5 THEN 'pulsar' END,
+    CASE WHEN i IN (1234, 56789) THEN 'magnetar' END,
+    CASE WHEN i % 13 = 0 THEN 'suspicious login pattern' ELSE 'routine' END)),
+  'api'
+FROM generate_series(0, $1::int - 1) AS i`;
+
+/** Queries with few hits: the inverted index alone must answer them. */
+const RARE = [
+  'xylophonist',
+  'magnetar',
+  'pulsar',
+  'pulsar OR magnetar',
+  'actor:emp42@corp.example',
+  'ip:10.1.0.42 zephyr',
+  'ip:10.1.2.3',
+  'result:failure magnetar',
+  'event:file.download pulsar',
+];
+
+/** Queries with many hits: found among the newest entries, counted up to the bound. */
+const COMMON = [
+  'zephyr',
+  'zephyr -quasar',
+  '"suspicious login pattern"',
+  'zephyr OR falcon',
+  'event:user.login -zephyr',
+  'actor:svc_backup',
+  'result:failure',
+];
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Filter?: string;
+  Plans?: PlanNode[];
+}
+
+/** Every node of a plan, with whether a Limit stops it early (no Sort or the like between). */
+function nodes(plan: PlanNode, bounded = false): { node: PlanNode; bounded: boolean }[] {
+  const type = plan['Node Type'];
+  const stillBounded =
+    type === 'Limit' || (bounded && ['Subquery Scan', 'Result', 'Gather'].includes(type));
+  return [
+    { node: plan, bounded: stillBounded },
+    ...(plan.Plans ?? []).flatMap((child) => nodes(child, stillBounded)),
+  ];
+}
+
+const onLog = (plan: PlanNode) =>
+  nodes(plan).filter(({ node }) => node['Relation Name'] === 'log_entries');
+
+describe('search plans on a log big enough for the planner to care (PostgreSQL)', () => {
+  let scratch: Awaited<ReturnType<typeof createTestDatabase>>;
+  let db: Database;
+  let dataDir: string;
+  /** The plans of the statements a search ran, in order. */
+  let plans: PlanNode[] = [];
+  let logs: LogsRepository;
+
+  beforeAll(async () => {
+    scratch = await createTestDatabase();
+    dataDir = await mkdtemp(join(tmpdir(), 'secadmin-plans-'));
+    db = await openDatabase({ url: scratch.url, dataDir });
+    await db.migrate();
+    await db.query(SEED, [ROWS]);
+    await db.query('VACUUM ANALYZE log_entries');
+    // Each statement is explained, then run, so that what follows sees its real rows.
+    logs = new LogsRepository({
+      db: db.prisma,
+      sql: async <T>(text: string, values: unknown[] = []) => {
+        const [explained] = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+          `EXPLAIN (FORMAT JSON) ${text}`,
+          values,
+        );
+        if (!explained) throw new Error(`no plan for ${text}`);
+        plans.push(explained['QUERY PLAN'][0].Plan);
+        return db.query<T>(text, values);
+      },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await db?.close();
+    await scratch?.drop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  /** The plans of one search: its page statements, then its bounded count. */
+  async function searchPlans(text: string, origin?: LogOrigin) {
+    const query = parseSearchQuery(text);
+    plans = [];
+    await logs.search(query, {}, origin, undefined, 51);
+    const page = plans;
+    plans = [];
+    const total = await logs.countSearch(query, {}, origin, false);
+    return { page, count: plans[0] as PlanNode, total };
+  }
+
+  it.each(RARE)('answers the rare query %s from the inverted index alone', async (text) => {
+    const { page, count, total } = await searchPlans(text);
+    expect(total).toBeLessThan(100);
+    // The newest entries first, then the whole log through the inverted index.
+    for (const plan of [page.at(-1) as PlanNode, count]) {
+      const scans = onLog(plan);
+      expect(scans.map(({ node }) => node['Node Type'])).toEqual(['Bitmap Heap Scan']);
+      expect(scans[0]?.node.Filter).toBeUndefined();
+      expect(nodes(plan).map(({ node }) => node['Index Name'])).toContain('log_entries_search_idx');
+    }
+  });
+
+  it.each(COMMON)('never scans the whole log for the common query %s', async (text) => {
+    const { page, count, total } = await searchPlans(text);
+    expect(total).toBeGreaterThan(500);
+    for (const plan of [...page, count]) {
+      for (const { node, bounded } of onLog(plan)) {
+        if (node['Node Type'] === 'Seq Scan') expect(bounded).toBe(true);
+      }
+    }
+  });
+
+  it('serves a page of a common query from the newest entries, newest first', async () => {
+    const { page } = await searchPlans('zephyr');
+    expect(page).toHaveLength(1);
+    expect(onLog(page[0] as PlanNode).map(({ node }) => node['Index Name'])).toEqual([
+      'log_entries_timestamp_id_idx',
+    ]);
+  });
+});
