@@ -59,7 +59,7 @@ describe.each(DATABASES)('the audit-log hash chain on %s', (database) => {
   it('seals every entry with a gapless seq, hash, digests and salts, and signs checkpoints', async () => {
     const entries = await ingest(25, 'a');
     const seqs = entries.map((e) => e.seq as number).sort((a, b) => a - b);
-    expect(seqs[24] - (seqs[0] as number)).toBe(24);
+    expect((seqs[24] as number) - (seqs[0] as number)).toBe(24);
     const first = entries[0] as ChainEntry;
     expect(first.hash).toMatch(/^[0-9a-f]{64}$/);
     expect(first.prevHash).toMatch(/^[0-9a-f]{64}$/);

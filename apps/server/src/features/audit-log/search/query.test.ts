@@ -58,6 +58,11 @@ describe('highlights', () => {
     origin: 'api',
     ingestedBy: 'key_1',
     receivedAt: new Date(),
+    digests: {},
+    salts: {},
+    seq: null,
+    hash: null,
+    prevHash: null,
   };
 
   it('wraps matches in <em> and escapes everything else', () => {
