@@ -127,10 +127,9 @@ export async function auditLogCases({ smoke, adminUrl }) {
         Array.from({ length: 4 }, async () => {
           while (next < until) {
             const from = next;
-            next += 1000;
-            const entries = Array.from({ length: Math.min(1000, until - from) }, (_, k) =>
-              entry(from + k),
-            );
+            const count = Math.min(1000, until - from);
+            next += count;
+            const entries = Array.from({ length: count }, (_, k) => entry(from + k));
             const acked = /** @type {{ data: { id: string }[] }} */ (
               await server.api('/v1/logs', { method: 'POST', body: JSON.stringify({ entries }) })
             );
