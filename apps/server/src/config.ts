@@ -24,6 +24,8 @@ export interface Config {
   corsOrigins: string[];
   /** Audit entries older than this many days are removed; undefined: kept forever. */
   logRetentionDays: number | undefined;
+  /** Below this many bytes free on the data dir's filesystem, writes get 503; 0: never. */
+  minFreeDiskBytes: number;
   /** Validate every response against the spec (tests): a drift becomes a 500. */
   validateResponses: boolean;
 }
@@ -106,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: integer(env, 'SECADMIN_METRICS_PORT', 9464),
     corsOrigins: origins(env.SECADMIN_CORS_ORIGINS),
     logRetentionDays: optionalInteger(env, 'SECADMIN_LOG_RETENTION_DAYS', 1),
+    minFreeDiskBytes: integer(env, 'SECADMIN_MIN_FREE_DISK_MB', 512) * 2 ** 20,
     validateResponses: env.SECADMIN_VALIDATE_RESPONSES === 'true',
   };
 }

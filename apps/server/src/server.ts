@@ -10,6 +10,7 @@ import { applyRetentionHourly } from './features/audit-log/retention/schedule.js
 import { LogRetention } from './features/audit-log/retention/service.js';
 import { sweepIdempotencyKeys } from './features/idempotency/sweeper.js';
 import { createServices, type Services } from './features/services.js';
+import { FreeDiskSpace } from './free-disk-space.js';
 import { InFlightRequests } from './http/in-flight.js';
 import { Metrics } from './metrics.js';
 import { FaultTolerantRateLimitStore } from './rate-limit/fault-tolerant-store.js';
@@ -27,16 +28,47 @@ export interface RunningServer {
   worker: ExportWorker;
   /** `GET /metrics` of this server; undefined when `metricsPort` is 0. */
   metricsUrl: string | undefined;
-  /** Stops accepting, finishes in-flight requests, stops the worker, closes the database. */
+  /**
+   * Stops accepting, finishes in-flight requests, stops the worker, closes the database; each
+   * step has its own bound, so it settles within `SHUTDOWN_BUDGET_MS` whatever hangs.
+   */
   close(): Promise<void>;
+}
+
+/** decisions.md §12: SIGTERM ends the process within 10 s; main.ts exits hard past this. */
+export const SHUTDOWN_BUDGET_MS = 8_000;
+/** In-flight requests get this long to finish; then their connections are cut. */
+const DRAIN_MS = 4_500;
+/** Then the export worker, the rate-limit store and the database, each at most this long. */
+const STEP_MS = 1_000;
+
+/** Waits for `work`, but no longer than `ms`: a step that hangs must not hold up shutdown. */
+async function atMost(ms: number, work: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work.catch(() => {}),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
 }
 
 /** Opens the database, applies migrations, ensures the root key, and listens. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    onEmbeddedFailure: (error) =>
+      logger.error(
+        { err: { message: error.message, code: (error as { code?: unknown }).code } },
+        'embedded database failed to write its files: database requests get 503 until a restart',
+      ),
+  });
   let rateLimits: RateLimitStore | undefined;
   let metricsListener: { url: string; server: Server } | undefined;
+  let stopDisk = () => {};
   try {
     await waitForDatabase(db, config, logger);
     const applied = await db.migrate();
@@ -81,6 +113,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       await shared.connect();
     } else rateLimits = new MemoryRateLimitStore();
     const inFlight = new InFlightRequests();
+    const disk = new FreeDiskSpace(config.dataDir, config.minFreeDiskBytes, logger);
+    await disk.start();
+    stopDisk = () => disk.stop();
     const app = createApp({
       config,
       ping: db.ping,
@@ -89,6 +124,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       logger,
       inFlight,
       metrics,
+      diskLow: () => disk.isLow(),
     });
     metricsListener =
       config.metricsPort === 0 ? undefined : await metrics.listen(config.metricsPort, config.host);
@@ -122,19 +158,20 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       metricsUrl: metricsListener?.url,
       close: async () => {
         listener?.server.close();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
-        await inFlight.drained(10_000);
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        // A client that keeps its connection (a stalled download) must not hold shutdown up.
+        await atMost(DRAIN_MS, Promise.all([closed, inFlight.drained(DRAIN_MS)]));
+        server.closeAllConnections();
         stopSweeping();
-        await stopRetention?.();
-        await worker.stop();
-        await limits.close();
-        await db.close();
+        disk.stop();
+        await atMost(STEP_MS, Promise.all([stopRetention?.(), worker.stop()]));
+        await atMost(STEP_MS, limits.close());
+        await atMost(STEP_MS, db.close());
       },
     };
   } catch (error) {
+    stopDisk();
     metricsListener?.server.close();
     await rateLimits?.close();
     await db.close();

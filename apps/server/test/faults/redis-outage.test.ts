@@ -42,7 +42,7 @@ describe('Redis unreachable', { timeout: 120_000 }, () => {
     try {
       expect(await readiness(server)).toEqual({
         status: 200,
-        body: { status: 'ok', checks: { database: 'ok', rateLimitStore: 'ok' } },
+        body: { status: 'ok', checks: { database: 'ok', rateLimitStore: 'ok', disk: 'ok' } },
       });
       const load = traffic(() => listUsers(server));
       await waitFor('traffic', async () => load.samples.length >= 20);
@@ -53,7 +53,7 @@ describe('Redis unreachable', { timeout: 120_000 }, () => {
       await waitFor('the outage warning', async () => warned());
       expect(await readiness(server)).toEqual({
         status: 200,
-        body: { status: 'degraded', checks: { database: 'ok', rateLimitStore: 'degraded' } },
+        body: { status: 'degraded', checks: { database: 'ok', rateLimitStore: 'degraded', disk: 'ok' } },
       });
       await redis.start();
       await waitFor('readiness ok', async () => (await readiness(server)).body.status === 'ok');
@@ -106,7 +106,7 @@ describe('Redis unreachable', { timeout: 120_000 }, () => {
       expect(unauthenticated.status).toBe(503);
       expect((await readiness(server)).body).toEqual({
         status: 'degraded',
-        checks: { database: 'ok', rateLimitStore: 'degraded' },
+        checks: { database: 'ok', rateLimitStore: 'degraded', disk: 'ok' },
       });
       await redis.start();
       await waitFor('a 200 again', async () => (await listUsers(server)).status === 200);

@@ -474,7 +474,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Answers 200 while the database is reachable, 503 when it is not, and says in `checks` how each dependency is. An unreachable Redis in `open` mode keeps it 200 with `status: degraded`. No authentication, no rate limit.
+         * @description Answers 200 while the database is reachable, 503 when it is not, and says in `checks` how each dependency is. An unreachable Redis in `open` mode, or free disk space below `SECADMIN_MIN_FREE_DISK_MB`, keeps it 200 with `status: degraded`. No authentication, no rate limit.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -1654,7 +1654,7 @@ export interface components {
          */
         Health: {
             /**
-             * @description `ok`: everything answers. `degraded` (readiness only): the database answers but the rate-limit store (Redis) does not, and `SECADMIN_RATE_LIMIT_ON_STORE_ERROR=open` lets each instance count in memory meanwhile. `unavailable` (readiness only): the database is unreachable.
+             * @description `ok`: everything answers. `degraded` (readiness only): the database answers but the rate-limit store (Redis) does not, and `SECADMIN_RATE_LIMIT_ON_STORE_ERROR=open` lets each instance count in memory meanwhile; or free disk space is low, so writes get 503 while reads go on. `unavailable` (readiness only): the database is unreachable.
              * @enum {string}
              */
             status: "ok" | "degraded" | "unavailable";
@@ -1670,6 +1670,11 @@ export interface components {
                  * @enum {string}
                  */
                 rateLimitStore: "ok" | "degraded" | "memory";
+                /**
+                 * @description `low`: free space on the data directory's filesystem is below `SECADMIN_MIN_FREE_DISK_MB` (looked at every second), so every operation that stores something gets 503 `unavailable` until space is freed; reads go on. Readiness stays 200.
+                 * @enum {string}
+                 */
+                disk: "ok" | "low";
             };
         };
     };
@@ -1919,6 +1924,28 @@ export interface components {
                  *       "error": {
                  *         "code": "idempotency_key_reused",
                  *         "message": "This Idempotency-Key was used with a different request."
+                 *       },
+                 *       "meta": {
+                 *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Unavailable (`unavailable`): this operation stores something, and it cannot now — free disk space on the server's data directory is below `SECADMIN_MIN_FREE_DISK_MB` (reads go on; writes are accepted again by themselves within seconds of space being freed), the database is unreachable, or the rate-limit store (Redis) is unreachable while `SECADMIN_RATE_LIMIT_ON_STORE_ERROR=closed`. Never a hang: the answer comes within seconds, with `Retry-After`. */
+        WriteUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "unavailable",
+                 *         "message": "The server is low on disk space and refuses writes until space is freed; reads go on."
                  *       },
                  *       "meta": {
                  *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
@@ -2295,7 +2322,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     getUser: {
@@ -2410,7 +2437,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     updateUser: {
@@ -2488,7 +2515,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     listPolicies: {
@@ -2655,7 +2682,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     simulatePolicy: {
@@ -2952,7 +2979,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     updatePolicy: {
@@ -3043,7 +3070,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     listLogs: {
@@ -3230,7 +3257,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     searchLogs: {
@@ -3388,7 +3415,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     getExport: {
@@ -3660,7 +3687,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     deleteApiKey: {
@@ -3695,7 +3722,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     downloadExport: {
@@ -3803,7 +3830,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Ready to serve (`ok`), or serving with the rate-limit store down (`degraded`). */
+            /** @description Ready to serve (`ok`), or serving with the rate-limit store down or with writes refused for lack of disk space (`degraded`). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3824,7 +3851,8 @@ export interface operations {
                      *       "status": "unavailable",
                      *       "checks": {
                      *         "database": "unavailable",
-                     *         "rateLimitStore": "ok"
+                     *         "rateLimitStore": "ok",
+                     *         "disk": "ok"
                      *       }
                      *     }
                      */

@@ -13,6 +13,8 @@ const REFERENCE_CSP =
 export function systemHandlers(deps: {
   ping: () => Promise<void>;
   rateLimitStoreHealth: () => Promise<RateLimitStoreHealth>;
+  /** True while free disk space is below `SECADMIN_MIN_FREE_DISK_MB`. */
+  diskLow: () => boolean;
   spec: StaticFile;
   reference: StaticFile;
   favicon: StaticFile;
@@ -28,12 +30,14 @@ export function systemHandlers(deps: {
       ),
       deps.rateLimitStoreHealth(),
     ]);
-    const checks = { database, rateLimitStore };
+    const disk = deps.diskLow() ? ('low' as const) : ('ok' as const);
+    const checks = { database, rateLimitStore, disk };
     if (database === 'unavailable') {
       res.setHeader('Retry-After', '1');
       res.status(503).json({ status: 'unavailable', checks });
     } else {
-      res.json({ status: rateLimitStore === 'degraded' ? 'degraded' : 'ok', checks });
+      const degraded = rateLimitStore === 'degraded' || disk === 'low';
+      res.json({ status: degraded ? 'degraded' : 'ok', checks });
     }
   };
   const getOpenApiDocument: Handler<'getOpenApiDocument'> = ({ req, res }) => {
