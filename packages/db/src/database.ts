@@ -48,10 +48,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     : openEmbedded(options.dataDir, options.onEmbeddedFailure ?? (() => {}));
 }
 
-async function openEmbedded(
-  dataDir: string,
-  onFailure: (error: Error) => void,
-): Promise<Database> {
+async function openEmbedded(dataDir: string, onFailure: (error: Error) => void): Promise<Database> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const release = lockDataDir(join(dataDir, 'db.lock'));
   try {

@@ -6,10 +6,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateSecret } from '../../src/features/api-keys/service.js';
 import { type ServerProcess, spawnServer } from '../helpers/process.js';
+import { json } from '../helpers/server.js';
 import { waitFor } from './traffic.js';
 
 /** A tmpfs of `sizeMiB` of its own (root only), unmounted by `unmount` (also after a failure). */
-function mountTmpfs(sizeMiB: number): { dir: string; unmount: () => void } {
+function mountTmpfs(sizeMiB: number): {
+  dir: string;
+  resize: (sizeMiB: number) => void;
+  unmount: () => void;
+} {
   const dir = mkdtempSync(join(tmpdir(), 'secadmin-disk-'));
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMiB}m`, 'tmpfs', dir], {
@@ -21,6 +26,8 @@ function mountTmpfs(sizeMiB: number): { dir: string; unmount: () => void } {
   }
   return {
     dir,
+    resize: (size) =>
+      void execFileSync('mount', ['-o', `remount,size=${size}m`, dir], { stdio: 'pipe' }),
     unmount: () => {
       execFileSync('umount', ['--lazy', dir]);
       rmSync(dir, { recursive: true, force: true });
@@ -124,12 +131,17 @@ describe.skipIf(cannotMount)('disk full, embedded database', { timeout: 180_000 
         },
         10_000,
       );
-      expect(refused?.status).toBe(503);
-      expect(refused?.headers.get('retry-after')).toBe('5');
-      expect((await refused?.json()).error.code).toBe('unavailable');
+      const answer = refused as Response;
+      expect(answer.status).toBe(503);
+      expect(answer.headers.get('retry-after')).toBe('5');
+      expect((await json(answer)).error.code).toBe('unavailable');
       for (const [path, body, method] of [
         ['/v1/logs', { entries: entries(0).slice(0, 1) }, 'POST'],
-        ['/v1/policies', { name: 'p', effect: 'allow', principals: ['*'], actions: ['*'], resources: ['*'] }, 'POST'],
+        [
+          '/v1/policies',
+          { name: 'p', effect: 'allow', principals: ['*'], actions: ['*'], resources: ['*'] },
+          'POST',
+        ],
         ['/v1/logs/export', { from: '2026-01-01T00:00:00Z', to: '2030-01-01T00:00:00Z' }, 'POST'],
       ] as const)
         expect((await call(s, key, path, body, method)).status, path).toBe(503);
@@ -149,7 +161,7 @@ describe.skipIf(cannotMount)('disk full, embedded database', { timeout: 180_000 
 
       await rm(file);
       await waitFor('writes again', async () => (await createUser()).status === 201, 10_000);
-      expect((await (await fetch(`${s.url}/readyz`)).json()).checks.disk).toBe('ok');
+      expect((await json(await fetch(`${s.url}/readyz`))).checks.disk).toBe('ok');
       expect(s.output()).toContain('free disk space below SECADMIN_MIN_FREE_DISK_MB');
     } finally {
       await server?.kill9();
@@ -157,7 +169,7 @@ describe.skipIf(cannotMount)('disk full, embedded database', { timeout: 180_000 
     }
   });
 
-  it('with no watermark, a write that hits the full disk leaves the process responsive: 503s, /healthz, SIGTERM', async () => {
+  it('with no watermark, a write that hits the full disk leaves the process responsive (503s, /healthz, SIGTERM) and loses nothing acknowledged', async () => {
     const disk = mountTmpfs(48);
     const key = generateSecret();
     let server: ServerProcess | undefined;
@@ -169,12 +181,19 @@ describe.skipIf(cannotMount)('disk full, embedded database', { timeout: 180_000 
       });
       // issue 12: the fourth batch of 1,000 filled the disk; the next one spun for good.
       let status = 201;
-      for (let batch = 0; batch < 30 && status === 201; batch++)
-        status = (await call(server, key, '/v1/logs', { entries: entries(batch) })).status;
+      let acknowledged = 0;
+      while (acknowledged < 30) {
+        status = (await call(server, key, '/v1/logs', { entries: entries(acknowledged) })).status;
+        if (status !== 201) break;
+        acknowledged++;
+      }
       expect(status).toBe(503);
+      expect(acknowledged).toBeGreaterThan(0);
 
       const started = performance.now();
-      expect((await fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(5_000) })).status).toBe(200);
+      expect(
+        (await fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(5_000) })).status,
+      ).toBe(200);
       const write = await call(server, key, '/v1/logs', { entries: entries(99) });
       expect(write.status).toBe(503);
       expect(write.headers.get('retry-after')).toBe('1');
@@ -186,6 +205,28 @@ describe.skipIf(cannotMount)('disk full, embedded database', { timeout: 180_000 
       const exit = await sigtermExit(server);
       expect(exit.ms).toBeLessThan(10_000);
       expect(exit.code).toBe(0);
+
+      // Space freed, restarted: every acknowledged batch is there.
+      disk.resize(96);
+      server = await spawnServer({
+        SECADMIN_DATA_DIR: join(disk.dir, 'data'),
+        SECADMIN_ADMIN_API_KEY: key,
+        SECADMIN_MIN_FREE_DISK_MB: '0',
+      });
+      let logins = 0;
+      let cursor: string | undefined;
+      do {
+        const page = await json(
+          await call(
+            server,
+            key,
+            `/v1/logs?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+          ),
+        );
+        logins += page.data.filter((e: { event: string }) => e.event === 'user.login').length;
+        cursor = page.pagination.nextCursor ?? undefined;
+      } while (cursor);
+      expect(logins).toBe(acknowledged * 1000);
     } finally {
       await server?.kill9();
       disk.unmount();
