@@ -60,9 +60,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const db = await openDatabase({
     url: config.databaseUrl,
     dataDir: config.dataDir,
-    onEmbeddedFailure: (error) =>
+    onEmbeddedFailure: (error, criticalSections) =>
       logger.error(
-        { err: { message: error.message, code: (error as { code?: unknown }).code } },
+        {
+          err: { message: error.message, code: (error as { code?: unknown }).code },
+          criticalSections,
+        },
         'embedded database failed to write its files: database requests get 503 until a restart',
       ),
   });

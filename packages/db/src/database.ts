@@ -36,10 +36,11 @@ export interface OpenDatabaseOptions {
   /** Connections in the PostgreSQL pool (default 10). */
   poolSize?: number;
   /**
-   * Embedded only: called once when the database failed to write its files (disk full, I/O
-   * error). From then on every statement fails at once with SQLSTATE 57P03 until a restart.
+   * Embedded only: called once when an error (a failed write of the WAL: disk full, I/O error)
+   * left PGlite unusable, with the count of critical sections it left open (undefined: could
+   * not be read). From then on every statement fails at once with SQLSTATE 57P03 until a restart.
    */
-  onEmbeddedFailure?: (error: Error) => void;
+  onEmbeddedFailure?: (error: Error, criticalSections: number | undefined) => void;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
@@ -48,7 +49,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     : openEmbedded(options.dataDir, options.onEmbeddedFailure ?? (() => {}));
 }
 
-async function openEmbedded(dataDir: string, onFailure: (error: Error) => void): Promise<Database> {
+async function openEmbedded(
+  dataDir: string,
+  onFailure: (error: Error, criticalSections: number | undefined) => void,
+): Promise<Database> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const release = lockDataDir(join(dataDir, 'db.lock'));
   try {
