@@ -39,7 +39,7 @@ export interface RunningServer {
 export const SHUTDOWN_BUDGET_MS = 8_000;
 /** In-flight requests get this long to finish; then their connections are cut. */
 const DRAIN_MS = 4_500;
-/** Then the export worker, the rate-limit store and the database, each at most this long. */
+/** Then the export worker and retention, and the rate-limit store, each at most this long. */
 const STEP_MS = 1_000;
 
 /** Waits for `work`, but no longer than `ms`: a step that hangs must not hold up shutdown. */
@@ -160,17 +160,20 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       worker,
       metricsUrl: metricsListener?.url,
       close: async () => {
+        const deadline = Date.now() + SHUTDOWN_BUDGET_MS;
+        const upTo = (ms: number) => Math.max(0, Math.min(ms, deadline - Date.now()));
         listener?.server.close();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         // A client that keeps its connection (a stalled download) must not hold shutdown up.
-        await atMost(DRAIN_MS, Promise.all([closed, inFlight.drained(DRAIN_MS)]));
+        await atMost(upTo(DRAIN_MS), Promise.all([closed, inFlight.drained(DRAIN_MS)]));
         server.closeAllConnections();
         stopSweeping();
         disk.stop();
-        await atMost(STEP_MS, Promise.all([stopRetention?.(), worker.stop()]));
-        await atMost(STEP_MS, limits.close());
-        await atMost(STEP_MS, db.close());
+        await atMost(upTo(STEP_MS), Promise.all([stopRetention?.(), worker.stop()]));
+        await atMost(upTo(STEP_MS), limits.close());
+        // The rest of the budget (at least 1.5 s): the embedded database's final checkpoint.
+        await atMost(upTo(SHUTDOWN_BUDGET_MS), db.close());
       },
     };
   } catch (error) {
