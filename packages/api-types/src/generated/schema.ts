@@ -1671,10 +1671,10 @@ export interface components {
                  */
                 rateLimitStore: "ok" | "degraded" | "memory";
                 /**
-                 * @description `low`: free space on the data directory's filesystem is below `SECADMIN_MIN_FREE_DISK_MB` (looked at every second), so every operation that stores something gets 503 `unavailable` until space is freed; reads go on. Readiness stays 200.
+                 * @description Present only while free disk space is low: free space on the data directory's filesystem is below `SECADMIN_MIN_FREE_DISK_MB` (looked at every second), so every operation that stores something gets 503 `unavailable` until space is freed; reads go on. Readiness stays 200.
                  * @enum {string}
                  */
-                disk: "ok" | "low";
+                disk?: "low";
             };
         };
     };
@@ -3851,8 +3851,7 @@ export interface operations {
                      *       "status": "unavailable",
                      *       "checks": {
                      *         "database": "unavailable",
-                     *         "rateLimitStore": "ok",
-                     *         "disk": "ok"
+                     *         "rateLimitStore": "ok"
                      *       }
                      *     }
                      */

@@ -30,13 +30,14 @@ export function systemHandlers(deps: {
       ),
       deps.rateLimitStoreHealth(),
     ]);
-    const disk = deps.diskLow() ? ('low' as const) : ('ok' as const);
-    const checks = { database, rateLimitStore, disk };
+    // `disk` appears only while low, so the contract's two checks keep their exact shape.
+    const diskLow = deps.diskLow();
+    const checks = { database, rateLimitStore, ...(diskLow ? { disk: 'low' as const } : {}) };
     if (database === 'unavailable') {
       res.setHeader('Retry-After', '1');
       res.status(503).json({ status: 'unavailable', checks });
     } else {
-      const degraded = rateLimitStore === 'degraded' || disk === 'low';
+      const degraded = rateLimitStore === 'degraded' || diskLow;
       res.json({ status: degraded ? 'degraded' : 'ok', checks });
     }
   };

@@ -15,7 +15,7 @@ describe('system routes', () => {
   it('answers health and readiness without a key or rate limit', async () => {
     const expected = {
       '/healthz': { status: 'ok' },
-      '/readyz': { status: 'ok', checks: { database: 'ok', rateLimitStore: 'memory', disk: 'ok' } },
+      '/readyz': { status: 'ok', checks: { database: 'ok', rateLimitStore: 'memory' } },
     };
     for (const [path, body] of Object.entries(expected)) {
       const res = await raw(server, path);
