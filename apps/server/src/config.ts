@@ -15,6 +15,8 @@ export interface Config {
   secret: string | undefined;
   downloadUrl: string;
   downloadTtlSeconds: number;
+  /** The most that stored export files may take together. */
+  exportsMaxBytes: number;
   rootRateLimit: number;
   trustProxy: boolean | number | string;
   logLevel: string;
@@ -102,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       '',
     ),
     downloadTtlSeconds: integer(env, 'SECADMIN_DOWNLOAD_TTL_S', 86_400, 1),
+    exportsMaxBytes: integer(env, 'SECADMIN_EXPORTS_MAX_BYTES', 10 * 1024 ** 3),
     rootRateLimit: integer(env, 'SECADMIN_ROOT_RATE_LIMIT', 100_000, 1),
     trustProxy: trustProxy(env.SECADMIN_TRUST_PROXY),
     logLevel: env.LOG_LEVEL || 'info',

@@ -5,6 +5,8 @@ import { type Database, openDatabase } from '@secadmin/db';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
+import { DataDirExportFiles, type ExportFiles } from './features/audit-log/exports/files.js';
+import { PostgresExportFiles } from './features/audit-log/exports/postgres-files.js';
 import { ExportWorker } from './features/audit-log/exports/worker.js';
 import { applyRetentionHourly } from './features/audit-log/retention/schedule.js';
 import { LogRetention } from './features/audit-log/retention/service.js';
@@ -79,9 +81,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const secret = await loadSecret(config.secret, config.dataDir);
     const metrics = new Metrics();
     const store = createRepositories(db);
+    const files: ExportFiles =
+      db.kind === 'postgres'
+        ? new PostgresExportFiles({ sql: db.query })
+        : new DataDirExportFiles(config.dataDir);
     const worker = new ExportWorker({
       store,
-      dataDir: config.dataDir,
+      files,
+      maxBytes: config.exportsMaxBytes,
       ttlSeconds: config.downloadTtlSeconds,
       logger,
       counters: metrics,
@@ -89,7 +96,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     });
     const services = createServices(store, {
       secret,
-      dataDir: config.dataDir,
+      files,
       downloadUrl: config.downloadUrl,
       onCreated: () => worker.kick(),
       soleWriter: db.kind === 'embedded',

@@ -32,7 +32,7 @@ export interface LogFilter {
 }
 
 /** The SQL condition of a list or export filter. */
-function filterSql(filter: LogFilter): Prisma.Sql {
+export function filterSql(filter: LogFilter): Prisma.Sql {
   const parts: Prisma.Sql[] = [Prisma.sql`TRUE`];
   if (filter.from) parts.push(Prisma.sql`timestamp >= ${filter.from}`);
   if (filter.to) parts.push(Prisma.sql`timestamp < ${filter.to}`);
@@ -77,6 +77,11 @@ export class LogsRepository {
 
   find(id: string): Promise<LogRow | null> {
     return this.c.db.logEntry.findUnique({ where: { id } });
+  }
+
+  findMany(ids: string[]): Promise<LogRow[]> {
+    const sql = Prisma.sql`SELECT ${LOG_COLUMNS} FROM log_entries WHERE id = ANY(${ids}::text[])`;
+    return this.c.sql<LogRow>(sql.text, sql.values);
   }
 
   /** Entries of a list or export filter, newest first, strictly after `after`. */
