@@ -7,8 +7,8 @@ import type { ExportFiles, ExportFileWriter } from './files.js';
 import { csvHeader, csvLine, csvLineFromCells, type ExportFormat, jsonArray } from './formats.js';
 import type { CsvCellsRow, ExportRow } from './repository.js';
 
-const JSON_BATCH = 2000;
-const CSV_BATCH = 10_000;
+/** Entries per read: larger batches read no faster here, and hold more memory. */
+const BATCH = 2000;
 /** What the file is written in: one write (or one export_chunks row) per ~1 MiB. */
 const CHUNK_CHARS = 1 << 20;
 const HEARTBEAT_MS = 5_000;
@@ -23,6 +23,12 @@ function cursorOf(
   const at =
     entries.get(row.id)?.timestamp ?? row.cells.slice(row.id.length + 1, row.id.length + 25);
   return { at, id: row.id };
+}
+
+/** The file being written: `add` says when a chunk is full, then `flush` writes it. */
+interface Output {
+  add(text: string): boolean;
+  flush(): Promise<void>;
 }
 
 /** The export would take stored export files past `SECADMIN_EXPORTS_MAX_BYTES`. */
@@ -166,47 +172,60 @@ export class ExportWorker {
     let pending: string[] = [];
     let pendingChars = 0;
     let bytes = 0;
+    // One chunk is stored while the next is read and formatted.
+    let storing: Promise<void> = Promise.resolve();
     const flush = async () => {
       const chunk = Buffer.from(pending.join(''));
       pending = [];
       pendingChars = 0;
+      await storing;
       if ((await files.usedBytes()) + chunk.length > maxBytes) {
         throw new OverQuota(
           `The export would take stored export files past their limit of ${maxBytes} bytes; narrow its range, or create it again once older exports have expired.`,
         );
       }
-      await file.write(chunk);
+      storing = file.write(chunk);
+      storing.catch(() => {});
       bytes += chunk.length;
     };
-    const write = async (text: string) => {
-      pending.push(text);
-      pendingChars += text.length;
-      if (pendingChars >= CHUNK_CHARS) await flush();
+    const out: Output = {
+      add: (text) => {
+        pending.push(text);
+        pendingChars += text.length;
+        return pendingChars >= CHUNK_CHARS;
+      },
+      flush,
     };
     const filter: LogFilter = {
       from: job.from,
       to: job.to,
       events: job.events.length > 0 ? job.events : undefined,
     };
-    const total =
-      (job.format as ExportFormat) === 'csv'
-        ? await this.writeCsv(job, filter, write, abandoned)
-        : await this.writeJson(job, filter, write, abandoned);
-    if (total === undefined) return undefined;
-    await flush();
-    return { total, bytes };
+    try {
+      const total =
+        (job.format as ExportFormat) === 'csv'
+          ? await this.writeCsv(job, filter, out, abandoned)
+          : await this.writeJson(job, filter, out, abandoned);
+      if (total === undefined) return undefined;
+      await flush();
+      await storing;
+      return { total, bytes };
+    } finally {
+      // Nothing may be stored after the caller discards the file.
+      await storing.catch(() => {});
+    }
   }
 
   private async writeCsv(
     job: ExportRow,
     filter: LogFilter,
-    write: (text: string) => Promise<void>,
+    out: Output,
     abandoned: () => boolean,
   ): Promise<number | undefined> {
     const { store } = this.options;
     const batch = (after: { at: Date | string; id: string } | undefined) =>
-      store.exports.csvCells(filter, after, CSV_BATCH, job.includeMetadata);
-    await write(csvHeader(job.includeMetadata));
+      store.exports.csvCells(filter, after, BATCH, job.includeMetadata);
+    out.add(csvHeader(job.includeMetadata));
     let total = 0;
     let rows = await batch(undefined);
     for (;;) {
@@ -218,18 +237,16 @@ export class ExportWorker {
       );
       const last = rows[rows.length - 1];
       // The database reads the next batch while this one is written.
-      const next = last && rows.length === CSV_BATCH ? batch(cursorOf(last, entries)) : undefined;
+      const next = last && rows.length === BATCH ? batch(cursorOf(last, entries)) : undefined;
       next?.catch(() => {});
-      let text = '';
       for (const [i, row] of rows.entries()) {
         const entry = entries.get(row.id);
         // An entry removed (retention) between the two reads is left out.
         const line = lines[i] ?? (entry && csvLine(entry, job.includeMetadata));
         if (line === undefined) continue;
-        text += line;
         total++;
+        if (out.add(line)) await out.flush();
       }
-      await write(text);
       if (!next) return total;
       rows = await next;
     }
@@ -238,32 +255,31 @@ export class ExportWorker {
   private async writeJson(
     job: ExportRow,
     filter: LogFilter,
-    write: (text: string) => Promise<void>,
+    out: Output,
     abandoned: () => boolean,
   ): Promise<number | undefined> {
     const { store } = this.options;
     const batchAfter = (rows: LogRow[]) => {
       const last = rows[rows.length - 1];
-      return last && rows.length === JSON_BATCH ? { at: last.timestamp, id: last.id } : undefined;
+      return last && rows.length === BATCH ? { at: last.timestamp, id: last.id } : undefined;
     };
-    await write(jsonArray.head);
+    out.add(jsonArray.head);
     let total = 0;
-    let rows = await store.logs.list(filter, undefined, JSON_BATCH);
+    let rows = await store.logs.list(filter, undefined, BATCH);
     for (;;) {
       if (abandoned()) return undefined;
       const after = batchAfter(rows);
-      const next = after && store.logs.list(filter, after, JSON_BATCH);
+      const next = after && store.logs.list(filter, after, BATCH);
       next?.catch(() => {});
-      let text = '';
       for (const row of rows) {
-        text += jsonArray.entry(row, total === 0, job.includeMetadata);
+        const full = out.add(jsonArray.entry(row, total === 0, job.includeMetadata));
         total++;
+        if (full) await out.flush();
       }
-      await write(text);
       if (!next) break;
       rows = await next;
     }
-    await write(jsonArray.tail);
+    out.add(jsonArray.tail);
     return total;
   }
 
