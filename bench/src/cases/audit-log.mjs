@@ -108,7 +108,7 @@ export async function auditLogCases({ smoke, adminUrl }) {
   /** @type {Row[]} */
   const rows = [];
   const database = await freshDatabase(adminUrl);
-  let server = await startSecadmin({ databaseUrl: database.url });
+  const server = await startSecadmin({ databaseUrl: database.url });
   const scratch = await mkdtemp(join(tmpdir(), 'secadmin-bench-copy-'));
   const db = new pg.Client({ connectionString: database.url });
   await db.connect();
@@ -242,10 +242,12 @@ export async function auditLogCases({ smoke, adminUrl }) {
       met: deep.p50Ms <= first.p50Ms * 1.2,
     });
 
-    // Export: CSV of everything until completed, vs COPY … TO STDOUT. A fresh server
-    // process, so that its peak memory is the export's, not the ingest's.
-    await server.stop();
-    server = await startSecadmin({ databaseUrl: database.url });
+    // Export: CSV of everything until completed, vs COPY … TO STDOUT, on the server that
+    // ingested the log (issue 13): its RSS is sampled while the export runs.
+    let peak = server.rssMb();
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, server.rssMb());
+    }, 50);
     const t2 = performance.now();
     const created = /** @type {{ data: components['schemas']['ExportCreated'] }} */ (
       await server.api('/v1/logs/export', {
@@ -261,6 +263,7 @@ export async function auditLogCases({ smoke, adminUrl }) {
         await server.api(`/v1/logs/export/${created.data.exportId}`)
       ).data;
     } while (state.status === 'processing');
+    clearInterval(sampler);
     const { totalRecords } = state;
     if (state.status !== 'completed' || totalRecords === undefined)
       throw new Error(`export ${created.data.exportId} ${state.status}: ${state.error ?? ''}`);
@@ -274,15 +277,14 @@ export async function auditLogCases({ smoke, adminUrl }) {
     ))
       copiedBytes += chunk.length;
     const copyOutRate = totalRecords / ((performance.now() - t3) / 1000);
-    const peak = server.peakRssMb();
     rows.push({
       case: `export CSV, ${totalRecords.toLocaleString('en')} entries`,
       peer: 'COPY … TO STDOUT WITH CSV',
-      secadmin: `${Math.round(exportRate).toLocaleString('en')} rows/s, server peak RSS ${peak.toFixed(0)} MB`,
+      secadmin: `${Math.round(exportRate).toLocaleString('en')} rows/s, server peak RSS during it ${peak.toFixed(0)} MB`,
       peerFigure: `${Math.round(copyOutRate).toLocaleString('en')} rows/s (${(copiedBytes / 1e6).toFixed(0)} MB)`,
       ratio: exportRate / copyOutRate,
-      target: '≥ 0.5× COPY; peak RSS < 300 MB',
-      met: exportRate >= 0.5 * copyOutRate && peak < 300,
+      target: '≥ 0.6× COPY; peak RSS < 300 MB',
+      met: exportRate >= 0.6 * copyOutRate && peak < 300,
     });
   } finally {
     await db.end();

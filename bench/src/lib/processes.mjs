@@ -79,8 +79,8 @@ export async function startSecadmin({ node = SYSTEM_NODE, databaseUrl, env = {} 
   return {
     base,
     pid: child.pid,
-    peakRssMb: () =>
-      Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]) / 1024,
+    rssMb: () =>
+      Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]) / 1024,
     /**
      * A call with the root key: the parsed JSON body, for the caller to type; throws on non-2xx.
      * @param {string} path
