@@ -82,9 +82,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const metrics = new Metrics();
     const store = createRepositories(db);
     const files: ExportFiles =
-      db.kind === 'postgres'
-        ? new PostgresExportFiles({ sql: db.query })
-        : new DataDirExportFiles(config.dataDir);
+      db.kind === 'postgres' ? new PostgresExportFiles(db) : new DataDirExportFiles(config.dataDir);
     const worker = new ExportWorker({
       store,
       files,
