@@ -140,30 +140,43 @@ export async function auditLogCases({ smoke, adminUrl }) {
     ingestMs += await ingest(total);
     const ingestRate = total / (ingestMs / 1000);
 
-    // The same rows through COPY into an identical table (same generated column, same indexes).
+    const ingestRssMb = server.rssMb();
+    const ingestPeakMb = server.peakRssMb();
+
+    // The same rows through COPY: into a table with only the primary key (the target's
+    // peer), and for reference into an identical one (same generated column, same indexes).
     const file = join(scratch, 'rows.csv');
     await writeFile(file, `${Array.from({ length: total }, (_, i) => copyRow(i)).join('\n')}\n`);
-    await db.query('CREATE TABLE log_entries_copy (LIKE log_entries INCLUDING ALL)');
-    const t1 = performance.now();
-    await pipeline(
-      createReadStream(file),
-      db.query(
-        copyFrom(
-          'COPY log_entries_copy (id, timestamp, event, actor_id, actor_email, actor_type, target_id, target_type, ip, user_agent, city, country, result, metadata, origin, ingested_by, received_at) FROM STDIN WITH CSV',
+    /** @param {string} like */
+    const copyRate = async (like) => {
+      await db.query(`CREATE TABLE log_entries_copy (${like})`);
+      if (!like.includes('INCLUDING ALL'))
+        await db.query('ALTER TABLE log_entries_copy ADD PRIMARY KEY (id)');
+      const started = performance.now();
+      await pipeline(
+        createReadStream(file),
+        db.query(
+          copyFrom(
+            'COPY log_entries_copy (id, timestamp, event, actor_id, actor_email, actor_type, target_id, target_type, ip, user_agent, city, country, result, metadata, origin, ingested_by, received_at) FROM STDIN WITH CSV',
+          ),
         ),
-      ),
-    );
-    const copyRate = total / ((performance.now() - t1) / 1000);
-    await db.query('DROP TABLE log_entries_copy');
+      );
+      const rate = total / ((performance.now() - started) / 1000);
+      await db.query('DROP TABLE log_entries_copy');
+      return rate;
+    };
+    const primaryKeyOnly = await copyRate('LIKE log_entries INCLUDING DEFAULTS');
+    const identical = await copyRate('LIKE log_entries INCLUDING ALL');
     await db.query('ANALYZE log_entries');
+    const rate = (/** @type {number} */ n) => `${Math.round(n).toLocaleString('en')} rows/s`;
     rows.push({
       case: `ingest, batches of 1,000, ${total.toLocaleString('en')} entries`,
-      peer: 'COPY FROM STDIN',
-      secadmin: `${Math.round(ingestRate).toLocaleString('en')} rows/s`,
-      peerFigure: `${Math.round(copyRate).toLocaleString('en')} rows/s`,
-      ratio: ingestRate / copyRate,
+      peer: 'COPY FROM STDIN, primary key only',
+      secadmin: `${rate(ingestRate)}; server RSS ${ingestRssMb.toFixed(0)} MB after, peak ${ingestPeakMb.toFixed(0)} MB`,
+      peerFigure: `${rate(primaryKeyOnly)} (into an identical table: ${rate(identical)})`,
+      ratio: ingestRate / primaryKeyOnly,
       target: '≥ 0.3× COPY',
-      met: ingestRate >= 0.3 * copyRate,
+      met: ingestRate >= 0.3 * primaryKeyOnly,
     });
 
     // The search mix at the full size, vs the same words as ILIKE scans over the same text.
