@@ -56,6 +56,10 @@ interface Visit {
   depth: number;
 }
 
+/** Numbers, booleans and null hold nothing to report: not worth a visit. */
+const mayViolate = (value: unknown) =>
+  typeof value === 'string' || (value !== null && typeof value === 'object');
+
 /** `body.entries[0].metadata.note`: the root, then each step from the top down. */
 function pathOf(visit: Visit, root: string): string {
   const steps: (number | string)[] = [];
@@ -96,7 +100,8 @@ export function jsonViolations(value: unknown, root: string): ErrorDetail[] {
     // Pushed in reverse, so that violations are reported in document order.
     if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--)
-        stack.push({ value: value[i], parent: visit, step: i, depth: depth + 1 });
+        if (mayViolate(value[i]))
+          stack.push({ value: value[i], parent: visit, step: i, depth: depth + 1 });
       continue;
     }
     const keys = Object.keys(value);
@@ -117,7 +122,7 @@ export function jsonViolations(value: unknown, root: string): ErrorDetail[] {
     }
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i] as string;
-      if (!RESERVED_KEYS.has(key))
+      if (!RESERVED_KEYS.has(key) && mayViolate((value as Record<string, unknown>)[key]))
         stack.push({
           value: (value as Record<string, unknown>)[key],
           parent: visit,

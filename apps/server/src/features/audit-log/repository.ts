@@ -15,7 +15,16 @@ const LOG_COLUMNS = Prisma.sql`
   city, country, region, lat, lng, result, trace_id AS "traceId", metadata, origin,
   ingested_by AS "ingestedBy", received_at AS "receivedAt"`;
 
-const instant = (value: Date | string) => (value instanceof Date ? value.toISOString() : value);
+/**
+ * A batch's `receivedAt`, and `timestamp` when not sent, is one Date: formatted once, not
+ * once per row (`toISOString` was the costliest step of building the arrays).
+ */
+let lastInstant: { date: Date; text: string } | undefined;
+function instant(value: Date | string): string {
+  if (typeof value === 'string') return value;
+  if (lastInstant?.date !== value) lastInstant = { date: value, text: value.toISOString() };
+  return lastInstant.text;
+}
 const orNull = <T>(value: T | null | undefined, text: (value: T) => string) =>
   value === null || value === undefined ? null : text(value);
 
