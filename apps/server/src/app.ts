@@ -28,6 +28,8 @@ export interface AppDeps {
   logger: Logger;
   inFlight: InFlightRequests;
   metrics: Metrics;
+  /** True while free disk space is below `SECADMIN_MIN_FREE_DISK_MB`: writes get 503. */
+  diskLow: () => boolean;
 }
 
 /** The bundled spec, the rendered reference and its icon, as built (with compressed copies). */
@@ -49,6 +51,7 @@ export function createApp({
   logger,
   inFlight,
   metrics,
+  diskLow,
 }: AppDeps): Express {
   const spec = loadSpec();
   const operations = readOperations(spec);
@@ -72,6 +75,7 @@ export function createApp({
         handlers: createHandlers(services, {
           ping,
           rateLimitStoreHealth: () => rateLimits.health(),
+          diskLow,
           ...loadSystemFiles(),
         }),
         authenticate: authenticator({
@@ -84,6 +88,7 @@ export function createApp({
         rateLimits,
         idempotency: services.idempotency,
         validateResponses: config.validateResponses,
+        diskLow,
       }),
     ]),
   );

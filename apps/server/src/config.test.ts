@@ -42,4 +42,12 @@ describe('loadConfig', () => {
         'SECADMIN_LOG_RETENTION_DAYS must be an integer ≥ 1',
       );
   });
+
+  it('reads SECADMIN_MIN_FREE_DISK_MB as bytes, 512 MiB by default, 0 to turn the check off', () => {
+    expect(loadConfig({}).minFreeDiskBytes).toBe(512 * 2 ** 20);
+    expect(loadConfig({ SECADMIN_MIN_FREE_DISK_MB: '0' }).minFreeDiskBytes).toBe(0);
+    expect(() => loadConfig({ SECADMIN_MIN_FREE_DISK_MB: '1.5' })).toThrow(
+      'SECADMIN_MIN_FREE_DISK_MB must be an integer',
+    );
+  });
 });

@@ -17,6 +17,8 @@ export interface Config {
   signingKey: string | undefined;
   downloadUrl: string;
   downloadTtlSeconds: number;
+  /** The most that stored export files may take together. */
+  exportsMaxBytes: number;
   rootRateLimit: number;
   trustProxy: boolean | number | string;
   logLevel: string;
@@ -26,6 +28,8 @@ export interface Config {
   corsOrigins: string[];
   /** Audit entries older than this many days are removed; undefined: kept forever. */
   logRetentionDays: number | undefined;
+  /** Below this many bytes free on the data dir's filesystem, writes get 503; 0: never. */
+  minFreeDiskBytes: number;
   /** Validate every response against the spec (tests): a drift becomes a 500. */
   validateResponses: boolean;
 }
@@ -103,12 +107,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       '',
     ),
     downloadTtlSeconds: integer(env, 'SECADMIN_DOWNLOAD_TTL_S', 86_400, 1),
+    exportsMaxBytes: integer(env, 'SECADMIN_EXPORTS_MAX_BYTES', 10 * 1024 ** 3),
     rootRateLimit: integer(env, 'SECADMIN_ROOT_RATE_LIMIT', 100_000, 1),
     trustProxy: trustProxy(env.SECADMIN_TRUST_PROXY),
     logLevel: env.LOG_LEVEL || 'info',
     metricsPort: integer(env, 'SECADMIN_METRICS_PORT', 9464),
     corsOrigins: origins(env.SECADMIN_CORS_ORIGINS),
     logRetentionDays: optionalInteger(env, 'SECADMIN_LOG_RETENTION_DAYS', 1),
+    minFreeDiskBytes: integer(env, 'SECADMIN_MIN_FREE_DISK_MB', 512) * 2 ** 20,
     validateResponses: env.SECADMIN_VALIDATE_RESPONSES === 'true',
   };
 }

@@ -1,6 +1,9 @@
 import { loadConfig } from './config.js';
 import { createLogger } from './logger.js';
-import { startServer } from './server.js';
+import { SHUTDOWN_BUDGET_MS, startServer } from './server.js';
+
+/** decisions.md §12 allows 10 s from SIGTERM to exit; a second left for a blocked event loop. */
+const HARD_EXIT_MS = SHUTDOWN_BUDGET_MS + 1_000;
 
 function configOrExit() {
   try {
@@ -23,13 +26,17 @@ try {
   );
   let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
     stopping = true;
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    // close() bounds each of its steps; this is for what no bound foresees.
     const timer = setTimeout(() => {
-      logger.error('shutdown took longer than 10 s; exiting');
+      logger.error(`shutdown took longer than ${HARD_EXIT_MS / 1000} s; exiting`);
       process.exit(1);
-    }, 10_000);
+    }, HARD_EXIT_MS);
     timer.unref();
     await server.close();
     logger.info('stopped');

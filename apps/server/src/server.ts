@@ -7,11 +7,14 @@ import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { Sealer } from './features/audit-log/chain/sealer.js';
 import { loadSigningKey } from './features/audit-log/chain/signing-key.js';
+import { DataDirExportFiles, type ExportFiles } from './features/audit-log/exports/files.js';
+import { PostgresExportFiles } from './features/audit-log/exports/postgres-files.js';
 import { ExportWorker } from './features/audit-log/exports/worker.js';
 import { applyRetentionHourly } from './features/audit-log/retention/schedule.js';
 import { LogRetention } from './features/audit-log/retention/service.js';
 import { sweepIdempotencyKeys } from './features/idempotency/sweeper.js';
 import { createServices, type Services } from './features/services.js';
+import { FreeDiskSpace } from './free-disk-space.js';
 import { InFlightRequests } from './http/in-flight.js';
 import { Metrics } from './metrics.js';
 import { FaultTolerantRateLimitStore } from './rate-limit/fault-tolerant-store.js';
@@ -31,16 +34,50 @@ export interface RunningServer {
   sealer: Sealer;
   /** `GET /metrics` of this server; undefined when `metricsPort` is 0. */
   metricsUrl: string | undefined;
-  /** Stops accepting, finishes in-flight requests, stops the worker, closes the database. */
+  /**
+   * Stops accepting, finishes in-flight requests, stops the worker, closes the database; each
+   * step has its own bound, so it settles within `SHUTDOWN_BUDGET_MS` whatever hangs.
+   */
   close(): Promise<void>;
+}
+
+/** decisions.md §12: SIGTERM ends the process within 10 s; main.ts exits hard past this. */
+export const SHUTDOWN_BUDGET_MS = 8_000;
+/** In-flight requests get this long to finish; then their connections are cut. */
+const DRAIN_MS = 4_500;
+/** Then the export worker and retention, and the rate-limit store, each at most this long. */
+const STEP_MS = 1_000;
+
+/** Waits for `work`, but no longer than `ms`: a step that hangs must not hold up shutdown. */
+async function atMost(ms: number, work: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work.catch(() => {}),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
 }
 
 /** Opens the database, applies migrations, ensures the root key, and listens. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    onEmbeddedFailure: (error, criticalSections) =>
+      logger.error(
+        {
+          err: { message: error.message, code: (error as { code?: unknown }).code },
+          criticalSections,
+        },
+        'embedded database failed to write its files: database requests get 503 until a restart',
+      ),
+  });
   let rateLimits: RateLimitStore | undefined;
   let metricsListener: { url: string; server: Server } | undefined;
+  let stopDisk = () => {};
   try {
     await waitForDatabase(db, config, logger);
     const applied = await db.migrate();
@@ -60,9 +97,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       logger,
       observeLag: (seconds) => metrics.sealLag(seconds),
     });
+    const files: ExportFiles =
+      db.kind === 'postgres' ? new PostgresExportFiles(db) : new DataDirExportFiles(config.dataDir);
     const worker = new ExportWorker({
       store,
-      dataDir: config.dataDir,
+      files,
+      maxBytes: config.exportsMaxBytes,
       ttlSeconds: config.downloadTtlSeconds,
       logger,
       counters: metrics,
@@ -70,7 +110,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     });
     const services = createServices(store, {
       secret,
-      dataDir: config.dataDir,
+      files,
       downloadUrl: config.downloadUrl,
       onCreated: () => worker.kick(),
       soleWriter: db.kind === 'embedded',
@@ -99,6 +139,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       await shared.connect();
     } else rateLimits = new MemoryRateLimitStore();
     const inFlight = new InFlightRequests();
+    const disk = new FreeDiskSpace(config.dataDir, config.minFreeDiskBytes, logger);
+    await disk.start();
+    stopDisk = () => disk.stop();
     const app = createApp({
       config,
       ping: db.ping,
@@ -107,6 +150,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       logger,
       inFlight,
       metrics,
+      diskLow: () => disk.isLow(),
     });
     metricsListener =
       config.metricsPort === 0 ? undefined : await metrics.listen(config.metricsPort, config.host);
@@ -141,21 +185,24 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       sealer,
       metricsUrl: metricsListener?.url,
       close: async () => {
+        const deadline = Date.now() + SHUTDOWN_BUDGET_MS;
+        const upTo = (ms: number) => Math.max(0, Math.min(ms, deadline - Date.now()));
         listener?.server.close();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
-        await inFlight.drained(10_000);
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        // A client that keeps its connection (a stalled download) must not hold shutdown up.
+        await atMost(upTo(DRAIN_MS), Promise.all([closed, inFlight.drained(DRAIN_MS)]));
+        server.closeAllConnections();
         stopSweeping();
-        await stopRetention?.();
-        await worker.stop();
-        await sealer.stop();
-        await limits.close();
-        await db.close();
+        disk.stop();
+        await atMost(upTo(STEP_MS), Promise.all([stopRetention?.(), worker.stop(), sealer.stop()]));
+        await atMost(upTo(STEP_MS), limits.close());
+        // The rest of the budget (at least 1.5 s): the embedded database's final checkpoint.
+        await atMost(upTo(SHUTDOWN_BUDGET_MS), db.close());
       },
     };
   } catch (error) {
+    stopDisk();
     metricsListener?.server.close();
     await rateLimits?.close();
     await db.close();

@@ -109,7 +109,7 @@ export async function auditLogCases({ smoke, adminUrl }) {
   /** @type {Row[]} */
   const rows = [];
   const database = await freshDatabase(adminUrl);
-  let server = await startSecadmin({ databaseUrl: database.url });
+  const server = await startSecadmin({ databaseUrl: database.url });
   const scratch = await mkdtemp(join(tmpdir(), 'secadmin-bench-copy-'));
   const db = new pg.Client({ connectionString: database.url });
   await db.connect();
@@ -145,6 +145,9 @@ export async function auditLogCases({ smoke, adminUrl }) {
     const searchSmall = await measureSearchMix(server.api, { runs: searchRuns });
     ingestMs += await ingest(total);
     const ingestRate = total / (ingestMs / 1000);
+
+    const ingestRssMb = server.rssMb();
+    const ingestPeakMb = server.peakRssMb();
 
     // Sealing kept up with that load: from each batch's acknowledgement (the client's
     // clock, the same machine's) to each of its entries' sealed_at.
@@ -189,30 +192,40 @@ export async function auditLogCases({ smoke, adminUrl }) {
       met: verdict.valid,
     });
 
-    // The same rows through COPY into an identical table (same generated column, same indexes).
+    // The same rows through COPY: into a table with only the primary key (the target's
+    // peer), and for reference into an identical one (same generated column, same indexes).
     const file = join(scratch, 'rows.csv');
     await writeFile(file, `${Array.from({ length: total }, (_, i) => copyRow(i)).join('\n')}\n`);
-    await db.query('CREATE TABLE log_entries_copy (LIKE log_entries INCLUDING ALL)');
-    const t1 = performance.now();
-    await pipeline(
-      createReadStream(file),
-      db.query(
-        copyFrom(
-          'COPY log_entries_copy (id, timestamp, event, actor_id, actor_email, actor_type, target_id, target_type, ip, user_agent, city, country, result, metadata, origin, ingested_by, received_at) FROM STDIN WITH CSV',
+    /** @param {string} like */
+    const copyRate = async (like) => {
+      await db.query(`CREATE TABLE log_entries_copy (${like})`);
+      if (!like.includes('INCLUDING ALL'))
+        await db.query('ALTER TABLE log_entries_copy ADD PRIMARY KEY (id)');
+      const started = performance.now();
+      await pipeline(
+        createReadStream(file),
+        db.query(
+          copyFrom(
+            'COPY log_entries_copy (id, timestamp, event, actor_id, actor_email, actor_type, target_id, target_type, ip, user_agent, city, country, result, metadata, origin, ingested_by, received_at) FROM STDIN WITH CSV',
+          ),
         ),
-      ),
-    );
-    const copyRate = total / ((performance.now() - t1) / 1000);
-    await db.query('DROP TABLE log_entries_copy');
+      );
+      const rate = total / ((performance.now() - started) / 1000);
+      await db.query('DROP TABLE log_entries_copy');
+      return rate;
+    };
+    const primaryKeyOnly = await copyRate('LIKE log_entries INCLUDING DEFAULTS');
+    const identical = await copyRate('LIKE log_entries INCLUDING ALL');
     await db.query('ANALYZE log_entries');
+    const rate = (/** @type {number} */ n) => `${Math.round(n).toLocaleString('en')} rows/s`;
     rows.push({
       case: `ingest, batches of 1,000, ${total.toLocaleString('en')} entries`,
-      peer: 'COPY FROM STDIN',
-      secadmin: `${Math.round(ingestRate).toLocaleString('en')} rows/s`,
-      peerFigure: `${Math.round(copyRate).toLocaleString('en')} rows/s`,
-      ratio: ingestRate / copyRate,
+      peer: 'COPY FROM STDIN, primary key only',
+      secadmin: `${rate(ingestRate)}; server RSS ${ingestRssMb.toFixed(0)} MB after, peak ${ingestPeakMb.toFixed(0)} MB`,
+      peerFigure: `${rate(primaryKeyOnly)} (into an identical table: ${rate(identical)})`,
+      ratio: ingestRate / primaryKeyOnly,
       target: '≥ 0.3× COPY',
-      met: ingestRate >= 0.3 * copyRate,
+      met: ingestRate >= 0.3 * primaryKeyOnly,
     });
 
     // The search mix at the full size, vs the same words as ILIKE scans over the same text.
@@ -291,10 +304,12 @@ export async function auditLogCases({ smoke, adminUrl }) {
       met: deep.p50Ms <= first.p50Ms * 1.2,
     });
 
-    // Export: CSV of everything until completed, vs COPY … TO STDOUT. A fresh server
-    // process, so that its peak memory is the export's, not the ingest's.
-    await server.stop();
-    server = await startSecadmin({ databaseUrl: database.url });
+    // Export: CSV of everything until completed, vs COPY … TO STDOUT, on the server that
+    // ingested the log (issue 13): its RSS is sampled while the export runs.
+    let peak = server.rssMb();
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, server.rssMb());
+    }, 50);
     const t2 = performance.now();
     const created = /** @type {{ data: components['schemas']['ExportCreated'] }} */ (
       await server.api('/v1/logs/export', {
@@ -310,6 +325,7 @@ export async function auditLogCases({ smoke, adminUrl }) {
         await server.api(`/v1/logs/export/${created.data.exportId}`)
       ).data;
     } while (state.status === 'processing');
+    clearInterval(sampler);
     const { totalRecords } = state;
     if (state.status !== 'completed' || totalRecords === undefined)
       throw new Error(`export ${created.data.exportId} ${state.status}: ${state.error ?? ''}`);
@@ -323,15 +339,14 @@ export async function auditLogCases({ smoke, adminUrl }) {
     ))
       copiedBytes += chunk.length;
     const copyOutRate = totalRecords / ((performance.now() - t3) / 1000);
-    const peak = server.peakRssMb();
     rows.push({
       case: `export CSV, ${totalRecords.toLocaleString('en')} entries`,
       peer: 'COPY … TO STDOUT WITH CSV',
-      secadmin: `${Math.round(exportRate).toLocaleString('en')} rows/s, server peak RSS ${peak.toFixed(0)} MB`,
+      secadmin: `${Math.round(exportRate).toLocaleString('en')} rows/s, server peak RSS during it ${peak.toFixed(0)} MB`,
       peerFigure: `${Math.round(copyOutRate).toLocaleString('en')} rows/s (${(copiedBytes / 1e6).toFixed(0)} MB)`,
       ratio: exportRate / copyOutRate,
-      target: '≥ 0.5× COPY; peak RSS < 300 MB',
-      met: exportRate >= 0.5 * copyOutRate && peak < 300,
+      target: '≥ 0.6× COPY; peak RSS < 300 MB',
+      met: exportRate >= 0.6 * copyOutRate && peak < 300,
     });
   } finally {
     await db.end();

@@ -52,6 +52,15 @@ export async function waitFor(url, timeoutMs = 30_000) {
 }
 
 /**
+ * A memory figure of a process from /proc (VmRSS: resident now; VmHWM: peak), in MB.
+ * @param {number | undefined} pid
+ * @param {'VmRSS' | 'VmHWM'} field
+ */
+const statusMb = (pid, field) =>
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) /
+  1024;
+
+/**
  * The secadmin server in its own process (so its memory can be read), on `node`.
  * @param {{ node?: string, databaseUrl?: string, env?: Record<string, string> }} [options]
  */
@@ -79,8 +88,8 @@ export async function startSecadmin({ node = SYSTEM_NODE, databaseUrl, env = {} 
   return {
     base,
     pid: child.pid,
-    peakRssMb: () =>
-      Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]) / 1024,
+    rssMb: () => statusMb(child.pid, 'VmRSS'),
+    peakRssMb: () => statusMb(child.pid, 'VmHWM'),
     /**
      * A call with the root key: the parsed JSON body, for the caller to type; throws on non-2xx.
      * @param {string} path

@@ -5,6 +5,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { lockDataDir } from './data-dir-lock.js';
+import { stopAfterWriteFailure } from './embedded-failure.js';
 import { PrismaClient } from './generated/prisma/client.js';
 import { applyMigrations, loadMigrations, type MigrationSession } from './migrations.js';
 
@@ -34,19 +35,29 @@ export interface OpenDatabaseOptions {
   dataDir: string;
   /** Connections in the PostgreSQL pool (default 10). */
   poolSize?: number;
+  /**
+   * Embedded only: called once when an error (a failed write of the WAL: disk full, I/O error)
+   * left PGlite unusable, with the count of critical sections it left open (undefined: could
+   * not be read). From then on every statement fails at once with SQLSTATE 57P03 until a restart.
+   */
+  onEmbeddedFailure?: (error: Error, criticalSections: number | undefined) => void;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   return options.url
     ? openPostgres(options.url, options.poolSize ?? 10)
-    : openEmbedded(options.dataDir);
+    : openEmbedded(options.dataDir, options.onEmbeddedFailure ?? (() => {}));
 }
 
-async function openEmbedded(dataDir: string): Promise<Database> {
+async function openEmbedded(
+  dataDir: string,
+  onFailure: (error: Error, criticalSections: number | undefined) => void,
+): Promise<Database> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const release = lockDataDir(join(dataDir, 'db.lock'));
   try {
     const pglite = await PGlite.create(join(dataDir, 'db'));
+    const { failed } = stopAfterWriteFailure(pglite, onFailure);
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
     const session: MigrationSession = {
       query: async <T>(sql: string, params?: unknown[]) =>
@@ -61,7 +72,8 @@ async function openEmbedded(dataDir: string): Promise<Database> {
       ping: async () => void (await pglite.query('SELECT 1')),
       close: async () => {
         await prisma.$disconnect();
-        await pglite.close();
+        // A failed instance is never called again: its shutdown checkpoint would spin too.
+        if (!failed()) await pglite.close();
         release();
       },
     };

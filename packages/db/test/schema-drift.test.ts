@@ -17,6 +17,7 @@ const SCALARS: Record<string, string> = {
   Boolean: 'boolean',
   Int: 'integer',
   BigInt: 'bigint',
+  Bytes: 'bytea',
   Float: 'double precision',
   Json: 'jsonb',
   DateTime: 'timestamp with time zone',

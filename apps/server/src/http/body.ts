@@ -47,27 +47,52 @@ function textProblem(text: string): string | undefined {
   return undefined;
 }
 
+/** A value met while walking a body; its path is spelled out only if it is reported. */
+interface Visit {
+  value: unknown;
+  parent: Visit | undefined;
+  /** Index in the parent array, or key in the parent object. */
+  step: number | string;
+  depth: number;
+}
+
+/** Numbers, booleans and null hold nothing to report: not worth a visit. */
+const mayViolate = (value: unknown) =>
+  typeof value === 'string' || (value !== null && typeof value === 'object');
+
+/** `body.entries[0].metadata.note`: the root, then each step from the top down. */
+function pathOf(visit: Visit, root: string): string {
+  const steps: (number | string)[] = [];
+  for (let at: Visit = visit; at.parent; at = at.parent) steps.push(at.step);
+  let path = root;
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const step = steps[i] as number | string;
+    path += typeof step === 'number' ? `[${step}]` : `.${step}`;
+  }
+  return path;
+}
+
 /**
  * Everything in a JSON value that no field may hold: U+0000 and unpaired surrogates (PostgreSQL
  * cannot store them), reserved keys, and nesting deeper than 32 levels. Walks with an explicit stack, so that a
- * hostile depth cannot exhaust the call stack, and stops below the depth limit.
+ * hostile depth cannot exhaust the call stack, and stops below the depth limit. Every value of
+ * an ingest batch passes here: paths are built only for what is reported.
  */
 export function jsonViolations(value: unknown, root: string): ErrorDetail[] {
   const violations: ErrorDetail[] = [];
-  const stack: { value: unknown; path: string; depth: number }[] = [
-    { value, path: root, depth: 0 },
-  ];
+  const stack: Visit[] = [{ value, parent: undefined, step: 0, depth: 0 }];
   while (stack.length > 0 && violations.length < MAX_DETAILS) {
-    const { value, path, depth } = stack.pop() as (typeof stack)[number];
+    const visit = stack.pop() as Visit;
+    const { value, depth } = visit;
     if (typeof value === 'string') {
       const problem = textProblem(value);
-      if (problem) violations.push({ field: path, message: problem });
+      if (problem) violations.push({ field: pathOf(visit, root), message: problem });
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
     if (depth + 1 > MAX_DEPTH) {
       violations.push({
-        field: path,
+        field: pathOf(visit, root),
         message: `must not be nested more than ${MAX_DEPTH} levels deep`,
       });
       continue;
@@ -75,22 +100,35 @@ export function jsonViolations(value: unknown, root: string): ErrorDetail[] {
     // Pushed in reverse, so that violations are reported in document order.
     if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--)
-        stack.push({ value: value[i], path: `${path}[${i}]`, depth: depth + 1 });
+        if (mayViolate(value[i]))
+          stack.push({ value: value[i], parent: visit, step: i, depth: depth + 1 });
       continue;
     }
-    const entries = Object.entries(value);
-    for (const [key] of entries) {
+    const keys = Object.keys(value);
+    for (const key of keys) {
       if (RESERVED_KEYS.has(key))
-        violations.push({ field: `${path}.${key}`, message: 'is a reserved key name' });
+        violations.push({
+          field: `${pathOf(visit, root)}.${key}`,
+          message: 'is a reserved key name',
+        });
       else {
         const problem = textProblem(key);
-        if (problem) violations.push({ field: path, message: `has an invalid key: it ${problem}` });
+        if (problem)
+          violations.push({
+            field: pathOf(visit, root),
+            message: `has an invalid key: it ${problem}`,
+          });
       }
     }
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const [key, item] = entries[i] as [string, unknown];
-      if (!RESERVED_KEYS.has(key))
-        stack.push({ value: item, path: `${path}.${key}`, depth: depth + 1 });
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i] as string;
+      if (!RESERVED_KEYS.has(key) && mayViolate((value as Record<string, unknown>)[key]))
+        stack.push({
+          value: (value as Record<string, unknown>)[key],
+          parent: visit,
+          step: key,
+          depth: depth + 1,
+        });
     }
   }
   return violations;

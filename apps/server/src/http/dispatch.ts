@@ -22,7 +22,12 @@ export interface DispatchDeps {
   idempotency: IdempotencyService;
   /** Check every JSON response against the spec (tests). */
   validateResponses: boolean;
+  /** True while free disk space is below `SECADMIN_MIN_FREE_DISK_MB`: writes get 503. */
+  diskLow: () => boolean;
 }
+
+/** Free space is looked at every second; a client retrying sooner would only be refused again. */
+const DISK_LOW_RETRY_AFTER_S = 5;
 
 interface Served {
   operation: Operation;
@@ -36,7 +41,7 @@ interface Served {
 
 /**
  * Serves every operation of the spec, in this order: route → key (401, 429) → policy (403)
- * → `Idempotency-Key` (400) → media type (415) → body (413, malformed JSON) → reserved keys,
+ * → disk low for a write (503) → `Idempotency-Key` (400) → media type (415) → body (413, malformed JSON) → reserved keys,
  * depth, NUL → schema (400) → idempotency claim (replay, 409, 422) → handler. Nothing is read
  * from the body before the key and its rights are known.
  */
@@ -73,6 +78,13 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
       res.locals.keyId = auth.key.id;
       await deps.authorize(req, auth, access, params);
     }
+    if (operation.writes && deps.diskLow())
+      throw new ApiError(
+        'unavailable',
+        'The server is low on disk space and refuses writes until space is freed; reads go on.',
+        undefined,
+        DISK_LOW_RETRY_AFTER_S,
+      );
     const idempotencyKey = auth && req.method === 'POST' ? idempotencyKeyOf(req) : undefined;
     requireJsonBody(req);
     const body = await readJsonBody(req, res, operation.maxBodyBytes);

@@ -28,6 +28,11 @@ export interface Operation {
   path: string;
   access: AccessRule;
   maxBodyBytes: number;
+  /**
+   * Whether it may store something, so is refused while the disk is low (decisions.md §12):
+   * every POST, PATCH and DELETE but those the spec marks `x-secadmin-read-only` (search, simulate).
+   */
+  writes: boolean;
   /** The operation object of the bundled spec (parameters, request body, responses). */
   spec: Record<string, unknown>;
 }
@@ -40,6 +45,7 @@ export interface RouteMatch {
 /** decisions.md §5: 1 MiB, unless the operation's `x-secadmin-max-body-bytes` says otherwise. */
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
+const WRITING_METHODS = new Set(['put', 'post', 'patch', 'delete']);
 
 export function readOperations(spec: Spec): Operation[] {
   const operations: Operation[] = [];
@@ -56,6 +62,7 @@ export function readOperations(spec: Spec): Operation[] {
         access,
         maxBodyBytes:
           (operation['x-secadmin-max-body-bytes'] as number | undefined) ?? DEFAULT_MAX_BODY_BYTES,
+        writes: WRITING_METHODS.has(method) && operation['x-secadmin-read-only'] !== true,
         spec: {
           ...operation,
           parameters: [

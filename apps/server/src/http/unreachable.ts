@@ -39,6 +39,8 @@ const UNREACHABLE_CODES = new Set([
   '08006',
   '08001',
   '08004',
+  // disk_full: the server cannot store more; nothing the request did wrong, retry later
+  '53100',
   // Prisma: can't reach the server, connection timed out, closed; its driver adapters' kinds
   'P1001',
   'P1002',

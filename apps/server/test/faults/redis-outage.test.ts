@@ -53,7 +53,10 @@ describe('Redis unreachable', { timeout: 120_000 }, () => {
       await waitFor('the outage warning', async () => warned());
       expect(await readiness(server)).toEqual({
         status: 200,
-        body: { status: 'degraded', checks: { database: 'ok', rateLimitStore: 'degraded' } },
+        body: {
+          status: 'degraded',
+          checks: { database: 'ok', rateLimitStore: 'degraded' },
+        },
       });
       await redis.start();
       await waitFor('readiness ok', async () => (await readiness(server)).body.status === 'ok');

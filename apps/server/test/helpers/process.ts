@@ -7,6 +7,8 @@ const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 export interface ServerProcess {
   url: string;
   child: ChildProcess;
+  /** What it wrote to stdout so far (its log lines). */
+  output: () => string;
   /** SIGKILL: no graceful shutdown, no flushing, like a crash. */
   kill9(): Promise<void>;
   stop(): Promise<void>;
@@ -62,6 +64,7 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
   return {
     url,
     child,
+    output,
     kill9: async () => {
       child.kill('SIGKILL');
       await exited;

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { generateSecret } from '../../src/features/api-keys/service.js';
 import { createKey, createPolicy, failure, outsideWindowBoundary } from '../helpers/fixtures.js';
-import { createTestDatabase, raw, startTestServer, type TestServer } from '../helpers/server.js';
+import {
+  createTestDatabase,
+  localDownload,
+  raw,
+  startTestServer,
+  type TestServer,
+} from '../helpers/server.js';
 
 describe('two instances on one PostgreSQL and one Redis', () => {
   let a: TestServer;
@@ -21,6 +27,8 @@ describe('two instances on one PostgreSQL and one Redis', () => {
       signingKey: generateKeyPairSync('ed25519')
         .privateKey.export({ format: 'pem', type: 'pkcs8' })
         .toString(),
+      // Download tokens signed by one instance are checked by the other.
+      secret: generateSecret(),
     };
     [a, b] = (await Promise.all([1, 2].map(() => startTestServer('embedded', shared)))) as [
       TestServer,
@@ -81,7 +89,7 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     expect(await failure(b.clientWith(key.secret).GET('/v1/users'))).toMatchObject({ status: 401 });
   });
 
-  it('work on each export in exactly one instance', async () => {
+  it('work on each export in exactly one instance, and serve its file from either (no shared disk)', async () => {
     await a.client.POST('/v1/logs', {
       body: {
         entries: Array.from({ length: 300 }, (_, i) => ({
@@ -89,33 +97,47 @@ describe('two instances on one PostgreSQL and one Redis', () => {
           actor: { type: 'service', id: `x${i}` },
           result: 'success' as const,
           timestamp: '2021-03-03T00:00:00.000Z',
+          metadata: { padding: 'p'.repeat(6000 + i) },
         })),
       },
     });
     const created = await Promise.all(
-      Array.from({ length: 4 }, (_, i) =>
+      (['csv', 'json', 'csv', 'json'] as const).map((format, i) =>
         (i % 2 === 0 ? a : b).client.POST('/v1/logs/export', {
-          body: { from: '2021-03-03', to: '2021-03-04', format: 'csv' },
+          body: { from: '2021-03-03', to: '2021-03-04', format },
         }),
       ),
     );
     const ids = created.map((r) => r.data?.data.exportId as string);
+    const exportState = async (exportId: string) =>
+      (await a.client.GET('/v1/logs/export/{exportId}', { params: { path: { exportId } } })).data
+        ?.data;
     for (const exportId of ids) {
-      for (let i = 0; i < 200; i++) {
-        const state = (
-          await a.client.GET('/v1/logs/export/{exportId}', { params: { path: { exportId } } })
-        ).data?.data;
-        if (state?.status !== 'processing') {
-          expect(state).toMatchObject({ status: 'completed', totalRecords: 300 });
-          break;
-        }
-        await new Promise((r) => setTimeout(r, 50));
+      let state: Awaited<ReturnType<typeof exportState>> | undefined;
+      for (let i = 0; i < 400 && state?.status !== 'completed'; i++) {
+        state = await exportState(exportId);
+        if (state?.status === 'processing') await new Promise((r) => setTimeout(r, 50));
+        else expect(state).toMatchObject({ status: 'completed', totalRecords: 300 });
       }
-      const files = [a, b].filter((s) =>
-        existsSync(join(s.config.dataDir, 'exports', `${exportId}.csv`)),
+      // Larger than one ~1 MiB chunk: the download streams several.
+      expect(state?.fileSizeBytes).toBeGreaterThan(1.2 * 2 ** 20);
+      const [fromA, fromB] = await Promise.all(
+        [a, b].map(async (s) => {
+          const res = await fetch(localDownload(s, state?.downloadUrl as string));
+          expect(res.status).toBe(200);
+          expect(res.headers.get('content-length')).toBe(String(state?.fileSizeBytes));
+          return Buffer.from(await res.arrayBuffer());
+        }),
       );
-      expect(files, exportId).toHaveLength(1);
+      expect(fromA?.length).toBe(state?.fileSizeBytes);
+      expect(fromA?.equals(fromB as Buffer)).toBe(true);
     }
+    const claimedBy = await database.query<{ claimed_by: string }>(
+      'SELECT claimed_by FROM exports WHERE id = ANY($1)',
+      [ids],
+    );
+    expect(claimedBy.map((r) => r.claimed_by).every(Boolean)).toBe(true);
+    for (const s of [a, b]) expect(existsSync(join(s.config.dataDir, 'exports'))).toBe(false);
   });
 
   it('seal what both ingest at once into one gapless, valid chain', async () => {

@@ -411,9 +411,14 @@ export interface Resources {
      * row and one row per entry with the columns
      * `id,timestamp,event,actor.id,actor.email,actor.type,target.id,target.type,context.ip,context.userAgent,context.location.city,context.location.country,context.location.region,context.location.coordinates.lat,context.location.coordinates.lng,result,traceId,origin,ingestedBy,receivedAt,metadata`
      * (RFC 4180 quoting; a text cell starting with `=`, `+`, `-`, `@`, tab or CR is
-     * prefixed with `'`). `includeMetadata: false` leaves `metadata` out. Exports
+     * prefixed with `'`). `includeMetadata: false` leaves `metadata` out. The file is
+     * stored in the data dir with the embedded database, and in PostgreSQL (in ~1 MiB
+     * chunks) with `DATABASE_URL`, so that any instance serves any download. Exports
      * still processing when the server stops are finished after it restarts; a failure
-     * ends in `status: failed` with `error`. At most 5 exports per key may be
+     * ends in `status: failed` with `error`: among others when the file cannot be written
+     * (a full disk), or when it would take all stored export files together past
+     * `SECADMIN_EXPORTS_MAX_BYTES` (default 10 GiB; its partial file is removed, and
+     * `error` names the limit). At most 5 exports per key may be
      * processing at once: a sixth is a 429 with `Retry-After`. Writes a
      * `logs.export.created` audit entry.
      *
@@ -434,7 +439,9 @@ export interface Resources {
      * Download an export file
      *
      * Streams a completed export's file: `application/json` or `text/csv`, with a
-     * `Content-Disposition` attachment filename. No bearer key: the `token` (an HMAC
+     * `Content-Disposition` attachment filename and its `Content-Length`. With
+     * `DATABASE_URL` every instance serves every export's file (it is stored in
+     * PostgreSQL), given that the instances share `SECADMIN_SECRET`. No bearer key: the `token` (an HMAC
      * over the export id and its expiry) authorizes it. A wrong token is a 403; past
      * `expiresAt` the URL answers 410 and the file is deleted. Rate-limited per client IP.
      *
@@ -495,7 +502,7 @@ export interface Resources {
     /**
      * Readiness
      *
-     * Answers 200 while the database is reachable, 503 when it is not, and says in `checks` how each dependency is. An unreachable Redis in `open` mode keeps it 200 with `status: degraded`. No authentication, no rate limit.
+     * Answers 200 while the database is reachable, 503 when it is not, and says in `checks` how each dependency is. An unreachable Redis in `open` mode, or free disk space below `SECADMIN_MIN_FREE_DISK_MB`, keeps it 200 with `status: degraded`. No authentication, no rate limit.
      *
      * `GET /readyz` (`getReadiness`)
      */

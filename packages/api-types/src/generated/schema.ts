@@ -298,9 +298,14 @@ export interface paths {
          *     row and one row per entry with the columns
          *     `id,timestamp,event,actor.id,actor.email,actor.type,target.id,target.type,context.ip,context.userAgent,context.location.city,context.location.country,context.location.region,context.location.coordinates.lat,context.location.coordinates.lng,result,traceId,origin,ingestedBy,receivedAt,metadata`
          *     (RFC 4180 quoting; a text cell starting with `=`, `+`, `-`, `@`, tab or CR is
-         *     prefixed with `'`). `includeMetadata: false` leaves `metadata` out. Exports
+         *     prefixed with `'`). `includeMetadata: false` leaves `metadata` out. The file is
+         *     stored in the data dir with the embedded database, and in PostgreSQL (in ~1 MiB
+         *     chunks) with `DATABASE_URL`, so that any instance serves any download. Exports
          *     still processing when the server stops are finished after it restarts; a failure
-         *     ends in `status: failed` with `error`. At most 5 exports per key may be
+         *     ends in `status: failed` with `error`: among others when the file cannot be written
+         *     (a full disk), or when it would take all stored export files together past
+         *     `SECADMIN_EXPORTS_MAX_BYTES` (default 10 GiB; its partial file is removed, and
+         *     `error` names the limit). At most 5 exports per key may be
          *     processing at once: a sixth is a 429 with `Retry-After`. Writes a
          *     `logs.export.created` audit entry.
          */
@@ -514,7 +519,9 @@ export interface paths {
         /**
          * Download an export file
          * @description Streams a completed export's file: `application/json` or `text/csv`, with a
-         *     `Content-Disposition` attachment filename. No bearer key: the `token` (an HMAC
+         *     `Content-Disposition` attachment filename and its `Content-Length`. With
+         *     `DATABASE_URL` every instance serves every export's file (it is stored in
+         *     PostgreSQL), given that the instances share `SECADMIN_SECRET`. No bearer key: the `token` (an HMAC
          *     over the export id and its expiry) authorizes it. A wrong token is a 403; past
          *     `expiresAt` the URL answers 410 and the file is deleted. Rate-limited per client IP.
          */
@@ -556,7 +563,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Answers 200 while the database is reachable, 503 when it is not, and says in `checks` how each dependency is. An unreachable Redis in `open` mode keeps it 200 with `status: degraded`. No authentication, no rate limit.
+         * @description Answers 200 while the database is reachable, 503 when it is not, and says in `checks` how each dependency is. An unreachable Redis in `open` mode, or free disk space below `SECADMIN_MIN_FREE_DISK_MB`, keeps it 200 with `status: degraded`. No authentication, no rate limit.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -1591,7 +1598,10 @@ export interface components {
             expiresAt?: components["schemas"]["TimestampMillis"];
             createdAt: components["schemas"]["TimestampMillis"];
             completedAt?: components["schemas"]["TimestampMillis"];
-            /** @description Why the export failed. */
+            /**
+             * @description Why the export failed: the file could not be written (e.g. a full disk), or it would take stored export files past their limit (`SECADMIN_EXPORTS_MAX_BYTES`). Create a new export, with a narrower range if it was too large.
+             * @example The export would take stored export files past their limit of 10737418240 bytes; narrow its range, or create it again once older exports have expired.
+             */
             error?: string;
         };
         /**
@@ -1854,7 +1864,7 @@ export interface components {
          */
         Health: {
             /**
-             * @description `ok`: everything answers. `degraded` (readiness only): the database answers but the rate-limit store (Redis) does not, and `SECADMIN_RATE_LIMIT_ON_STORE_ERROR=open` lets each instance count in memory meanwhile. `unavailable` (readiness only): the database is unreachable.
+             * @description `ok`: everything answers. `degraded` (readiness only): the database answers but the rate-limit store (Redis) does not, and `SECADMIN_RATE_LIMIT_ON_STORE_ERROR=open` lets each instance count in memory meanwhile; or free disk space is low, so writes get 503 while reads go on. `unavailable` (readiness only): the database is unreachable.
              * @enum {string}
              */
             status: "ok" | "degraded" | "unavailable";
@@ -1870,6 +1880,11 @@ export interface components {
                  * @enum {string}
                  */
                 rateLimitStore: "ok" | "degraded" | "memory";
+                /**
+                 * @description Present only while free disk space is low: free space on the data directory's filesystem is below `SECADMIN_MIN_FREE_DISK_MB` (looked at every second), so every operation that stores something gets 503 `unavailable` until space is freed; reads go on. Readiness stays 200.
+                 * @enum {string}
+                 */
+                disk?: "low";
             };
         };
     };
@@ -2119,6 +2134,28 @@ export interface components {
                  *       "error": {
                  *         "code": "idempotency_key_reused",
                  *         "message": "This Idempotency-Key was used with a different request."
+                 *       },
+                 *       "meta": {
+                 *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Unavailable (`unavailable`): this operation stores something, and it cannot now — free disk space on the server's data directory is below `SECADMIN_MIN_FREE_DISK_MB` (reads go on; writes are accepted again by themselves within seconds of space being freed), the database is unreachable, or the rate-limit store (Redis) is unreachable while `SECADMIN_RATE_LIMIT_ON_STORE_ERROR=closed`. Never a hang: the answer comes within seconds, with `Retry-After`. */
+        WriteUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "unavailable",
+                 *         "message": "The server is low on disk space and refuses writes until space is freed; reads go on."
                  *       },
                  *       "meta": {
                  *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
@@ -2495,7 +2532,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     getUser: {
@@ -2610,7 +2647,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     updateUser: {
@@ -2688,7 +2725,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     listPolicies: {
@@ -2855,7 +2892,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     simulatePolicy: {
@@ -3152,7 +3189,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     updatePolicy: {
@@ -3243,7 +3280,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     listLogs: {
@@ -3430,7 +3467,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     searchLogs: {
@@ -3588,7 +3625,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     getExport: {
@@ -4032,7 +4069,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     deleteApiKey: {
@@ -4067,7 +4104,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     downloadExport: {
@@ -4208,7 +4245,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Ready to serve (`ok`), or serving with the rate-limit store down (`degraded`). */
+            /** @description Ready to serve (`ok`), or serving with the rate-limit store down or with writes refused for lack of disk space (`degraded`). */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -148,6 +148,50 @@ describe.each(DATABASES)('audit log on %s', (database) => {
     });
   });
 
+  it('stores every value as sent, whatever it quotes (each column travels as one array literal)', async () => {
+    const tricky = ['"', '\\', '\\"', '{a,b}', 'NULL', ' ', 'a,b', '{"x":1}', 'é 日本 😀', "it's"];
+    const entries = tricky.map((text, i) => ({
+      event: 'quoting.check',
+      actor: { id: `${actorId}-q-${text}`, email: text, type: text },
+      target: { id: text, type: text },
+      context: {
+        ip: text,
+        userAgent: `${text}\n${text}`,
+        location: {
+          city: text,
+          country: text,
+          region: text,
+          coordinates: { lat: [-0.000123, 1e-7, 89.999999, 0][i % 4] as number, lng: -180 },
+        },
+      },
+      result: 'success' as const,
+      timestamp: `2026-01-0${1 + (i % 9)}T10:00:00.${String(i).padStart(3, '0')}+02:00`,
+      traceId: text,
+      metadata: { text, nested: { list: [text, null, 1.5, true] } },
+    }));
+    const acks = await ingest(server.client, [
+      ...entries,
+      { event: 'quoting.check', actor: { type: 'user' }, result: 'failure' },
+    ]);
+    for (const [i, entry] of entries.entries()) {
+      const ack = acks[i];
+      const { data } = await server.client.GET('/v1/logs/{id}', {
+        params: { path: { id: ack?.id as string } },
+      });
+      expect(data?.data).toMatchObject({
+        ...entry,
+        timestamp: new Date(entry.timestamp).toISOString(),
+      });
+    }
+    const { data: bare } = await server.client.GET('/v1/logs/{id}', {
+      params: { path: { id: acks[entries.length]?.id as string } },
+    });
+    expect(bare?.data).not.toHaveProperty('target');
+    expect(bare?.data).not.toHaveProperty('context');
+    expect(bare?.data).not.toHaveProperty('traceId');
+    expect(bare?.data.actor).toEqual({ type: 'user' });
+  });
+
   it('filters by from (inclusive), to (exclusive), events, actor and result', async () => {
     const who = `filter-${Date.now()}`;
     const at = (s: string) => `2025-06-01T00:00:0${s}.000Z`;

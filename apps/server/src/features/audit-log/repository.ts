@@ -1,5 +1,6 @@
 import { type LogEntry, Prisma } from '@secadmin/db';
 import { canonicalForm, REDACTED } from '@secadmin/log-chain';
+import { arrayLiteral } from '../../storage/array-literal.js';
 import type { Connection } from '../../storage/connection.js';
 import { commit } from './chain/commitments.js';
 import { logDetail } from './representation.js';
@@ -35,6 +36,56 @@ export const UNSEALED_COLUMNS = Prisma.sql`${ENTRY_COLUMNS},
   NULL::float8 AS seq, NULL::text AS hash, NULL::text AS "prevHash"`;
 export const LOG_FROM = Prisma.sql`log_entries LEFT JOIN log_chain ON log_chain.entry_id = log_entries.id`;
 
+/**
+ * A batch's `receivedAt`, and `timestamp` when not sent, is one Date: formatted once, not
+ * once per row (`toISOString` was the costliest step of building the arrays).
+ */
+let lastInstant: { date: Date; text: string } | undefined;
+function instant(value: Date | string): string {
+  if (typeof value === 'string') return value;
+  if (lastInstant?.date !== value) lastInstant = { date: value, text: value.toISOString() };
+  return lastInstant.text;
+}
+const orNull = <T>(value: T | null | undefined, text: (value: T) => string) =>
+  value === null || value === undefined ? null : text(value);
+
+/** The columns an insert writes: name, SQL type, and the row's value as array-literal text. */
+const INSERTED: [name: string, type: string, value: (row: NewLogRow) => string | null][] = [
+  ['id', 'text', (r) => r.id],
+  ['timestamp', 'timestamptz', (r) => instant(r.timestamp)],
+  ['event', 'text', (r) => r.event],
+  ['actor_id', 'text', (r) => r.actorId ?? null],
+  ['actor_email', 'text', (r) => r.actorEmail ?? null],
+  ['actor_type', 'text', (r) => r.actorType],
+  ['target_id', 'text', (r) => r.targetId ?? null],
+  ['target_type', 'text', (r) => r.targetType ?? null],
+  ['ip', 'text', (r) => r.ip ?? null],
+  ['user_agent', 'text', (r) => r.userAgent ?? null],
+  ['city', 'text', (r) => r.city ?? null],
+  ['country', 'text', (r) => r.country ?? null],
+  ['region', 'text', (r) => r.region ?? null],
+  ['lat', 'float8', (r) => orNull(r.lat, String)],
+  ['lng', 'float8', (r) => orNull(r.lng, String)],
+  ['result', 'text', (r) => r.result],
+  ['trace_id', 'text', (r) => r.traceId ?? null],
+  ['origin', 'text', (r) => r.origin],
+  ['ingested_by', 'text', (r) => r.ingestedBy ?? null],
+  ['received_at', 'timestamptz', (r) => orNull(r.receivedAt, instant)],
+];
+/**
+ * INSERTED, then metadata, digests and salts (jsonb), then each entry's canonical form for
+ * the seal queue, filled by the same statement: an acknowledged entry is always either
+ * queued or sealed (decisions §9).
+ */
+const INSERT_SQL = (() => {
+  const n = INSERTED.length;
+  return `WITH inserted AS (
+    INSERT INTO log_entries (${INSERTED.map(([name]) => name).join(', ')}, metadata, digests, salts)
+    SELECT * FROM unnest(${INSERTED.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')},
+      $${n + 1}::jsonb[], $${n + 2}::jsonb[], $${n + 3}::jsonb[]))
+  INSERT INTO log_seal_queue (entry_id, canonical) SELECT * FROM unnest($1::text[], $${n + 4}::text[])`;
+})();
+
 /** The search total is exact up to this many hits; beyond it, counting stops. */
 export const TOTAL_HITS_BOUND = 10_000;
 
@@ -53,7 +104,7 @@ export interface LogFilter {
 }
 
 /** The SQL condition of a list or export filter. */
-function filterSql(filter: LogFilter): Prisma.Sql {
+export function filterSql(filter: LogFilter): Prisma.Sql {
   const parts: Prisma.Sql[] = [Prisma.sql`TRUE`];
   if (filter.from) parts.push(Prisma.sql`timestamp >= ${filter.from}`);
   if (filter.to) parts.push(Prisma.sql`timestamp < ${filter.to}`);
@@ -105,45 +156,33 @@ export class LogsRepository {
   constructor(private readonly c: Connection) {}
 
   /**
-   * One INSERT … SELECT FROM unnest(arrays) per batch: one statement and 23 parameters
-   * whatever the batch size, instead of a statement with 23 parameters per row. The same
-   * statement queues the entries for sealing (decisions §9), so an acknowledged entry is
-   * always either queued or sealed, each with its canonical form (seq null) computed here
-   * from the row as the database stores it.
+   * One INSERT … SELECT FROM unnest(arrays) per batch: one statement whatever the batch size,
+   * each column one array literal (see `arrayLiteral`), through the driver when outside a
+   * transaction. Prisma's `$executeRaw` converted every element of every array and cost as
+   * much server CPU as the rest of the request. The digests, salts and canonical form are
+   * computed here from the row as the database will store it.
    */
   async insert(rows: NewLogRow[]): Promise<void> {
-    const column = <T>(pick: (row: NewLogRow) => T) => rows.map(pick);
-    const metadata = column((r) => JSON.stringify(r.metadata ?? {}));
+    const metadata = rows.map((r) => JSON.stringify(r.metadata ?? {}));
     const stored = rows.map((r, i) => storedRow(r, JSON.parse(metadata[i] as string)));
-    const sql = Prisma.sql`
-      WITH inserted AS (
-      INSERT INTO log_entries (id, timestamp, event, actor_id, actor_email, actor_type, target_id, target_type,
-        ip, user_agent, city, country, region, lat, lng, result, trace_id, metadata,
-        origin, ingested_by, received_at, digests, salts)
-      SELECT * FROM unnest(
-        ${column((r) => r.id)}::text[], ${column((r) => r.timestamp)}::timestamptz[], ${column((r) => r.event)}::text[],
-        ${column((r) => r.actorId ?? null)}::text[], ${column((r) => r.actorEmail ?? null)}::text[],
-        ${column((r) => r.actorType)}::text[], ${column((r) => r.targetId ?? null)}::text[],
-        ${column((r) => r.targetType ?? null)}::text[], ${column((r) => r.ip ?? null)}::text[],
-        ${column((r) => r.userAgent ?? null)}::text[], ${column((r) => r.city ?? null)}::text[],
-        ${column((r) => r.country ?? null)}::text[], ${column((r) => r.region ?? null)}::text[],
-        ${column((r) => r.lat ?? null)}::float8[], ${column((r) => r.lng ?? null)}::float8[],
-        ${column((r) => r.result)}::text[], ${column((r) => r.traceId ?? null)}::text[],
-        ${metadata}::jsonb[],
-        ${column((r) => r.origin)}::text[], ${column((r) => r.ingestedBy ?? null)}::text[],
-        ${column((r) => r.receivedAt ?? null)}::timestamptz[],
-        ${stored.map((r) => JSON.stringify(r.digests))}::jsonb[],
-        ${stored.map((r) => JSON.stringify(r.salts))}::jsonb[]))
-      INSERT INTO log_seal_queue (entry_id, canonical)
-      SELECT * FROM unnest(${column((r) => r.id)}::text[], ${stored.map((r) => canonicalForm(logDetail(r)))}::text[])`;
-    // Straight to the driver outside a transaction (Prisma's raw path costs more per parameter).
-    await this.c.sql(sql.text, sql.values);
+    await this.c.sql(INSERT_SQL, [
+      ...INSERTED.map(([, , value]) => arrayLiteral(rows.map(value))),
+      arrayLiteral(metadata),
+      arrayLiteral(stored.map((r) => JSON.stringify(r.digests))),
+      arrayLiteral(stored.map((r) => JSON.stringify(r.salts))),
+      arrayLiteral(stored.map((r) => canonicalForm(logDetail(r)))),
+    ]);
   }
 
   async find(id: string): Promise<LogRow | null> {
     const sql = Prisma.sql`SELECT ${LOG_COLUMNS} FROM ${LOG_FROM} WHERE id = ${id}`;
     const rows = await this.c.sql<LogRow>(sql.text, sql.values);
     return rows[0] ?? null;
+  }
+
+  findMany(ids: string[]): Promise<LogRow[]> {
+    const sql = Prisma.sql`SELECT ${LOG_COLUMNS} FROM ${LOG_FROM} WHERE id = ANY(${ids}::text[])`;
+    return this.c.sql<LogRow>(sql.text, sql.values);
   }
 
   /** Entries of a list or export filter, newest first, strictly after `after`. */

@@ -13,6 +13,8 @@ const REFERENCE_CSP =
 export function systemHandlers(deps: {
   ping: () => Promise<void>;
   rateLimitStoreHealth: () => Promise<RateLimitStoreHealth>;
+  /** True while free disk space is below `SECADMIN_MIN_FREE_DISK_MB`. */
+  diskLow: () => boolean;
   spec: StaticFile;
   reference: StaticFile;
   favicon: StaticFile;
@@ -28,12 +30,15 @@ export function systemHandlers(deps: {
       ),
       deps.rateLimitStoreHealth(),
     ]);
-    const checks = { database, rateLimitStore };
+    // `disk` appears only while low, so the contract's two checks keep their exact shape.
+    const diskLow = deps.diskLow();
+    const checks = { database, rateLimitStore, ...(diskLow ? { disk: 'low' as const } : {}) };
     if (database === 'unavailable') {
       res.setHeader('Retry-After', '1');
       res.status(503).json({ status: 'unavailable', checks });
     } else {
-      res.json({ status: rateLimitStore === 'degraded' ? 'degraded' : 'ok', checks });
+      const degraded = rateLimitStore === 'degraded' || diskLow;
+      res.json({ status: degraded ? 'degraded' : 'ok', checks });
     }
   };
   const getOpenApiDocument: Handler<'getOpenApiDocument'> = ({ req, res }) => {

@@ -62,33 +62,62 @@ function csvValues(row: LogRow, includeMetadata: boolean): (string | number | nu
   return values;
 }
 
-/** The text of an export file, piece by piece: a head, one chunk per entry, a tail. */
-export interface ExportEncoder {
-  head: string;
-  entry(row: LogRow, first: boolean): string;
-  tail: string;
+/** The CSV header row, CRLF-terminated. */
+export function csvHeader(includeMetadata: boolean): string {
+  const columns = includeMetadata ? CSV_COLUMNS : CSV_COLUMNS.filter((c) => c !== 'metadata');
+  return `${columns.join(',')}\r\n`;
 }
 
-export function encoderFor(format: ExportFormat, includeMetadata: boolean): ExportEncoder {
-  if (format === 'csv') {
-    const columns = includeMetadata ? CSV_COLUMNS : CSV_COLUMNS.filter((c) => c !== 'metadata');
-    return {
-      head: `${columns.join(',')}\r\n`,
-      entry: (row) => `${csvValues(row, includeMetadata).map(csvCell).join(',')}\r\n`,
-      tail: '',
-    };
-  }
-  return {
-    head: '[',
-    entry: (row, first) => {
-      const { metadata, ...rest } = logDetail(row);
-      return (
-        (first ? '\n' : ',\n') + JSON.stringify(includeMetadata ? { ...rest, metadata } : rest)
-      );
-    },
-    tail: '\n]\n',
-  };
+/** One entry's CSV row, CRLF-terminated. */
+export function csvLine(row: LogRow, includeMetadata: boolean): string {
+  return `${csvValues(row, includeMetadata).map(csvCell).join(',')}\r\n`;
 }
+
+const TEXT = '(?:[^-=+@\\t",\\r\\n][^",\\r\\n]*)?';
+const NUMBER = '([^",\\r\\n]*)';
+const ISO = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z';
+/** id, timestamp, 11 text cells, 2 coordinates, 4 text cells, receivedAt. */
+const PLAIN_CELLS = new RegExp(
+  `^${TEXT},${ISO}(?:,${TEXT}){11},${NUMBER},${NUMBER}(?:,${TEXT}){4},(?:${ISO})?$`,
+);
+const sameNumber = (text: string) => text === '' || String(Number(text)) === text;
+
+/** A string, or `: ` / `, ` between values: jsonb's text has a space after each. */
+const JSONB_SPACES = /("(?:[^"\\]|\\.)*")|([:,]) /g;
+/**
+ * Where JSON.stringify(JSON.parse(text)) would write more than the spaces differently: a
+ * number it writes with an exponent (≥ 1e21, < 1e-6), an integer-like key (it puts those first).
+ */
+const JSONB_ELSE = /\d{22}|0\.0{6}|[{,] ?"(?:0|[1-9]\d*)":/;
+
+/**
+ * The CSV row of an entry from PostgreSQL's comma-joined cells (csv-sql.ts) and metadata
+ * text, when that is what `csvLine` writes: 21 cells, none to quote or guard, coordinates
+ * as JavaScript writes numbers, metadata that JSON.stringify writes as jsonb does but for
+ * spaces. Undefined otherwise.
+ */
+export function csvLineFromCells(
+  cells: string,
+  metadata: string | null,
+  includeMetadata: boolean,
+): string | undefined {
+  const match = PLAIN_CELLS.exec(cells);
+  if (!match || !sameNumber(match[1] as string) || !sameNumber(match[2] as string))
+    return undefined;
+  if (!includeMetadata) return `${cells}\r\n`;
+  if (metadata === null || JSONB_ELSE.test(metadata)) return undefined;
+  return `${cells},${csvCell(metadata.replace(JSONB_SPACES, '$1$2'))}\r\n`;
+}
+
+/** The JSON array of full entries, piece by piece: a head, one piece per entry, a tail. */
+export const jsonArray = {
+  head: '[',
+  entry: (row: LogRow, first: boolean, includeMetadata: boolean): string => {
+    const { metadata, ...rest } = logDetail(row);
+    return (first ? '\n' : ',\n') + JSON.stringify(includeMetadata ? { ...rest, metadata } : rest);
+  },
+  tail: '\n]\n',
+};
 
 export const CONTENT_TYPES: Record<ExportFormat, string> = {
   json: 'application/json; charset=utf-8',

@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import type { Handler } from '../../../http/context.js';
 import { created, ok } from '../../../http/respond.js';
@@ -15,12 +14,12 @@ export function exportHandlers(exports: ExportsService) {
     ok(res, exports.view(await exports.get(params.exportId)));
   };
   const downloadExport: Handler<'downloadExport'> = async ({ params, query, res }) => {
-    const { path, row, size } = await exports.resolveDownload(params.file, query.token ?? '');
+    const { content, row, size } = await exports.resolveDownload(params.file, query.token ?? '');
     res.setHeader('Content-Type', CONTENT_TYPES[row.format as ExportFormat]);
     res.setHeader('Content-Length', String(size));
     res.setHeader('Content-Disposition', `attachment; filename="${row.id}.${row.format}"`);
     res.setHeader('Cache-Control', 'no-store');
-    await pipeline(createReadStream(path), res);
+    await pipeline(content, res);
   };
   return { createExport, getExport, downloadExport };
 }

@@ -1,7 +1,17 @@
-import type { Export, Prisma } from '@secadmin/db';
+import { type Export, Prisma } from '@secadmin/db';
 import type { Connection } from '../../../storage/connection.js';
+import { filterSql, type LogFilter } from '../repository.js';
+import { PLAIN_CELLS_SQL } from './csv-sql.js';
 
 export type ExportRow = Export;
+
+/** An entry's cells before metadata as PostgreSQL writes them (csv-sql.ts). */
+export interface CsvCellsRow {
+  id: string;
+  cells: string;
+  /** jsonb's text, when the export includes metadata. */
+  metadata: string | null;
+}
 
 export class ExportsRepository {
   constructor(private readonly c: Connection) {}
@@ -60,6 +70,25 @@ export class ExportsRepository {
       data,
     });
     return count > 0;
+  }
+
+  /** The plain CSV cells of the entries of an export's filter, newest first, after `after`. */
+  csvCells(
+    filter: LogFilter,
+    after: { at: Date | string; id: string } | undefined,
+    take: number,
+    includeMetadata: boolean,
+  ): Promise<CsvCellsRow[]> {
+    const keyset = after
+      ? Prisma.sql`AND (timestamp, id) < (${after.at}::timestamptz, ${after.id})`
+      : Prisma.empty;
+    const sql = Prisma.sql`
+      SELECT id, ${Prisma.raw(includeMetadata ? 'metadata::text' : 'NULL::text')} AS metadata, ${Prisma.raw(PLAIN_CELLS_SQL)}
+      FROM log_entries
+      WHERE ${filterSql(filter)} ${keyset}
+      ORDER BY timestamp DESC, id DESC
+      LIMIT ${take}`;
+    return this.c.sql<CsvCellsRow>(sql.text, sql.values);
   }
 
   expiredFiles(now: Date): Promise<ExportRow[]> {

@@ -1,4 +1,3 @@
-import { rm, stat } from 'node:fs/promises';
 import type { components } from '@secadmin/api-types';
 import { Forbidden, Gone, invalid, NotFound, Throttled } from '../../../lib/errors.js';
 import { newId } from '../../../lib/ids.js';
@@ -6,7 +5,7 @@ import type { Store } from '../../../storage/repositories.js';
 import type { AuditWriter, RequestActor } from '../audit-writer.js';
 import { parseRange } from '../range.js';
 import { signDownload, verifyDownload } from './download-token.js';
-import { exportFilePath } from './files.js';
+import type { ExportFiles } from './files.js';
 import type { ExportRow } from './repository.js';
 
 type ExportRequest = components['schemas']['ExportRequest'];
@@ -18,7 +17,7 @@ const EXPORT_RETRY_AFTER_SECONDS = 5;
 
 export interface ExportsServiceOptions {
   secret: string;
-  dataDir: string;
+  files: ExportFiles;
   downloadUrl: string;
   /** Tells the worker there is something to do. */
   onCreated: () => void;
@@ -109,7 +108,7 @@ export class ExportsService {
   async resolveDownload(
     file: string,
     token: string,
-  ): Promise<{ path: string; row: ExportRow; size: number }> {
+  ): Promise<{ content: AsyncIterable<Buffer>; row: ExportRow; size: number }> {
     const match = /^(exp_[0-9a-hjkmnp-tv-z]{26})\.(json|csv)$/.exec(file);
     const row = match ? await this.store.exports.find(match[1] as string) : null;
     if (!match || !row || row.status !== 'completed' || row.format !== match[2] || !row.expiresAt) {
@@ -118,18 +117,14 @@ export class ExportsService {
     if (!verifyDownload(this.options.secret, row.id, row.expiresAt, token)) {
       throw new Forbidden('The download token is invalid.');
     }
-    const path = exportFilePath(this.options.dataDir, row.id, row.format);
+    const { files } = this.options;
     if (row.expiresAt <= new Date() || row.fileDeletedAt) {
-      await rm(path, { force: true });
+      await files.remove(row.id, row.format);
       await this.store.exports.markFileDeleted(row.id);
       throw new Gone('This download link has expired; create a new export.');
     }
-    const size = await stat(path).then(
-      (s) => s.size,
-      () => undefined,
-    );
-    if (size === undefined)
-      throw new Gone('This export file is no longer available; create a new export.');
-    return { path, row, size };
+    const content = await files.read(row.id, row.format);
+    if (!content) throw new Gone('This export file is no longer available; create a new export.');
+    return { content, row, size: Number(row.fileSizeBytes ?? 0) };
   }
 }

@@ -1,0 +1,48 @@
+import { PGlite } from '@electric-sql/pglite';
+import { describe, expect, it } from 'vitest';
+import { stopAfterWriteFailure } from '../src/embedded-failure.js';
+
+interface Module {
+  _CritSectionCount: number;
+  getValue(address: number, type: 'i32'): number;
+  setValue(address: number, value: number, type: 'i32'): void;
+}
+const moduleOf = (pglite: PGlite) => (pglite as unknown as { mod: Module }).mod;
+
+// The wedge itself needs a full disk (test/faults/disk-full.test.ts in the server); here the
+// state it leaves, an open critical section, is set by hand.
+describe('stopAfterWriteFailure', () => {
+  it('lets ordinary errors through and keeps the instance in use', async () => {
+    const pglite = await PGlite.create();
+    const failures: unknown[] = [];
+    const { failed } = stopAfterWriteFailure(pglite, (error) => failures.push(error));
+    await pglite.exec('CREATE TABLE t (id int PRIMARY KEY)');
+    await pglite.query('INSERT INTO t VALUES (1)');
+    await expect(pglite.query('INSERT INTO t VALUES (1)')).rejects.toMatchObject({ code: '23505' });
+    expect((await pglite.query('SELECT count(*)::int AS n FROM t')).rows).toEqual([{ n: 1 }]);
+    expect(failed()).toBe(false);
+    expect(failures).toEqual([]);
+    await pglite.close();
+  });
+
+  it('after an error that leaves a critical section open, never calls PGlite again', async () => {
+    const pglite = await PGlite.create();
+    const mod = moduleOf(pglite);
+    const failures: [unknown, number | undefined][] = [];
+    const { failed } = stopAfterWriteFailure(pglite, (error, sections) =>
+      failures.push([error, sections]),
+    );
+    mod.setValue(mod._CritSectionCount, 2, 'i32');
+    await expect(pglite.query('SELECT * FROM missing')).rejects.toMatchObject({ code: '57P03' });
+    expect(failed()).toBe(true);
+    expect(failures).toEqual([[expect.objectContaining({ code: '42P01' }), 2]]);
+
+    mod.setValue(mod._CritSectionCount, 0, 'i32');
+    await expect(pglite.query('SELECT 1')).rejects.toMatchObject({ code: '57P03' });
+    await expect(pglite.exec('SELECT 1')).rejects.toMatchObject({ code: '57P03' });
+    await expect(pglite.transaction((tx) => tx.query('SELECT 1'))).rejects.toMatchObject({
+      code: '57P03',
+    });
+    expect(failures).toHaveLength(1);
+  });
+});
