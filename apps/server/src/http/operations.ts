@@ -30,7 +30,7 @@ export interface Operation {
   maxBodyBytes: number;
   /**
    * Whether it may store something, so is refused while the disk is low (decisions.md §12):
-   * every POST, PATCH and DELETE but those the spec marks `x-secadmin-read-only` (search, simulate).
+   * every POST, PATCH and DELETE but those the spec marks `x-secadmin-read-only` (search, simulate, verify).
    */
   writes: boolean;
   /** The operation object of the bundled spec (parameters, request body, responses). */
