@@ -27,3 +27,9 @@ export type {
 } from './pagination.js';
 export { type RetryInfo, type RetryOptions, retryAfterMs } from './retry.js';
 export type { Fetch } from './transport.js';
+export {
+  fetchVerificationMaterial,
+  type VerificationMaterial,
+  type VerifyResult,
+  verifyExport,
+} from './verify-export.js';

@@ -46,6 +46,12 @@ export type LogEntry = Schemas['LogEntry'];
 export type LogEntryListItem = Schemas['LogEntryListItem'];
 /** One entry to ingest. */
 export type LogEntryInput = Schemas['LogEntryInput'];
+/** A signed checkpoint of the audit log's hash chain: `{seq, hash, signature, createdAt}`. */
+export type LogCheckpoint = Schemas['LogCheckpoint'];
+/** The Ed25519 public key that verifies checkpoints (`algorithm`, SPKI PEM `publicKey`). */
+export type LogPublicKey = Schemas['LogPublicKey'];
+/** What `POST /v1/logs/verify` found: `valid`, `checkedEntries`, the first bad `seq`… */
+export type LogVerifyResult = Schemas['LogVerifyResult'];
 /** The body of a log search. */
 export type SearchRequest = Schemas['SearchRequest'];
 /** One entry found by a search, with its highlights. */

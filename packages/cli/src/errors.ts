@@ -3,6 +3,8 @@ export const EXIT = {
   ok: 0,
   failure: 1,
   drift: 2,
+  /** `logs verify`: the audit log (or an export of it) failed verification. */
+  invalid: 3,
   usage: 64,
 } as const;
 

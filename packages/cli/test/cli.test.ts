@@ -225,6 +225,48 @@ describe('secadmin (the built CLI) against a real server', () => {
     expect(csv).toContain('policy.created');
   });
 
+  it('logs verify: the server chain, then a JSON export offline (exit 3 once an entry is changed)', async () => {
+    const onServer = await cli('logs', 'verify');
+    expect(onServer.code, onServer.stderr).toBe(0);
+    expect(onServer.stdout).toMatch(/^valid: \d+ entries checked/);
+
+    const exported = join(scratch, 'verify-export.json');
+    const material = join(scratch, 'verify-material.json');
+    const exportRun = await cli(
+      'logs',
+      'export',
+      '--from',
+      '2020-01-01T00:00:00Z',
+      '--to',
+      '2100-01-01T00:00:00Z',
+      '--wait',
+      '-o',
+      exported,
+    );
+    expect(exportRun.code, exportRun.stderr).toBe(0);
+    expect((await cli('logs', 'checkpoints', '-o', material)).code).toBe(0);
+    // Offline: no server named at all.
+    const offline = (file: string) =>
+      runCli('', ['logs', 'verify', '--export', file, '--material', material, '--json']);
+    const valid = await offline(exported);
+    expect(valid.code, valid.stderr).toBe(0);
+    expect(JSON.parse(valid.stdout)).toMatchObject({ valid: true });
+
+    const entries = JSON.parse(await readFile(exported, 'utf8')) as {
+      seq: number | null;
+      result: string;
+    }[];
+    const sealed = entries.filter((entry) => entry.seq !== null);
+    expect(sealed.length).toBeGreaterThan(0);
+    const victim = sealed[Math.floor(sealed.length / 2)] as (typeof sealed)[number];
+    victim.result = victim.result === 'success' ? 'failure' : 'success';
+    const tampered = join(scratch, 'verify-tampered.json');
+    await writeFile(tampered, JSON.stringify(entries));
+    const caught = await offline(tampered);
+    expect(caught.code).toBe(3);
+    expect(JSON.parse(caught.stdout)).toMatchObject({ valid: false, firstInvalidSeq: victim.seq });
+  });
+
   it('users and keys: create, list, get, delete / revoke, as JSON', async () => {
     const created = await cli(
       'users',

@@ -5,9 +5,13 @@ import { once } from 'node:events';
 import { type AddressInfo, createServer } from 'node:net';
 import {
   createSecadminClient,
+  fetchVerificationMaterial,
+  type LogEntry,
   SecadminApiError,
+  type SecadminClient,
   SecadminConnectionError,
   type User,
+  verifyExport,
 } from '@secadmin/api-client';
 import type { ErrorCode } from '@secadmin/api-types';
 
@@ -43,6 +47,8 @@ async function main(): Promise<void> {
     hits += hit.event === event ? 1 : 0;
   check(hits === 3, `three search hits over two pages, got ${hits}`);
 
+  await verifiesAnExportOffline(client, acks[0]?.id ?? '');
+
   await client.users.delete(created.id);
   const missing = await client.users.get(created.id).catch((error: unknown) => error);
   const notFound: ErrorCode = 'not_found';
@@ -63,6 +69,49 @@ async function main(): Promise<void> {
   );
 
   console.log('consumer program: ok');
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The whole log as a JSON export, checked without the server, then with one field changed. */
+async function verifiesAnExportOffline(client: SecadminClient, entryId: string): Promise<void> {
+  for (let i = 0; (await client.logs.get(entryId)).seq === null; i++) {
+    check(i < 200, 'the entry sealed within 20 s');
+    await sleep(100);
+  }
+  const { exportId } = await client.exports.create({
+    from: '2000-01-01T00:00:00Z',
+    to: '2100-01-01T00:00:00Z',
+    format: 'json',
+  });
+  let done = await client.exports.get(exportId);
+  for (let i = 0; done.status === 'processing'; i++) {
+    check(i < 200, 'the export completed within 20 s');
+    await sleep(100);
+    done = await client.exports.get(exportId);
+  }
+  const url = new URL(done.downloadUrl ?? '');
+  const file = await client.exports.download(`${exportId}.json`, {
+    token: url.searchParams.get('token') ?? '',
+  });
+  const entries = (await file.json()) as LogEntry[];
+  const material = await fetchVerificationMaterial(client);
+
+  const verified = await verifyExport(entries, material);
+  check(
+    verified.valid && verified.checkedEntries >= 3,
+    `a valid export: ${JSON.stringify(verified)}`,
+  );
+
+  const forged = entries.map((entry) =>
+    entry.id === entryId ? { ...entry, event: 'consumer.forged' } : entry,
+  );
+  const seq = entries.find((entry) => entry.id === entryId)?.seq;
+  const caught = await verifyExport(forged, material);
+  check(
+    !caught.valid && caught.firstInvalidSeq === seq,
+    `the changed entry (seq ${seq}) found: ${JSON.stringify(caught)}`,
+  );
 }
 
 main().catch((error: unknown) => {

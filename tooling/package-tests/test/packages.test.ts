@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const exec = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PROGRAM = fileURLToPath(new URL('../consumer/program.ts', import.meta.url));
-const PACKAGES = ['api-types', 'api-client'];
+const PACKAGES = ['api-types', 'log-chain', 'api-client'];
 const installed = (path: string) =>
   fileURLToPath(new URL(`../node_modules/${path}`, import.meta.url));
 const TYPES_NODE = JSON.parse(readFileSync(installed('@types/node/package.json'), 'utf8')).version;

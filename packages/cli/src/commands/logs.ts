@@ -1,12 +1,23 @@
 import { createWriteStream } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Export, LogEntryListItem, SearchHit, SecadminClient } from '@secadmin/api-client';
+import {
+  type Export,
+  fetchVerificationMaterial,
+  type LogEntry,
+  type LogEntryListItem,
+  type SearchHit,
+  type SecadminClient,
+  type VerificationMaterial,
+  type VerifyResult,
+  verifyExport,
+} from '@secadmin/api-client';
 import type { Command } from 'commander';
 import { commandContext, type GlobalOptions } from '../context.js';
-import { CliError, usageError } from '../errors.js';
-import type { Output } from '../output.js';
+import { CliError, EXIT, usageError } from '../errors.js';
+import { createOutput, type Output } from '../output.js';
 
 const LOG_COLUMNS = ['timestamp', 'event', 'actor', 'result', 'id'];
 
@@ -85,6 +96,94 @@ export function registerLogCommands(program: Command): void {
         );
       },
     );
+
+  logs
+    .command('verify')
+    .description(
+      'check the hash chain and its signed checkpoints: on the server, or offline for a JSON export (exit 3 when invalid)',
+    )
+    .option('--from-seq <n>', 'on the server: start at this seq', positiveInteger)
+    .option('--to-seq <n>', 'on the server: stop at this seq', positiveInteger)
+    .option('--export <file>', 'verify this JSON export offline instead')
+    .option(
+      '--material <file>',
+      'with --export: checkpoints and public key saved by `logs checkpoints -o` (no server needed)',
+    )
+    .action(
+      async (
+        options: { fromSeq?: number; toSeq?: number; export?: string; material?: string },
+        command: Command,
+      ) => {
+        const global = command.optsWithGlobals<GlobalOptions>();
+        if (options.material && !options.export) throw usageError('--material needs --export');
+        if (options.export && (options.fromSeq || options.toSeq))
+          throw usageError('--from-seq and --to-seq are for the server; an export is whole');
+        let result: VerifyResult;
+        let out: Output;
+        if (options.export) {
+          const entries = await readJson<LogEntry[]>(options.export, 'export');
+          if (!Array.isArray(entries)) throw usageError(`${options.export} is not a JSON export`);
+          let material: VerificationMaterial;
+          if (options.material) {
+            material = await readJson<VerificationMaterial>(options.material, 'material');
+            out = createOutput(global.json ?? false);
+          } else {
+            const context = commandContext(global);
+            material = await fetchVerificationMaterial(context.client);
+            out = context.out;
+          }
+          result = await verifyExport(entries, material);
+        } else {
+          const context = commandContext(global);
+          out = context.out;
+          result = await context.client.logs.verify({
+            ...(options.fromSeq ? { fromSeq: options.fromSeq } : {}),
+            ...(options.toSeq ? { toSeq: options.toSeq } : {}),
+          });
+        }
+        out.result(result, () => out.line(describeVerification(result)));
+        if (!result.valid) process.exitCode = EXIT.invalid;
+      },
+    );
+
+  logs
+    .command('checkpoints')
+    .description(
+      'save every signed checkpoint and the public key, to verify exports later without the server',
+    )
+    .requiredOption('-o, --output <file>', 'where to write them (JSON)')
+    .action(async (options: { output: string }, command: Command) => {
+      const { client, out } = commandContext(command.optsWithGlobals<GlobalOptions>());
+      const material = await fetchVerificationMaterial(client);
+      await writeFile(options.output, `${JSON.stringify(material, null, 2)}\n`);
+      const last = material.checkpoints.at(-1);
+      out.result({ checkpoints: material.checkpoints.length, lastSeq: last?.seq ?? null }, () =>
+        out.line(
+          `wrote ${material.checkpoints.length} checkpoints (last seq ${last?.seq ?? 'none'}) and the public key to ${options.output}`,
+        ),
+      );
+    });
+}
+
+function describeVerification(result: VerifyResult): string {
+  const checkpoint = `last checkpoint seq ${result.lastCheckpointSeq ?? 'none'}`;
+  return result.valid
+    ? `valid: ${result.checkedEntries} entries checked, ${checkpoint}`
+    : `INVALID at seq ${result.firstInvalidSeq}: ${result.reason} (${result.checkedEntries} entries checked before it, ${checkpoint})`;
+}
+
+async function readJson<T>(file: string, what: string): Promise<T> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw usageError(`cannot read the ${what} file ${file}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw usageError(`${file} is not JSON`);
+  }
 }
 
 async function tail(
