@@ -59,10 +59,14 @@ export interface paths {
          * @description Permanently deletes the user, all its API keys and every `user:<id>` principal
          *     entry in policies, at once; it cannot be undone. Audit entries stay. In the entries
          *     linked to the user (its `actor.id`, or `target` `{type: user, id}`) its email is
-         *     removed: `actor.email` becomes `null`, and the address is cut from the target id and
-         *     metadata values. Entries not linked to the user are never altered, whatever they
-         *     mention. The email can be used again. Writes a `user.deleted` audit entry whose
-         *     `metadata.redactedEntries` is the number of entries altered.
+         *     removed: `actor.email` becomes `null`, a `target.id` that is the address is removed,
+         *     and each top-level metadata value that mentions it becomes `"[redacted]"`; each removed
+         *     value loses its salt and keeps its digest, so the hash chain still verifies (see *Audit
+         *     logs*). Entries not linked to the user are never altered, whatever they mention. Kept
+         *     idempotent responses that show the address are forgotten (a retry with such an
+         *     `Idempotency-Key` is then a new request). The email can be used again. Writes a
+         *     `user.deleted` audit entry whose `metadata.redactedEntries` is the number of entries
+         *     altered.
          */
         delete: operations["deleteUser"];
         options?: never;

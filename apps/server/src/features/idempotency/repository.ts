@@ -96,4 +96,15 @@ export class IdempotencyRepository {
     );
     return rows[0]?.n ?? 0;
   }
+
+  /**
+   * Forgets every kept response that mentions `email` (case-insensitively): a deleted user's
+   * address must not outlive it for the 24 hours a response is kept. A retry with such a key
+   * is then a new request.
+   */
+  async forgetResponsesMentioning(email: string): Promise<void> {
+    await this.c.sql('DELETE FROM idempotency_keys WHERE strpos(lower(body::text), $1) > 0', [
+      email.toLowerCase(),
+    ]);
+  }
 }

@@ -172,8 +172,9 @@ export class UsersService {
   }
 
   /**
-   * Deletes the user, its keys and its `user:<id>` policy principals, and redacts its
-   * email from the audit entries linked to it, in one transaction: all of it happens or none.
+   * Deletes the user, its keys and its `user:<id>` policy principals, redacts its email from
+   * the audit entries linked to it and forgets kept idempotent responses that show it, in one
+   * transaction: all of it happens or none.
    */
   async remove(actor: RequestActor, id: string, precondition?: Precondition): Promise<void> {
     await this.store.transaction(async (repos) => {
@@ -188,6 +189,7 @@ export class UsersService {
       await this.versions.bump(repos, 'userRoles');
       await repos.users.delete(id);
       const redactedEntries = await repos.logs.redactUser(id, user.email);
+      await repos.idempotency.forgetResponsesMentioning(user.email);
       await this.audit.record(repos, actor, {
         event: 'user.deleted',
         target: { id, type: 'user' },
