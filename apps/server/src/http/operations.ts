@@ -29,8 +29,8 @@ export interface Operation {
   access: AccessRule;
   maxBodyBytes: number;
   /**
-   * Whether it may store something, so is refused while the disk is low (decisions.md §12):
-   * every POST, PATCH and DELETE but those the spec marks `x-secadmin-read-only` (search, simulate, verify).
+   * Refused while the disk is low (decisions.md §12): every POST, PATCH and DELETE, since even a
+   * search stores its response under an `Idempotency-Key`.
    */
   writes: boolean;
   /** The operation object of the bundled spec (parameters, request body, responses). */
@@ -62,7 +62,7 @@ export function readOperations(spec: Spec): Operation[] {
         access,
         maxBodyBytes:
           (operation['x-secadmin-max-body-bytes'] as number | undefined) ?? DEFAULT_MAX_BODY_BYTES,
-        writes: WRITING_METHODS.has(method) && operation['x-secadmin-read-only'] !== true,
+        writes: WRITING_METHODS.has(method),
         spec: {
           ...operation,
           parameters: [

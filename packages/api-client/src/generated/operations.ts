@@ -383,7 +383,7 @@ export interface Resources {
      * checkpoint sits at the seq just before it. Entries written in the last second may not
      * be sealed yet and are not counted. The same checks run offline with
      * `@secadmin/log-chain` (`verifyChain`) over a JSON export, the checkpoints and the
-     * public key. Writes nothing. The walk reads the chain at tens of thousands of entries
+     * public key. Changes nothing in the log. The walk reads the chain at tens of thousands of entries
      * a second (see the README's Performance table): for a long chain, verify it in ranges
      * or give the client a longer timeout.
      *

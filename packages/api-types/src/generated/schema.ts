@@ -417,7 +417,7 @@ export interface paths {
          *     checkpoint sits at the seq just before it. Entries written in the last second may not
          *     be sealed yet and are not counted. The same checks run offline with
          *     `@secadmin/log-chain` (`verifyChain`) over a JSON export, the checkpoints and the
-         *     public key. Writes nothing. The walk reads the chain at tens of thousands of entries
+         *     public key. Changes nothing in the log. The walk reads the chain at tens of thousands of entries
          *     a second (see the README's Performance table): for a long chain, verify it in ranges
          *     or give the client a longer timeout.
          */
@@ -2977,7 +2977,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     simulatePolicyBatch: {
@@ -3066,7 +3066,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     getPolicy: {
@@ -3559,7 +3559,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     createExport: {
@@ -3851,7 +3851,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["WriteUnavailable"];
         };
     };
     getLog: {
