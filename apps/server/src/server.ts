@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { Sealer } from './features/audit-log/chain/sealer.js';
-import { loadSigningKey } from './features/audit-log/chain/signing-key.js';
+import { assertSignsTheChain, loadSigningKey } from './features/audit-log/chain/signing-key.js';
 import { DataDirExportFiles, type ExportFiles } from './features/audit-log/exports/files.js';
 import { PostgresExportFiles } from './features/audit-log/exports/postgres-files.js';
 import { ExportWorker } from './features/audit-log/exports/worker.js';
@@ -91,6 +91,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       );
     const metrics = new Metrics();
     const store = createRepositories(db);
+    assertSignsTheChain(signingKey, (await store.chain.checkpoints(undefined, 1))[0]);
     const sealer = new Sealer({
       store,
       key: signingKey,

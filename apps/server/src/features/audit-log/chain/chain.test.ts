@@ -1,4 +1,7 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type ChainEntry, checkpointMessage, entryHash, verifyChain } from '@secadmin/log-chain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, uniqueEmail } from '../../../../test/helpers/fixtures.js';
@@ -8,6 +11,8 @@ import {
   startTestServer,
   type TestServer,
 } from '../../../../test/helpers/server.js';
+import { createLogger } from '../../../logger.js';
+import { startServer } from '../../../server.js';
 
 describe.each(DATABASES)('the audit-log hash chain on %s', (database) => {
   let server: TestServer;
@@ -248,6 +253,33 @@ describe.each(DATABASES)('the audit-log hash chain on %s', (database) => {
       firstInvalidSeq: (previous ?? 0) + 1,
       reason: `checkpoint ${next} does not match the entries' hash at seq ${next}`,
     });
+  });
+});
+
+describe('a second instance on the same PostgreSQL', () => {
+  it('refuses to start with a signing key of its own, naming the checkpoint it cannot have signed', async () => {
+    const first = await startTestServer('postgres');
+    const dataDir = await mkdtemp(join(tmpdir(), 'secadmin-second-'));
+    try {
+      await first.client.POST('/v1/logs', {
+        body: { entries: [{ event: 'chain.keys', actor: { type: 'system' }, result: 'success' }] },
+      });
+      await first.sealer.flush();
+      const second = startServer(
+        { ...first.config, dataDir, signingKey: undefined },
+        createLogger('silent'),
+      );
+      await expect(second).rejects.toThrow(
+        /signing key just generated into .*signing-key\.pem did not sign checkpoint \d+, the newest in the database/,
+      );
+      // The first instance goes on signing with its own key.
+      expect((await first.client.POST('/v1/logs/verify', { body: {} })).data?.data).toMatchObject({
+        valid: true,
+      });
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+      await first.stop();
+    }
   });
 });
 

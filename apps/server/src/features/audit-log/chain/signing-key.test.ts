@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkpointMessage } from '@secadmin/log-chain';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadSigningKey } from './signing-key.js';
+import { assertSignsTheChain, loadSigningKey } from './signing-key.js';
 
 describe('the checkpoint signing key', () => {
   const dirs: string[] = [];
@@ -51,5 +51,18 @@ describe('the checkpoint signing key', () => {
     );
     const error = await loadSigningKey('not a key', dir).catch((e: Error) => e);
     expect((error as Error).message).toBe('SECADMIN_SIGNING_KEY is not a PKCS#8 PEM private key.');
+  });
+
+  it('refuses to sign a chain whose newest checkpoint another key signed', async () => {
+    const ours = await loadSigningKey(undefined, await dataDir());
+    const theirs = await loadSigningKey(undefined, await dataDir());
+    const hash = 'cd'.repeat(32);
+    const checkpoint = { seq: 1000, hash, signature: ours.signCheckpoint(1000, hash) };
+    expect(() => assertSignsTheChain(ours, checkpoint)).not.toThrow();
+    expect(() => assertSignsTheChain(ours, undefined)).not.toThrow();
+    expect(() => assertSignsTheChain(theirs, checkpoint)).toThrow(
+      /did not sign checkpoint 1000, the newest in the database: every instance on one database must use the same key/,
+    );
+    expect(() => assertSignsTheChain(ours, { ...checkpoint, seq: 1001 })).toThrow();
   });
 });

@@ -4,6 +4,7 @@ import {
   generateKeyPairSync,
   type KeyObject,
   sign,
+  verify,
 } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -16,6 +17,23 @@ export interface SigningKey {
   signCheckpoint(seq: number, hash: string): string;
   /** Where a generated key was written (never the key itself); undefined when configured. */
   generatedFile: string | undefined;
+  /** Whether this key made `signature` over the checkpoint message of (seq, hash). */
+  signed(checkpoint: { seq: number; hash: string; signature: string }): boolean;
+}
+
+/**
+ * Refuses a key that did not sign the newest stored checkpoint: a second instance with a key
+ * of its own (or a lost key replaced by a new one) would sign checkpoints that no public key
+ * verifies together with the earlier ones, and `verify` would fail for good.
+ */
+export function assertSignsTheChain(
+  key: SigningKey,
+  newest: { seq: number; hash: string; signature: string } | undefined,
+): void {
+  if (newest && !key.signed(newest))
+    throw new Error(
+      `the audit-log signing key${key.generatedFile ? ` just generated into ${key.generatedFile}` : ''} did not sign checkpoint ${newest.seq}, the newest in the database: every instance on one database must use the same key (SECADMIN_SIGNING_KEY, or the first instance's signing-key.pem). Refusing to start rather than sign the chain with another key.`,
+    );
 }
 
 function fromPem(pem: string, origin: string): KeyObject {
@@ -67,5 +85,12 @@ export async function loadSigningKey(
     signCheckpoint: (seq, hash) =>
       sign(null, Buffer.from(checkpointMessage(seq, hash)), privateKey).toString('base64'),
     generatedFile,
+    signed: ({ seq, hash, signature }) =>
+      verify(
+        null,
+        Buffer.from(checkpointMessage(seq, hash)),
+        createPublicKey(privateKey),
+        Buffer.from(signature, 'base64'),
+      ),
   };
 }
