@@ -8,3 +8,9 @@ it('makes prefixed lowercase ULIDs that never repeat, across refills of the rand
   expect(new Set(ids).size).toBe(ids.length);
   expect(new Set(ids.map((id) => id.slice(-16))).size).toBe(ids.length);
 });
+
+it('refuses a time a ULID cannot hold, rather than writing `undefined` into the id', () => {
+  expect(() => newId('log', -1)).toThrow(RangeError);
+  expect(() => newId('log', 2 ** 48)).toThrow(RangeError);
+  expect(newId('log', 0)).toMatch(/^log_0000000000[0-9a-hjkmnp-tv-z]{16}$/);
+});

@@ -17,6 +17,7 @@ function randomBytes10(): Buffer {
 
 /** A lowercase ULID: 48 bits of milliseconds, 80 random bits, Crockford base32. */
 export function ulid(now = Date.now()): string {
+  if (!(now >= 0 && now < 2 ** 48)) throw new RangeError(`a ULID cannot hold the time ${now}`);
   let time = '';
   let t = now;
   for (let i = 0; i < 10; i++) {

@@ -678,6 +678,16 @@ describe.each(DATABASES)('audit log on %s', (database) => {
     );
     expect(tooLate.status).toBe(400);
     expect(tooLate.details.map((d) => d.field)).toEqual(['body.entries[1].timestamp']);
+    // Before 1970 an id could not carry the time (it came out as `log_undefined…`).
+    for (const early of ['1969-12-31T23:59:59.999Z', '0001-01-01T00:00:00Z']) {
+      const tooEarly = await failure(
+        server.client.POST('/v1/logs', { body: { entries: [entry(early)] } as never }),
+      );
+      expect(tooEarly.status).toBe(400);
+      expect(tooEarly.details).toEqual([
+        { field: 'body.entries[0].timestamp', message: 'must be at or after 1970-01-01T00:00:00Z' },
+      ]);
+    }
     // Well inside the window on either side, whatever the machine's speed.
     const acks = await ingest(server.client, [entry('2001-01-01T00:00:00Z'), entry(at(60_000))]);
     expect(acks).toHaveLength(2);

@@ -36,6 +36,8 @@ function toRow(input: LogEntryInput, index: number, now: Date, keyId: string): N
   if (input.timestamp !== undefined) {
     const parsed = parseInstant(input.timestamp);
     if (!parsed) throw invalid(`entries[${index}].timestamp`, 'must be an ISO 8601 instant');
+    if (parsed.getTime() < 0)
+      throw invalid(`entries[${index}].timestamp`, 'must be at or after 1970-01-01T00:00:00Z');
     if (parsed.getTime() - now.getTime() > MAX_FUTURE_MS)
       throw invalid(`entries[${index}].timestamp`, 'must be at most 5 minutes in the future');
     timestamp = parsed;
