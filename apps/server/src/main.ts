@@ -15,6 +15,8 @@ function configOrExit() {
   }
 }
 
+// Files this process creates are its own: PGlite creates the embedded database's files 0666.
+process.umask(0o077);
 const config = configOrExit();
 const logger = createLogger(config.logLevel);
 

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Database, openDatabase } from '@secadmin/db';
@@ -63,6 +63,9 @@ async function atMost(ms: number, work: Promise<unknown>): Promise<void> {
 /** Opens the database, applies migrations, ensures the root key, and listens. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  // It holds the database, secrets and export files: no one else may enter it, even when the
+  // operator created it with a looser mode.
+  await chmod(config.dataDir, 0o700);
   const db = await openDatabase({
     url: config.databaseUrl,
     dataDir: config.dataDir,

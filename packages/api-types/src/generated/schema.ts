@@ -1363,7 +1363,7 @@ export interface components {
             location?: components["schemas"]["LogLocationDetail"];
         };
         /**
-         * @description One entry to ingest. `timestamp` defaults to the time of ingest; it may lie in the past (backfill) but at most 5 minutes in the future of the server's clock. `origin`, `ingestedBy` and `receivedAt` are set by the server and are not accepted here.
+         * @description One entry to ingest. `timestamp` defaults to the time of ingest; it may lie in the past (backfill, from 1970-01-01T00:00:00Z on) but at most 5 minutes in the future of the server's clock. `origin`, `ingestedBy` and `receivedAt` are set by the server and are not accepted here.
          * @example {
          *       "event": "user.login",
          *       "actor": {
