@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, uniqueEmail } from '../../../../test/helpers/fixtures.js';
 import {
   DATABASES,
+  json,
   localDownload,
+  raw,
   startTestServer,
   type TestServer,
 } from '../../../../test/helpers/server.js';
@@ -173,6 +175,18 @@ describe.each(DATABASES)('the audit-log hash chain on %s', (database) => {
       await sql('UPDATE log_chain SET entry_id = $2 WHERE seq = $1', [seq, b]);
     };
     await tampered(swap, swap, { firstInvalidSeq: seq });
+  });
+
+  it('refuses a range that ends before it starts, naming body.toSeq', async () => {
+    const res = await raw(server, '/v1/logs/verify', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.rootKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ fromSeq: 5, toSeq: 2 }),
+    });
+    expect(res.status).toBe(400);
+    expect((await json(res)).error.details).toEqual([
+      { field: 'body.toSeq', message: 'must not be below fromSeq' },
+    ]);
   });
 
   it('seals entries written before the chain, committing their fields as they are then', async () => {

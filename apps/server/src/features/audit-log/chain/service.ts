@@ -46,8 +46,7 @@ export class ChainService {
    * is otherwise gone is left out, so the verifier reports its seq as missing.
    */
   async verify({ fromSeq = 1, toSeq }: VerifyRange): Promise<VerifyResult> {
-    if (toSeq !== undefined && toSeq < fromSeq)
-      throw invalid('body.toSeq', 'must not be below fromSeq');
+    if (toSeq !== undefined && toSeq < fromSeq) throw invalid('toSeq', 'must not be below fromSeq');
     const last = toSeq ?? (await this.store.chain.state()).head?.seq ?? 0;
     const verifier = await ChainVerifier.create({
       checkpoints: (await this.store.chain.checkpointsBetween(fromSeq - 1, last)).map(
