@@ -250,7 +250,27 @@ describe('secadmin (the built CLI) against a real server', () => {
       runCli('', ['logs', 'verify', '--export', file, '--material', material, '--json']);
     const valid = await offline(exported);
     expect(valid.code, valid.stderr).toBe(0);
-    expect(JSON.parse(valid.stdout)).toMatchObject({ valid: true });
+    const verdict = JSON.parse(valid.stdout);
+    expect(verdict).toMatchObject({ valid: true, unsealedEntries: 0 });
+    // The export's newest entries come after the last checkpoint: --strict refuses them.
+    const strict = await runCli('', [
+      'logs',
+      'verify',
+      '--export',
+      exported,
+      '--material',
+      material,
+      '--strict',
+    ]);
+    expect(strict.code).toBe(verdict.uncoveredEntries > 0 ? 3 : 0);
+    const hostile = join(scratch, 'verify-hostile.json');
+    await writeFile(hostile, JSON.stringify([{ seq: 1 }]));
+    const malformed = await offline(hostile);
+    expect(malformed.code).toBe(3);
+    expect(JSON.parse(malformed.stdout)).toMatchObject({
+      valid: false,
+      reason: 'entries[0].id is not a string',
+    });
 
     const entries = JSON.parse(await readFile(exported, 'utf8')) as {
       seq: number | null;

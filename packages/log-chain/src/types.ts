@@ -67,4 +67,15 @@ export interface VerifyResult {
   lastCheckpointSeq: number | null;
   firstInvalidSeq?: number;
   reason?: string;
+  /**
+   * `verifyChain` only: entries given without a seal (`seq: null`). Nothing vouches for
+   * them: they were not checked.
+   */
+  unsealedEntries?: number;
+  /**
+   * `verifyChain` only: sealed entries after the last checkpoint verified against them. Their
+   * hashes link up, but no signature covers them yet: anyone holding the file could have
+   * appended or rewritten them.
+   */
+  uncoveredEntries?: number;
 }

@@ -205,18 +205,88 @@ export class ChainVerifier {
   }
 }
 
+const HEX_HASH = /^[0-9a-f]{64}$/;
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isSeq = (value: unknown): value is number =>
+  Number.isSafeInteger(value) && (value as number) >= 1;
+
+/** Why an input entry cannot be checked at all (not JSON of a full entry), or undefined. */
+function entryShapeProblem(entry: unknown, index: number): string | undefined {
+  if (!isObject(entry)) return `entries[${index}] is not an object`;
+  for (const field of ['id', 'timestamp', 'event', 'result', 'origin'])
+    if (typeof entry[field] !== 'string') return `entries[${index}].${field} is not a string`;
+  if (!isObject(entry.actor) || typeof entry.actor.type !== 'string')
+    return `entries[${index}].actor has no type`;
+  if (entry.seq === null) return undefined;
+  if (!isSeq(entry.seq)) return `entries[${index}].seq is not an integer ≥ 1`;
+  for (const field of ['hash', 'prevHash'])
+    if (typeof entry[field] !== 'string' || !HEX_HASH.test(entry[field] as string))
+      return `entries[${index}].${field} is not a lowercase hex SHA-256`;
+  if (!isObject(entry.digests)) return `entries[${index}].digests is not an object`;
+  if (entry.salts !== undefined && !isObject(entry.salts))
+    return `entries[${index}].salts is not an object`;
+  return undefined;
+}
+
+function checkpointsProblem(checkpoints: unknown): string | undefined {
+  if (!Array.isArray(checkpoints)) return 'checkpoints is not an array';
+  const seen = new Set<number>();
+  for (const [i, checkpoint] of checkpoints.entries()) {
+    if (
+      !isObject(checkpoint) ||
+      !isSeq(checkpoint.seq) ||
+      typeof checkpoint.hash !== 'string' ||
+      typeof checkpoint.signature !== 'string'
+    )
+      return `checkpoints[${i}] is not {seq, hash, signature}`;
+    if (seen.has(checkpoint.seq)) return `checkpoint ${checkpoint.seq} is given twice`;
+    seen.add(checkpoint.seq);
+  }
+  return undefined;
+}
+
 /**
- * Checks a run of consecutive sealed entries (in any order; unsealed ones are skipped)
- * against signed checkpoints: gapless seq, each field digest, each hash and prevHash, each
- * checkpoint's signature and its hash at its seq. The first failure in seq order is
- * reported. Asynchronous because Ed25519 goes through Web Crypto.
+ * Checks a run of consecutive sealed entries (a JSON export, in any order) offline against
+ * signed checkpoints and the public key: gapless seq, each field digest, each hash and
+ * prevHash, each checkpoint's signature and its hash at its seq; the first failure in seq
+ * order is reported. Input that is not made of full entries is invalid, never a thrown
+ * error. `valid` says nothing contradicts the signatures; what no signature vouches for is
+ * counted apart: `unsealedEntries` (not checked) and `uncoveredEntries` (after the last
+ * checkpoint). Asynchronous because Ed25519 goes through Web Crypto.
  */
 export async function verifyChain(input: VerifyInput): Promise<VerifyResult> {
+  const malformed = (reason: string): VerifyResult => ({
+    valid: false,
+    checkedEntries: 0,
+    lastCheckpointSeq: null,
+    reason,
+  });
   const { entries, ...options } = input;
+  if (!Array.isArray(entries)) return malformed('entries is not an array');
+  for (const [i, entry] of entries.entries()) {
+    const problem = entryShapeProblem(entry, i);
+    if (problem) return malformed(problem);
+  }
+  const checkpointProblem = checkpointsProblem(options.checkpoints);
+  if (checkpointProblem) return malformed(checkpointProblem);
   const sealed = entries
-    .filter((entry) => entry.seq !== null && entry.seq !== undefined)
+    .filter((entry) => entry.seq !== null)
     .sort((a, b) => (a.seq as number) - (b.seq as number));
-  const verifier = await ChainVerifier.create(options);
+  let verifier: ChainVerifier;
+  try {
+    verifier = await ChainVerifier.create(options);
+  } catch {
+    return malformed('publicKeyPem is not an Ed25519 public key in SPKI PEM');
+  }
   await verifier.add(sealed);
-  return verifier.finish();
+  const result = await verifier.finish();
+  const covered = result.lastCheckpointSeq ?? 0;
+  return {
+    ...result,
+    unsealedEntries: entries.length - sealed.length,
+    uncoveredEntries: result.valid
+      ? sealed.filter((entry) => (entry.seq as number) > covered).length
+      : 0,
+  };
 }

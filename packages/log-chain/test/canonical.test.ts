@@ -186,6 +186,8 @@ describe('the worked example of the OpenAPI document (tag "Audit logs")', () => 
       valid: true,
       checkedEntries: 1,
       lastCheckpointSeq: 1,
+      unsealedEntries: 0,
+      uncoveredEntries: 0,
     });
   });
 });

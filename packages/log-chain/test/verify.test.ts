@@ -29,7 +29,7 @@ const verify = (entries: ChainEntry[], checkpoints: Checkpoint[]) =>
   verifyChain({ entries, checkpoints, publicKeyPem });
 
 describe('verifyChain', () => {
-  it('accepts an intact chain, in any order, skipping unsealed entries', async () => {
+  it('accepts an intact chain, in any order, counting unsealed and uncovered entries apart', async () => {
     const { entries, checkpoints } = chain(10);
     const unsealed = {
       ...entry(11),
@@ -40,7 +40,13 @@ describe('verifyChain', () => {
       salts: {},
     };
     const result = await verify([...entries].reverse().concat(unsealed), checkpoints);
-    expect(result).toEqual({ valid: true, checkedEntries: 10, lastCheckpointSeq: 8 });
+    expect(result).toEqual({
+      valid: true,
+      checkedEntries: 10,
+      lastCheckpointSeq: 8,
+      unsealedEntries: 1,
+      uncoveredEntries: 2,
+    });
   });
 
   it('accepts redacted fields: value and salt removed, digest kept', async () => {
@@ -144,6 +150,8 @@ describe('verifyChain', () => {
       valid: true,
       checkedEntries: 6,
       lastCheckpointSeq: 8,
+      unsealedEntries: 0,
+      uncoveredEntries: 2,
     });
     const tail = entries.slice(4);
     (tail[0] as ChainEntry).prevHash = 'f'.repeat(64);
@@ -157,7 +165,7 @@ describe('verifyChain', () => {
     rehash(forged.entries, 5);
     const verifier = await ChainVerifier.create({ checkpoints: forged.checkpoints, publicKeyPem });
     for (let i = 0; i < 10; i += 3) await verifier.add(forged.entries.slice(i, i + 3));
-    expect(await verifier.finish()).toEqual(await verify(forged.entries, forged.checkpoints));
+    expect(await verify(forged.entries, forged.checkpoints)).toMatchObject(await verifier.finish());
     expect(verifier.failed).toBe(true);
   });
 
@@ -197,5 +205,45 @@ describe('verifyChain', () => {
       { ...checkpoint(20, 'a'.repeat(64)), signature: 'AAAA' },
     ]);
     expect(result).toMatchObject({ valid: false, firstInvalidSeq: 20 });
+  });
+
+  it('vouches for nothing no signature covers: a forged run without checkpoints is all uncovered', async () => {
+    const { entries } = chain(5);
+    expect(await verify(entries, [])).toEqual({
+      valid: true,
+      checkedEntries: 5,
+      lastCheckpointSeq: null,
+      unsealedEntries: 0,
+      uncoveredEntries: 5,
+    });
+  });
+
+  it('calls input that is not made of full entries invalid, and never throws', async () => {
+    const { entries, checkpoints } = chain(10);
+    const cases: [unknown, unknown, RegExp][] = [
+      [{ not: 'an array' }, checkpoints, /^entries is not an array$/],
+      [[null], checkpoints, /^entries\[0\] is not an object$/],
+      [[{ ...entries[0], actor: undefined }], checkpoints, /^entries\[0\]\.actor has no type$/],
+      [[{ ...entries[0], seq: -5 }], checkpoints, /^entries\[0\]\.seq is not an integer ≥ 1$/],
+      [[{ ...entries[0], seq: 1.5 }], checkpoints, /seq is not an integer/],
+      [[{ ...entries[0], hash: 'x' }], checkpoints, /hash is not a lowercase hex SHA-256/],
+      [[{ ...entries[0], digests: null }], checkpoints, /digests is not an object/],
+      [entries, 'nope', /^checkpoints is not an array$/],
+      [entries, [{ seq: 0, hash: 'a', signature: 'b' }], /checkpoints\[0\] is not/],
+      [entries, [checkpoints[0], checkpoints[0]], /^checkpoint 4 is given twice$/],
+    ];
+    for (const [given, checkpointsGiven, reason] of cases) {
+      const result = await verifyChain({
+        entries: given as ChainEntry[],
+        checkpoints: checkpointsGiven as Checkpoint[],
+        publicKeyPem,
+      });
+      expect(result.valid, String(reason)).toBe(false);
+      expect(result.reason).toMatch(reason);
+    }
+    expect(await verifyChain({ entries, checkpoints, publicKeyPem: 'not a key' })).toMatchObject({
+      valid: false,
+      reason: /not an Ed25519 public key/,
+    });
   });
 });

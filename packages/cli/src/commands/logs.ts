@@ -109,13 +109,24 @@ export function registerLogCommands(program: Command): void {
       '--material <file>',
       'with --export: checkpoints and public key saved by `logs checkpoints -o` (no server needed)',
     )
+    .option(
+      '--strict',
+      'with --export: also fail (exit 3) when entries are unsealed or after the last checkpoint',
+    )
     .action(
       async (
-        options: { fromSeq?: number; toSeq?: number; export?: string; material?: string },
+        options: {
+          fromSeq?: number;
+          toSeq?: number;
+          export?: string;
+          material?: string;
+          strict?: boolean;
+        },
         command: Command,
       ) => {
         const global = command.optsWithGlobals<GlobalOptions>();
-        if (options.material && !options.export) throw usageError('--material needs --export');
+        if ((options.material || options.strict) && !options.export)
+          throw usageError('--material and --strict go with --export');
         if (options.export && (options.fromSeq || options.toSeq))
           throw usageError('--from-seq and --to-seq are for the server; an export is whole');
         let result: VerifyResult;
@@ -142,7 +153,8 @@ export function registerLogCommands(program: Command): void {
           });
         }
         out.result(result, () => out.line(describeVerification(result)));
-        if (!result.valid) process.exitCode = EXIT.invalid;
+        const unvouched = (result.unsealedEntries ?? 0) + (result.uncoveredEntries ?? 0);
+        if (!result.valid || (options.strict && unvouched > 0)) process.exitCode = EXIT.invalid;
       },
     );
 
@@ -167,9 +179,19 @@ export function registerLogCommands(program: Command): void {
 
 function describeVerification(result: VerifyResult): string {
   const checkpoint = `last checkpoint seq ${result.lastCheckpointSeq ?? 'none'}`;
-  return result.valid
-    ? `valid: ${result.checkedEntries} entries checked, ${checkpoint}`
-    : `INVALID at seq ${result.firstInvalidSeq}: ${result.reason} (${result.checkedEntries} entries checked before it, ${checkpoint})`;
+  if (!result.valid)
+    return result.firstInvalidSeq === undefined
+      ? `INVALID: ${result.reason}`
+      : `INVALID at seq ${result.firstInvalidSeq}: ${result.reason} (${result.checkedEntries} entries checked before it, ${checkpoint})`;
+  const notes = [
+    result.uncoveredEntries
+      ? `\nwarning: ${result.uncoveredEntries} entries come after the last checkpoint: no signature covers them yet`
+      : '',
+    result.unsealedEntries
+      ? `\nwarning: ${result.unsealedEntries} entries are not sealed and were not checked`
+      : '',
+  ];
+  return `valid: ${result.checkedEntries} entries checked, ${checkpoint}${notes.join('')}`;
 }
 
 async function readJson<T>(file: string, what: string): Promise<T> {
