@@ -419,7 +419,8 @@ export interface paths {
          *     `@secadmin/log-chain` (`verifyChain`) over a JSON export, the checkpoints and the
          *     public key. Changes nothing in the log. The walk reads the chain at tens of thousands of entries
          *     a second (see the README's Performance table): for a long chain, verify it in ranges
-         *     or give the client a longer timeout.
+         *     or give the client a longer timeout. One walk runs at a time per instance: another
+         *     request meanwhile gets 503 `unavailable` with `Retry-After: 5`.
          */
         post: operations["verifyLogs"];
         delete?: never;

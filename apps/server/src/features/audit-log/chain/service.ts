@@ -1,6 +1,6 @@
 import { type ChainEntry, ChainVerifier, type VerifyResult } from '@secadmin/log-chain';
 import { type Cursors, listScope, type Page } from '../../../lib/cursor.js';
-import { invalid } from '../../../lib/errors.js';
+import { invalid, Unavailable } from '../../../lib/errors.js';
 import type { Store } from '../../../storage/repositories.js';
 import { logDetail } from '../representation.js';
 import type { CheckpointRow } from './repository.js';
@@ -17,6 +17,9 @@ export interface VerifyRange {
 
 /** Checkpoints, the public key, and verification of the chain as stored. */
 export class ChainService {
+  /** A walk reads the whole chain: one at a time per instance, or one key could slow everyone. */
+  private verifying = false;
+
   constructor(
     private readonly store: Store,
     private readonly cursors: Cursors,
@@ -47,6 +50,17 @@ export class ChainService {
    */
   async verify({ fromSeq = 1, toSeq }: VerifyRange): Promise<VerifyResult> {
     if (toSeq !== undefined && toSeq < fromSeq) throw invalid('toSeq', 'must not be below fromSeq');
+    if (this.verifying)
+      throw new Unavailable('Another verification is running on this instance; try again soon.', 5);
+    this.verifying = true;
+    try {
+      return await this.walk(fromSeq, toSeq);
+    } finally {
+      this.verifying = false;
+    }
+  }
+
+  private async walk(fromSeq: number, toSeq: number | undefined): Promise<VerifyResult> {
     const last = toSeq ?? (await this.store.chain.state()).head?.seq ?? 0;
     const verifier = await ChainVerifier.create({
       checkpoints: (await this.store.chain.checkpointsBetween(fromSeq - 1, last)).map(

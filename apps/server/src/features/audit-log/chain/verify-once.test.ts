@@ -1,0 +1,28 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { expect, it } from 'vitest';
+import { Cursors } from '../../../lib/cursor.js';
+import { Unavailable } from '../../../lib/errors.js';
+import type { Store } from '../../../storage/repositories.js';
+import { ChainService } from './service.js';
+
+it('walks the chain once at a time per instance: a second verify meanwhile is 503, later it runs', async () => {
+  let release = () => {};
+  const head = new Promise<{ head: undefined }>((resolve) => {
+    release = () => resolve({ head: undefined });
+  });
+  const store = {
+    chain: { state: () => head, checkpointsBetween: async () => [] },
+  } as unknown as Store;
+  const { publicKey } = generateKeyPairSync('ed25519');
+  const service = new ChainService(store, new Cursors('s'.repeat(32)), {
+    publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+  });
+
+  const first = service.verify({});
+  const second = await service.verify({}).catch((error: unknown) => error);
+  expect(second).toBeInstanceOf(Unavailable);
+  expect((second as Unavailable).retryAfterSeconds).toBe(5);
+  release();
+  expect(await first).toMatchObject({ valid: true, checkedEntries: 0 });
+  expect(await service.verify({})).toMatchObject({ valid: true });
+});
