@@ -46,8 +46,6 @@ export interface ChainRow {
 export interface QueuedEntry {
   queueNo: string;
   entryId: string;
-  /** The entry's canonical form with `"seq":null`; null for entries older than the chain. */
-  canonical: string | null;
   writtenAt: Date;
 }
 
@@ -164,16 +162,16 @@ export class ChainRepository {
     return (await this.c.sql('SELECT 1 FROM log_seal_queue LIMIT 1')).length > 0;
   }
 
-  /** The oldest queued entries in queue order, with their queue number and canonical form. */
+  /** The oldest queued entries in queue order, with their queue number. */
   queued(limit: number): Promise<QueuedEntry[]> {
     return this.c.sql(
-      `SELECT n::text AS "queueNo", entry_id AS "entryId", canonical, written_at AS "writtenAt"
+      `SELECT n::text AS "queueNo", entry_id AS "entryId", written_at AS "writtenAt"
        FROM log_seal_queue ORDER BY n LIMIT $1`,
       [limit],
     );
   }
 
-  /** Entries not sealed yet, read whole (those queued before the chain existed). */
+  /** Entries not sealed yet, read whole (just written, so in the database's cache). */
   unsealed(ids: string[]): Promise<LogRow[]> {
     const sql = Prisma.sql`
       SELECT ${UNSEALED_COLUMNS} FROM log_entries WHERE id = ANY(${ids}::text[])`;

@@ -103,9 +103,9 @@ export class Sealer {
   }
 
   /**
-   * One batch. The queued entries are hashed, and the checkpoints that fall due signed,
-   * before the transaction, from the canonical forms computed when the entries were
-   * written (entries older than the chain are read whole and committed now). The
+   * One batch. The queued entries are read, their canonical forms computed and hashed, and
+   * the checkpoints that fall due signed, before the transaction (entries older than the
+   * chain have no digests yet and are committed now). The
    * transaction takes the lock and commits it all in one statement, only if the chain's
    * head is still the one the hashes follow and every queued entry is still queued;
    * otherwise it rolls back and the batch is done again. 'busy': another instance holds
@@ -116,8 +116,8 @@ export class Sealer {
     for (;;) {
       const state = await store.chain.state();
       const queued = await store.chain.queued(this.batchSize);
-      const late = await this.commitLegacy(queued);
-      const rows = this.hash(state.head, queued);
+      const { canonical, late } = await this.canonicalForms(queued);
+      const rows = this.hash(state.head, queued, canonical);
       const sealedAt = new Date();
       const checkpoints = this.checkpointsDue(state, rows, sealedAt, forceCheckpoint);
       if (queued.length === 0 && checkpoints.length === 0) return 0;
@@ -150,40 +150,43 @@ export class Sealer {
   }
 
   /**
-   * Entries queued by the migration have no canonical form yet (and no digests): they get
-   * both now, as they are now. A queued entry whose row is gone keeps canonical null and
-   * is dequeued without a chain row.
+   * The canonical form (seq null) of each queued entry, by entry id, from its row as it is
+   * now. Entries queued by the migration have no digests yet: they are committed now, and
+   * `late` holds them. A queued entry whose row is gone has no canonical form and is
+   * dequeued without a chain row.
    */
-  private async commitLegacy(
-    queued: QueuedEntry[],
-  ): Promise<{ ids: Set<string>; commitments: LateCommitments }> {
-    const ids = new Set(queued.filter((q) => q.canonical === null).map((q) => q.entryId));
-    const commitments: LateCommitments = [];
-    if (ids.size === 0) return { ids, commitments };
-    const rows = new Map(
-      (await this.options.store.chain.unsealed([...ids])).map((row) => [row.id, row]),
-    );
-    for (const q of queued) {
-      const row = rows.get(q.entryId);
-      if (q.canonical !== null || !row) continue;
+  private async canonicalForms(queued: QueuedEntry[]): Promise<{
+    canonical: Map<string, string>;
+    late: { ids: Set<string>; commitments: LateCommitments };
+  }> {
+    const canonical = new Map<string, string>();
+    const late = { ids: new Set<string>(), commitments: [] as LateCommitments };
+    if (queued.length === 0) return { canonical, late };
+    for (const row of await this.options.store.chain.unsealed(queued.map((q) => q.entryId))) {
       if (row.digests === null) {
         const committed = commit(row);
         Object.assign(row, committed);
-        commitments.push({ id: row.id, ...committed });
+        late.ids.add(row.id);
+        late.commitments.push({ id: row.id, ...committed });
       }
-      q.canonical = canonicalForm(logDetail(row));
+      canonical.set(row.id, canonicalForm(logDetail(row)));
     }
-    return { ids, commitments };
+    return { canonical, late };
   }
 
-  private hash(head: ChainHead | null, queued: QueuedEntry[]): ChainRow[] {
+  private hash(
+    head: ChainHead | null,
+    queued: QueuedEntry[],
+    canonical: Map<string, string>,
+  ): ChainRow[] {
     let seq = head?.seq ?? 0;
     let prevHash = head?.hash ?? GENESIS_HASH;
     const rows: ChainRow[] = [];
-    for (const { entryId, canonical } of queued) {
-      if (canonical === null) continue;
+    for (const { entryId } of queued) {
+      const form = canonical.get(entryId);
+      if (form === undefined) continue;
       seq++;
-      const hash = entryHashAt(prevHash, canonical, seq);
+      const hash = entryHashAt(prevHash, form, seq);
       rows.push({ seq, entryId, hash, prevHash });
       prevHash = hash;
     }
