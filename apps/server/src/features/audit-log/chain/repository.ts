@@ -1,6 +1,7 @@
 import { Prisma } from '@secadmin/db';
 import type { Connection } from '../../../storage/connection.js';
 import { LOG_COLUMNS, type LogRow, UNSEALED_COLUMNS } from '../repository.js';
+import type { CanonicalColumns } from './canonical-columns.js';
 
 /** Any constant: the instance holding this transaction-level lock is the one sealing. */
 const SEALER_LOCK_ID = 7_246_614_222;
@@ -47,6 +48,8 @@ export interface QueuedEntry {
   queueNo: string;
   entryId: string;
   writtenAt: Date;
+  /** The entry's columns its canonical form holds; null when the entry row is gone. */
+  entry: CanonicalColumns | null;
 }
 
 /**
@@ -162,16 +165,34 @@ export class ChainRepository {
     return (await this.c.sql('SELECT 1 FROM log_seal_queue LIMIT 1')).length > 0;
   }
 
-  /** The oldest queued entries in queue order, with their queue number. */
-  queued(limit: number): Promise<QueuedEntry[]> {
-    return this.c.sql(
-      `SELECT n::text AS "queueNo", entry_id AS "entryId", written_at AS "writtenAt"
-       FROM log_seal_queue ORDER BY n LIMIT $1`,
+  /**
+   * The oldest queued entries in queue order, with their queue number and the columns of
+   * the entry that its canonical form holds (read in the same statement; just written, so
+   * in the database's cache).
+   */
+  async queued(limit: number): Promise<QueuedEntry[]> {
+    const rows = await this.c.sql<
+      Omit<QueuedEntry, 'entry'> & { [K in keyof CanonicalColumns]: CanonicalColumns[K] | null }
+    >(
+      `SELECT q.n::text AS "queueNo", q.entry_id AS "entryId", q.written_at AS "writtenAt",
+         e.id, e.timestamp, e.event, e.actor_id AS "actorId", e.actor_type AS "actorType",
+         e.target_type AS "targetType", e.ip, e.user_agent AS "userAgent", e.city, e.country,
+         e.region, e.lat, e.lng, e.result, e.trace_id AS "traceId", e.origin,
+         e.ingested_by AS "ingestedBy", e.received_at AS "receivedAt", e.digests
+       FROM (SELECT n, entry_id, written_at FROM log_seal_queue ORDER BY n LIMIT $1) AS q
+         LEFT JOIN log_entries e ON e.id = q.entry_id
+       ORDER BY q.n`,
       [limit],
     );
+    return rows.map(({ queueNo, entryId, writtenAt, ...entry }) => ({
+      queueNo,
+      entryId,
+      writtenAt,
+      entry: entry.id === null ? null : (entry as CanonicalColumns),
+    }));
   }
 
-  /** Entries not sealed yet, read whole (just written, so in the database's cache). */
+  /** Entries not sealed yet, read whole (those written before the chain have no digests). */
   unsealed(ids: string[]): Promise<LogRow[]> {
     const sql = Prisma.sql`
       SELECT ${UNSEALED_COLUMNS} FROM log_entries WHERE id = ANY(${ids}::text[])`;

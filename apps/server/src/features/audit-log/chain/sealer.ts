@@ -1,7 +1,7 @@
-import { canonicalForm, entryHashAt, GENESIS_HASH } from '@secadmin/log-chain';
+import { entryHashAt, GENESIS_HASH } from '@secadmin/log-chain';
 import type { Logger } from 'pino';
 import type { Store } from '../../../storage/repositories.js';
-import { logDetail } from '../representation.js';
+import { unsealedCanonical } from './canonical-columns.js';
 import { commit } from './commitments.js';
 import type { ChainHead, ChainRow, ChainState, CheckpointRow, QueuedEntry } from './repository.js';
 import type { SigningKey } from './signing-key.js';
@@ -151,9 +151,9 @@ export class Sealer {
 
   /**
    * The canonical form (seq null) of each queued entry, by entry id, from its row as it is
-   * now. Entries queued by the migration have no digests yet: they are committed now, and
-   * `late` holds them. A queued entry whose row is gone has no canonical form and is
-   * dequeued without a chain row.
+   * now. Entries queued by the migration have no digests yet: they are read whole and
+   * committed now, and `late` holds them. A queued entry whose row is gone has no canonical
+   * form and is dequeued without a chain row.
    */
   private async canonicalForms(queued: QueuedEntry[]): Promise<{
     canonical: Map<string, string>;
@@ -161,15 +161,14 @@ export class Sealer {
   }> {
     const canonical = new Map<string, string>();
     const late = { ids: new Set<string>(), commitments: [] as LateCommitments };
-    if (queued.length === 0) return { canonical, late };
-    for (const row of await this.options.store.chain.unsealed(queued.map((q) => q.entryId))) {
-      if (row.digests === null) {
-        const committed = commit(row);
-        Object.assign(row, committed);
-        late.ids.add(row.id);
-        late.commitments.push({ id: row.id, ...committed });
-      }
-      canonical.set(row.id, canonicalForm(logDetail(row)));
+    for (const { entry } of queued)
+      if (entry?.digests === null) late.ids.add(entry.id);
+      else if (entry) canonical.set(entry.id, unsealedCanonical(entry));
+    if (late.ids.size === 0) return { canonical, late };
+    for (const row of await this.options.store.chain.unsealed([...late.ids])) {
+      const committed = commit(row);
+      late.commitments.push({ id: row.id, ...committed });
+      canonical.set(row.id, unsealedCanonical({ ...row, digests: committed.digests }));
     }
     return { canonical, late };
   }
