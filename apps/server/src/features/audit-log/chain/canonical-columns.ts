@@ -1,4 +1,4 @@
-import { canonicalForm } from '@secadmin/log-chain';
+import type { ChainEntry } from '@secadmin/log-chain';
 import { isoMillis } from '../../../lib/time.js';
 import type { LogRow } from '../repository.js';
 
@@ -27,12 +27,13 @@ export type CanonicalColumns = Pick<
 >;
 
 /**
- * `canonicalForm(logDetail(row))` with `seq` null, straight from the columns it holds: the
- * sealer computes one per entry, and building the whole API representation first cost as
- * much as the canonical form itself. Absent and null are the same to the canonical form.
+ * The entry as its canonical form sees it at `seq`: `canonicalForm` of it is that of
+ * `logDetail(row)` with that seq, built straight from the columns the form holds (the
+ * sealer builds one per entry; the whole API representation cost as much as the canonical
+ * form itself). Absent and null are the same to the canonical form.
  */
-export function unsealedCanonical(row: CanonicalColumns): string {
-  return canonicalForm({
+export function chainEntry(row: CanonicalColumns, seq: number): ChainEntry {
+  return {
     id: row.id,
     timestamp: isoMillis(row.timestamp),
     event: row.event,
@@ -54,9 +55,9 @@ export function unsealedCanonical(row: CanonicalColumns): string {
     ingestedBy: row.ingestedBy,
     receivedAt: row.receivedAt === null ? null : isoMillis(row.receivedAt),
     digests: (row.digests ?? {}) as Record<string, string>,
-    seq: null,
+    seq,
     hash: null,
     prevHash: null,
     salts: {},
-  });
+  };
 }

@@ -1,4 +1,5 @@
 import { Prisma } from '@secadmin/db';
+import { arrayLiteral } from '../../../storage/array-literal.js';
 import type { Connection } from '../../../storage/connection.js';
 import { LOG_COLUMNS, type LogRow, UNSEALED_COLUMNS } from '../repository.js';
 import type { CanonicalColumns } from './canonical-columns.js';
@@ -115,7 +116,9 @@ export class ChainRepository {
    * entries, stores late digests and adds checkpoints, if the chain's head is still
    * `expectedHeadSeq` (read before the lock was taken). False when it moved (nothing was
    * written) or when a queued entry left the queue meanwhile (retention removed it): the
-   * caller rolls back and starts again.
+   * caller rolls back and starts again. Each array travels as one array literal: the
+   * transaction's statements go through Prisma, which converts every element of an array
+   * parameter (a third of the sealer's CPU).
    */
   async seal(batch: SealBatch): Promise<boolean> {
     const { rows, late, checkpoints } = batch;
@@ -144,18 +147,18 @@ export class ChainRepository {
        FROM fresh`,
       [
         batch.expectedHeadSeq,
-        rows.map((r) => r.seq),
-        rows.map((r) => r.entryId),
-        rows.map((r) => r.hash),
-        rows.map((r) => r.prevHash),
+        arrayLiteral(rows.map((r) => String(r.seq))),
+        arrayLiteral(rows.map((r) => r.entryId)),
+        arrayLiteral(rows.map((r) => r.hash)),
+        arrayLiteral(rows.map((r) => r.prevHash)),
         batch.sealedAt,
-        batch.dequeued,
-        late.map((l) => l.id),
-        late.map((l) => JSON.stringify(l.digests)),
-        late.map((l) => JSON.stringify(l.salts)),
-        checkpoints.map((c) => c.seq),
-        checkpoints.map((c) => c.hash),
-        checkpoints.map((c) => c.signature),
+        arrayLiteral(batch.dequeued),
+        arrayLiteral(late.map((l) => l.id)),
+        arrayLiteral(late.map((l) => JSON.stringify(l.digests))),
+        arrayLiteral(late.map((l) => JSON.stringify(l.salts))),
+        arrayLiteral(checkpoints.map((c) => String(c.seq))),
+        arrayLiteral(checkpoints.map((c) => c.hash)),
+        arrayLiteral(checkpoints.map((c) => c.signature)),
       ],
     );
     return result?.fresh === true;

@@ -1,7 +1,7 @@
-import { entryHashAt, GENESIS_HASH } from '@secadmin/log-chain';
+import { entryHash, GENESIS_HASH } from '@secadmin/log-chain';
 import type { Logger } from 'pino';
 import type { Store } from '../../../storage/repositories.js';
-import { unsealedCanonical } from './canonical-columns.js';
+import { type CanonicalColumns, chainEntry } from './canonical-columns.js';
 import { commit } from './commitments.js';
 import type { ChainHead, ChainRow, ChainState, CheckpointRow, QueuedEntry } from './repository.js';
 import type { SigningKey } from './signing-key.js';
@@ -116,8 +116,8 @@ export class Sealer {
     for (;;) {
       const state = await store.chain.state();
       const queued = await store.chain.queued(this.batchSize);
-      const { canonical, late } = await this.canonicalForms(queued);
-      const rows = this.hash(state.head, queued, canonical);
+      const { entries, late } = await this.entries(queued);
+      const rows = this.hash(state.head, queued, entries);
       const sealedAt = new Date();
       const checkpoints = this.checkpointsDue(state, rows, sealedAt, forceCheckpoint);
       if (queued.length === 0 && checkpoints.length === 0) return 0;
@@ -150,42 +150,42 @@ export class Sealer {
   }
 
   /**
-   * The canonical form (seq null) of each queued entry, by entry id, from its row as it is
-   * now. Entries queued by the migration have no digests yet: they are read whole and
-   * committed now, and `late` holds them. A queued entry whose row is gone has no canonical
-   * form and is dequeued without a chain row.
+   * The columns of each queued entry that its canonical form holds, by entry id, as they
+   * are now. Entries queued by the migration have no digests yet: they are read whole and
+   * committed now, and `late` holds them. A queued entry whose row is gone is not in
+   * `entries` and is dequeued without a chain row.
    */
-  private async canonicalForms(queued: QueuedEntry[]): Promise<{
-    canonical: Map<string, string>;
+  private async entries(queued: QueuedEntry[]): Promise<{
+    entries: Map<string, CanonicalColumns>;
     late: { ids: Set<string>; commitments: LateCommitments };
   }> {
-    const canonical = new Map<string, string>();
+    const entries = new Map<string, CanonicalColumns>();
     const late = { ids: new Set<string>(), commitments: [] as LateCommitments };
     for (const { entry } of queued)
       if (entry?.digests === null) late.ids.add(entry.id);
-      else if (entry) canonical.set(entry.id, unsealedCanonical(entry));
-    if (late.ids.size === 0) return { canonical, late };
+      else if (entry) entries.set(entry.id, entry);
+    if (late.ids.size === 0) return { entries, late };
     for (const row of await this.options.store.chain.unsealed([...late.ids])) {
       const committed = commit(row);
       late.commitments.push({ id: row.id, ...committed });
-      canonical.set(row.id, unsealedCanonical({ ...row, digests: committed.digests }));
+      entries.set(row.id, { ...row, digests: committed.digests });
     }
-    return { canonical, late };
+    return { entries, late };
   }
 
   private hash(
     head: ChainHead | null,
     queued: QueuedEntry[],
-    canonical: Map<string, string>,
+    entries: Map<string, CanonicalColumns>,
   ): ChainRow[] {
     let seq = head?.seq ?? 0;
     let prevHash = head?.hash ?? GENESIS_HASH;
     const rows: ChainRow[] = [];
     for (const { entryId } of queued) {
-      const form = canonical.get(entryId);
-      if (form === undefined) continue;
+      const entry = entries.get(entryId);
+      if (entry === undefined) continue;
       seq++;
-      const hash = entryHashAt(prevHash, form, seq);
+      const hash = entryHash(prevHash, chainEntry(entry, seq));
       rows.push({ seq, entryId, hash, prevHash });
       prevHash = hash;
     }
