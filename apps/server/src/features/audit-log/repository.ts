@@ -74,13 +74,16 @@ const INSERTED: [name: string, type: string, value: (row: NewLogRow) => string |
 /**
  * INSERTED, then metadata, digests and salts (jsonb); the seal queue gets the ids in the
  * same statement: an acknowledged entry is always either queued or sealed (decisions §9).
+ * The digests and salts of a batch travel as one JSON array each: one `JSON.stringify`
+ * instead of one per entry plus the array literal's escaping of every quote.
  */
 const INSERT_SQL = (() => {
   const n = INSERTED.length;
   return `WITH inserted AS (
     INSERT INTO log_entries (${INSERTED.map(([name]) => name).join(', ')}, metadata, digests, salts)
     SELECT * FROM unnest(${INSERTED.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')},
-      $${n + 1}::jsonb[], $${n + 2}::jsonb[], $${n + 3}::jsonb[]))
+      $${n + 1}::jsonb[], ARRAY(SELECT jsonb_array_elements($${n + 2}::jsonb)),
+      ARRAY(SELECT jsonb_array_elements($${n + 3}::jsonb))))
   INSERT INTO log_seal_queue (entry_id) SELECT unnest($1::text[])`;
 })();
 
@@ -140,8 +143,8 @@ export class LogsRepository {
     await this.c.sql(INSERT_SQL, [
       ...INSERTED.map(([, , value]) => arrayLiteral(rows.map(value))),
       arrayLiteral(metadata),
-      arrayLiteral(committed.map((c) => JSON.stringify(c.digests))),
-      arrayLiteral(committed.map((c) => JSON.stringify(c.salts))),
+      JSON.stringify(committed.map((c) => c.digests)),
+      JSON.stringify(committed.map((c) => c.salts)),
     ]);
   }
 
