@@ -12,7 +12,11 @@ export interface SealerOptions {
   logger: Logger;
   /** Seconds from an entry's write to its seal, per sealed entry (the seal-lag metric). */
   observeLag?: (seconds: number) => void;
-  /** Entries per transaction. */
+  /**
+   * Entries per transaction (default 5,000: under 4 × 1,000-entry ingest batches in flight
+   * on 2 loaded cores, a batch costs ~4 round trips of waiting whatever its size, and 2,000
+   * left the sealer behind: seal lag p99 2.1 s, 1.1–1.3 s with 5,000).
+   */
   batchSize?: number;
   /** How often an idle sealer looks for work (ingest in this process wakes it at once). */
   pollMs?: number;
@@ -48,7 +52,7 @@ export class Sealer {
   constructor(private readonly options: SealerOptions) {}
 
   private get batchSize(): number {
-    return this.options.batchSize ?? 2_000;
+    return this.options.batchSize ?? 5_000;
   }
 
   start(): void {
