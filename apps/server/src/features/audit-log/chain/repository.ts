@@ -118,7 +118,7 @@ export class ChainRepository {
    * written) or when a queued entry left the queue meanwhile (retention removed it): the
    * caller rolls back and starts again. Each array travels as one array literal: the
    * transaction's statements go through Prisma, which converts every element of an array
-   * parameter (a third of the sealer's CPU).
+   * parameter, as on the ingest path.
    */
   async seal(batch: SealBatch): Promise<boolean> {
     const { rows, late, checkpoints } = batch;
