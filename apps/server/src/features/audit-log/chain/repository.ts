@@ -65,6 +65,33 @@ export interface ChainLink {
   entry: LogRow | null;
 }
 
+interface StateColumns {
+  headSeq: number | null;
+  headHash: string | null;
+  covered: number;
+  uncoveredSince: Date | null;
+}
+
+/** A CTE `state`: one row of StateColumns. */
+const STATE_SQL = `WITH head AS (SELECT seq, hash FROM log_chain ORDER BY seq DESC LIMIT 1),
+  covered AS (SELECT coalesce(max(seq), 0) AS seq FROM log_checkpoints),
+  state AS (
+    SELECT (SELECT seq::float8 FROM head) AS "headSeq", (SELECT hash FROM head) AS "headHash",
+      (SELECT seq::float8 FROM covered) AS covered,
+      (SELECT sealed_at FROM log_chain WHERE seq = (SELECT seq + 1 FROM covered))
+        AS "uncoveredSince")`;
+
+function chainState(row: StateColumns | undefined): ChainState {
+  return {
+    head:
+      row?.headSeq != null && row.headHash !== null
+        ? { seq: row.headSeq, hash: row.headHash }
+        : null,
+    covered: row?.covered ?? 0,
+    uncoveredSince: row?.uncoveredSince ?? null,
+  };
+}
+
 /** The hash chain's tables: the seal queue, the chain, the checkpoints. Plain SQL throughout. */
 export class ChainRepository {
   constructor(private readonly c: Connection) {}
@@ -88,27 +115,8 @@ export class ChainRepository {
 
   /** The chain's head, and what the newest checkpoint leaves uncovered. */
   async state(): Promise<ChainState> {
-    const [row] = await this.c.sql<{
-      headSeq: number | null;
-      headHash: string | null;
-      covered: number;
-      uncoveredSince: Date | null;
-    }>(
-      `WITH head AS (SELECT seq, hash FROM log_chain ORDER BY seq DESC LIMIT 1),
-            covered AS (SELECT coalesce(max(seq), 0) AS seq FROM log_checkpoints)
-       SELECT (SELECT seq::float8 FROM head) AS "headSeq", (SELECT hash FROM head) AS "headHash",
-              (SELECT seq::float8 FROM covered) AS covered,
-              (SELECT sealed_at FROM log_chain WHERE seq = (SELECT seq + 1 FROM covered))
-                AS "uncoveredSince"`,
-    );
-    return {
-      head:
-        row?.headSeq != null && row.headHash !== null
-          ? { seq: row.headSeq, hash: row.headHash }
-          : null,
-      covered: row?.covered ?? 0,
-      uncoveredSince: row?.uncoveredSince ?? null,
-    };
+    const [row] = await this.c.sql<StateColumns>(`${STATE_SQL} SELECT * FROM state`);
+    return chainState(row);
   }
 
   /**
@@ -169,30 +177,47 @@ export class ChainRepository {
   }
 
   /**
-   * The oldest queued entries in queue order, with their queue number and the columns of
-   * the entry that its canonical form holds (read in the same statement; just written, so
-   * in the database's cache).
+   * The chain's state and the oldest queued entries in queue order, with their queue number
+   * and the columns of the entry that its canonical form holds (just written, so in the
+   * database's cache). One statement, so one snapshot: a batch another sealer commits
+   * meanwhile is either in the head and out of the queue, or neither (read one after the
+   * other, a flush could find the queue emptied but the head from before, and sign nothing).
    */
-  async queued(limit: number): Promise<QueuedEntry[]> {
+  async pending(limit: number): Promise<{ state: ChainState; queued: QueuedEntry[] }> {
     const rows = await this.c.sql<
-      Omit<QueuedEntry, 'entry'> & { [K in keyof CanonicalColumns]: CanonicalColumns[K] | null }
+      StateColumns & { queueNo: string | null; entryId: string; writtenAt: Date } & {
+        [K in keyof CanonicalColumns]: CanonicalColumns[K] | null;
+      }
     >(
-      `SELECT q.n::text AS "queueNo", q.entry_id AS "entryId", q.written_at AS "writtenAt",
+      `${STATE_SQL}, queued AS (SELECT n, entry_id, written_at FROM log_seal_queue ORDER BY n LIMIT $1)
+       SELECT state.*, q.n::text AS "queueNo", q.entry_id AS "entryId", q.written_at AS "writtenAt",
          e.id, e.timestamp, e.event, e.actor_id AS "actorId", e.actor_type AS "actorType",
          e.target_type AS "targetType", e.ip, e.user_agent AS "userAgent", e.city, e.country,
          e.region, e.lat, e.lng, e.result, e.trace_id AS "traceId", e.origin,
          e.ingested_by AS "ingestedBy", e.received_at AS "receivedAt", e.digests
-       FROM (SELECT n, entry_id, written_at FROM log_seal_queue ORDER BY n LIMIT $1) AS q
-         LEFT JOIN log_entries e ON e.id = q.entry_id
+       FROM state LEFT JOIN (queued AS q LEFT JOIN log_entries e ON e.id = q.entry_id) ON TRUE
        ORDER BY q.n`,
       [limit],
     );
-    return rows.map(({ queueNo, entryId, writtenAt, ...entry }) => ({
+    const queued: QueuedEntry[] = [];
+    for (const {
+      headSeq,
+      headHash,
+      covered,
+      uncoveredSince,
       queueNo,
       entryId,
       writtenAt,
-      entry: entry.id === null ? null : (entry as CanonicalColumns),
-    }));
+      ...entry
+    } of rows)
+      if (queueNo !== null)
+        queued.push({
+          queueNo,
+          entryId,
+          writtenAt,
+          entry: entry.id === null ? null : (entry as CanonicalColumns),
+        });
+    return { state: chainState(rows[0]), queued };
   }
 
   /** Entries not sealed yet, read whole (those written before the chain have no digests). */

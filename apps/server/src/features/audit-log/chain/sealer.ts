@@ -118,8 +118,7 @@ export class Sealer {
   private async sealBatch(forceCheckpoint: boolean): Promise<number | 'busy'> {
     const { store } = this.options;
     for (;;) {
-      const state = await store.chain.state();
-      const queued = await store.chain.queued(this.batchSize);
+      const { state, queued } = await store.chain.pending(this.batchSize);
       const { entries, late } = await this.entries(queued);
       const rows = this.hash(state.head, queued, entries);
       const sealedAt = new Date();
