@@ -71,21 +71,6 @@ export function entryHash(prevHash: string, entry: ChainEntry): string {
   return sha256Hex(`${prevHash}\n${canonicalForm(entry)}`);
 }
 
-/** Where an unsealed entry's canonical form (seq null) holds its seq. */
-const UNSEALED_SEQ = ',"seq":null,"target":';
-
-/**
- * `entryHash(prevHash, {...entry, seq})` from `canonicalForm({...entry, seq: null})`,
- * computed once (when the entry is written): a sealer then hashes without the entry.
- * The marker is unambiguous: inside JSON strings every `"` is escaped.
- */
-export function entryHashAt(prevHash: string, unsealedCanonical: string, seq: number): string {
-  const at = unsealedCanonical.indexOf(UNSEALED_SEQ);
-  if (at < 0 || !Number.isSafeInteger(seq)) throw new TypeError('not an unsealed canonical form');
-  const canonical = `${unsealedCanonical.slice(0, at)},"seq":${seq},"target":${unsealedCanonical.slice(at + UNSEALED_SEQ.length)}`;
-  return sha256Hex(`${prevHash}\n${canonical}`);
-}
-
 /** The text a checkpoint's Ed25519 signature covers (signed as its UTF-8 bytes). */
 export function checkpointMessage(seq: number, hash: string): string {
   return `secadmin-checkpoint:v1:${seq}:${hash}`;

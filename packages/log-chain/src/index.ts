@@ -2,7 +2,6 @@ export {
   canonicalForm,
   checkpointMessage,
   entryHash,
-  entryHashAt,
   fieldDigest,
   GENESIS_HASH,
   REDACTED,

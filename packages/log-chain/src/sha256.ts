@@ -19,6 +19,8 @@ const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'
 const encoder = new TextEncoder();
 
 interface NodeCrypto {
+  /** One-shot hashing (Node ≥ 20.12): ~3× faster than a Hash object on short texts. */
+  hash?(algorithm: 'sha256', text: string, encoding: 'hex'): string;
   createHash(algorithm: 'sha256'): {
     update(text: string, encoding: 'utf8'): { digest(encoding: 'hex'): string };
   };
@@ -28,11 +30,13 @@ const nodeCrypto = (
 ).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
 
 /** Lowercase hex SHA-256 of the UTF-8 bytes of `text` (lone surrogates become U+FFFD). */
-export function sha256Hex(text: string): string {
-  return nodeCrypto
-    ? nodeCrypto.createHash('sha256').update(text, 'utf8').digest('hex')
-    : sha256Portable(text);
-}
+export const sha256Hex: (text: string) => string = (() => {
+  const crypto = nodeCrypto;
+  if (!crypto) return sha256Portable;
+  const { hash } = crypto;
+  if (hash) return (text) => hash('sha256', text, 'hex');
+  return (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
+})();
 
 /** The plain JavaScript SHA-256 of `sha256Hex`, used where node:crypto is not available. */
 export function sha256Portable(text: string): string {

@@ -4,7 +4,6 @@ import {
   type ChainEntry,
   canonicalForm,
   checkpointMessage,
-  entryHashAt,
   fieldDigest,
   GENESIS_HASH,
   jcs,
@@ -86,17 +85,6 @@ describe('canonical form v1', () => {
         }),
       );
     }
-  });
-
-  it('hashes from the canonical form an entry had before it was sealed (entryHashAt)', () => {
-    const tricky = entry(3, {
-      context: { userAgent: ',"seq":null,"target":' },
-      metadata: { ',"seq":null,"target":': 1 },
-    });
-    const [sealed] = seal([tricky], 41, 'ab'.repeat(32));
-    const e = sealed as ChainEntry;
-    expect(entryHashAt(e.prevHash as string, canonicalForm({ ...e, seq: null }), 41)).toBe(e.hash);
-    expect(() => entryHashAt('00', canonicalForm(e), 41)).toThrow(TypeError);
   });
 
   it('digests salt + ":" + the JCS of the value', () => {

@@ -1,9 +1,8 @@
 import { type LogEntry, Prisma } from '@secadmin/db';
-import { canonicalForm, REDACTED } from '@secadmin/log-chain';
+import { REDACTED } from '@secadmin/log-chain';
 import { arrayLiteral } from '../../storage/array-literal.js';
 import type { Connection } from '../../storage/connection.js';
 import { commit } from './chain/commitments.js';
-import { logDetail } from './representation.js';
 import type { SearchQuery } from './search/query.js';
 import { searchMatch, searchScope } from './search/search-sql.js';
 
@@ -73,17 +72,19 @@ const INSERTED: [name: string, type: string, value: (row: NewLogRow) => string |
   ['received_at', 'timestamptz', (r) => orNull(r.receivedAt, instant)],
 ];
 /**
- * INSERTED, then metadata, digests and salts (jsonb), then each entry's canonical form for
- * the seal queue, filled by the same statement: an acknowledged entry is always either
- * queued or sealed (decisions §9).
+ * INSERTED, then metadata, digests and salts (jsonb); the seal queue gets the ids in the
+ * same statement: an acknowledged entry is always either queued or sealed (decisions §9).
+ * The digests and salts of a batch travel as one JSON array each: one `JSON.stringify`
+ * instead of one per entry plus the array literal's escaping of every quote.
  */
 const INSERT_SQL = (() => {
   const n = INSERTED.length;
   return `WITH inserted AS (
     INSERT INTO log_entries (${INSERTED.map(([name]) => name).join(', ')}, metadata, digests, salts)
     SELECT * FROM unnest(${INSERTED.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')},
-      $${n + 1}::jsonb[], $${n + 2}::jsonb[], $${n + 3}::jsonb[]))
-  INSERT INTO log_seal_queue (entry_id, canonical) SELECT * FROM unnest($1::text[], $${n + 4}::text[])`;
+      $${n + 1}::jsonb[], ARRAY(SELECT jsonb_array_elements($${n + 2}::jsonb)),
+      ARRAY(SELECT jsonb_array_elements($${n + 3}::jsonb))))
+  INSERT INTO log_seal_queue (entry_id) SELECT unnest($1::text[])`;
 })();
 
 /** The search total is exact up to this many hits; beyond it, counting stops. */
@@ -115,38 +116,6 @@ export function filterSql(filter: LogFilter): Prisma.Sql {
   return Prisma.join(parts, ' AND ');
 }
 
-/** A new row as it will be read back: every column set, metadata as JSON gives it, committed. */
-function storedRow(row: NewLogRow, metadata: unknown): LogRow {
-  const redactable = { actorEmail: row.actorEmail ?? null, targetId: row.targetId ?? null };
-  return {
-    id: row.id as string,
-    timestamp: row.timestamp as Date,
-    event: row.event,
-    actorId: row.actorId ?? null,
-    ...redactable,
-    actorEmailRedacted: false,
-    actorType: row.actorType,
-    targetType: row.targetType ?? null,
-    ip: row.ip ?? null,
-    userAgent: row.userAgent ?? null,
-    city: row.city ?? null,
-    country: row.country ?? null,
-    region: row.region ?? null,
-    lat: row.lat ?? null,
-    lng: row.lng ?? null,
-    result: row.result,
-    traceId: row.traceId ?? null,
-    metadata: metadata as Prisma.JsonValue,
-    origin: row.origin,
-    ingestedBy: row.ingestedBy ?? null,
-    receivedAt: (row.receivedAt as Date | null | undefined) ?? null,
-    ...commit({ ...redactable, metadata }),
-    seq: null,
-    hash: null,
-    prevHash: null,
-  };
-}
-
 /** Strictly after a keyset position in newest-first order (nothing without one). */
 function keysetAfter(after: { at: Date; id: string } | undefined): Prisma.Sql {
   return after ? Prisma.sql`AND (timestamp, id) < (${after.at}, ${after.id})` : Prisma.empty;
@@ -159,18 +128,23 @@ export class LogsRepository {
    * One INSERT … SELECT FROM unnest(arrays) per batch: one statement whatever the batch size,
    * each column one array literal (see `arrayLiteral`), through the driver when outside a
    * transaction. Prisma's `$executeRaw` converted every element of every array and cost as
-   * much server CPU as the rest of the request. The digests, salts and canonical form are
-   * computed here from the row as the database will store it.
+   * much server CPU as the rest of the request. The digests and salts are computed here from
+   * the row as the database will store it; the sealer computes the canonical form later.
    */
   async insert(rows: NewLogRow[]): Promise<void> {
     const metadata = rows.map((r) => JSON.stringify(r.metadata ?? {}));
-    const stored = rows.map((r, i) => storedRow(r, JSON.parse(metadata[i] as string)));
+    const committed = rows.map((r, i) =>
+      commit({
+        actorEmail: r.actorEmail,
+        targetId: r.targetId,
+        metadata: JSON.parse(metadata[i] as string),
+      }),
+    );
     await this.c.sql(INSERT_SQL, [
       ...INSERTED.map(([, , value]) => arrayLiteral(rows.map(value))),
       arrayLiteral(metadata),
-      arrayLiteral(stored.map((r) => JSON.stringify(r.digests))),
-      arrayLiteral(stored.map((r) => JSON.stringify(r.salts))),
-      arrayLiteral(stored.map((r) => canonicalForm(logDetail(r)))),
+      JSON.stringify(committed.map((c) => c.digests)),
+      JSON.stringify(committed.map((c) => c.salts)),
     ]);
   }
 

@@ -1,6 +1,8 @@
 import { Prisma } from '@secadmin/db';
+import { arrayLiteral } from '../../../storage/array-literal.js';
 import type { Connection } from '../../../storage/connection.js';
 import { LOG_COLUMNS, type LogRow, UNSEALED_COLUMNS } from '../repository.js';
+import type { CanonicalColumns } from './canonical-columns.js';
 
 /** Any constant: the instance holding this transaction-level lock is the one sealing. */
 const SEALER_LOCK_ID = 7_246_614_222;
@@ -46,9 +48,9 @@ export interface ChainRow {
 export interface QueuedEntry {
   queueNo: string;
   entryId: string;
-  /** The entry's canonical form with `"seq":null`; null for entries older than the chain. */
-  canonical: string | null;
   writtenAt: Date;
+  /** The entry's columns its canonical form holds; null when the entry row is gone. */
+  entry: CanonicalColumns | null;
 }
 
 /**
@@ -61,6 +63,33 @@ export interface ChainLink {
   prevHash: string;
   removed: boolean;
   entry: LogRow | null;
+}
+
+interface StateColumns {
+  headSeq: number | null;
+  headHash: string | null;
+  covered: number;
+  uncoveredSince: Date | null;
+}
+
+/** A CTE `state`: one row of StateColumns. */
+const STATE_SQL = `WITH head AS (SELECT seq, hash FROM log_chain ORDER BY seq DESC LIMIT 1),
+  covered AS (SELECT coalesce(max(seq), 0) AS seq FROM log_checkpoints),
+  state AS (
+    SELECT (SELECT seq::float8 FROM head) AS "headSeq", (SELECT hash FROM head) AS "headHash",
+      (SELECT seq::float8 FROM covered) AS covered,
+      (SELECT sealed_at FROM log_chain WHERE seq = (SELECT seq + 1 FROM covered))
+        AS "uncoveredSince")`;
+
+function chainState(row: StateColumns | undefined): ChainState {
+  return {
+    head:
+      row?.headSeq != null && row.headHash !== null
+        ? { seq: row.headSeq, hash: row.headHash }
+        : null,
+    covered: row?.covered ?? 0,
+    uncoveredSince: row?.uncoveredSince ?? null,
+  };
 }
 
 /** The hash chain's tables: the seal queue, the chain, the checkpoints. Plain SQL throughout. */
@@ -86,27 +115,8 @@ export class ChainRepository {
 
   /** The chain's head, and what the newest checkpoint leaves uncovered. */
   async state(): Promise<ChainState> {
-    const [row] = await this.c.sql<{
-      headSeq: number | null;
-      headHash: string | null;
-      covered: number;
-      uncoveredSince: Date | null;
-    }>(
-      `WITH head AS (SELECT seq, hash FROM log_chain ORDER BY seq DESC LIMIT 1),
-            covered AS (SELECT coalesce(max(seq), 0) AS seq FROM log_checkpoints)
-       SELECT (SELECT seq::float8 FROM head) AS "headSeq", (SELECT hash FROM head) AS "headHash",
-              (SELECT seq::float8 FROM covered) AS covered,
-              (SELECT sealed_at FROM log_chain WHERE seq = (SELECT seq + 1 FROM covered))
-                AS "uncoveredSince"`,
-    );
-    return {
-      head:
-        row?.headSeq != null && row.headHash !== null
-          ? { seq: row.headSeq, hash: row.headHash }
-          : null,
-      covered: row?.covered ?? 0,
-      uncoveredSince: row?.uncoveredSince ?? null,
-    };
+    const [row] = await this.c.sql<StateColumns>(`${STATE_SQL} SELECT * FROM state`);
+    return chainState(row);
   }
 
   /**
@@ -114,7 +124,9 @@ export class ChainRepository {
    * entries, stores late digests and adds checkpoints, if the chain's head is still
    * `expectedHeadSeq` (read before the lock was taken). False when it moved (nothing was
    * written) or when a queued entry left the queue meanwhile (retention removed it): the
-   * caller rolls back and starts again.
+   * caller rolls back and starts again. Each array travels as one array literal: the
+   * transaction's statements go through Prisma, which converts every element of an array
+   * parameter, as on the ingest path.
    */
   async seal(batch: SealBatch): Promise<boolean> {
     const { rows, late, checkpoints } = batch;
@@ -143,18 +155,18 @@ export class ChainRepository {
        FROM fresh`,
       [
         batch.expectedHeadSeq,
-        rows.map((r) => r.seq),
-        rows.map((r) => r.entryId),
-        rows.map((r) => r.hash),
-        rows.map((r) => r.prevHash),
+        arrayLiteral(rows.map((r) => String(r.seq))),
+        arrayLiteral(rows.map((r) => r.entryId)),
+        arrayLiteral(rows.map((r) => r.hash)),
+        arrayLiteral(rows.map((r) => r.prevHash)),
         batch.sealedAt,
-        batch.dequeued,
-        late.map((l) => l.id),
-        late.map((l) => JSON.stringify(l.digests)),
-        late.map((l) => JSON.stringify(l.salts)),
-        checkpoints.map((c) => c.seq),
-        checkpoints.map((c) => c.hash),
-        checkpoints.map((c) => c.signature),
+        arrayLiteral(batch.dequeued),
+        arrayLiteral(late.map((l) => l.id)),
+        arrayLiteral(late.map((l) => JSON.stringify(l.digests))),
+        arrayLiteral(late.map((l) => JSON.stringify(l.salts))),
+        arrayLiteral(checkpoints.map((c) => String(c.seq))),
+        arrayLiteral(checkpoints.map((c) => c.hash)),
+        arrayLiteral(checkpoints.map((c) => c.signature)),
       ],
     );
     return result?.fresh === true;
@@ -164,16 +176,51 @@ export class ChainRepository {
     return (await this.c.sql('SELECT 1 FROM log_seal_queue LIMIT 1')).length > 0;
   }
 
-  /** The oldest queued entries in queue order, with their queue number and canonical form. */
-  queued(limit: number): Promise<QueuedEntry[]> {
-    return this.c.sql(
-      `SELECT n::text AS "queueNo", entry_id AS "entryId", canonical, written_at AS "writtenAt"
-       FROM log_seal_queue ORDER BY n LIMIT $1`,
+  /**
+   * The chain's state and the oldest queued entries in queue order, with their queue number
+   * and the columns of the entry that its canonical form holds (just written, so in the
+   * database's cache). One statement, so one snapshot: a batch another sealer commits
+   * meanwhile is either in the head and out of the queue, or neither (read one after the
+   * other, a flush could find the queue emptied but the head from before, and sign nothing).
+   */
+  async pending(limit: number): Promise<{ state: ChainState; queued: QueuedEntry[] }> {
+    const rows = await this.c.sql<
+      StateColumns & { queueNo: string | null; entryId: string; writtenAt: Date } & {
+        [K in keyof CanonicalColumns]: CanonicalColumns[K] | null;
+      }
+    >(
+      `${STATE_SQL}, queued AS (SELECT n, entry_id, written_at FROM log_seal_queue ORDER BY n LIMIT $1)
+       SELECT state.*, q.n::text AS "queueNo", q.entry_id AS "entryId", q.written_at AS "writtenAt",
+         e.id, e.timestamp, e.event, e.actor_id AS "actorId", e.actor_type AS "actorType",
+         e.target_type AS "targetType", e.ip, e.user_agent AS "userAgent", e.city, e.country,
+         e.region, e.lat, e.lng, e.result, e.trace_id AS "traceId", e.origin,
+         e.ingested_by AS "ingestedBy", e.received_at AS "receivedAt", e.digests
+       FROM state LEFT JOIN (queued AS q LEFT JOIN log_entries e ON e.id = q.entry_id) ON TRUE
+       ORDER BY q.n`,
       [limit],
     );
+    const queued: QueuedEntry[] = [];
+    for (const {
+      headSeq,
+      headHash,
+      covered,
+      uncoveredSince,
+      queueNo,
+      entryId,
+      writtenAt,
+      ...entry
+    } of rows)
+      if (queueNo !== null)
+        queued.push({
+          queueNo,
+          entryId,
+          writtenAt,
+          entry: entry.id === null ? null : (entry as CanonicalColumns),
+        });
+    return { state: chainState(rows[0]), queued };
   }
 
-  /** Entries not sealed yet, read whole (those queued before the chain existed). */
+  /** Entries not sealed yet, read whole (those written before the chain have no digests). */
   unsealed(ids: string[]): Promise<LogRow[]> {
     const sql = Prisma.sql`
       SELECT ${UNSEALED_COLUMNS} FROM log_entries WHERE id = ANY(${ids}::text[])`;

@@ -1,7 +1,7 @@
-import { canonicalForm, entryHashAt, GENESIS_HASH } from '@secadmin/log-chain';
+import { entryHash, GENESIS_HASH } from '@secadmin/log-chain';
 import type { Logger } from 'pino';
 import type { Store } from '../../../storage/repositories.js';
-import { logDetail } from '../representation.js';
+import { type CanonicalColumns, chainEntry } from './canonical-columns.js';
 import { commit } from './commitments.js';
 import type { ChainHead, ChainRow, ChainState, CheckpointRow, QueuedEntry } from './repository.js';
 import type { SigningKey } from './signing-key.js';
@@ -12,7 +12,11 @@ export interface SealerOptions {
   logger: Logger;
   /** Seconds from an entry's write to its seal, per sealed entry (the seal-lag metric). */
   observeLag?: (seconds: number) => void;
-  /** Entries per transaction. */
+  /**
+   * Entries per transaction (default 5,000: under 4 × 1,000-entry ingest batches in flight
+   * on 2 loaded cores, a batch costs ~4 round trips of waiting whatever its size, and 2,000
+   * left the sealer behind: seal lag p99 2.1 s, 1.1–1.3 s with 5,000).
+   */
   batchSize?: number;
   /** How often an idle sealer looks for work (ingest in this process wakes it at once). */
   pollMs?: number;
@@ -48,7 +52,7 @@ export class Sealer {
   constructor(private readonly options: SealerOptions) {}
 
   private get batchSize(): number {
-    return this.options.batchSize ?? 2_000;
+    return this.options.batchSize ?? 5_000;
   }
 
   start(): void {
@@ -103,9 +107,9 @@ export class Sealer {
   }
 
   /**
-   * One batch. The queued entries are hashed, and the checkpoints that fall due signed,
-   * before the transaction, from the canonical forms computed when the entries were
-   * written (entries older than the chain are read whole and committed now). The
+   * One batch. The queued entries are read, their canonical forms computed and hashed, and
+   * the checkpoints that fall due signed, before the transaction (entries older than the
+   * chain have no digests yet and are committed now). The
    * transaction takes the lock and commits it all in one statement, only if the chain's
    * head is still the one the hashes follow and every queued entry is still queued;
    * otherwise it rolls back and the batch is done again. 'busy': another instance holds
@@ -114,10 +118,9 @@ export class Sealer {
   private async sealBatch(forceCheckpoint: boolean): Promise<number | 'busy'> {
     const { store } = this.options;
     for (;;) {
-      const state = await store.chain.state();
-      const queued = await store.chain.queued(this.batchSize);
-      const late = await this.commitLegacy(queued);
-      const rows = this.hash(state.head, queued);
+      const { state, queued } = await store.chain.pending(this.batchSize);
+      const { entries, late } = await this.entries(queued);
+      const rows = this.hash(state.head, queued, entries);
       const sealedAt = new Date();
       const checkpoints = this.checkpointsDue(state, rows, sealedAt, forceCheckpoint);
       if (queued.length === 0 && checkpoints.length === 0) return 0;
@@ -150,40 +153,42 @@ export class Sealer {
   }
 
   /**
-   * Entries queued by the migration have no canonical form yet (and no digests): they get
-   * both now, as they are now. A queued entry whose row is gone keeps canonical null and
-   * is dequeued without a chain row.
+   * The columns of each queued entry that its canonical form holds, by entry id, as they
+   * are now. Entries queued by the migration have no digests yet: they are read whole and
+   * committed now, and `late` holds them. A queued entry whose row is gone is not in
+   * `entries` and is dequeued without a chain row.
    */
-  private async commitLegacy(
-    queued: QueuedEntry[],
-  ): Promise<{ ids: Set<string>; commitments: LateCommitments }> {
-    const ids = new Set(queued.filter((q) => q.canonical === null).map((q) => q.entryId));
-    const commitments: LateCommitments = [];
-    if (ids.size === 0) return { ids, commitments };
-    const rows = new Map(
-      (await this.options.store.chain.unsealed([...ids])).map((row) => [row.id, row]),
-    );
-    for (const q of queued) {
-      const row = rows.get(q.entryId);
-      if (q.canonical !== null || !row) continue;
-      if (row.digests === null) {
-        const committed = commit(row);
-        Object.assign(row, committed);
-        commitments.push({ id: row.id, ...committed });
-      }
-      q.canonical = canonicalForm(logDetail(row));
+  private async entries(queued: QueuedEntry[]): Promise<{
+    entries: Map<string, CanonicalColumns>;
+    late: { ids: Set<string>; commitments: LateCommitments };
+  }> {
+    const entries = new Map<string, CanonicalColumns>();
+    const late = { ids: new Set<string>(), commitments: [] as LateCommitments };
+    for (const { entry } of queued)
+      if (entry?.digests === null) late.ids.add(entry.id);
+      else if (entry) entries.set(entry.id, entry);
+    if (late.ids.size === 0) return { entries, late };
+    for (const row of await this.options.store.chain.unsealed([...late.ids])) {
+      const committed = commit(row);
+      late.commitments.push({ id: row.id, ...committed });
+      entries.set(row.id, { ...row, digests: committed.digests });
     }
-    return { ids, commitments };
+    return { entries, late };
   }
 
-  private hash(head: ChainHead | null, queued: QueuedEntry[]): ChainRow[] {
+  private hash(
+    head: ChainHead | null,
+    queued: QueuedEntry[],
+    entries: Map<string, CanonicalColumns>,
+  ): ChainRow[] {
     let seq = head?.seq ?? 0;
     let prevHash = head?.hash ?? GENESIS_HASH;
     const rows: ChainRow[] = [];
-    for (const { entryId, canonical } of queued) {
-      if (canonical === null) continue;
+    for (const { entryId } of queued) {
+      const entry = entries.get(entryId);
+      if (entry === undefined) continue;
       seq++;
-      const hash = entryHashAt(prevHash, canonical, seq);
+      const hash = entryHash(prevHash, chainEntry(entry, seq));
       rows.push({ seq, entryId, hash, prevHash });
       prevHash = hash;
     }
