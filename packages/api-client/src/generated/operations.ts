@@ -217,12 +217,14 @@ export interface Resources {
    *
    * **Retention.** An operator may set `SECADMIN_LOG_RETENTION_DAYS=N`: then entries whose
    * `timestamp` is more than N days old are removed when the server starts and every hour
-   * after, in batches. Only sealed entries are removed (one written in the last second
-   * waits for the next run). Each batch that removes anything records, in the same
-   * transaction, a `logs.retention.applied` entry (`origin: service`,
-   * `actor: {"type":"service"}`, `target: {"type":"audit_log"}`) whose `metadata` says
-   * `retentionDays`, `cutoff` (entries dated before it were removed) and `removedEntries`
-   * (how many this batch removed). `logs.retention.applied` entries are never removed:
+   * after: whole months of the log (it is partitioned by month of `timestamp`) that end at
+   * or before the cutoff, then what is left in batches. Only sealed entries are removed
+   * (one written in the last second waits for the next run). Each month and each batch
+   * that removes anything records, in the same transaction, a `logs.retention.applied`
+   * entry (`origin: service`, `actor: {"type":"service"}`, `target: {"type":"audit_log"}`)
+   * whose `metadata` says `retentionDays`, `cutoff` (entries dated before it were
+   * removed), `removedEntries` (how many this month or batch removed) and, for a whole
+   * month, `partition` (its name, `log_entries_pYYYY_MM`). `logs.retention.applied` entries are never removed:
    * they are the proof of what retention took. Unset, entries are kept forever.
    *
    * ## Tamper evidence

@@ -90,7 +90,10 @@ describe.each(DATABASES)('audit log partitions on %s', (database) => {
       [-4, -3, -2].map((i) => monthOf(monthsFromNow(i)).name),
     );
     const oldMonth = monthOf(monthsFromNow(-4)).name;
-    await ingest('partition.old_month_probe', [1, 2, 3].map((day) => monthsFromNow(-4, 10 + day)));
+    await ingest(
+      'partition.old_month_probe',
+      [1, 2, 3].map((day) => monthsFromNow(-4, 10 + day)),
+    );
     await ingest('partition.kept_probe', [new Date(Date.now() - DAY_MS)]);
     const inOldMonth = await server.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM "${oldMonth}"`,

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { type Database, openDatabase } from '@secadmin/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../../../test/helpers/server.js';
-import { type LogOrigin, LogsRepository } from '../repository.js';
 import { monthOf, PartitionsRepository } from '../partitions/repository.js';
+import { type LogOrigin, LogsRepository } from '../repository.js';
 import { parseSearchQuery } from './query.js';
 
 // PostgreSQL only: the plans guarded here are PostgreSQL's at scale. The embedded database
