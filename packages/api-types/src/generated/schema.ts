@@ -1672,7 +1672,7 @@ export interface components {
             toSeq?: number;
         };
         /**
-         * @description The outcome of checking the chain. When `valid` is false, `firstInvalidSeq` is the first seq that failed and `reason` says why.
+         * @description The outcome of checking the chain. When `valid` is false, `reason` says why and `firstInvalidSeq` is the first seq that failed — absent only when the chain links but more (or fewer) chain rows are marked removed than the `logs.retention.applied` entries account for (the count cannot say which row).
          * @example {
          *       "valid": false,
          *       "checkedEntries": 41,
