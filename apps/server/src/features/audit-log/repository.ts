@@ -283,13 +283,14 @@ export class LogsRepository {
    * `logs.retention.applied` entries (the proof of earlier removals); returns how many it
    * removed. Their chain rows stay, marked removed in the same statement (verify takes their
    * stored hashes, so the chain still verifies across them). Entries not sealed yet stay
-   * until a later run: marked chain rows are then exactly the removed entries.
+   * until a later run: marked chain rows are then exactly the removed entries. The outer
+   * `timestamp` condition keeps the DELETE to the partitions of old months.
    */
   async removeOlderThan(cutoff: Date, limit: number): Promise<number> {
     const [result] = await this.c.db.$queryRaw<{ n: number }[]>`
       WITH removed AS (
         DELETE FROM log_entries
-        WHERE id IN (
+        WHERE timestamp < ${cutoff} AND id IN (
           SELECT e.id FROM log_entries e JOIN log_chain c ON c.entry_id = e.id
           WHERE e.timestamp < ${cutoff} AND e.event <> ${RETENTION_EVENT}
           LIMIT ${limit})
