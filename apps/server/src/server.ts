@@ -10,7 +10,8 @@ import { assertSignsTheChain, loadSigningKey } from './features/audit-log/chain/
 import { DataDirExportFiles, type ExportFiles } from './features/audit-log/exports/files.js';
 import { PostgresExportFiles } from './features/audit-log/exports/postgres-files.js';
 import { ExportWorker } from './features/audit-log/exports/worker.js';
-import { applyRetentionHourly } from './features/audit-log/retention/schedule.js';
+import { LogPartitions } from './features/audit-log/partitions/service.js';
+import { maintainLogHourly } from './features/audit-log/retention/schedule.js';
 import { LogRetention } from './features/audit-log/retention/service.js';
 import { sweepIdempotencyKeys } from './features/idempotency/sweeper.js';
 import { createServices, type Services } from './features/services.js';
@@ -158,6 +159,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     });
     metricsListener =
       config.metricsPort === 0 ? undefined : await metrics.listen(config.metricsPort, config.host);
+    // Before the first request: an entry of a month with no partition yet would otherwise
+    // land in the default partition and keep that month from getting one.
+    const partitions = new LogPartitions(store, logger);
+    await partitions.ensureAhead();
     const server: Server = await new Promise((resolve, reject) => {
       const s = app.listen(config.port, config.host ?? '::', () => resolve(s));
       s.once('error', reject);
@@ -165,13 +170,13 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     worker.start();
     sealer.start();
     const stopSweeping = sweepIdempotencyKeys(services.idempotency, logger);
-    const stopRetention =
+    const stopMaintenance = maintainLogHourly(
+      partitions,
       config.logRetentionDays === undefined
         ? undefined
-        : applyRetentionHourly(
-            new LogRetention(store, services.audit, config.logRetentionDays),
-            logger,
-          );
+        : new LogRetention(store, services.audit, config.logRetentionDays),
+      logger,
+    );
     const address = server.address() as AddressInfo;
     const host =
       address.family === 'IPv6'
@@ -199,7 +204,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         server.closeAllConnections();
         stopSweeping();
         disk.stop();
-        await atMost(upTo(STEP_MS), Promise.all([stopRetention?.(), worker.stop(), sealer.stop()]));
+        await atMost(upTo(STEP_MS), Promise.all([stopMaintenance(), worker.stop(), sealer.stop()]));
         await atMost(upTo(STEP_MS), limits.close());
         // The rest of the budget (at least 1.5 s): the embedded database's final checkpoint.
         await atMost(upTo(SHUTDOWN_BUDGET_MS), db.close());

@@ -65,7 +65,8 @@ function parseSchema(text: string): {
 async function describeDatabase(query: (sql: string) => Promise<Record<string, unknown>[]>) {
   const columns = await query(`
     SELECT table_name, column_name, data_type, udt_name, is_nullable
-    FROM information_schema.columns WHERE table_schema = current_schema()`);
+    FROM information_schema.columns WHERE table_schema = current_schema()
+      AND table_name NOT IN (SELECT relname FROM pg_class WHERE relispartition)`);
   const indexes = await query(`
     SELECT t.relname AS table_name, array_to_string(array_agg(a.attname ORDER BY k.ord), ',') AS columns
     FROM pg_index i

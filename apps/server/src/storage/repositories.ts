@@ -2,6 +2,7 @@ import type { Database } from '@secadmin/db';
 import { ApiKeysRepository } from '../features/api-keys/repository.js';
 import { ChainRepository } from '../features/audit-log/chain/repository.js';
 import { ExportsRepository } from '../features/audit-log/exports/repository.js';
+import { PartitionsRepository } from '../features/audit-log/partitions/repository.js';
 import { LogsRepository } from '../features/audit-log/repository.js';
 import { IdempotencyRepository } from '../features/idempotency/repository.js';
 import { PoliciesRepository } from '../features/policies/repository.js';
@@ -16,6 +17,7 @@ export interface Repositories {
   apiKeys: ApiKeysRepository;
   logs: LogsRepository;
   chain: ChainRepository;
+  partitions: PartitionsRepository;
   exports: ExportsRepository;
   stateVersions: StateVersionsRepository;
   idempotency: IdempotencyRepository;
@@ -33,6 +35,7 @@ function repositoriesOn(connection: Connection): Repositories {
     apiKeys: new ApiKeysRepository(connection),
     logs: new LogsRepository(connection),
     chain: new ChainRepository(connection),
+    partitions: new PartitionsRepository(connection),
     exports: new ExportsRepository(connection),
     stateVersions: new StateVersionsRepository(connection),
     idempotency: new IdempotencyRepository(connection),

@@ -217,10 +217,15 @@ export interface Resources {
    *
    * **Retention.** An operator may set `SECADMIN_LOG_RETENTION_DAYS=N`: then entries whose
    * `timestamp` is more than N days old are removed when the server starts and every hour
-   * after. Each run that removes anything records a `logs.retention.applied` entry
-   * (`origin: service`, `actor: {"type":"service"}`, `target: {"type":"audit_log"}`) whose
-   * `metadata` says `retentionDays`, `cutoff` (entries dated before it were removed) and
-   * `removedEntries`. Unset, entries are kept forever.
+   * after: whole months of the log (it is partitioned by month of `timestamp`) that end at
+   * or before the cutoff, then what is left in batches. Only sealed entries are removed
+   * (one written in the last second waits for the next run). Each month and each batch
+   * that removes anything records, in the same transaction, a `logs.retention.applied`
+   * entry (`origin: service`, `actor: {"type":"service"}`, `target: {"type":"audit_log"}`)
+   * whose `metadata` says `retentionDays`, `cutoff` (entries dated before it were
+   * removed), `removedEntries` (how many this month or batch removed) and, for a whole
+   * month, `partition` (its name, `log_entries_pYYYY_MM`). `logs.retention.applied` entries are never removed:
+   * they are the proof of what retention took. Unset, entries are kept forever.
    *
    * ## Tamper evidence
    *
@@ -283,8 +288,17 @@ export interface Resources {
    * with the public key of `GET /v1/logs/public-key`'s example its signature is
    * `7QWFmyzKtPJ5xDn0613j/wyMS+jZ7UVCSzc+US0Bl/K4+vRk7oDGz3f1+rfWwASv9gQV/sxKIV1bCnhvubniCQ==`.
    *
-   * Entries removed by retention keep their chain rows (marked removed): `POST
-   * /v1/logs/verify` takes their stored hashes, so the chain still verifies across them.
+   * Entries removed by retention keep their chain rows (marked removed in the statement
+   * that removes them): `POST /v1/logs/verify` does not recompute such an entry's hash but
+   * checks the links — its `prevHash` is the previous entry's hash, the next entry's
+   * `prevHash` is its stored hash, and checkpoints at it still match — so the chain still
+   * verifies across it. Verify then checks that the number of chain rows marked removed
+   * equals the sum of `metadata.removedEntries` of the sealed `logs.retention.applied`
+   * entries (and of those waiting, at most a second, to be sealed); otherwise the result is
+   * invalid. So an entry deleted straight from the database is found whether or not its
+   * chain row is marked removed; to pass it off as retention, the writer must also change a
+   * sealed retention entry, which that entry's hash then gives away (or add a new retention
+   * entry to the chain, for anyone to see).
    * Offline, `verifyChain` checks a run of consecutive seqs, such as a JSON export of the
    * whole log; an entry missing from the run, for whatever reason (a time range holds the
    * entries of that time, not always consecutive seqs), is reported as missing.
@@ -379,6 +393,10 @@ export interface Resources {
      * matches the recomputed SHA-256 of the canonical form. Each checkpoint in the range
      * must carry a valid Ed25519 signature and the hash recomputed at its seq. The first
      * failure stops the walk: `firstInvalidSeq` names it and `reason` says what failed.
+     * An entry removed by retention (its chain row marked removed) is linked by its stored
+     * hash instead of being recomputed; after the walk, the count of chain rows marked removed
+     * must equal the sum of `metadata.removedEntries` of the `logs.retention.applied` entries
+     * (`valid: false` without `firstInvalidSeq` otherwise: the count cannot say which row).
      * A range that starts after seq 1 takes the first entry's `prevHash` as given unless a
      * checkpoint sits at the seq just before it. Entries written in the last second may not
      * be sealed yet and are not counted. The same checks run offline with

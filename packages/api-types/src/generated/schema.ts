@@ -413,6 +413,10 @@ export interface paths {
          *     matches the recomputed SHA-256 of the canonical form. Each checkpoint in the range
          *     must carry a valid Ed25519 signature and the hash recomputed at its seq. The first
          *     failure stops the walk: `firstInvalidSeq` names it and `reason` says what failed.
+         *     An entry removed by retention (its chain row marked removed) is linked by its stored
+         *     hash instead of being recomputed; after the walk, the count of chain rows marked removed
+         *     must equal the sum of `metadata.removedEntries` of the `logs.retention.applied` entries
+         *     (`valid: false` without `firstInvalidSeq` otherwise: the count cannot say which row).
          *     A range that starts after seq 1 takes the first entry's `prevHash` as given unless a
          *     checkpoint sits at the seq just before it. Entries written in the last second may not
          *     be sealed yet and are not counted. The same checks run offline with
@@ -1668,7 +1672,7 @@ export interface components {
             toSeq?: number;
         };
         /**
-         * @description The outcome of checking the chain. When `valid` is false, `firstInvalidSeq` is the first seq that failed and `reason` says why.
+         * @description The outcome of checking the chain. When `valid` is false, `reason` says why and `firstInvalidSeq` is the first seq that failed — absent only when the chain links but more (or fewer) chain rows are marked removed than the `logs.retention.applied` entries account for (the count cannot say which row).
          * @example {
          *       "valid": false,
          *       "checkedEntries": 41,

@@ -45,7 +45,8 @@ export interface AuditWriter {
     userAgent: string | undefined;
     reason: string;
   }): Promise<void>;
-  recordSystem(record: SystemRecord): Promise<void>;
+  /** Within the transaction of what it records. */
+  recordSystem(repos: Repositories, record: SystemRecord): Promise<void>;
 }
 
 export const createAuditWriter = (store: Store): AuditWriter => ({
@@ -82,8 +83,8 @@ export const createAuditWriter = (store: Store): AuditWriter => ({
       },
     ]);
   },
-  async recordSystem({ event, target, metadata }) {
-    await store.logs.insert([
+  async recordSystem(repos, { event, target, metadata }) {
+    await repos.logs.insert([
       {
         id: newId('log'),
         timestamp: new Date(),

@@ -33,6 +33,9 @@ export const LOG_COLUMNS = Prisma.sql`${ENTRY_COLUMNS},
 /** ENTRY_COLUMNS of an entry not sealed yet. */
 export const UNSEALED_COLUMNS = Prisma.sql`${ENTRY_COLUMNS},
   NULL::float8 AS seq, NULL::text AS hash, NULL::text AS "prevHash"`;
+/** The service's record of a retention run: never removed itself. */
+export const RETENTION_EVENT = 'logs.retention.applied';
+
 export const LOG_FROM = Prisma.sql`log_entries LEFT JOIN log_chain ON log_chain.entry_id = log_entries.id`;
 
 /**
@@ -250,20 +253,24 @@ export class LogsRepository {
   }
 
   /**
-   * Removes up to `limit` entries dated before `cutoff`; returns how many it removed. Their
-   * chain rows stay, marked removed (verify takes their stored hashes, so the chain still
-   * verifies across them), and entries not sealed yet leave the seal queue.
+   * Removes up to `limit` sealed entries dated before `cutoff`, except the
+   * `logs.retention.applied` entries (the proof of earlier removals); returns how many it
+   * removed. Their chain rows stay, marked removed in the same statement (verify takes their
+   * stored hashes, so the chain still verifies across them). Entries not sealed yet stay
+   * until a later run: marked chain rows are then exactly the removed entries. The outer
+   * `timestamp` condition keeps the DELETE to the partitions of old months.
    */
   async removeOlderThan(cutoff: Date, limit: number): Promise<number> {
     const [result] = await this.c.db.$queryRaw<{ n: number }[]>`
       WITH removed AS (
         DELETE FROM log_entries
-        WHERE id IN (SELECT id FROM log_entries WHERE timestamp < ${cutoff} LIMIT ${limit})
+        WHERE timestamp < ${cutoff} AND id IN (
+          SELECT e.id FROM log_entries e JOIN log_chain c ON c.entry_id = e.id
+          WHERE e.timestamp < ${cutoff} AND e.event <> ${RETENTION_EVENT}
+          LIMIT ${limit})
         RETURNING id),
       marked AS (
-        UPDATE log_chain SET removed_at = now() WHERE entry_id IN (SELECT id FROM removed)),
-      dequeued AS (
-        DELETE FROM log_seal_queue WHERE entry_id IN (SELECT id FROM removed))
+        UPDATE log_chain SET removed_at = now() WHERE entry_id IN (SELECT id FROM removed))
       SELECT count(*)::int AS n FROM removed`;
     return result?.n ?? 0;
   }

@@ -1,7 +1,7 @@
 import { Prisma } from '@secadmin/db';
 import { arrayLiteral } from '../../../storage/array-literal.js';
 import type { Connection } from '../../../storage/connection.js';
-import { LOG_COLUMNS, type LogRow, UNSEALED_COLUMNS } from '../repository.js';
+import { LOG_COLUMNS, type LogRow, RETENTION_EVENT, UNSEALED_COLUMNS } from '../repository.js';
 import type { CanonicalColumns } from './canonical-columns.js';
 
 /** Any constant: the instance holding this transaction-level lock is the one sealing. */
@@ -103,14 +103,6 @@ export class ChainRepository {
       [SEALER_LOCK_ID],
     );
     return rows[0]?.locked === true;
-  }
-
-  /**
-   * Within a transaction that removes entries: waits for the sealer's lock, so that no
-   * batch commits chain rows for entries the removal is about to take away.
-   */
-  async lockSealer(): Promise<void> {
-    await this.c.sql('SELECT pg_advisory_xact_lock($1::bigint)::text AS locked', [SEALER_LOCK_ID]);
   }
 
   /** The chain's head, and what the newest checkpoint leaves uncovered. */
@@ -243,6 +235,27 @@ export class ChainRepository {
        WHERE seq BETWEEN $1 AND $2 ORDER BY seq`,
       [from, to],
     );
+  }
+
+  /**
+   * In one snapshot: how many chain rows are marked removed, and how many removed entries
+   * the `logs.retention.applied` service entries account for — those sealed, and those
+   * waiting in the seal queue (a retention batch commits its record with its marks; the
+   * record is sealed within a second).
+   */
+  async removals(): Promise<{ marked: number; recorded: number }> {
+    const [row] = await this.c.sql<{ marked: number; recorded: number }>(
+      `SELECT (SELECT count(*) FROM log_chain WHERE removed_at IS NOT NULL)::float8 AS marked,
+              (SELECT coalesce(sum(CASE WHEN jsonb_typeof(e.metadata->'removedEntries') = 'number'
+                                   THEN (e.metadata->>'removedEntries')::numeric ELSE 0 END), 0)
+               FROM log_entries e
+               WHERE e.event = $1 AND e.origin = 'service'
+                 AND (EXISTS (SELECT 1 FROM log_chain c WHERE c.entry_id = e.id)
+                      OR EXISTS (SELECT 1 FROM log_seal_queue q WHERE q.entry_id = e.id))
+              )::float8 AS recorded`,
+      [RETENTION_EVENT],
+    );
+    return { marked: row?.marked ?? 0, recorded: row?.recorded ?? 0 };
   }
 
   /** Chain rows `from <= seq <= to` with their entries (null when the entry row is gone). */

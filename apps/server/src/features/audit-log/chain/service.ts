@@ -84,6 +84,22 @@ export class ChainService {
       await verifier.add(run);
       next = (links[links.length - 1]?.seq ?? last) + 1;
     }
-    return verifier.finish();
+    const result = await verifier.finish();
+    return result.valid ? this.accountForRemovals(result) : result;
+  }
+
+  /**
+   * Marked chain rows must be exactly the entries that retention's records say it removed:
+   * a database writer who deletes an entry and marks its row removed is found here, unless
+   * it also forges a retention record (which the chain then holds in plain sight).
+   */
+  private async accountForRemovals(result: VerifyResult): Promise<VerifyResult> {
+    const { marked, recorded } = await this.store.chain.removals();
+    if (marked === recorded) return result;
+    return {
+      ...result,
+      valid: false,
+      reason: `${marked} chain rows are marked removed, but logs.retention.applied entries account for ${recorded}`,
+    };
   }
 }

@@ -89,26 +89,74 @@ describe.each(DATABASES)('audit log retention on %s', (database) => {
     expect(marked[0]?.n).toBe(2);
   });
 
-  it('removes in batches, and writes no entry when nothing is old enough', async () => {
+  const recordedCounts = async () =>
+    (
+      await server.db.query<{ n: number }>(
+        `SELECT (metadata->>'removedEntries')::int AS n FROM log_entries
+         WHERE event = 'logs.retention.applied' ORDER BY n DESC`,
+      )
+    ).map((row) => row.n);
+  const verify = async () => {
+    await server.sealer.flush();
+    const { data } = await server.client.POST('/v1/logs/verify', { body: {} });
+    return data?.data;
+  };
+
+  it('removes in batches, one record per batch, and writes none when nothing is old enough', async () => {
     const many = Array.from({ length: 1000 }, (_, i) => daysAgo(60 + i / 1000));
     for (let i = 0; i < 6; i++) await ingest('retention.batch_probe', many);
+    await server.sealer.flush();
     const retention = new LogRetention(createRepositories(server.db), server.services.audit, 30);
-    const before = (await retentionEntries()).length;
+    const before = await recordedCounts();
 
     const run = await retention.apply();
     expect(run.removedEntries).toBe(6000);
     expect(await timestampsOf('retention.batch_probe')).toEqual([]);
-    expect(await retentionEntries()).toHaveLength(before + 1);
+    // BATCH is 5,000: two batches, each recorded in its own transaction.
+    expect(await recordedCounts()).toEqual([...before, 5000, 1000].sort((a, b) => b - a));
 
     expect((await retention.apply()).removedEntries).toBe(0);
-    expect(await retentionEntries()).toHaveLength(before + 1);
-    // Retention ran while the sealer was sealing these entries: one valid chain still.
-    await server.sealer.flush();
-    const { data } = await server.client.POST('/v1/logs/verify', { body: {} });
-    expect(data?.data).toMatchObject({ valid: true });
+    expect(await recordedCounts()).toHaveLength(before.length + 2);
+    expect(await verify()).toMatchObject({ valid: true });
     const queued = await server.db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM log_seal_queue',
     );
     expect(queued[0]?.n).toBe(0);
+  });
+
+  it('leaves unsealed entries and its own records, and verify counts every marked row', async () => {
+    // An entry with no chain row (never sealed): retention must not remove it.
+    await server.db.query(
+      `INSERT INTO log_entries (id, timestamp, event, actor_type, result, origin)
+       VALUES ('log_retention_unsealed', now() - interval '90 days', 'retention.unsealed_probe',
+               'system', 'success', 'api')`,
+    );
+    await ingest('retention.late_probe', [daysAgo(1)]);
+    await server.sealer.flush();
+    const records = (await recordedCounts()).length;
+    const retention = new LogRetention(createRepositories(server.db), server.services.audit, 30);
+
+    // 60 days from now, everything sealed so far is older than the window.
+    const run = await retention.apply(new Date(Date.now() + 60 * DAY_MS));
+    expect(run.removedEntries).toBeGreaterThan(0);
+    expect(await timestampsOf('retention.late_probe')).toEqual([]);
+    const unsealed = await server.db.query(
+      "SELECT 1 FROM log_entries WHERE id = 'log_retention_unsealed'",
+    );
+    expect(unsealed).toHaveLength(1);
+    expect((await recordedCounts()).length).toBeGreaterThan(records);
+    expect(await verify()).toMatchObject({ valid: true });
+    await server.db.query("DELETE FROM log_entries WHERE id = 'log_retention_unsealed'");
+
+    // A database writer deletes an entry and marks its row removed, with no record of it.
+    await ingest('retention.tamper_probe', [daysAgo(1)]);
+    await server.sealer.flush();
+    await server.db.query(
+      `WITH gone AS (DELETE FROM log_entries WHERE event = 'retention.tamper_probe' RETURNING id)
+       UPDATE log_chain SET removed_at = now() WHERE entry_id IN (SELECT id FROM gone)`,
+    );
+    const result = await verify();
+    expect(result).toMatchObject({ valid: false });
+    expect(result?.reason).toMatch(/marked removed/);
   });
 });

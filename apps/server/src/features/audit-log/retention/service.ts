@@ -1,5 +1,6 @@
-import type { Store } from '../../../storage/repositories.js';
+import type { Repositories, Store } from '../../../storage/repositories.js';
 import type { AuditWriter } from '../audit-writer.js';
+import { RETENTION_EVENT } from '../repository.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Entries removed per statement: small enough that no transaction holds locks for long. */
@@ -21,29 +22,48 @@ export class LogRetention {
   ) {}
 
   /**
-   * Removes, batch by batch, every entry whose `timestamp` is older than `days` before
-   * `now`, then records a `logs.retention.applied` entry when anything was removed.
+   * Removes every sealed entry whose `timestamp` is older than `days` before `now`
+   * (unsealed ones wait for the next run): first whole months whose end is at or before
+   * the cutoff, by dropping their partitions; then, batch by batch, what is left (the
+   * default partition, the month the cutoff falls in, a month with unsealed entries).
+   * Each dropped month and each batch writes its `logs.retention.applied` entry in the
+   * same transaction, so the chain rows it marks removed are never seen without the
+   * record that accounts for them.
    */
   async apply(now = new Date()): Promise<RetentionRun> {
     const cutoff = new Date(now.getTime() - this.days * DAY_MS);
     let removedEntries = 0;
-    for (;;) {
-      // Under the sealer's lock: a batch sealing these entries commits before or after.
+    for (const month of await this.store.partitions.months()) {
+      if (month.to > cutoff || this.stopping) break;
+      removedEntries += await this.store.transaction(async (repos) => {
+        const removed = await repos.partitions.dropSealed(month);
+        if (removed) await this.record(repos, cutoff, removed, { partition: month.name });
+        return removed ?? 0;
+      });
+    }
+    while (!this.stopping) {
       const removed = await this.store.transaction(async (repos) => {
-        await repos.chain.lockSealer();
-        return repos.logs.removeOlderThan(cutoff, BATCH);
+        const n = await repos.logs.removeOlderThan(cutoff, BATCH);
+        if (n > 0) await this.record(repos, cutoff, n);
+        return n;
       });
       removedEntries += removed;
-      if (removed < BATCH || this.stopping) break;
-    }
-    if (removedEntries > 0) {
-      await this.audit.recordSystem({
-        event: 'logs.retention.applied',
-        target: { type: 'audit_log' },
-        metadata: { retentionDays: this.days, cutoff: cutoff.toISOString(), removedEntries },
-      });
+      if (removed < BATCH) break;
     }
     return { cutoff, removedEntries };
+  }
+
+  private record(
+    repos: Repositories,
+    cutoff: Date,
+    removedEntries: number,
+    more: Record<string, string> = {},
+  ): Promise<void> {
+    return this.audit.recordSystem(repos, {
+      event: RETENTION_EVENT,
+      target: { type: 'audit_log' },
+      metadata: { retentionDays: this.days, cutoff: cutoff.toISOString(), removedEntries, ...more },
+    });
   }
 
   /** Lets a run in progress end after its current batch. */
