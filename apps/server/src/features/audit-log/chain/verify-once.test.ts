@@ -11,7 +11,11 @@ it('walks the chain once at a time per instance: a second verify meanwhile is 50
     release = () => resolve({ head: undefined });
   });
   const store = {
-    chain: { state: () => head, checkpointsBetween: async () => [] },
+    chain: {
+      state: () => head,
+      checkpointsBetween: async () => [],
+      removals: async () => ({ marked: 0, recorded: 0 }),
+    },
   } as unknown as Store;
   const { publicKey } = generateKeyPairSync('ed25519');
   const service = new ChainService(store, new Cursors('s'.repeat(32)), {
