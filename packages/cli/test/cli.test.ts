@@ -178,6 +178,20 @@ conditions: { ip: { allowlist: [not-a-cidr] } }
 describe('secadmin (the built CLI) against a real server', () => {
   const cli = useServer('embedded');
   const serverUrl = () => urlOf('embedded');
+  /** `logs export --wait` of the whole log into `file`. */
+  const exportEverything = (file: string, ...options: string[]) =>
+    cli(
+      'logs',
+      'export',
+      '--from',
+      '2020-01-01T00:00:00Z',
+      '--to',
+      '2100-01-01T00:00:00Z',
+      ...options,
+      '--wait',
+      '-o',
+      file,
+    );
   const applyFolder = async (files: Record<string, string>) => {
     const run = await cli('policies', 'apply', await policyFolder(files), '--yes');
     expect(run.code, run.stderr).toBe(0);
@@ -206,19 +220,7 @@ describe('secadmin (the built CLI) against a real server', () => {
       'export-me.yaml': readers('users:list').replace('cli-readers', 'export-me'),
     });
     const file = join(scratch, 'export.csv');
-    const run = await cli(
-      'logs',
-      'export',
-      '--from',
-      '2020-01-01T00:00:00Z',
-      '--to',
-      '2100-01-01T00:00:00Z',
-      '--format',
-      'csv',
-      '--wait',
-      '-o',
-      file,
-    );
+    const run = await exportEverything(file, '--format', 'csv');
     expect(run.code, run.stderr).toBe(0);
     const csv = await readFile(file, 'utf8');
     expect(csv.split('\n')[0]).toContain('event');
@@ -232,17 +234,7 @@ describe('secadmin (the built CLI) against a real server', () => {
 
     const exported = join(scratch, 'verify-export.json');
     const material = join(scratch, 'verify-material.json');
-    const exportRun = await cli(
-      'logs',
-      'export',
-      '--from',
-      '2020-01-01T00:00:00Z',
-      '--to',
-      '2100-01-01T00:00:00Z',
-      '--wait',
-      '-o',
-      exported,
-    );
+    const exportRun = await exportEverything(exported);
     expect(exportRun.code, exportRun.stderr).toBe(0);
     expect((await cli('logs', 'checkpoints', '-o', material)).code).toBe(0);
     // Offline: no server named at all.

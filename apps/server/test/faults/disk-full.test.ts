@@ -100,6 +100,14 @@ async function sigtermExit(server: ServerProcess): Promise<{ ms: number; code: n
   return { ms: performance.now() - started, code: server.child.exitCode };
 }
 
+/** The embedded server with its data dir on `disk`, refusing writes below `minFreeMb`. */
+const serverOn = (disk: { dir: string }, key: string, minFreeMb: number) =>
+  spawnServer({
+    SECADMIN_DATA_DIR: join(disk.dir, 'data'),
+    SECADMIN_ADMIN_API_KEY: key,
+    SECADMIN_MIN_FREE_DISK_MB: String(minFreeMb),
+  });
+
 // Start-up on a tmpfs (initdb, migrations) takes 10–20 s on a loaded 2-core machine.
 describe.skipIf(cannotMount)('disk full, embedded database', { timeout: 180_000 }, () => {
   it('refuses writes with 503 below SECADMIN_MIN_FREE_DISK_MB, serves reads, and recovers once space is freed', async () => {
@@ -107,11 +115,7 @@ describe.skipIf(cannotMount)('disk full, embedded database', { timeout: 180_000 
     const key = generateSecret();
     let server: ServerProcess | undefined;
     try {
-      server = await spawnServer({
-        SECADMIN_DATA_DIR: join(disk.dir, 'data'),
-        SECADMIN_ADMIN_API_KEY: key,
-        SECADMIN_MIN_FREE_DISK_MB: '8',
-      });
+      server = await serverOn(disk, key, 8);
       const s = server;
       let n = 0;
       const createUser = () =>
@@ -176,11 +180,7 @@ describe.skipIf(cannotMount)('disk full, embedded database', { timeout: 180_000 
     const key = generateSecret();
     let server: ServerProcess | undefined;
     try {
-      server = await spawnServer({
-        SECADMIN_DATA_DIR: join(disk.dir, 'data'),
-        SECADMIN_ADMIN_API_KEY: key,
-        SECADMIN_MIN_FREE_DISK_MB: '0',
-      });
+      server = await serverOn(disk, key, 0);
       // issue 12: the fourth batch of 1,000 filled the disk; the next one spun for good.
       let status = 201;
       let acknowledged = 0;
@@ -215,11 +215,7 @@ describe.skipIf(cannotMount)('disk full, embedded database', { timeout: 180_000 
 
       // Space freed, restarted: every acknowledged batch is there.
       disk.resize(96);
-      server = await spawnServer({
-        SECADMIN_DATA_DIR: join(disk.dir, 'data'),
-        SECADMIN_ADMIN_API_KEY: key,
-        SECADMIN_MIN_FREE_DISK_MB: '0',
-      });
+      server = await serverOn(disk, key, 0);
       let logins = 0;
       let cursor: string | undefined;
       do {
