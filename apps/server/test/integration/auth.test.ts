@@ -37,6 +37,44 @@ describe.each(DATABASES)('API keys and authorization on %s', (database) => {
     }
   });
 
+  it("cuts the User-Agent and client IP of its own entries to the log schema's limits", async () => {
+    const userAgent = `cut-probe/${'u'.repeat(10_000)}`;
+    const forwardedFor = `${'f'.repeat(2_000)}, 203.0.113.9`;
+    server = await server.restart({ trustProxy: true });
+    try {
+      const headers = { 'user-agent': userAgent, 'x-forwarded-for': forwardedFor };
+      const refused = await raw(server, '/v1/users', {
+        headers: { ...headers, authorization: 'Bearer sk_cut_probe' },
+      });
+      expect(refused.status).toBe(401);
+      const created = await raw(server, '/v1/api-keys', {
+        method: 'POST',
+        headers: {
+          ...headers,
+          authorization: `Bearer ${server.rootKey}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ name: 'cut probe', principal: 'service:cut-probe' }),
+      });
+      expect(created.status).toBe(201);
+    } finally {
+      server = await server.restart({ trustProxy: false });
+    }
+    const stored = await server.db.query<{ event: string; userAgent: number; ip: number }>(
+      `SELECT event, length(user_agent)::int AS "userAgent", length(ip)::int AS ip
+       FROM log_entries WHERE user_agent LIKE 'cut-probe/%' ORDER BY event`,
+    );
+    expect(stored).toEqual([
+      { event: 'apikey.created', userAgent: 1024, ip: 64 },
+      { event: 'auth.failed', userAgent: 1024, ip: 64 },
+    ]);
+    // What is stored is what the schema allows: listing them passes response validation.
+    const { data } = await server.client.GET('/v1/logs', {
+      params: { query: { events: ['auth.failed', 'apikey.created'], limit: 1000 } },
+    });
+    expect(data?.data.some((e) => e.context?.userAgent?.startsWith('cut-probe/'))).toBe(true);
+  });
+
   it('ignores a key in the query string', async () => {
     const res = await raw(
       server,
