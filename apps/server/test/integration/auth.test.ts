@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createKey,
@@ -332,6 +333,35 @@ describe.each(DATABASES)('rate limits and errors on %s', (database) => {
       headers: { ...auth, 'x-request-id': 'bad id <script>' },
     });
     expect(replaced.headers.get('x-request-id')).toMatch(/^req_/);
+  });
+
+  it('answers a request without a key before its body arrives, and closes the connection', async () => {
+    const { port } = new URL(server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let answer = '';
+    const closed = new Promise<void>((resolve) => {
+      socket.on('data', (chunk) => {
+        answer += chunk.toString('latin1');
+      });
+      socket.on('error', () => {});
+      socket.on('close', () => resolve());
+    });
+    let trickle: NodeJS.Timeout | undefined;
+    try {
+      await new Promise((resolve) => socket.once('connect', resolve));
+      // Headers, then a body byte by byte: idle timeouts never fire, the body never ends.
+      socket.write(
+        'POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"entries":[',
+      );
+      trickle = setInterval(() => socket.writable && socket.write(' '), 200);
+      const timeout = new Promise<'open'>((resolve) => setTimeout(() => resolve('open'), 10_000));
+      expect(await Promise.race([closed.then(() => 'closed' as const), timeout])).toBe('closed');
+      expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+      expect(answer.toLowerCase()).toContain('\r\nconnection: close\r\n');
+    } finally {
+      clearInterval(trickle);
+      socket.destroy();
+    }
   });
 
   it('sends security headers and no X-Powered-By', async () => {
