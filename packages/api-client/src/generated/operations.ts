@@ -224,8 +224,10 @@ export interface Resources {
    * entry (`origin: service`, `actor: {"type":"service"}`, `target: {"type":"audit_log"}`)
    * whose `metadata` says `retentionDays`, `cutoff` (entries dated before it were
    * removed), `removedEntries` (how many this month or batch removed) and, for a whole
-   * month, `partition` (its name, `log_entries_pYYYY_MM`). `logs.retention.applied` entries are never removed:
-   * they are the proof of what retention took. Unset, entries are kept forever.
+   * month, `partition` (its name, `log_entries_pYYYY_MM`). These `origin: service` entries are never removed:
+   * they are the proof of what retention took. An entry ingested with the event
+   * `logs.retention.applied` (`origin: api`) is an ordinary entry, removed like any other.
+   * Unset, entries are kept forever.
    *
    * ## Tamper evidence
    *
