@@ -572,7 +572,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Answers 200 while the database is reachable, 503 when it is not, and says in `checks` how each dependency is. An unreachable Redis in `open` mode, or free disk space below `SECADMIN_MIN_FREE_DISK_MB`, keeps it 200 with `status: degraded`. No authentication, no rate limit.
+         * @description Answers 200 while the database is reachable, 503 when it is not, and says in `checks` how each dependency is. The embedded database counts as unreachable from its first failed write of its files (disk full, I/O error) until the server is restarted. An unreachable Redis in `open` mode, or free disk space below `SECADMIN_MIN_FREE_DISK_MB`, keeps it 200 with `status: degraded`. No authentication, no rate limit.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -4267,7 +4267,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description The database is not reachable. */
+            /** @description The database is not reachable (a PostgreSQL server down, or the embedded database stopped after a failed write of its files). */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
