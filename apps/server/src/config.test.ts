@@ -43,6 +43,12 @@ describe('loadConfig', () => {
       );
   });
 
+  it('reads SECADMIN_METRICS_HOST, loopback by default, apart from HOST', () => {
+    expect(loadConfig({}).metricsHost).toBe('127.0.0.1');
+    expect(loadConfig({ HOST: '0.0.0.0' }).metricsHost).toBe('127.0.0.1');
+    expect(loadConfig({ SECADMIN_METRICS_HOST: '::' }).metricsHost).toBe('::');
+  });
+
   it('reads SECADMIN_MIN_FREE_DISK_MB as bytes, 512 MiB by default, 0 to turn the check off', () => {
     expect(loadConfig({}).minFreeDiskBytes).toBe(512 * 2 ** 20);
     expect(loadConfig({ SECADMIN_MIN_FREE_DISK_MB: '0' }).minFreeDiskBytes).toBe(0);

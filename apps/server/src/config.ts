@@ -22,8 +22,10 @@ export interface Config {
   rootRateLimit: number;
   trustProxy: boolean | number | string;
   logLevel: string;
-  /** `GET /metrics` listens here (same host); 0: no metrics listener. */
+  /** `GET /metrics` listens on this port; 0: no metrics listener. */
   metricsPort: number;
+  /** ...and on this address: loopback unless the operator opens it to a scraper. */
+  metricsHost: string;
   /** Browser origins allowed to call the API (CORS); empty: no CORS headers. */
   corsOrigins: string[];
   /** Audit entries older than this many days are removed; undefined: kept forever. */
@@ -112,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxy(env.SECADMIN_TRUST_PROXY),
     logLevel: env.LOG_LEVEL || 'info',
     metricsPort: integer(env, 'SECADMIN_METRICS_PORT', 9464),
+    metricsHost: env.SECADMIN_METRICS_HOST || '127.0.0.1',
     corsOrigins: origins(env.SECADMIN_CORS_ORIGINS),
     logRetentionDays: optionalInteger(env, 'SECADMIN_LOG_RETENTION_DAYS', 1),
     minFreeDiskBytes: integer(env, 'SECADMIN_MIN_FREE_DISK_MB', 512) * 2 ** 20,

@@ -88,4 +88,14 @@ describe('metrics', () => {
     ).toBeGreaterThanOrEqual(1);
     expect(text).toContain('# TYPE secadmin_exports_total counter');
   });
+
+  it('listens on 127.0.0.1 by default, even when the API listens on every interface', async () => {
+    const open = await startTestServer('embedded', { host: '::', metricsPort: await freePort() });
+    try {
+      expect(new URL(open.metricsUrl as string).hostname).toBe('127.0.0.1');
+      expect((await fetch(open.metricsUrl as string)).status).toBe(200);
+    } finally {
+      await open.stop();
+    }
+  });
 });

@@ -92,7 +92,7 @@ export class Metrics implements DomainCounters {
   }
 
   /** `GET /metrics` on a listener of its own; port 0 picks a free one (tests). */
-  async listen(port: number, host: string | undefined): Promise<{ url: string; server: Server }> {
+  async listen(port: number, host: string): Promise<{ url: string; server: Server }> {
     const server = createServer((req, res) => {
       if (req.method !== 'GET' || req.url !== '/metrics') {
         res.writeHead(404).end();
@@ -105,7 +105,7 @@ export class Metrics implements DomainCounters {
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, host ?? '::', () => resolve());
+      server.listen(port, host, () => resolve());
     });
     const address = server.address() as AddressInfo;
     const hostname = address.family === 'IPv6' ? `[${address.address}]` : address.address;

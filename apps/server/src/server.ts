@@ -158,7 +158,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       diskLow: () => disk.isLow(),
     });
     metricsListener =
-      config.metricsPort === 0 ? undefined : await metrics.listen(config.metricsPort, config.host);
+      config.metricsPort === 0
+        ? undefined
+        : await metrics.listen(config.metricsPort, config.metricsHost);
     // Before the first request: an entry of a month with no partition yet would otherwise
     // land in the default partition and keep that month from getting one.
     const partitions = new LogPartitions(store, logger);

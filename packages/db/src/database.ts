@@ -36,9 +36,10 @@ export interface OpenDatabaseOptions {
   /** Connections in the PostgreSQL pool (default 10). */
   poolSize?: number;
   /**
-   * Embedded only: called once when an error (a failed write of the WAL: disk full, I/O error)
-   * left PGlite unusable, with the count of critical sections it left open (undefined: could
-   * not be read). From then on every statement fails at once with SQLSTATE 57P03 until a restart.
+   * Embedded only: called once when PGlite failed to write its files (disk full, I/O error)
+   * or an error left it inside a critical section, with the count of critical sections it left
+   * open (undefined: could not be read). From then on every statement, `ping` included, fails
+   * at once with SQLSTATE 57P03 until a restart.
    */
   onEmbeddedFailure?: (error: Error, criticalSections: number | undefined) => void;
 }

@@ -12,8 +12,13 @@ import { type PGlite, protocol } from '@electric-sql/pglite';
  * `MyProc->lwWaiting` 1.
  */
 
-/** disk_full, io_error: what a failed write of the WAL reports, when the count cannot be read. */
-const WAL_WRITE_FAILURES = new Set(['53100', '58030']);
+/**
+ * disk_full, io_error: what a failed write of PGlite's files reports. A failed write of a data
+ * file leaves no critical section open and PGlite usable, but it is the same full disk the
+ * next WAL write meets: the instance stops at the first one, so readiness and the log say so
+ * at once rather than after whichever write happens to wedge it.
+ */
+const FILE_WRITE_FAILURES = new Set(['53100', '58030']);
 
 interface PostgresModule {
   _CritSectionCount?: number;
@@ -41,8 +46,8 @@ function failedError(): Error {
 
 /**
  * After an error that left PGlite's backend inside a critical section (the count read from its
- * memory; failing that, a disk_full or io_error), never call into it again: that statement and
- * every later one (and `close()`) fail at once with 57P03 instead of spinning forever.
+ * memory), or a disk_full or io_error, never call into it again: that statement and every
+ * later one (and `close()`) fail at once with 57P03 instead of spinning forever.
  * `onFailure` is called once, with PGlite's own error. Other errors pass through unchanged.
  */
 export function stopAfterWriteFailure(
@@ -51,10 +56,9 @@ export function stopAfterWriteFailure(
 ): { failed: () => boolean } {
   let failed = false;
   const wedged = (error: unknown): boolean => {
-    const count = criticalSections(pglite);
-    if (count !== undefined) return count > 0;
     const code = (error as { code?: unknown })?.code;
-    return typeof code === 'string' && WAL_WRITE_FAILURES.has(code);
+    if (typeof code === 'string' && FILE_WRITE_FAILURES.has(code)) return true;
+    return (criticalSections(pglite) ?? 0) > 0;
   };
   const guard = <A extends unknown[], R>(call: (...args: A) => Promise<R>) => {
     return async (...args: A): Promise<R> => {

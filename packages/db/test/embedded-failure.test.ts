@@ -45,4 +45,21 @@ describe('stopAfterWriteFailure', () => {
     });
     expect(failures).toHaveLength(1);
   });
+
+  it('after a disk_full or io_error with no critical section open, never calls PGlite again', async () => {
+    for (const code of ['53100', '58030']) {
+      const pglite = await PGlite.create();
+      const failures: [unknown, number | undefined][] = [];
+      const { failed } = stopAfterWriteFailure(pglite, (error, sections) =>
+        failures.push([error, sections]),
+      );
+      // What a failed extension of a data file reports: PGlite itself stays usable.
+      const raise = `DO $$ BEGIN RAISE EXCEPTION 'could not extend file' USING ERRCODE = '${code}'; END $$`;
+      await expect(pglite.exec(raise)).rejects.toMatchObject({ code: '57P03' });
+      expect(failed()).toBe(true);
+      expect(failures).toEqual([[expect.objectContaining({ code }), 0]]);
+      await expect(pglite.query('SELECT 1')).rejects.toMatchObject({ code: '57P03' });
+      expect(failures).toHaveLength(1);
+    }
+  });
 });

@@ -1,11 +1,8 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { ApiError, type ErrorDetail } from './errors.js';
+import { hasBody } from './unread-body.js';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
-
-/** Whether the request carries a body at all (a length, or a chunked transfer). */
-export const hasBody = (req: Request) =>
-  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
 /** A request body must be JSON: anything else is a 415 before it is read. */
 export function requireJsonBody(req: Request): void {

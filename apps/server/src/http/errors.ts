@@ -15,6 +15,7 @@ import {
 } from '../lib/errors.js';
 import { sendJson } from './respond.js';
 import { isDatabaseUnreachable } from './unreachable.js';
+import { closeIfBodyUnread } from './unread-body.js';
 
 export interface ErrorDetail {
   field: string;
@@ -118,6 +119,7 @@ function toApiError(error: unknown): ApiError | undefined {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const apiError = toApiError(error);
+    if (!res.headersSent) closeIfBodyUnread(req, res);
     if (apiError) return sendError(res, apiError);
     logger.error(
       { err: error, requestId: res.locals.requestId, method: req.method },

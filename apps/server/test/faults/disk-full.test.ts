@@ -199,14 +199,17 @@ describe.skipIf(cannotMount)('disk full, embedded database', { timeout: 180_000 
       const write = await call(server, key, '/v1/logs', { entries: entries(99) });
       expect(write.status).toBe(503);
       expect(write.headers.get('retry-after')).toBe('1');
-      // Where the disk fills decides the rest: a failed WAL write leaves PGlite inside a
-      // critical section, and it is never called again (reads 503 too, one error line); a
-      // failed data-file write leaves it usable, and reads go on. Either way nothing hangs.
+      // Whether the WAL or a data file met the full disk first, PGlite is never called again:
+      // reads 503 too, readiness says so, and one error line says why. Nothing hangs.
       const read = (await call(server, key, '/v1/users?limit=1')).status;
-      const ready = (await fetch(`${server.url}/readyz`)).status;
-      if (server.output().includes('embedded database failed to write its files'))
-        expect([read, ready]).toEqual([503, 503]);
-      else expect([read, ready]).toEqual([200, 200]);
+      const ready = await fetch(`${server.url}/readyz`);
+      expect([read, ready.status]).toEqual([503, 503]);
+      expect((await json(ready)).checks.database).toBe('unavailable');
+      const failureLines = server
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('embedded database failed to write its files'));
+      expect(failureLines).toHaveLength(1);
       expect(performance.now() - started).toBeLessThan(5_000);
 
       const exit = await sigtermExit(server);

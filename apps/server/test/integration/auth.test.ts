@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createKey,
@@ -35,6 +36,44 @@ describe.each(DATABASES)('API keys and authorization on %s', (database) => {
       expect(body.error.code).toBe('unauthorized');
       expect(body.meta.requestId).toBe(res.headers.get('x-request-id'));
     }
+  });
+
+  it("cuts the User-Agent and client IP of its own entries to the log schema's limits", async () => {
+    const userAgent = `cut-probe/${'u'.repeat(10_000)}`;
+    const forwardedFor = `${'f'.repeat(2_000)}, 203.0.113.9`;
+    server = await server.restart({ trustProxy: true });
+    try {
+      const headers = { 'user-agent': userAgent, 'x-forwarded-for': forwardedFor };
+      const refused = await raw(server, '/v1/users', {
+        headers: { ...headers, authorization: 'Bearer sk_cut_probe' },
+      });
+      expect(refused.status).toBe(401);
+      const created = await raw(server, '/v1/api-keys', {
+        method: 'POST',
+        headers: {
+          ...headers,
+          authorization: `Bearer ${server.rootKey}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ name: 'cut probe', principal: 'service:cut-probe' }),
+      });
+      expect(created.status).toBe(201);
+    } finally {
+      server = await server.restart({ trustProxy: false });
+    }
+    const stored = await server.db.query<{ event: string; userAgent: number; ip: number }>(
+      `SELECT event, length(user_agent)::int AS "userAgent", length(ip)::int AS ip
+       FROM log_entries WHERE user_agent LIKE 'cut-probe/%' ORDER BY event`,
+    );
+    expect(stored).toEqual([
+      { event: 'apikey.created', userAgent: 1024, ip: 64 },
+      { event: 'auth.failed', userAgent: 1024, ip: 64 },
+    ]);
+    // What is stored is what the schema allows: listing them passes response validation.
+    const { data } = await server.client.GET('/v1/logs', {
+      params: { query: { events: ['auth.failed', 'apikey.created'], limit: 1000 } },
+    });
+    expect(data?.data.some((e) => e.context?.userAgent?.startsWith('cut-probe/'))).toBe(true);
   });
 
   it('ignores a key in the query string', async () => {
@@ -294,6 +333,35 @@ describe.each(DATABASES)('rate limits and errors on %s', (database) => {
       headers: { ...auth, 'x-request-id': 'bad id <script>' },
     });
     expect(replaced.headers.get('x-request-id')).toMatch(/^req_/);
+  });
+
+  it('answers a request without a key before its body arrives, and closes the connection', async () => {
+    const { port } = new URL(server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let answer = '';
+    const closed = new Promise<void>((resolve) => {
+      socket.on('data', (chunk) => {
+        answer += chunk.toString('latin1');
+      });
+      socket.on('error', () => {});
+      socket.on('close', () => resolve());
+    });
+    let trickle: NodeJS.Timeout | undefined;
+    try {
+      await new Promise((resolve) => socket.once('connect', resolve));
+      // Headers, then a body byte by byte: idle timeouts never fire, the body never ends.
+      socket.write(
+        'POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"entries":[',
+      );
+      trickle = setInterval(() => socket.writable && socket.write(' '), 200);
+      const timeout = new Promise<'open'>((resolve) => setTimeout(() => resolve('open'), 10_000));
+      expect(await Promise.race([closed.then(() => 'closed' as const), timeout])).toBe('closed');
+      expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+      expect(answer.toLowerCase()).toContain('\r\nconnection: close\r\n');
+    } finally {
+      clearInterval(trickle);
+      socket.destroy();
+    }
   });
 
   it('sends security headers and no X-Powered-By', async () => {

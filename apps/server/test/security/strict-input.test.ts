@@ -401,4 +401,108 @@ describe.each(DATABASES)('strict input on %s', (database) => {
       );
     });
   });
+
+  describe('instants out of range (issue 20 L4)', () => {
+    /** Past either end in UTC: year 0000, and offsets that carry 0001 or 9999 over the edge. */
+    const outOfRange = [
+      '0000-01-01T00:00:00Z',
+      '0000-12-31',
+      '0001-01-01T00:30:00+01:00',
+      '9999-12-31T23:30:00-01:00',
+    ];
+    const exportCount = async () =>
+      (await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM exports'))[0]?.n;
+
+    it('refuses them with a 400 naming the field wherever an instant is accepted', async () => {
+      const exports = await exportCount();
+      const users = await userCount();
+      for (const instant of outOfRange) {
+        const q = encodeURIComponent(instant);
+        await expect400(await send('GET', `/v1/logs?from=${q}`), 'query.from');
+        await expect400(await send('GET', `/v1/logs?to=${q}`), 'query.to');
+        await expect400(
+          await send('POST', '/v1/logs/search', { query: 'x', from: instant }),
+          'body.from',
+        );
+        await expect400(
+          await send('POST', '/v1/logs/search', { query: 'x', to: instant }),
+          'body.to',
+        );
+        await expect400(
+          await send('POST', '/v1/logs/export', { from: instant, to: '2030-01-01' }),
+          'body.from',
+        );
+        await expect400(
+          await send('POST', '/v1/logs/export', { from: '2026-01-01', to: instant }),
+          'body.to',
+        );
+        await expect400(
+          await send('POST', '/v1/logs', {
+            entries: [
+              {
+                event: 'range.probe',
+                actor: { type: 'system' },
+                result: 'success',
+                timestamp: instant,
+              },
+            ],
+          }),
+          'body.entries[0].timestamp',
+        );
+        await expect400(
+          await send('POST', '/v1/api-keys', {
+            name: 'range probe',
+            principal: 'service:range',
+            expiresAt: instant,
+          }),
+          'body.expiresAt',
+        );
+        await expect400(
+          await send('POST', '/v1/policies', {
+            name: uniqueName('range'),
+            effect: 'allow',
+            principals: ['*'],
+            actions: ['a:b'],
+            resources: ['x'],
+            conditions: { time: { notAfter: instant } },
+          }),
+          'body.conditions.time.notAfter',
+        );
+        await expect400(
+          await send('POST', '/v1/policies/simulate', {
+            principal: 'user:u',
+            action: 'a:b',
+            resource: 'x',
+            context: { time: instant },
+          }),
+          'body.context.time',
+        );
+      }
+      expect(await exportCount()).toBe(exports);
+      expect(await userCount()).toBe(users);
+      const stored = await server.db.query(
+        "SELECT 1 FROM log_entries WHERE event = 'range.probe' UNION ALL SELECT 1 FROM api_keys WHERE name = 'range probe'",
+      );
+      expect(stored).toEqual([]);
+    });
+
+    it('accepts both ends of the range', async () => {
+      const from = encodeURIComponent('0001-01-01T00:00:00Z');
+      const to = encodeURIComponent('9999-12-31T23:59:59.999Z');
+      expect((await send('GET', `/v1/logs?from=${from}&to=${to}&limit=1`)).status).toBe(200);
+      const search = await send('POST', '/v1/logs/search', {
+        query: 'x',
+        from: '0001-01-01',
+        to: '9999-12-31T23:59:59.999Z',
+      });
+      expect(search.status).toBe(200);
+      const key = await send('POST', '/v1/api-keys', {
+        name: 'far expiry',
+        principal: 'service:range',
+        expiresAt: '9999-12-31T23:59:59Z',
+      });
+      expect(key.status).toBe(201);
+      expect((await json(key)).data.expiresAt).toBe('9999-12-31T23:59:59Z');
+    });
+  });
 });

@@ -224,8 +224,10 @@ export interface Resources {
    * entry (`origin: service`, `actor: {"type":"service"}`, `target: {"type":"audit_log"}`)
    * whose `metadata` says `retentionDays`, `cutoff` (entries dated before it were
    * removed), `removedEntries` (how many this month or batch removed) and, for a whole
-   * month, `partition` (its name, `log_entries_pYYYY_MM`). `logs.retention.applied` entries are never removed:
-   * they are the proof of what retention took. Unset, entries are kept forever.
+   * month, `partition` (its name, `log_entries_pYYYY_MM`). These `origin: service` entries are never removed:
+   * they are the proof of what retention took. An entry ingested with the event
+   * `logs.retention.applied` (`origin: api`) is an ordinary entry, removed like any other.
+   * Unset, entries are kept forever.
    *
    * ## Tamper evidence
    *
@@ -525,7 +527,7 @@ export interface Resources {
     /**
      * Readiness
      *
-     * Answers 200 while the database is reachable, 503 when it is not, and says in `checks` how each dependency is. An unreachable Redis in `open` mode, or free disk space below `SECADMIN_MIN_FREE_DISK_MB`, keeps it 200 with `status: degraded`. No authentication, no rate limit.
+     * Answers 200 while the database is reachable, 503 when it is not, and says in `checks` how each dependency is. The embedded database counts as unreachable from its first failed write of its files (disk full, I/O error) until the server is restarted. An unreachable Redis in `open` mode, or free disk space below `SECADMIN_MIN_FREE_DISK_MB`, keeps it 200 with `status: degraded`. No authentication, no rate limit.
      *
      * `GET /readyz` (`getReadiness`)
      */

@@ -572,7 +572,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Answers 200 while the database is reachable, 503 when it is not, and says in `checks` how each dependency is. An unreachable Redis in `open` mode, or free disk space below `SECADMIN_MIN_FREE_DISK_MB`, keeps it 200 with `status: degraded`. No authentication, no rate limit.
+         * @description Answers 200 while the database is reachable, 503 when it is not, and says in `checks` how each dependency is. The embedded database counts as unreachable from its first failed write of its files (disk full, I/O error) until the server is restarted. An unreachable Redis in `open` mode, or free disk space below `SECADMIN_MIN_FREE_DISK_MB`, keeps it 200 with `status: degraded`. No authentication, no rate limit.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -890,7 +890,7 @@ export interface components {
          */
         Cidr: string;
         /**
-         * @description An ISO 8601 instant: a date (`2026-11-25`, midnight UTC) or a date and time with `Z` or an offset (`2026-11-25T21:00:00Z`, `2026-11-25T22:00:00.5+01:00`).
+         * @description An ISO 8601 instant: a date (`2026-11-25`, midnight UTC) or a date and time with `Z` or an offset (`2026-11-25T21:00:00Z`, `2026-11-25T22:00:00.5+01:00`), from `0001-01-01T00:00:00Z` to `9999-12-31T23:59:59.999Z` once taken to UTC (what the stored timestamps and the four-digit years of the API's own timestamps hold; fractions beyond milliseconds are dropped). A date that does not exist (`2026-02-30`) or an instant outside that range (`0000-01-01T00:00:00Z`, or `0001-01-01T00:30:00+01:00`, which is still year 0000 in UTC) is a 400 naming the field, e.g. `{"field": "query.from", "message": "must be an ISO 8601 instant from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z"}`. An ingested entry's `timestamp` has narrower bounds of its own (see `LogEntryInput`).
          * @example 2026-11-25T21:00:00Z
          */
         InstantInput: string;
@@ -1278,7 +1278,9 @@ export interface components {
          *     }
          */
         LogContext: {
+            /** @description In the service's own entries (`origin: service`), the client's address (behind a trusted proxy, the one `X-Forwarded-For` names), cut to 64 characters. */
             ip?: string;
+            /** @description In the service's own entries (`origin: service`, `auth.failed` included), the request's `User-Agent` header cut to 1,024 characters. */
             userAgent?: string;
             location?: components["schemas"]["LogLocation"];
         };
@@ -1363,7 +1365,9 @@ export interface components {
          *     }
          */
         LogContextDetail: {
+            /** @description In the service's own entries (`origin: service`), the client's address (behind a trusted proxy, the one `X-Forwarded-For` names), cut to 64 characters. */
             ip?: string;
+            /** @description In the service's own entries (`origin: service`, `auth.failed` included), the request's `User-Agent` header cut to 1,024 characters. */
             userAgent?: string;
             location?: components["schemas"]["LogLocationDetail"];
         };
@@ -1932,7 +1936,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Unauthorized (`unauthorized`): the key is missing, malformed, unknown, revoked or expired. */
+        /** @description Unauthorized (`unauthorized`): the key is missing, malformed, unknown, revoked or expired. It is answered before the request's body is read; a request that has a body then gets `Connection: close` and its connection is closed once the answer is sent, so a client cannot hold a connection open by trickling a body it may not send (the same holds for 403 and 429, which also come before the body). */
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4263,7 +4267,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description The database is not reachable. */
+            /** @description The database is not reachable (a PostgreSQL server down, or the embedded database stopped after a failed write of its files). */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];

@@ -5,7 +5,7 @@ import type { components } from '@secadmin/api-types';
 import { type Cursors, listScope, type Page } from '../../lib/cursor.js';
 import { Forbidden, invalid, NotFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { nowSeconds, parseInstant } from '../../lib/time.js';
+import { INVALID_INSTANT, nowSeconds, parseInstant } from '../../lib/time.js';
 import { isUniqueViolation } from '../../storage/connection.js';
 import type { Store } from '../../storage/repositories.js';
 import type { StateVersionsSource } from '../../storage/state-versions.js';
@@ -145,7 +145,7 @@ export class ApiKeysService {
     }
     const limit = plan === 'enterprise' ? (input.rateLimitPerMinute as number) : PLAN_LIMITS[plan];
     const parsed = input.expiresAt === undefined ? null : parseInstant(input.expiresAt);
-    if (parsed === undefined) throw invalid('expiresAt', 'must be an ISO 8601 instant');
+    if (parsed === undefined) throw invalid('expiresAt', INVALID_INSTANT);
     // Key timestamps have no fraction of a second.
     const expiresAt = parsed && new Date(Math.floor(parsed.getTime() / 1000) * 1000);
     if (expiresAt && expiresAt <= new Date()) throw invalid('expiresAt', 'must be in the future');

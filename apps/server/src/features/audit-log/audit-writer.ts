@@ -1,6 +1,27 @@
 import { newId } from '../../lib/ids.js';
 import type { Repositories, Store } from '../../storage/repositories.js';
 
+/**
+ * The log schema's limits (`LogContext` in the spec) on what the service copies from request
+ * headers into its own entries: a client picks these values, so they are cut, never refused.
+ */
+const USER_AGENT_MAX = 1024;
+const IP_MAX = 64;
+
+/** `text` cut to at most `max` characters (code points, as the schema's `maxLength` counts). */
+function cut(text: string | undefined, max: number): string | null {
+  if (text === undefined) return null;
+  if (text.length <= max) return text;
+  let end = 0;
+  let count = 0;
+  for (const character of text) {
+    if (count === max) break;
+    end += character.length;
+    count++;
+  }
+  return text.slice(0, end);
+}
+
 /** Who made a request: the key and its principal, and where it came from. */
 export interface RequestActor {
   keyId: string;
@@ -60,8 +81,8 @@ export const createAuditWriter = (store: Store): AuditWriter => ({
         actorType: 'api_key',
         targetId: target.id,
         targetType: target.type,
-        ip: actor.ip ?? null,
-        userAgent: actor.userAgent ?? null,
+        ip: cut(actor.ip, IP_MAX),
+        userAgent: cut(actor.userAgent, USER_AGENT_MAX),
         result: 'success',
         metadata: { principal: actor.principal, ...metadata },
         origin: 'service',
@@ -75,8 +96,8 @@ export const createAuditWriter = (store: Store): AuditWriter => ({
         timestamp: new Date(),
         event: 'auth.failed',
         actorType: 'anonymous',
-        ip: ip ?? null,
-        userAgent: userAgent ?? null,
+        ip: cut(ip, IP_MAX),
+        userAgent: cut(userAgent, USER_AGENT_MAX),
         result: 'failure',
         metadata: { reason },
         origin: 'service',

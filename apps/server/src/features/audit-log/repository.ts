@@ -33,7 +33,10 @@ export const LOG_COLUMNS = Prisma.sql`${ENTRY_COLUMNS},
 /** ENTRY_COLUMNS of an entry not sealed yet. */
 export const UNSEALED_COLUMNS = Prisma.sql`${ENTRY_COLUMNS},
   NULL::float8 AS seq, NULL::text AS hash, NULL::text AS "prevHash"`;
-/** The service's record of a retention run: never removed itself. */
+/**
+ * The service's record of a retention run: never removed itself. Only `origin: service`
+ * entries are such records; an ingested entry with this event is an ordinary entry.
+ */
 export const RETENTION_EVENT = 'logs.retention.applied';
 
 export const LOG_FROM = Prisma.sql`log_entries LEFT JOIN log_chain ON log_chain.entry_id = log_entries.id`;
@@ -253,7 +256,7 @@ export class LogsRepository {
   }
 
   /**
-   * Removes up to `limit` sealed entries dated before `cutoff`, except the
+   * Removes up to `limit` sealed entries dated before `cutoff`, except the service's own
    * `logs.retention.applied` entries (the proof of earlier removals); returns how many it
    * removed. Their chain rows stay, marked removed in the same statement (verify takes their
    * stored hashes, so the chain still verifies across them). Entries not sealed yet stay
@@ -266,7 +269,8 @@ export class LogsRepository {
         DELETE FROM log_entries
         WHERE timestamp < ${cutoff} AND id IN (
           SELECT e.id FROM log_entries e JOIN log_chain c ON c.entry_id = e.id
-          WHERE e.timestamp < ${cutoff} AND e.event <> ${RETENTION_EVENT}
+          WHERE e.timestamp < ${cutoff}
+            AND NOT (e.event = ${RETENTION_EVENT} AND e.origin = 'service')
           LIMIT ${limit})
         RETURNING id),
       marked AS (

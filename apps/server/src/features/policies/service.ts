@@ -4,7 +4,7 @@ import type { Cursors, Page } from '../../lib/cursor.js';
 import { Conflict, type FieldProblem, Invalid, NotFound } from '../../lib/errors.js';
 import { type Precondition, requirePrecondition } from '../../lib/etag.js';
 import { newId } from '../../lib/ids.js';
-import { nowSeconds, parseInstant } from '../../lib/time.js';
+import { INVALID_INSTANT, nowSeconds, parseInstant } from '../../lib/time.js';
 import { conflictOnDuplicate } from '../../storage/conflicts.js';
 import type { Store } from '../../storage/repositories.js';
 import type { StateVersionsSource } from '../../storage/state-versions.js';
@@ -39,7 +39,7 @@ export function conditionProblems(
     if (text === undefined) continue;
     const parsed = parseInstant(text);
     if (parsed) times[key] = parsed;
-    else problems.push({ field: `${field}.time.${key}`, message: 'must be an ISO 8601 instant' });
+    else problems.push({ field: `${field}.time.${key}`, message: INVALID_INSTANT });
   }
   if (times.notBefore && times.notAfter && times.notBefore > times.notAfter) {
     problems.push({ field: `${field}.time`, message: 'notBefore must not be after notAfter' });

@@ -1,7 +1,7 @@
 import type { components } from '@secadmin/api-types';
 import { type PolicyDefinition, PolicyIndex, parseIp } from '@secadmin/policy';
 import { type FieldProblem, Invalid } from '../../lib/errors.js';
-import { parseInstant } from '../../lib/time.js';
+import { INVALID_INSTANT, parseInstant } from '../../lib/time.js';
 import type { AccessService, StateVersions, TimedDecision } from './access-service.js';
 import { conditionProblems } from './service.js';
 
@@ -17,7 +17,7 @@ function parseContext(check: SimulationCheck, prefix: string, problems: FieldPro
   const timeText = check.context?.time;
   const time = timeText === undefined ? undefined : parseInstant(timeText);
   if (timeText !== undefined && !time)
-    problems.push({ field: `${prefix}context.time`, message: 'must be an ISO 8601 instant' });
+    problems.push({ field: `${prefix}context.time`, message: INVALID_INSTANT });
   return { ip, time };
 }
 

@@ -2,7 +2,7 @@ import type { components } from '@secadmin/api-types';
 import { type Cursors, listScope, type Page } from '../../../lib/cursor.js';
 import { invalid, NotFound } from '../../../lib/errors.js';
 import { newId } from '../../../lib/ids.js';
-import { parseInstant } from '../../../lib/time.js';
+import { INVALID_INSTANT, parseInstant } from '../../../lib/time.js';
 import type { DomainCounters } from '../../../metrics.js';
 import type { Store } from '../../../storage/repositories.js';
 import { parseRange } from '../range.js';
@@ -35,7 +35,7 @@ function toRow(input: LogEntryInput, index: number, now: Date, keyId: string): N
   let timestamp = now;
   if (input.timestamp !== undefined) {
     const parsed = parseInstant(input.timestamp);
-    if (!parsed) throw invalid(`entries[${index}].timestamp`, 'must be an ISO 8601 instant');
+    if (!parsed) throw invalid(`entries[${index}].timestamp`, INVALID_INSTANT);
     if (parsed.getTime() < 0)
       throw invalid(`entries[${index}].timestamp`, 'must be at or after 1970-01-01T00:00:00Z');
     if (parsed.getTime() - now.getTime() > MAX_FUTURE_MS)

@@ -100,31 +100,37 @@ describe.each(DATABASES)('audit log partitions on %s', (database) => {
       'partition.old_month_probe',
       [1, 2, 3].map((day) => monthsFromNow(-4, 10 + day)),
     );
+    // An ingested lookalike of the service's retention record is an ordinary entry.
+    await ingest('logs.retention.applied', [monthsFromNow(-4, 20)]);
     await ingest('partition.kept_probe', [new Date(Date.now() - DAY_MS)]);
     const inOldMonth = await server.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM "${oldMonth}"`,
     );
-    expect(inOldMonth[0]?.n).toBe(3);
+    expect(inOldMonth[0]?.n).toBe(4);
     await server.sealer.flush();
 
     const store = createRepositories(server.db);
     const run = await new LogRetention(store, server.services.audit, 30).apply();
-    // The old month's three entries, and the backfilled entry of the default partition.
-    expect(run.removedEntries).toBe(4);
+    // The old month's four entries, and the backfilled entry of the default partition.
+    expect(run.removedEntries).toBe(5);
     expect(await months()).not.toContain(oldMonth);
     expect(await get('/v1/logs?events=partition.old_month_probe')).toEqual([]);
     expect(await get('/v1/logs?events=partition.backfill_probe')).toEqual([]);
     expect(await get('/v1/logs?events=partition.kept_probe')).toHaveLength(1);
+    const lookalikes = await server.db.query(
+      `SELECT 1 FROM log_entries WHERE event = 'logs.retention.applied' AND origin = 'api'`,
+    );
+    expect(lookalikes).toEqual([]);
     const records = await server.db.query<{ metadata: Record<string, unknown> }>(
       `SELECT metadata FROM log_entries WHERE event = 'logs.retention.applied'`,
     );
     expect(records.map((r) => r.metadata)).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ partition: oldMonth, removedEntries: 3 }),
+        expect.objectContaining({ partition: oldMonth, removedEntries: 4 }),
         expect.not.objectContaining({ partition: expect.anything() }),
       ]),
     );
-    expect(records.map((r) => r.metadata.removedEntries)).toEqual(expect.arrayContaining([3, 1]));
+    expect(records.map((r) => r.metadata.removedEntries)).toEqual(expect.arrayContaining([4, 1]));
 
     await server.sealer.flush();
     const { data } = await server.client.POST('/v1/logs/verify', { body: {} });
@@ -132,7 +138,7 @@ describe.each(DATABASES)('audit log partitions on %s', (database) => {
     const marked = await server.db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM log_chain WHERE removed_at IS NOT NULL',
     );
-    expect(marked[0]?.n).toBe(4);
+    expect(marked[0]?.n).toBe(5);
   });
 
   // The embedded database prunes alike; its plans are not what operators tune (PostgreSQL's are).

@@ -66,7 +66,7 @@ export class PartitionsRepository {
   /**
    * Within a transaction: drops the month's partition when every entry in it is sealed
    * (otherwise returns null and changes nothing). The chain rows of its entries are marked
-   * removed first; its `logs.retention.applied` entries are kept (they move to the default
+   * removed first; its `logs.retention.applied` service entries are kept (they move to the default
    * partition). Writes to the log wait while this runs; reads go on until the drop itself.
    * Returns how many entries it removed.
    */
@@ -81,14 +81,15 @@ export class PartitionsRepository {
     const [marked] = await this.c.sql<{ n: number }>(
       `WITH marked AS (
          UPDATE log_chain SET removed_at = now()
-         WHERE entry_id IN (SELECT id FROM ${table} WHERE event <> $1) RETURNING 1)
+         WHERE entry_id IN (SELECT id FROM ${table}
+                            WHERE NOT (event = $1 AND origin = 'service')) RETURNING 1)
        SELECT count(*)::int AS n FROM marked`,
       [RETENTION_EVENT],
     );
     await this.c.sql(`ALTER TABLE log_entries DETACH PARTITION ${table}`);
     await this.c.sql(
       `INSERT INTO log_entries (${STORED_COLUMNS})
-       SELECT ${STORED_COLUMNS} FROM ${table} WHERE event = $1`,
+       SELECT ${STORED_COLUMNS} FROM ${table} WHERE event = $1 AND origin = 'service'`,
       [RETENTION_EVENT],
     );
     await this.c.sql(`DROP TABLE ${table}`);

@@ -159,4 +159,18 @@ describe.each(DATABASES)('audit log retention on %s', (database) => {
     expect(result).toMatchObject({ valid: false });
     expect(result?.reason).toMatch(/marked removed/);
   });
+
+  it('removes an ingested lookalike of its record like any other old entry', async () => {
+    await ingest('logs.retention.applied', [daysAgo(60)]);
+    await server.sealer.flush();
+    const retention = new LogRetention(createRepositories(server.db), server.services.audit, 30);
+
+    const run = await retention.apply();
+    expect(run.removedEntries).toBe(1);
+    const lookalikes = await server.db.query(
+      `SELECT 1 FROM log_entries WHERE event = 'logs.retention.applied' AND origin = 'api'`,
+    );
+    expect(lookalikes).toEqual([]);
+    expect(await recordedCounts()).toContain(1);
+  });
 });
