@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { generateSecret } from '../../src/features/api-keys/service.js';
 import { type ServerProcess, spawnServer } from '../helpers/process.js';
 import { json } from '../helpers/server.js';
-import { waitFor } from './traffic.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** A tmpfs of `sizeMiB` of its own (root only), unmounted by `unmount` (also after a failure). */
 function mountTmpfs(sizeMiB: number): {
