@@ -3,6 +3,7 @@ import { REDACTED } from '@secadmin/log-chain';
 import { arrayLiteral } from '../../storage/array-literal.js';
 import type { Connection } from '../../storage/connection.js';
 import { commit } from './chain/commitments.js';
+import type { LogOrigin } from './origin.js';
 import type { SearchQuery } from './search/query.js';
 import { searchMatch, searchScope } from './search/search-sql.js';
 
@@ -96,7 +97,7 @@ export const TOTAL_HITS_BOUND = 10_000;
 /** How many of the newest entries a search looks through before it asks the inverted index. */
 export const RECENT_WINDOW = 2_000;
 
-export type LogOrigin = 'service' | 'api';
+export type { LogOrigin };
 
 export interface LogFilter {
   from?: Date | undefined;
