@@ -77,7 +77,7 @@ const INSERTED: [name: string, type: string, value: (row: NewLogRow) => string |
 ];
 /**
  * INSERTED, then metadata, digests and salts (jsonb); the seal queue gets the ids in the
- * same statement: an acknowledged entry is always either queued or sealed (decisions §9).
+ * same statement: an acknowledged entry is always either queued or sealed (docs/audit-log.md).
  * The digests and salts of a batch travel as one JSON array each: one `JSON.stringify`
  * instead of one per entry plus the array literal's escaping of every quote.
  */
