@@ -7,6 +7,7 @@ export default defineConfig({
       'packages/api-client',
       'packages/cli',
       'packages/db',
+      'packages/log-chain',
       'packages/policy',
       'apps/server',
       'tooling/test-infra',

@@ -1,11 +1,11 @@
 import { statfs } from 'node:fs/promises';
 import type { Logger } from 'pino';
 
-/** How often the data dir's filesystem is looked at: one `statfs` (measured: 2 µs of syscall, 43 µs round trip through libuv's pool). */
+/** How often the data dir's filesystem is looked at: one `statfs`, cheap enough to repeat every second (bench/results/findings.md). */
 const CHECK_EVERY_MS = 1_000;
 
 /**
- * decisions.md §12: whether the data dir's filesystem has less than `minFreeBytes` available.
+ * docs/operations.md: whether the data dir's filesystem has less than `minFreeBytes` available.
  * Requests read the last answer (never wait for the disk); the check repeats on an unref'd
  * timer, so the state clears by itself once space is freed. `minFreeBytes` 0 turns it off.
  */

@@ -2,7 +2,7 @@ import { loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { SHUTDOWN_BUDGET_MS, startServer } from './server.js';
 
-/** decisions.md §12 allows 10 s from SIGTERM to exit; a second left for a blocked event loop. */
+/** docs/operations.md allows 10 s from SIGTERM to exit; a second left for a blocked event loop. */
 const HARD_EXIT_MS = SHUTDOWN_BUDGET_MS + 1_000;
 
 function configOrExit() {

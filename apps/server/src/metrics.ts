@@ -11,7 +11,7 @@ export interface DomainCounters {
   exportFinished(status: 'completed' | 'failed'): void;
 }
 
-/** decisions.md §12: the Prometheus metrics of one server, in a registry of its own. */
+/** docs/operations.md: the Prometheus metrics of one server, in a registry of its own. */
 export class Metrics implements DomainCounters {
   readonly registry = new Registry();
   private readonly requests = new Counter({

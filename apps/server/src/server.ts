@@ -42,7 +42,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** decisions.md §12: SIGTERM ends the process within 10 s; main.ts exits hard past this. */
+/** docs/operations.md: SIGTERM ends the process within 10 s; main.ts exits hard past this. */
 export const SHUTDOWN_BUDGET_MS = 8_000;
 /** In-flight requests get this long to finish; then their connections are cut. */
 const DRAIN_MS = 4_500;

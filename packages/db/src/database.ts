@@ -18,7 +18,7 @@ export interface Database {
   readonly kind: DatabaseKind;
   readonly prisma: PrismaClient;
   /**
-   * Bypasses Prisma (≈ 5× less overhead per statement, measured): only for single
+   * Bypasses Prisma (far less overhead per statement: bench/results/findings.md): only for single
    * read statements outside transactions, where every request pays for it.
    */
   readonly query: SqlQuery;

@@ -2,7 +2,7 @@
  * SHA-256 (FIPS 180-4), synchronous (unlike Web Crypto's digest) so that a server hashes on
  * its write path without a promise per field: node:crypto where the runtime has it (found
  * through `process.getBuiltinModule`, so nothing imports it and bundles for browsers stay
- * clean), plain JavaScript elsewhere (≈ 7× slower on a 700-byte canonical form).
+ * clean), plain JavaScript elsewhere (slower, but it runs anywhere).
  */
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -19,7 +19,7 @@ const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'
 const encoder = new TextEncoder();
 
 interface NodeCrypto {
-  /** One-shot hashing (Node ≥ 20.12): ~3× faster than a Hash object on short texts. */
+  /** One-shot hashing (Node ≥ 20.12): faster than a Hash object on short texts. */
   hash?(algorithm: 'sha256', text: string, encoding: 'hex'): string;
   createHash(algorithm: 'sha256'): {
     update(text: string, encoding: 'utf8'): { digest(encoding: 'hex'): string };

@@ -30,7 +30,7 @@ export async function readJsonBody(
   return req.body;
 }
 
-/** The body's top-level object or array is level 1; each nested one adds a level (decisions.md §5). */
+/** The body's top-level object or array is level 1; each nested one adds a level (docs/errors.md). */
 const MAX_DEPTH = 32;
 /** Keys that mean something to JavaScript objects: never data. */
 const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);

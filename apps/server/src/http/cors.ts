@@ -21,7 +21,7 @@ const EXPOSED_HEADERS = [
 const ALLOWED_METHODS = 'GET, POST, PATCH, DELETE';
 
 /**
- * decisions.md §12: only the listed origins get `Access-Control-*` headers (their own origin
+ * docs/operations.md: only the listed origins get `Access-Control-*` headers (their own origin
  * echoed), and their preflight `OPTIONS` is answered 204 here, before authentication. Any
  * other origin gets no `Access-Control-*` header at all, so the browser refuses it.
  */

@@ -8,7 +8,7 @@ import { requestFingerprint } from '../features/idempotency/service.js';
 import { ApiError, sendError } from './errors.js';
 import { sendJson } from './respond.js';
 
-/** 1–255 printable ASCII characters (decisions.md §11). */
+/** 1–255 printable ASCII characters (docs/idempotency.md). */
 const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
 /** Headers of a kept response that a replay sends again. */
 const REPLAYED_HEADERS = ['ETag'];

@@ -29,7 +29,7 @@ export interface Operation {
   access: AccessRule;
   maxBodyBytes: number;
   /**
-   * Refused while the disk is low (decisions.md §12): every POST, PATCH and DELETE, since even a
+   * Refused while the disk is low (docs/operations.md): every POST, PATCH and DELETE, since even a
    * search stores its response under an `Idempotency-Key`.
    */
   writes: boolean;
@@ -42,7 +42,7 @@ export interface RouteMatch {
   params: Record<string, string>;
 }
 
-/** decisions.md §5: 1 MiB, unless the operation's `x-secadmin-max-body-bytes` says otherwise. */
+/** docs/errors.md (413): 1 MiB, unless the operation's `x-secadmin-max-body-bytes` says otherwise. */
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 const WRITING_METHODS = new Set(['put', 'post', 'patch', 'delete']);

@@ -1,4 +1,4 @@
-import type { RequestHandler, Response } from 'express';
+import type { Response } from 'express';
 import { consume, type RateLimitResult, type RateLimitStore } from '../rate-limit/store.js';
 import { ApiError } from './errors.js';
 
@@ -29,12 +29,4 @@ export async function enforceRateLimit(
       seconds,
     );
   }
-}
-
-/** For routes that take no key (downloads): the per-IP budget. */
-export function limitByIp(store: RateLimitStore): RequestHandler {
-  return async (req, res, next) => {
-    await enforceRateLimit(store, res, `ip:${req.ip}`, ANONYMOUS_LIMIT);
-    next();
-  };
 }

@@ -23,8 +23,8 @@ export interface ValidInput {
 }
 
 /**
- * Query values are strings; typed ones are accepted in their plain form only (decisions.md
- * §5): `10`, not `0x10`, `1e1`, `10.0`, `+10` or ` 10`; `true`/`false`, not `1` or `yes`.
+ * Query values are strings; typed ones are accepted in their plain form only
+ * (docs/errors.md): `10`, not `0x10`, `1e1`, `10.0`, `+10` or ` 10`; `true`/`false`, not `1` or `yes`.
  */
 const PLAIN_FORMS: Record<
   string,

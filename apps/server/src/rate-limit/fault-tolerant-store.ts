@@ -4,7 +4,7 @@ import { MemoryRateLimitStore } from './memory-store.js';
 import type { RedisRateLimitStore } from './redis-store.js';
 import type { RateLimitStore, RateLimitStoreHealth } from './store.js';
 
-/** decisions.md §4: what rate limiting does while Redis is unreachable. */
+/** docs/rate-limits.md: what rate limiting does while Redis is unreachable. */
 export type OnStoreError = 'open' | 'closed';
 
 /** A slow answer on a loaded machine is not an outage: only failures this long without a success are. */

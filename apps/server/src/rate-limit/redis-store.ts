@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 
-/** decisions.md §4: no request waits on Redis for more than this. */
+/** docs/rate-limits.md: no request waits on Redis for more than this. */
 const COMMAND_TIMEOUT_MS = 100;
 
 /**

@@ -6,7 +6,7 @@ export type Db = PrismaClient | Prisma.TransactionClient;
 /**
  * What a repository reads and writes through: Prisma for the model's own operations, and
  * plain SQL for the hot paths (outside a transaction straight to the driver, which costs
- * ≈ 5× less per statement than Prisma; inside one, through the transaction's client).
+ * far less per statement than Prisma; inside one, through the transaction's client).
  */
 export interface Connection {
   db: Db;

@@ -1,7 +1,8 @@
 import { startPostgres } from '@secadmin/test-infra';
 import { describe, expect, it } from 'vitest';
 import { json, raw, startTestServer, type TestServer } from '../helpers/server.js';
-import { capturingLogger, traffic, waitFor } from './traffic.js';
+import { waitFor } from '../helpers/wait.js';
+import { capturingLogger, traffic } from './traffic.js';
 
 function api(server: TestServer, path: string, init: RequestInit = {}): Promise<Response> {
   return raw(server, path, {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { generateSecret } from '../../src/features/api-keys/service.js';
 import { type ServerProcess, spawnServer } from '../helpers/process.js';
 import { json } from '../helpers/server.js';
-import { waitFor } from './traffic.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** A tmpfs of `sizeMiB` of its own (root only), unmounted by `unmount` (also after a failure). */
 function mountTmpfs(sizeMiB: number): {
@@ -152,7 +152,7 @@ describe.skipIf(cannotMount)('disk full, embedded database', { timeout: 180_000 
 
       expect((await call(s, key, '/v1/users?limit=5')).status).toBe(200);
       expect((await call(s, key, '/v1/logs?limit=5')).status).toBe(200);
-      // decisions.md §12: any POST is refused, a search or a simulation too (an
+      // docs/operations.md: any POST is refused, a search or a simulation too (an
       // Idempotency-Key would store its response).
       expect((await call(s, key, '/v1/logs/search', { query: 'login' })).status).toBe(503);
       const simulation = { principal: 'user:ada', action: 'users:read', resource: 'users' };

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { generateSecret } from '../../src/features/api-keys/service.js';
 import { spawnServer } from '../helpers/process.js';
 import { json } from '../helpers/server.js';
+import { clientOf, waitForExport } from '../helpers/wait.js';
 
 const run = promisify(execFile);
 const KEY = generateSecret();
@@ -17,14 +18,7 @@ async function api(url: string, path: string, init: RequestInit = {}) {
   return { status: res.status, body: await json(res) };
 }
 
-async function finished(url: string, exportId: string) {
-  for (let i = 0; i < 600; i++) {
-    const { body } = await api(url, `/v1/logs/export/${exportId}`);
-    if (body.data.status !== 'processing') return body.data;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`export ${exportId} did not finish`);
-}
+const finished = (url: string, exportId: string) => waitForExport(clientOf(url, KEY), exportId);
 
 // The real server on the embedded database, its exports directory a 256 KiB tmpfs.
 describe('exports onto a full disk (embedded database)', { timeout: 120_000 }, () => {
@@ -76,7 +70,7 @@ describe('exports onto a full disk (embedded database)', { timeout: 120_000 }, (
       });
       const done = await finished(server.url, small.body.data.exportId);
       expect(done).toMatchObject({ status: 'completed', totalRecords: 60 });
-      const download = new URL(done.downloadUrl);
+      const download = new URL(done.downloadUrl as string);
       const file = await fetch(`${server.url}${download.pathname}${download.search}`);
       expect(((await file.json()) as unknown[]).length).toBe(60);
     } finally {

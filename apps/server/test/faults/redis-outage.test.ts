@@ -2,7 +2,8 @@ import { startRedis } from '@secadmin/test-infra';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { json, raw, startTestServer, type TestServer } from '../helpers/server.js';
-import { capturingLogger, traffic, waitFor } from './traffic.js';
+import { waitFor } from '../helpers/wait.js';
+import { capturingLogger, traffic } from './traffic.js';
 
 const WARN = 40;
 

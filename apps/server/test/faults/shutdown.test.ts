@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateSecret } from '../../src/features/api-keys/service.js';
 import { spawnServer } from '../helpers/process.js';
-import { traffic, waitFor } from './traffic.js';
+import { waitFor } from '../helpers/wait.js';
+import { traffic } from './traffic.js';
 
 const batch = (n: number) => ({
   entries: Array.from({ length: 1000 }, (_, i) => ({

@@ -41,19 +41,6 @@ export function traffic(
   };
 }
 
-/** Polls `check` every 50 ms until it is true; fails after `timeoutMs`. */
-export async function waitFor(
-  what: string,
-  check: () => Promise<boolean>,
-  timeoutMs = 15_000,
-): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
 /** A logger whose lines the test can read back, parsed. */
 export function capturingLogger(): { logger: Logger; lines: () => Record<string, unknown>[] } {
   const raw: string[] = [];

@@ -8,6 +8,7 @@ import {
   outsideWindowBoundary,
 } from '../helpers/fixtures.js';
 import { DATABASES, json, raw, startTestServer, type TestServer } from '../helpers/server.js';
+import { waitUntilPast } from '../helpers/wait.js';
 
 describe.each(DATABASES)('API keys and authorization on %s', (database) => {
   let server: TestServer;
@@ -94,7 +95,7 @@ describe.each(DATABASES)('API keys and authorization on %s', (database) => {
       resources: ['users'],
     });
     expect((await server.clientWith(key.secret).GET('/v1/users')).data).toBeDefined();
-    await new Promise((r) => setTimeout(r, 1600));
+    await waitUntilPast('the key to expire', key.expiresAt as string);
     expect(await failure(server.clientWith(key.secret).GET('/v1/users'))).toMatchObject({
       status: 401,
     });

@@ -11,6 +11,7 @@ import {
   startTestServer,
   type TestServer,
 } from '../helpers/server.js';
+import { waitForExport } from '../helpers/wait.js';
 
 describe('two instances on one PostgreSQL and one Redis', () => {
   let a: TestServer;
@@ -109,16 +110,9 @@ describe('two instances on one PostgreSQL and one Redis', () => {
       ),
     );
     const ids = created.map((r) => r.data?.data.exportId as string);
-    const exportState = async (exportId: string) =>
-      (await a.client.GET('/v1/logs/export/{exportId}', { params: { path: { exportId } } })).data
-        ?.data;
     for (const exportId of ids) {
-      let state: Awaited<ReturnType<typeof exportState>> | undefined;
-      for (let i = 0; i < 400 && state?.status !== 'completed'; i++) {
-        state = await exportState(exportId);
-        if (state?.status === 'processing') await new Promise((r) => setTimeout(r, 50));
-        else expect(state).toMatchObject({ status: 'completed', totalRecords: 300 });
-      }
+      const state = await waitForExport(a.client, exportId);
+      expect(state).toMatchObject({ status: 'completed', totalRecords: 300 });
       // Larger than one ~1 MiB chunk: the download streams several.
       expect(state?.fileSizeBytes).toBeGreaterThan(1.2 * 2 ** 20);
       const [fromA, fromB] = await Promise.all(

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSecret } from '../../src/features/api-keys/service.js';
 import { spawnServer } from '../helpers/process.js';
 import { createTestDatabase, json } from '../helpers/server.js';
+import { clientOf, waitFor, waitForExport } from '../helpers/wait.js';
 
 const KEY = generateSecret();
 // The tests share one PostgreSQL database, each from a data dir of its own: one signing key
@@ -65,7 +66,7 @@ describe('kill -9', { timeout: 120_000 }, () => {
         }
       }
     });
-    await new Promise((r) => setTimeout(r, 1500));
+    await waitFor('a few acknowledged batches', () => acknowledged.length >= 3_000, 30_000);
     await server.kill9();
     await Promise.all(streams);
     expect(acknowledged.length).toBeGreaterThan(0);
@@ -138,11 +139,7 @@ describe('kill -9', { timeout: 120_000 }, () => {
 
     server = await spawnServer(env);
     try {
-      let state: { status: string; totalRecords?: number } = { status: 'processing' };
-      for (let i = 0; i < 300 && state.status === 'processing'; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        state = (await api(server.url, `/v1/logs/export/${exportId}`)).body.data;
-      }
+      const state = await waitForExport(clientOf(server.url, KEY), exportId);
       expect(state).toMatchObject({ status: 'completed', totalRecords: 20_000 });
     } finally {
       await server.stop();

@@ -3,6 +3,7 @@ import { hashSecret } from '../../src/features/api-keys/service.js';
 import { loadSpec } from '../../src/http/operations.js';
 import { createKey, createPolicy, createUser } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { waitUntilPast } from '../helpers/wait.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: spec nodes
 type Node = Record<string, any>;
@@ -118,7 +119,7 @@ describe('the attack matrix: every operation × every way in that must fail', ()
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(secrets).toHaveLength(15);
-    await new Promise((r) => setTimeout(r, 1300)); // the expired key is now past its expiry
+    await waitUntilPast('the expired key to expire', expired.expiresAt as string);
   });
   afterAll(() => server?.stop());
 

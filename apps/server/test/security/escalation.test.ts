@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createPolicy, createUser, failure, uniqueEmail } from '../helpers/fixtures.js';
 import { DATABASES, json, raw, startTestServer, type TestServer } from '../helpers/server.js';
 
-/** decisions.md §3: roles are granted only with `users:grant` on `roles/<role>`; keys are seen only by their principal. */
+/** docs/auth-and-access.md: roles are granted only with `users:grant` on `roles/<role>`; keys are seen only by their principal. */
 describe.each(DATABASES)('no escalation through roles or keys on %s', (database) => {
   let server: TestServer;
   let self: { id: string };

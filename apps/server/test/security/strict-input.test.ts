@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPolicy, createUser, failure, uniqueEmail, uniqueName } from '../helpers/fixtures.js';
 import { DATABASES, json, raw, startTestServer, type TestServer } from '../helpers/server.js';
 
-/** decisions.md §5 "Strict input": each refused request is a 400 naming the field, and stores nothing. */
+/** docs/errors.md "Strict input": each refused request is a 400 naming the field, and stores nothing. */
 describe.each(DATABASES)('strict input on %s', (database) => {
   let server: TestServer;
   const send = (method: string, path: string, body?: unknown) =>

@@ -192,7 +192,7 @@ export class ApiKeysService {
     actor: RequestActor,
     query: { limit: number; cursor?: string },
   ): Promise<Page<ApiKeyRow>> {
-    // A non-root key sees only its own principal's keys, never the root key (decisions.md §3).
+    // A non-root key sees only its own principal's keys, never the root key (docs/auth-and-access.md).
     const principal = actor.isRoot ? undefined : actor.principal;
     const scope = listScope('apikeys', { principal });
     const after = this.cursors.decode(scope, KEY_ID, query.cursor);

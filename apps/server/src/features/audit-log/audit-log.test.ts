@@ -9,6 +9,7 @@ import {
   startTestServer,
   type TestServer,
 } from '../../../test/helpers/server.js';
+import { waitForExport, waitUntilPast } from '../../../test/helpers/wait.js';
 
 type Entry = {
   event: string;
@@ -25,17 +26,6 @@ async function ingest(client: SecadminClient, entries: Entry[]) {
   const { data } = await client.POST('/v1/logs', { body: { entries } as never });
   if (!data) throw new Error('no data');
   return data.data;
-}
-
-async function waitForExport(client: SecadminClient, exportId: string) {
-  for (let i = 0; i < 200; i++) {
-    const { data } = await client.GET('/v1/logs/export/{exportId}', {
-      params: { path: { exportId } },
-    });
-    if (data && data.data.status !== 'processing') return data.data;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('export did not finish');
 }
 
 describe.each(DATABASES)('audit log on %s', (database) => {
@@ -539,7 +529,7 @@ describe.each(DATABASES)('audit log on %s', (database) => {
     expect(ok.status).toBe(200);
     expect(ok.headers.get('x-ratelimit-limit')).toBe('100');
     await ok.arrayBuffer();
-    await new Promise((r) => setTimeout(r, 3100));
+    await waitUntilPast('the download URL to expire', done.expiresAt as string);
     const gone = await fetch(url);
     expect(gone.status).toBe(410);
     expect((await json(gone)).error.code).toBe('gone');

@@ -3,6 +3,7 @@ import { REDACTED } from '@secadmin/log-chain';
 import { arrayLiteral } from '../../storage/array-literal.js';
 import type { Connection } from '../../storage/connection.js';
 import { commit } from './chain/commitments.js';
+import type { LogOrigin } from './origin.js';
 import type { SearchQuery } from './search/query.js';
 import { searchMatch, searchScope } from './search/search-sql.js';
 
@@ -79,7 +80,7 @@ const INSERTED: [name: string, type: string, value: (row: NewLogRow) => string |
 ];
 /**
  * INSERTED, then metadata, digests and salts (jsonb); the seal queue gets the ids in the
- * same statement: an acknowledged entry is always either queued or sealed (decisions §9).
+ * same statement: an acknowledged entry is always either queued or sealed (docs/audit-log.md).
  * The digests and salts of a batch travel as one JSON array each: one `JSON.stringify`
  * instead of one per entry plus the array literal's escaping of every quote.
  */
@@ -99,7 +100,7 @@ export const TOTAL_HITS_BOUND = 10_000;
 /** How many of the newest entries a search looks through before it asks the inverted index. */
 export const RECENT_WINDOW = 2_000;
 
-export type LogOrigin = 'service' | 'api';
+export type { LogOrigin };
 
 export interface LogFilter {
   from?: Date | undefined;

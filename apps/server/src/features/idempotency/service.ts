@@ -6,7 +6,7 @@ import type { StoredResponse } from './repository.js';
 
 export type { StoredResponse } from './repository.js';
 
-/** How long a response is kept (decisions.md §11). */
+/** How long a response is kept (docs/idempotency.md). */
 export const RETENTION_MS = 24 * 60 * 60 * 1000;
 /** A claim this old without a response belongs to a request that crashed: it can be retaken. */
 export const ABANDONED_AFTER_MS = 2 * 60 * 1000;

@@ -151,7 +151,7 @@ export class UsersService {
 
   /**
    * Whether the actor may add or remove each role: `users:grant` on `roles/<role>`
-   * (decisions.md §3). `undefined` for the root key, which may grant any.
+   * (docs/auth-and-access.md). `undefined` for the root key, which may grant any.
    */
   private async grantable(
     actor: RequestActor,

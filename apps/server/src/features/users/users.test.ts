@@ -13,6 +13,7 @@ import {
   startTestServer,
   type TestServer,
 } from '../../../test/helpers/server.js';
+import { waitUntilPast } from '../../../test/helpers/wait.js';
 
 describe.each(DATABASES)('users on %s', (database) => {
   let server: TestServer;
@@ -199,7 +200,8 @@ describe.each(DATABASES)('users on %s', (database) => {
     const user = await createUser(server.client, {
       metadata: { keep: 1, drop: 2, nested: { a: 1, b: 2 } },
     });
-    await new Promise((r) => setTimeout(r, 1100));
+    // updatedAt has whole seconds: the PATCH must come in a later second than the create.
+    await waitUntilPast('the second after the create', new Date(Date.parse(user.updatedAt) + 1000));
     const { data } = await server.client.PATCH('/v1/users/{id}', {
       params: { path: { id: user.id } },
       body: { name: 'Renamed', metadata: { drop: null, nested: { b: null, c: 3 }, added: true } },

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { fieldDigest, redactableFields } from '@secadmin/log-chain';
 
-/** Salts come from a pool: one randomBytes call per 4,096 salts (one per field is 10× slower). */
+/** Salts come from a pool: one randomBytes call per 4,096 salts (one call per field is much slower). */
 const POOL_SALTS = 4096;
 let pool = '';
 let used = POOL_SALTS;

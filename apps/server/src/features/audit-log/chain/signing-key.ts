@@ -49,7 +49,7 @@ function fromPem(pem: string, origin: string): KeyObject {
 }
 
 /**
- * The key that signs checkpoints (decisions §1): `SECADMIN_SIGNING_KEY` (PKCS#8 PEM), or
+ * The key that signs checkpoints (docs/running-and-config.md): `SECADMIN_SIGNING_KEY` (PKCS#8 PEM), or
  * one generated once into `<dataDir>/signing-key.pem` (0600). Instances sharing a
  * database must share it.
  */

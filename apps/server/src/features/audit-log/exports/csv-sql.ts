@@ -1,6 +1,6 @@
 /**
  * A log entry's CSV cells before metadata as PostgreSQL has them, comma-joined: the export
- * reads one text per entry instead of 20 columns parsed into objects (≈ 3× faster).
+ * reads one text per entry instead of 20 columns parsed into objects (faster: bench/results/findings.md).
  * `plainCsvCells` in formats.ts decides whether they are the CSV cells already; the rows
  * where they are not (quoting, a formula guard, a number JavaScript writes otherwise) are
  * written from the entry by `csvLine`.

@@ -7,6 +7,7 @@ import {
   startTestServer,
   type TestServer,
 } from '../../../../test/helpers/server.js';
+import { waitForExport } from '../../../../test/helpers/wait.js';
 import { newId } from '../../../lib/ids.js';
 import { createRepositories } from '../../../storage/repositories.js';
 import type { NewLogRow } from '../repository.js';
@@ -14,15 +15,7 @@ import { csvHeader, csvLine } from './formats.js';
 
 async function exportOf(server: TestServer, body: Record<string, unknown>) {
   const { data } = await server.client.POST('/v1/logs/export', { body: body as never });
-  const exportId = data?.data.exportId as string;
-  for (let i = 0; i < 400; i++) {
-    const state = (
-      await server.client.GET('/v1/logs/export/{exportId}', { params: { path: { exportId } } })
-    ).data?.data;
-    if (state && state.status !== 'processing') return state;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`export ${exportId} did not finish`);
+  return waitForExport(server.client, data?.data.exportId as string);
 }
 
 const row = (timestamp: string, fields: Partial<NewLogRow>): NewLogRow => ({

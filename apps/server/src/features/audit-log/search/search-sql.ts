@@ -1,5 +1,5 @@
 import { Prisma } from '@secadmin/db';
-import type { LogOrigin } from '../repository.js';
+import type { LogOrigin } from '../origin.js';
 import type { Atom, SearchQuery } from './query.js';
 
 /**
