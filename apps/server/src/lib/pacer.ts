@@ -7,7 +7,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 export class Pacer {
   private sliceStarted = performance.now();
 
-  constructor(private readonly sliceMs = 10) {}
+  constructor(private readonly sliceMs = 5) {}
 
   async pace(): Promise<void> {
     if (performance.now() - this.sliceStarted < this.sliceMs) return;

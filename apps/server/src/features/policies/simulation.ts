@@ -33,7 +33,7 @@ export const BATCH_LIMITS = {
 };
 
 /** Patterns per draft index: what one step between two yields to the event loop matches. */
-const PATTERNS_PER_STEP = 1_000;
+const PATTERNS_PER_STEP = 250;
 
 /**
  * What matching the checks against the drafts may cost, as the spec counts it: per check,
