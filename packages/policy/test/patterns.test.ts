@@ -91,6 +91,6 @@ describe('matchGlob', () => {
     };
     const plain = fastest(compileGlob(`*${'c'.repeat(150)}b*`));
     const pathological = fastest(compileGlob(`*${'a'.repeat(150)}b*`));
-    expect(pathological / plain).toBeLessThan(10);
+    expect(pathological / Math.max(plain, 1)).toBeLessThan(10);
   });
 });
