@@ -61,7 +61,9 @@ describe.each(DATABASES)('simulation bounds and visibility on %s', (database) =>
         }),
       );
       expect(updated.status).toBe(400);
-      expect(updated.details.map((d) => d.field)).toEqual(['body.resources[0]']);
+      expect(updated.details).toEqual([
+        { field: 'body.resources[0]', message: 'must have no whitespace and at most 8 `*`' },
+      ]);
       expect(await policyCount()).toBe((before ?? 0) + 1);
 
       const drafts = await failure(
