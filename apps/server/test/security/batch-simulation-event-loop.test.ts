@@ -156,13 +156,13 @@ describe('batch simulation with pathological draft globs', () => {
     expect(measured.healthzP99, JSON.stringify(measured)).toBeLessThan(100);
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(400));
     expect(new Set(answers.flatMap((a) => a.fields))).toEqual(new Set(['body.draftPolicies']));
-  });
+  }, 120_000);
 
   it('answers the heaviest batch within the bound in steps that let others run', async () => {
     // 5 drafts × 60 patterns × 100 checks × (152 + 512) = 19,920,000 units of work.
-    const { answers, measured } = await attackFromOutside(attack(5, 60, true), 2, 3);
-    expect(answers.map((a) => [a.status, a.results])).toEqual(Array(6).fill([200, 100]));
+    const { answers, measured } = await attackFromOutside(attack(5, 60, true), 2, 2);
+    expect(answers.map((a) => [a.status, a.results])).toEqual(Array(4).fill([200, 100]));
     expect(measured.loopDelayP99, JSON.stringify(measured)).toBeLessThan(100);
     expect(measured.healthzP99, JSON.stringify(measured)).toBeLessThan(100);
-  });
+  }, 120_000);
 });
