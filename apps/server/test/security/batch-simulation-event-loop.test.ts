@@ -151,10 +151,11 @@ describe('batch simulation with pathological draft globs', () => {
   }
 
   it('refuses the attack batch at once (its matching work is past the bound) and keeps the loop free', async () => {
-    const { answers, measured } = await attackFromOutside(attack(100, 60), 2, 4);
+    // Long enough for a hundred samples or more, so that one stall of the machine is not the p99.
+    const { answers, measured } = await attackFromOutside(attack(100, 60), 2, 8);
     expect(measured.loopDelayP99, JSON.stringify(measured)).toBeLessThan(100);
     expect(measured.healthzP99, JSON.stringify(measured)).toBeLessThan(100);
-    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(400));
+    expect(answers.map((a) => a.status)).toEqual(Array(16).fill(400));
     expect(new Set(answers.flatMap((a) => a.fields))).toEqual(new Set(['body.draftPolicies']));
   }, 120_000);
 
