@@ -1,7 +1,8 @@
 import type { SimulationResult } from '@secadmin/api-client';
 import { formatTable, type Output } from './output.js';
 
-const yesNo = (value: boolean) => (value ? 'yes' : 'no');
+/** `-` where the server hides a policy's parts (a stored policy the key may not read). */
+const yesNo = (value: boolean | undefined) => (value === undefined ? '-' : value ? 'yes' : 'no');
 
 /** The decision, then one row per policy considered: which parts matched, and each condition. */
 export function printDecision(result: SimulationResult, out: Output, indent = ''): void {
@@ -15,7 +16,7 @@ export function printDecision(result: SimulationResult, out: Output, indent = ''
     principal: yesNo(entry.principal),
     action: yesNo(entry.action),
     resource: yesNo(entry.resource),
-    conditions: Object.entries(entry.conditions)
+    conditions: Object.entries(entry.conditions ?? {})
       .map(([path, held]) => `${path}=${yesNo(held)}`)
       .join(' '),
   }));

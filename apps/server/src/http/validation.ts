@@ -69,12 +69,18 @@ function detailsOf(location: string, errors: ErrorObject[] | null | undefined): 
     const named = params.missingProperty ?? params.additionalProperty;
     const pointer = named === undefined ? error.instancePath : `${error.instancePath}/${named}`;
     const allowed = params.allowedValues as unknown[] | undefined;
+    // A pattern's own words (`x-secadmin-pattern-message`) say more than the regular expression.
+    const patternMessage =
+      error.keyword === 'pattern'
+        ? (error.parentSchema?.['x-secadmin-pattern-message'] as string | undefined)
+        : undefined;
     return {
       field: fieldName(location, pointer),
       message:
         error.keyword === 'additionalProperties'
           ? 'is not allowed'
-          : `${error.message ?? 'is invalid'}${allowed ? `: ${allowed.join(', ')}` : ''}`,
+          : (patternMessage ??
+            `${error.message ?? 'is invalid'}${allowed ? `: ${allowed.join(', ')}` : ''}`),
     };
   });
 }
@@ -98,6 +104,8 @@ export class SpecValidator {
       strict: false,
       useDefaults: true,
       coerceTypes: false,
+      // Errors carry their schema, for `x-secadmin-pattern-message`.
+      verbose: true,
     });
     addFormats.default(this.ajv);
     // Component references resolve against the spec's own components.

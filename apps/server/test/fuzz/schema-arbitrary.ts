@@ -22,6 +22,28 @@ const ISO = fc
   })
   .map((d) => d.toISOString());
 
+/**
+ * fast-check cannot generate from lookaheads (`(?=…)`, `(?!…)`): generate from the pattern
+ * without them, and keep what the whole pattern accepts.
+ */
+function withoutLookaheads(source: string): string {
+  let out = '';
+  for (let i = 0; i < source.length; i++) {
+    if (source.startsWith('(?=', i) || source.startsWith('(?!', i)) {
+      let depth = 0;
+      for (; i < source.length; i++) {
+        if (source[i] === '\\') i++;
+        else if (source[i] === '(') depth++;
+        else if (source[i] === ')' && --depth === 0) break;
+      }
+    } else {
+      if (source[i] === '\\') out += source[i++];
+      out += source[i];
+    }
+  }
+  return out;
+}
+
 /** Values that satisfy the schema (as far as fast-check can aim: patterns, bounds, enums). */
 export function validArbitrary(spec: Schema, node: Schema, depth = 0): fc.Arbitrary<unknown> {
   const resolve = resolver(spec);
@@ -58,9 +80,11 @@ export function validArbitrary(spec: Schema, node: Schema, depth = 0): fc.Arbitr
       const min = schema.minLength ?? 0;
       const max = Math.min(schema.maxLength ?? 40, 40);
       if (schema.pattern) {
+        const pattern = new RegExp(schema.pattern as string);
         return fc
-          .stringMatching(new RegExp(schema.pattern as string))
-          .filter((s) => s.length >= min && s.length <= (schema.maxLength ?? 1e9));
+          .stringMatching(new RegExp(withoutLookaheads(schema.pattern as string)))
+          .filter((s) => s.length >= min && s.length <= (schema.maxLength ?? 1e9))
+          .filter((s) => pattern.test(s));
       }
       return fc.string({ minLength: min, maxLength: Math.max(min, max) });
     }

@@ -167,6 +167,11 @@ export interface Resources {
      *
      * `explain: true` adds a per-policy `explanation` and `missingContextKeys`.
      *
+     * A stored policy that the calling key may not read (`policies:read` on
+     * `policies/<id>`) is named to it neither in `matchedPolicies` nor in `explanation`: it
+     * appears with `id` and `name` `"hidden"` and its `effect` (and, in `explanation`, its
+     * `matched` flag only). The root key and keys that may read the policy see it named.
+     *
      * `POST /v1/policies/simulate` (`simulatePolicy`)
      */
     simulate(body: Body<'simulatePolicy'>, options?: RequestOptions): Promise<Data<'simulatePolicy'>>;

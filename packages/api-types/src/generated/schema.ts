@@ -145,6 +145,11 @@ export interface paths {
          *       `decision: implicit_deny`, `matchedPolicies: []`.
          *
          *     `explain: true` adds a per-policy `explanation` and `missingContextKeys`.
+         *
+         *     A stored policy that the calling key may not read (`policies:read` on
+         *     `policies/<id>`) is named to it neither in `matchedPolicies` nor in `explanation`: it
+         *     appears with `id` and `name` `"hidden"` and its `effect` (and, in `explanation`, its
+         *     `matched` flag only). The root key and keys that may read the policy see it named.
          */
         post: operations["simulatePolicy"];
         delete?: never;
@@ -847,12 +852,12 @@ export interface components {
          */
         Principal: string;
         /**
-         * @description An action `<area>:<verb>`, or `*` for all actions. `*` inside a pattern matches any run of characters (`users:*`). Matched case-insensitively.
+         * @description An action `<area>:<verb>`, or `*` for all actions. `*` inside a pattern matches any run of characters (`users:*`). Matched case-insensitively. At most 128 characters and at most 8 `*` (else a 400 naming the field).
          * @example users:read
          */
         ActionPattern: string;
         /**
-         * @description A resource pattern: `*` matches any run of characters including `/` (`documents/*` matches `documents/1/v/2`); `${self}` is replaced by the request principal's id before matching. Matched case-sensitively.
+         * @description A resource pattern: `*` matches any run of characters including `/` (`documents/*` matches `documents/1/v/2`); `${self}` is replaced by the request principal's id before matching. Matched case-sensitively. At most 256 characters and at most 8 `*` (a longer pattern, or one with more `*`, is a 400 naming the field, for stored and draft policies alike), so that matching stays linear and bounded.
          * @example users/${self}
          */
         ResourcePattern: string;
@@ -1030,11 +1035,12 @@ export interface components {
             explain?: boolean;
         };
         /**
-         * @description A stored policy's id, or `draft_<i>` for the i-th draft policy of a batch simulation.
+         * @description A stored policy's id, `draft_<i>` for the i-th draft policy of a batch simulation, or `hidden` for a stored policy that the calling key may not read (`policies:read` on `policies/<id>`).
          * @example pol_01jf3k8m6q2w9x4v7t5r1n0b3d
          */
         EvaluatedPolicyId: string;
         /**
+         * @description A policy that matched. A stored policy that the calling key may not read (`policies:read` on `policies/<id>`) is shown by its effect only, with `id` and `name` `"hidden"`; the root key, keys that may read it, and the drafts of the request itself see it named.
          * @example {
          *       "id": "pol_01jf3k8m6q2w9x4v7t5r1n0b3d",
          *       "name": "self-service-read",
@@ -1048,7 +1054,7 @@ export interface components {
             effect: "allow" | "deny";
         };
         /**
-         * @description Why one considered policy did or did not match.
+         * @description Why one considered policy did or did not match. A stored policy that the calling key may not read (`policies:read` on `policies/<id>`) appears as `{"policyId": "hidden", "policyName": "hidden", "effect", "matched"}` only: its effect and whether it matched, not its parts.
          * @example {
          *       "policyId": "pol_01jf3k8m6q2w9x4v7t5r1n0b3d",
          *       "policyName": "self-service-read",
@@ -1069,11 +1075,12 @@ export interface components {
             effect: "allow" | "deny";
             /** @description True when principal, action, resource and every condition matched. */
             matched: boolean;
-            principal: boolean;
-            action: boolean;
-            resource: boolean;
+            /** @description Absent for a hidden policy, like `action`, `resource` and `conditions`. */
+            principal?: boolean;
+            action?: boolean;
+            resource?: boolean;
             /** @description One boolean per condition of the policy, keyed by its path (`ip.allowlist`, `time.notBefore`…). */
-            conditions: {
+            conditions?: {
                 [key: string]: boolean;
             };
         };
@@ -1137,7 +1144,9 @@ export interface components {
             };
         };
         /**
-         * @description Up to 100 checks, answered against the stored policies, draft policies that are not saved, or both. Drafts are validated like a create (a 400 names `draftPolicies[i].<field>`) and appear as `draft_0`, `draft_1`… in `matchedPolicies` and `explanation`. Nothing is written.
+         * @description Up to 100 checks, answered against the stored policies, draft policies that are not saved, or both. Drafts are validated like a create (a 400 names `draftPolicies[i].<field>`) and appear as `draft_0`, `draft_1`… in `matchedPolicies` and `explanation`; the caller always sees its own drafts named, and stored policies as `POST /v1/policies/simulate` shows them. Nothing is written.
+         *
+         *     The work of a batch is bounded, so that no batch holds the server from others: for every check, each action pattern of every draft costs its length plus the check's `action` length, and each resource pattern its length plus the check's `resource` length; the sum over all checks is at most 20,000,000 (`x-secadmin-max-work`); more is a 400 naming `draftPolicies`. For scale: 100 checks against 100 drafts of 5 action and 5 resource patterns, patterns and checked values 100 characters each, is 20,000,000.
          * @example {
          *       "checks": [
          *         {
@@ -1179,7 +1188,7 @@ export interface components {
              */
             useStored?: boolean;
             /**
-             * @description Adds `explanation` and `missingContextKeys` to every result.
+             * @description Adds `explanation` and `missingContextKeys` to every result. The answer stays within 1 MiB (1,048,576 bytes of JSON, `x-secadmin-max-explain-bytes`): a batch whose explanations would make it larger is a 400 naming `explain` (send fewer checks or drafts, or leave `explain` out).
              * @default false
              */
             explain?: boolean;
@@ -3066,7 +3075,19 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The body is invalid (each violation named in `details`, e.g. a draft's resource pattern over 256 characters or with more than 8 `*`), the batch's work is past its bound (`draftPolicies`), or its explanations would make the answer larger than 1 MiB (`explain`). Nothing is evaluated. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];

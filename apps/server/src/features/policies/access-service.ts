@@ -16,6 +16,16 @@ export interface TimedDecision extends Decision {
   evaluationTimeMs: number;
 }
 
+/**
+ * Draft policies evaluated beside the stored ones, in small indexes (never merged into the
+ * cached one) so that `pace` can let other requests run between them.
+ */
+export interface DraftOverlay {
+  drafts: readonly PolicyIndex[];
+  useStored: boolean;
+  pace: () => Promise<void>;
+}
+
 function toPolicyDefinition(row: PolicyRow): PolicyDefinition {
   return {
     id: row.id,
@@ -49,13 +59,12 @@ export class AccessService {
 
   /**
    * Decides against the stored policies, and, when given, draft policies evaluated beside
-   * them in their own small index (never merged into the cached one); `useStored: false`
-   * decides against the drafts alone.
+   * them; `useStored: false` decides against the drafts alone.
    */
   async decide(
     request: Omit<AccessRequest, 'roles'>,
     known?: StateVersions,
-    overlay?: { drafts: PolicyIndex; useStored: boolean },
+    overlay?: DraftOverlay,
   ): Promise<TimedDecision> {
     const started = performance.now();
     const versions = known ?? (await this.currentVersions());
@@ -64,8 +73,13 @@ export class AccessService {
       overlay?.useStored === false ? undefined : this.indexAt(versions.policies),
       userId === undefined ? [] : this.rolesOf(userId, versions.userRoles),
     ]);
-    const indexes = [index, overlay?.drafts].filter((i) => i !== undefined);
-    const decision = combineDecisions(indexes.map((i) => i.evaluate({ ...request, roles })));
+    const decisions: Decision[] = [];
+    if (index) decisions.push(index.evaluate({ ...request, roles }));
+    for (const drafts of overlay?.drafts ?? []) {
+      await overlay?.pace();
+      decisions.push(drafts.evaluate({ ...request, roles }));
+    }
+    const decision = combineDecisions(decisions);
     this.counters?.decided(decision.decision);
     return { ...decision, evaluationTimeMs: Math.round(performance.now() - started) };
   }

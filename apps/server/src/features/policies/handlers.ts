@@ -29,11 +29,16 @@ export function policyHandlers(policies: PoliciesService, simulation: Simulation
     await policies.remove(actor, params.id, ifMatch(req));
     noContent(res);
   };
-  const simulatePolicy: Handler<'simulatePolicy'> = async ({ body, versions, res }) => {
-    ok(res, await simulation.simulate(body, versions));
+  const simulatePolicy: Handler<'simulatePolicy'> = async ({ actor, body, versions, res }) => {
+    ok(res, await simulation.simulate(body, versions, actor));
   };
-  const simulatePolicyBatch: Handler<'simulatePolicyBatch'> = async ({ body, versions, res }) => {
-    ok(res, { results: await simulation.simulateBatch(body, versions) });
+  const simulatePolicyBatch: Handler<'simulatePolicyBatch'> = async ({
+    actor,
+    body,
+    versions,
+    res,
+  }) => {
+    ok(res, { results: await simulation.simulateBatch(body, versions, actor) });
   };
   return {
     listPolicies,

@@ -1,9 +1,12 @@
 import type { components } from '@secadmin/api-types';
 import { type PolicyDefinition, PolicyIndex, parseIp } from '@secadmin/policy';
-import { type FieldProblem, Invalid } from '../../lib/errors.js';
+import { type FieldProblem, Invalid, invalid } from '../../lib/errors.js';
+import { Pacer } from '../../lib/pacer.js';
 import { INVALID_INSTANT, parseInstant } from '../../lib/time.js';
-import type { AccessService, StateVersions, TimedDecision } from './access-service.js';
+import type { RequestActor } from '../audit-log/audit-writer.js';
+import type { AccessService, StateVersions } from './access-service.js';
 import { conditionProblems } from './service.js';
+import { PolicyVisibility, type ShownDecision } from './visibility.js';
 
 type SimulationRequest = components['schemas']['SimulationRequest'];
 type BatchSimulationRequest = components['schemas']['BatchSimulationRequest'];
@@ -21,25 +24,86 @@ function parseContext(check: SimulationCheck, prefix: string, problems: FieldPro
   return { ip, time };
 }
 
+/** The bounds of a batch, as the spec's `BatchSimulationRequest` states them. */
+export const BATCH_LIMITS = {
+  /** `x-secadmin-max-work`: see `matchingWork`. */
+  maxWork: 20_000_000,
+  /** `x-secadmin-max-explain-bytes`: the JSON of the results, with `explain`. */
+  maxExplainBytes: 1_048_576,
+};
+
+/** Patterns per draft index: what one step between two yields to the event loop matches. */
+const PATTERNS_PER_STEP = 250;
+
+/**
+ * What matching the checks against the drafts may cost, as the spec counts it: per check,
+ * every draft action pattern's length plus the check's action length, and every resource
+ * pattern's length plus the check's resource length. Glob matching is linear in both.
+ */
+function matchingWork(checks: readonly SimulationCheck[], drafts: readonly PolicyDefinition[]) {
+  let actionChars = 0;
+  let actionCount = 0;
+  let resourceChars = 0;
+  let resourceCount = 0;
+  for (const draft of drafts) {
+    for (const action of draft.actions) actionChars += action.length;
+    for (const resource of draft.resources) resourceChars += resource.length;
+    actionCount += draft.actions.length;
+    resourceCount += draft.resources.length;
+  }
+  let work = 0;
+  for (const check of checks)
+    work +=
+      actionChars +
+      actionCount * check.action.length +
+      resourceChars +
+      resourceCount * check.resource.length;
+  return work;
+}
+
+/** The drafts in indexes of about `PATTERNS_PER_STEP` patterns each (at least one index). */
+function draftIndexes(drafts: readonly PolicyDefinition[]): PolicyIndex[] {
+  const groups: PolicyDefinition[][] = [[]];
+  let patterns = 0;
+  for (const draft of drafts) {
+    const size = draft.actions.length + draft.resources.length;
+    const current = groups[groups.length - 1] as PolicyDefinition[];
+    if (current.length > 0 && patterns + size > PATTERNS_PER_STEP) {
+      groups.push([draft]);
+      patterns = size;
+    } else {
+      current.push(draft);
+      patterns += size;
+    }
+  }
+  return groups.map((group) => new PolicyIndex(group));
+}
+
 /** "May this principal do this?", for one check or many, against stored and draft policies. Writes nothing. */
 export class SimulationService {
   constructor(private readonly access: AccessService) {}
 
-  async simulate(request: SimulationRequest, versions: StateVersions): Promise<TimedDecision> {
+  async simulate(
+    request: SimulationRequest,
+    versions: StateVersions,
+    caller: RequestActor,
+  ): Promise<ShownDecision> {
     const problems: FieldProblem[] = [];
     const context = parseContext(request, '', problems);
     if (problems.length > 0) throw new Invalid(problems);
     const { principal, action, resource } = request;
-    return this.access.decide(
+    const decision = await this.access.decide(
       { principal, action, resource, context, explain: request.explain === true },
       versions,
     );
+    return new PolicyVisibility(this.access, caller, versions).shown(decision);
   }
 
   async simulateBatch(
     request: BatchSimulationRequest,
     versions: StateVersions,
-  ): Promise<TimedDecision[]> {
+    caller: RequestActor,
+  ): Promise<ShownDecision[]> {
     const problems: FieldProblem[] = [];
     const drafts = (request.draftPolicies ?? []).map((draft, i): PolicyDefinition => {
       if (draft.conditions)
@@ -58,18 +122,40 @@ export class SimulationService {
       parseContext(check, `checks[${i}].`, problems),
     );
     if (problems.length > 0) throw new Invalid(problems);
-    const overlay = { drafts: new PolicyIndex(drafts), useStored: request.useStored !== false };
-    const explain = request.explain === true;
-    const results: TimedDecision[] = [];
-    for (const [i, { principal, action, resource }] of request.checks.entries()) {
-      const context = contexts[i];
-      results.push(
-        await this.access.decide(
-          { principal, action, resource, context, explain },
-          versions,
-          overlay,
-        ),
+    const work = matchingWork(request.checks, drafts);
+    if (work > BATCH_LIMITS.maxWork)
+      throw invalid(
+        'draftPolicies',
+        `the checks against these drafts cost ${work} units of matching work, more than ${BATCH_LIMITS.maxWork}; send fewer checks, drafts or patterns`,
       );
+    const pacer = new Pacer();
+    const overlay = {
+      drafts: draftIndexes(drafts),
+      useStored: request.useStored !== false,
+      pace: () => pacer.pace(),
+    };
+    const explain = request.explain === true;
+    const visibility = new PolicyVisibility(this.access, caller, versions);
+    const results: ShownDecision[] = [];
+    let explainedBytes = 0;
+    for (const [i, { principal, action, resource }] of request.checks.entries()) {
+      await pacer.pace();
+      const context = contexts[i];
+      const decision = await this.access.decide(
+        { principal, action, resource, context, explain },
+        versions,
+        overlay,
+      );
+      const shown = await visibility.shown(decision);
+      if (explain) {
+        explainedBytes += Buffer.byteLength(JSON.stringify(shown)) + 1;
+        if (explainedBytes > BATCH_LIMITS.maxExplainBytes)
+          throw invalid(
+            'explain',
+            `the explanations would make the answer larger than ${BATCH_LIMITS.maxExplainBytes} bytes; send fewer checks or drafts, or leave explain out`,
+          );
+      }
+      results.push(shown);
     }
     return results;
   }

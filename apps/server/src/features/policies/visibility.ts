@@ -1,0 +1,78 @@
+import type { PolicyExplanation } from '@secadmin/policy';
+import type { RequestActor } from '../audit-log/audit-writer.js';
+import type { AccessService, StateVersions, TimedDecision } from './access-service.js';
+
+const HIDDEN = 'hidden';
+
+/** An explanation item as the caller may see it: a hidden policy keeps its effect and outcome only. */
+export type ShownExplanation = Pick<
+  PolicyExplanation,
+  'policyId' | 'policyName' | 'effect' | 'matched'
+> &
+  Partial<PolicyExplanation>;
+
+export type ShownDecision = Omit<TimedDecision, 'explanation'> & {
+  explanation?: ShownExplanation[];
+};
+
+/**
+ * Names a stored policy in a simulation answer only to a caller that may read it
+ * (`policies:read` on `policies/<id>`; the root key may always); others see its effect
+ * under the id and name `hidden`. The request's own drafts are always named. One per request:
+ * it remembers what the caller may read.
+ */
+export class PolicyVisibility {
+  private readonly readable = new Map<string, Promise<boolean>>();
+
+  constructor(
+    private readonly access: AccessService,
+    private readonly caller: RequestActor,
+    private readonly versions: StateVersions,
+  ) {}
+
+  async shown(decision: TimedDecision): Promise<ShownDecision> {
+    const ids = new Set(decision.matchedPolicies.map((p) => p.id));
+    for (const item of decision.explanation ?? []) ids.add(item.policyId);
+    const hidden = new Set<string>();
+    for (const id of ids) if (!(await this.mayRead(id))) hidden.add(id);
+    if (hidden.size === 0) return decision;
+    const shown: ShownDecision = {
+      ...decision,
+      matchedPolicies: decision.matchedPolicies.map((p) =>
+        hidden.has(p.id) ? { id: HIDDEN, name: HIDDEN, effect: p.effect } : p,
+      ),
+    };
+    if (decision.explanation) {
+      // Sorted again, so that where a hidden item stands says nothing of its name.
+      shown.explanation = decision.explanation
+        .map(
+          (item): ShownExplanation =>
+            hidden.has(item.policyId)
+              ? { policyId: HIDDEN, policyName: HIDDEN, effect: item.effect, matched: item.matched }
+              : item,
+        )
+        .sort((a, b) => a.policyName.localeCompare(b.policyName));
+    }
+    return shown;
+  }
+
+  private mayRead(id: string): Promise<boolean> {
+    if (this.caller.isRoot || id.startsWith('draft_')) return Promise.resolve(true);
+    let known = this.readable.get(id);
+    if (!known) {
+      known = this.access
+        .decide(
+          {
+            principal: this.caller.principal,
+            action: 'policies:read',
+            resource: `policies/${id}`,
+            context: { ip: this.caller.ip, time: new Date() },
+          },
+          this.versions,
+        )
+        .then((decision) => decision.allowed);
+      this.readable.set(id, known);
+    }
+    return known;
+  }
+}
