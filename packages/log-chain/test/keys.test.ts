@@ -1,5 +1,6 @@
 import {
   createHash,
+  createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
   type KeyObject,
@@ -11,6 +12,7 @@ import {
   type Checkpoint,
   checkpointMessage,
   entryHash,
+  KeySchedule,
   keyFingerprint,
   rotationMessage,
   type SigningKeyRecord,
@@ -184,5 +186,37 @@ describe('key rotation', () => {
       firstInvalidSeq: 400,
       reason: 'checkpoint 400 has an invalid signature',
     });
+  });
+});
+
+describe('the rotation example of the OpenAPI document (tag "Audit logs")', () => {
+  it('has these fingerprints and signatures, and a verifier pinned to the first key accepts it', async () => {
+    const seed = Buffer.from(Array.from({ length: 32 }, (_, i) => i + 33));
+    const second = createPrivateKey({
+      key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]),
+      format: 'der',
+      type: 'pkcs8',
+    });
+    const first = await keyFingerprint(publicKeyPem);
+    const next = await keyFingerprint(pemOf(second));
+    expect(first).toBe('SHA256:646d6be49d9f0048f94f67749eca35156eed4f7a7be18e4fc4a94bfd44e300b0');
+    expect(next).toBe('SHA256:c4b2956e00f048ac8ac94746e6699cebebfdf682181a0011c8e3feea5ab7c091');
+    const message = rotationMessage(250001, first, next);
+    const rotation = {
+      previousKeySignature:
+        'MJX18cBOR8qow0qiS+ZnBXzAwZ01HWisvoAsHsTgqKCvmmhiNFf5RKZ/y5NKmNBNKXPApBdETlsm+KKJ2HUZCA==',
+      newKeySignature:
+        'qAgURYVybF1qA1BoOjd8/5RFj1fmLzN2hlr3FRi2wPClXugcIuv7BZMvoBfcPVSrYa2PTtSP4sioh62nGgXzCQ==',
+    };
+    expect(signWith(privateKey, message)).toBe(rotation.previousKeySignature);
+    expect(signWith(second, message)).toBe(rotation.newKeySignature);
+    const schedule = await KeySchedule.trust(
+      [
+        { publicKey: publicKeyPem, fromSeq: 1 },
+        { publicKey: pemOf(second), fingerprint: next, fromSeq: 250001, rotation },
+      ],
+      first,
+    );
+    expect(schedule.pinned).toBe(first);
   });
 });
