@@ -371,7 +371,9 @@ describe('secadmin (the built CLI) against a real server', () => {
     for (const pin of [realKeyFile, fingerprint, real.publicKeyPem]) {
       const pinned = await verifyOffline(forgedExport, forgedMaterial, '--public-key', pin);
       expect(pinned.code, pinned.stdout).toBe(3);
-      expect(pinned.stdout).toContain(`the pinned key ${fingerprint} is not among the keys`);
+      expect(pinned.stdout).toContain(
+        `the pinned key ${fingerprint} is not one of the keys that sign this chain`,
+      );
     }
     const fromEnvironment = await runCli(
       '',

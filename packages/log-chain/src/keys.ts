@@ -134,7 +134,7 @@ export class KeySchedule {
         });
     if (!keys.some((key) => key.fingerprint === pinned))
       throw new Error(
-        `the pinned key ${pinned} is not among the keys that sign this chain (${keys.map((k) => k.fingerprint).join(', ')})`,
+        `the pinned key ${pinned} is not one of the keys that sign this chain (${keys.length} listed)`,
       );
     return new KeySchedule(keys, pinned);
   }

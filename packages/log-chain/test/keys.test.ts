@@ -79,7 +79,7 @@ describe('a pinned verifier (M5)', () => {
       const result = await verifyChain({ entries: forged, ...forgedMaterial, expectedKey });
       expect(result.valid).toBe(false);
       expect(result.reason).toMatch(
-        `the pinned key ${fingerprint} is not among the keys that sign this chain`,
+        `the pinned key ${fingerprint} is not one of the keys that sign this chain (1 listed)`,
       );
     }
   });
