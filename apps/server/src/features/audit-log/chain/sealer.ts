@@ -156,8 +156,8 @@ export class Sealer {
 
   /**
    * A rotation makes another key active; an instance still holding the old one must not sign
-   * checkpoints from the new key's seq on (no verifier would accept them), so it seals
-   * nothing until it is restarted with the new key.
+   * checkpoints from the new key's seq on (no verifier would accept them): a batch that would
+   * sign one rolls back, until the instance is restarted with the new key.
    */
   private async assertActiveKey(keys: Pick<SigningKeysRepository, 'active'>): Promise<void> {
     const active = await keys.active();
