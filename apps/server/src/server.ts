@@ -6,7 +6,8 @@ import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { Sealer } from './features/audit-log/chain/sealer.js';
-import { assertSignsTheChain, loadSigningKey } from './features/audit-log/chain/signing-key.js';
+import { loadSigningKey } from './features/audit-log/chain/signing-key.js';
+import { registerSigningKey } from './features/audit-log/chain/signing-keys.js';
 import { DataDirExportFiles, type ExportFiles } from './features/audit-log/exports/files.js';
 import { PostgresExportFiles } from './features/audit-log/exports/postgres-files.js';
 import { ExportWorker } from './features/audit-log/exports/worker.js';
@@ -95,7 +96,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       );
     const metrics = new Metrics();
     const store = createRepositories(db);
-    assertSignsTheChain(signingKey, (await store.chain.checkpoints(undefined, 1))[0]);
+    await registerSigningKey(store, signingKey);
+    logger.info(
+      { fingerprint: signingKey.fingerprint },
+      'audit-log checkpoints are signed by this key',
+    );
     const sealer = new Sealer({
       store,
       key: signingKey,

@@ -30,6 +30,7 @@ export type { Fetch } from './transport.js';
 export {
   fetchVerificationMaterial,
   type VerificationMaterial,
+  type VerifyExportOptions,
   type VerifyResult,
   verifyExport,
 } from './verify-export.js';

@@ -48,6 +48,7 @@ export type LogEntryListItem = Schemas['LogEntryListItem'];
 export type LogEntryInput = Schemas['LogEntryInput'];
 /** A signed checkpoint of the audit log's hash chain: `{seq, hash, signature, createdAt}`. */
 export type LogCheckpoint = Schemas['LogCheckpoint'];
+export type LogSigningKey = Schemas['LogSigningKey'];
 /** The Ed25519 public key that verifies checkpoints (`algorithm`, SPKI PEM `publicKey`). */
 export type LogPublicKey = Schemas['LogPublicKey'];
 /** What `POST /v1/logs/verify` found: `valid`, `checkedEntries`, the first bad `seq`… */

@@ -1,8 +1,11 @@
 import { spawn } from 'node:child_process';
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { VerificationMaterial } from '@secadmin/api-client';
+import { type ChainEntry, checkpointMessage, entryHash, keyFingerprint } from '@secadmin/log-chain';
 import { createScratchDatabase, type ScratchDatabase } from '@secadmin/test-infra';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
@@ -227,7 +230,32 @@ describe('secadmin (the built CLI) against a real server', () => {
     expect(csv).toContain('policy.created');
   });
 
-  it('logs verify: the server chain, then a JSON export offline (exit 3 once an entry is changed)', async () => {
+  /**
+   * Writes an entry (`user.created`) and waits, polling for 90 s at most, until a checkpoint
+   * exists: the server signs one within 60 s of the first entry it seals.
+   */
+  const checkpointed = async () => {
+    const user = await cli('users', 'create', '--email', `pin-${Date.now()}@example.com`);
+    expect(user.code, user.stderr).toBe(0);
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      const listed = await cli(
+        'logs',
+        'checkpoints',
+        '-o',
+        join(scratch, 'poll-material.json'),
+        '--json',
+      );
+      if (listed.code === 0 && JSON.parse(listed.stdout).checkpoints > 0) return;
+      if (Date.now() > deadline) throw new Error('no checkpoint within 90 s');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  };
+
+  it('logs verify: the server chain, then a JSON export offline (exit 3 once an entry is changed)', {
+    timeout: 120_000,
+  }, async () => {
+    await checkpointed();
     const onServer = await cli('logs', 'verify');
     expect(onServer.code, onServer.stderr).toBe(0);
     expect(onServer.stdout).toMatch(/^valid: \d+ entries checked/);
@@ -249,6 +277,7 @@ describe('secadmin (the built CLI) against a real server', () => {
       unsealedEntries: exportedEntries.filter((entry) => entry.seq === null).length,
     });
     // Entries after the last checkpoint (or not sealed yet when exported): --strict refuses them.
+    const { publicKeyPem } = JSON.parse(await readFile(material, 'utf8'));
     const strict = await runCli('', [
       'logs',
       'verify',
@@ -256,6 +285,8 @@ describe('secadmin (the built CLI) against a real server', () => {
       exported,
       '--material',
       material,
+      '--public-key',
+      publicKeyPem,
       '--strict',
     ]);
     expect(strict.code).toBe(verdict.uncoveredEntries + verdict.unsealedEntries > 0 ? 3 : 0);
@@ -281,6 +312,91 @@ describe('secadmin (the built CLI) against a real server', () => {
     const caught = await offline(tampered);
     expect(caught.code).toBe(3);
     expect(JSON.parse(caught.stdout)).toMatchObject({ valid: false, firstInvalidSeq: victim.seq });
+  });
+
+  it('logs verify --export: pins the key; a chain rewritten and re-signed with a fresh key fails (M5)', {
+    timeout: 120_000,
+  }, async () => {
+    await checkpointed();
+    const exported = join(scratch, 'pin-export.json');
+    const material = join(scratch, 'pin-material.json');
+    expect((await exportEverything(exported)).code).toBe(0);
+    expect((await cli('logs', 'checkpoints', '-o', material)).code).toBe(0);
+    const real = JSON.parse(await readFile(material, 'utf8')) as VerificationMaterial;
+    const realKeyFile = join(scratch, 'pin-real.pem');
+    await writeFile(realKeyFile, real.publicKeyPem);
+    const fingerprint = await keyFingerprint(real.publicKeyPem);
+
+    // The attack: rewrite the chain from its middle on, re-hash it, re-sign every checkpoint
+    // with a fresh key and hand that key over in the material.
+    const entries = (JSON.parse(await readFile(exported, 'utf8')) as ChainEntry[])
+      .filter((entry) => entry.seq !== null)
+      .sort((a, b) => (a.seq as number) - (b.seq as number));
+    const from = Math.floor(entries.length / 2);
+    for (let i = from; i < entries.length; i++) {
+      const item = entries[i] as ChainEntry;
+      if (i === from) item.result = item.result === 'success' ? 'failure' : 'success';
+      if (i > 0) item.prevHash = (entries[i - 1] as ChainEntry).hash;
+      item.hash = entryHash(item.prevHash as string, item);
+    }
+    const forger = generateKeyPairSync('ed25519');
+    const bySeq = new Map(entries.map((entry) => [entry.seq as number, entry.hash as string]));
+    const forgedCheckpoints = real.checkpoints
+      .filter((checkpoint) => bySeq.has(checkpoint.seq))
+      .map((checkpoint) => {
+        const hash = bySeq.get(checkpoint.seq) as string;
+        const message = Buffer.from(checkpointMessage(checkpoint.seq, hash));
+        return {
+          ...checkpoint,
+          hash,
+          signature: sign(null, message, forger.privateKey).toString('base64'),
+        };
+      });
+    const forgedExport = join(scratch, 'pin-forged-export.json');
+    const forgedMaterial = join(scratch, 'pin-forged-material.json');
+    await writeFile(forgedExport, JSON.stringify(entries));
+    await writeFile(
+      forgedMaterial,
+      JSON.stringify({
+        checkpoints: forgedCheckpoints,
+        publicKeyPem: forger.publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+      }),
+    );
+    const verifyOffline = (file: string, materialFile: string, ...options: string[]) =>
+      runCli('', ['logs', 'verify', '--export', file, '--material', materialFile, ...options]);
+
+    const unpinned = await verifyOffline(forgedExport, forgedMaterial, '--strict');
+    expect(unpinned.code).toBe(3);
+    expect(unpinned.stdout).toMatch(/^warning: no public key pinned/);
+    for (const pin of [realKeyFile, fingerprint, real.publicKeyPem]) {
+      const pinned = await verifyOffline(forgedExport, forgedMaterial, '--public-key', pin);
+      expect(pinned.code, pinned.stdout).toBe(3);
+      expect(pinned.stdout).toContain(
+        `the pinned key ${fingerprint} is not one of the keys that sign this chain`,
+      );
+    }
+    const fromEnvironment = await runCli(
+      '',
+      ['logs', 'verify', '--export', forgedExport, '--material', forgedMaterial],
+      {
+        SECADMIN_PUBLIC_KEY: fingerprint,
+      },
+    );
+    expect(fromEnvironment.code).toBe(3);
+
+    const genuine = await verifyOffline(exported, material, '--public-key', realKeyFile);
+    expect(genuine.code, genuine.stdout).toBe(0);
+    expect(genuine.stdout).toMatch(new RegExp(`^pinned key ${fingerprint}\nvalid: `));
+    const onServer = await cli('logs', 'verify', '--public-key', fingerprint);
+    expect(onServer.code, onServer.stdout).toBe(0);
+    expect(onServer.stdout).toMatch(/^pinned key SHA256:[0-9a-f]{64}\nvalid: /);
+    const otherServer = await cli(
+      'logs',
+      'verify',
+      '--public-key',
+      await keyFingerprint(forger.publicKey.export({ format: 'pem', type: 'spki' }).toString()),
+    );
+    expect(otherServer.code).toBe(3);
   });
 
   it('users and keys: create, list, get, delete / revoke, as JSON', async () => {

@@ -8,12 +8,25 @@ export {
   redactableFields,
 } from './canonical.js';
 export { jcs } from './jcs.js';
+export {
+  importPublicKey,
+  isFingerprint,
+  KeySchedule,
+  keyFingerprint,
+  rotationMessage,
+  verifySignature,
+} from './keys.js';
 export { sha256Hex } from './sha256.js';
-export type { ChainEntry, Checkpoint, VerifyInput, VerifyResult } from './types.js';
+export type {
+  ChainEntry,
+  Checkpoint,
+  SigningKeyRecord,
+  VerifyInput,
+  VerifyResult,
+} from './types.js';
 export {
   ChainVerifier,
   digestProblem,
-  importPublicKey,
   type VerifierOptions,
   verifyChain,
   verifyCheckpointSignature,

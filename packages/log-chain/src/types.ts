@@ -49,14 +49,40 @@ export interface Checkpoint {
 export interface VerifyInput {
   entries: readonly ChainEntry[];
   checkpoints: readonly Checkpoint[];
-  /** The SPKI PEM of `GET /v1/logs/public-key`. */
+  /** The SPKI PEM of `GET /v1/logs/public-key`: the only key when `publicKeys` is not given. */
   publicKeyPem: string;
+  /**
+   * Every key that signed checkpoints, with the seq it signs from and its rotation record
+   * (`GET /v1/logs/public-key`'s `keys`). Default: `publicKeyPem` from seq 1.
+   */
+  publicKeys?: readonly SigningKeyRecord[];
+  /**
+   * The key you expect, pinned outside the material: a SPKI PEM or a `SHA256:<hex>`
+   * fingerprint. The keys given are trusted only as far as their rotation records chain to
+   * it. Without it, they are taken as given (and `pinnedKey` is null).
+   */
+  expectedKey?: string;
   /**
    * The hash the first entry must follow. Default: 64 zeros when the first entry is seq 1,
    * otherwise the first entry's own `prevHash` (checked against a checkpoint at the seq
    * before it, if one is given).
    */
   expectFirstPrevHash?: string;
+}
+
+/** One checkpoint signing key and the seqs it covers (`GET /v1/logs/public-key`'s `keys`). */
+export interface SigningKeyRecord {
+  /** SPKI PEM. */
+  publicKey: string;
+  /** `SHA256:` + lowercase hex SHA-256 of the SPKI DER; checked against `publicKey` if given. */
+  fingerprint?: string;
+  /** Checkpoints at this seq and after (up to the next key's `fromSeq`) are signed by this key. */
+  fromSeq: number;
+  /**
+   * For every key but the first: the previous key's and this key's base64 Ed25519 signatures
+   * over `rotationMessage(fromSeq, previousFingerprint, fingerprint)`.
+   */
+  rotation?: { previousKeySignature: string; newKeySignature: string } | null;
 }
 
 export interface VerifyResult {
@@ -67,6 +93,8 @@ export interface VerifyResult {
   lastCheckpointSeq: number | null;
   firstInvalidSeq?: number;
   reason?: string;
+  /** `verifyChain` only: the fingerprint of the pinned key, or null when none was pinned. */
+  pinnedKey?: string | null;
   /**
    * `verifyChain` only: entries given without a seal (`seq: null`). Nothing vouches for
    * them: they were not checked.

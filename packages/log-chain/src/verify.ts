@@ -5,36 +5,19 @@ import {
   GENESIS_HASH,
   redactableFields,
 } from './canonical.js';
+import { KeySchedule, verifySignature } from './keys.js';
 import type { ChainEntry, Checkpoint, VerifyInput, VerifyResult } from './types.js';
 
-const encoder = new TextEncoder();
-
-function base64Bytes(text: string): Uint8Array<ArrayBuffer> {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
-}
-
-/** An Ed25519 public key from its SPKI PEM, through Web Crypto (Node 20+, browsers). */
-export function importPublicKey(publicKeyPem: string): Promise<CryptoKey> {
-  const body = publicKeyPem.replace(/-----(BEGIN|END) PUBLIC KEY-----/g, '').replace(/\s+/g, '');
-  return crypto.subtle.importKey('spki', base64Bytes(body), { name: 'Ed25519' }, false, ['verify']);
-}
-
 /** Whether `checkpoint.signature` is the key's signature over its checkpoint message. */
-export async function verifyCheckpointSignature(
+export function verifyCheckpointSignature(
   key: CryptoKey,
   checkpoint: Checkpoint,
 ): Promise<boolean> {
-  let signature: Uint8Array<ArrayBuffer>;
-  try {
-    signature = base64Bytes(checkpoint.signature);
-  } catch {
-    return false;
-  }
-  const message = encoder.encode(checkpointMessage(checkpoint.seq, checkpoint.hash));
-  return crypto.subtle.verify({ name: 'Ed25519' }, key, signature, message);
+  return verifySignature(
+    key,
+    checkpoint.signature,
+    checkpointMessage(checkpoint.seq, checkpoint.hash),
+  );
 }
 
 /** Why an entry's redactable fields do not match its digests, or undefined if they do. */
@@ -79,7 +62,7 @@ export class ChainVerifier {
   private failure: VerifyResult | undefined;
 
   private constructor(
-    private readonly key: CryptoKey,
+    private readonly keys: KeySchedule,
     checkpoints: readonly Checkpoint[],
     private readonly expectFirstPrevHash: string | undefined,
   ) {
@@ -87,9 +70,18 @@ export class ChainVerifier {
     for (const checkpoint of this.checkpoints) this.bySeq.set(checkpoint.seq, checkpoint);
   }
 
+  /** Throws when the keys do not chain to the pinned one (see `KeySchedule.trust`). */
   static async create(options: VerifierOptions): Promise<ChainVerifier> {
-    const key = await importPublicKey(options.publicKeyPem);
-    return new ChainVerifier(key, options.checkpoints, options.expectFirstPrevHash);
+    const keys = await KeySchedule.trust(
+      options.publicKeys ?? [{ publicKey: options.publicKeyPem, fromSeq: 1 }],
+      options.expectedKey,
+    );
+    return new ChainVerifier(keys, options.checkpoints, options.expectFirstPrevHash);
+  }
+
+  /** The fingerprint of the pinned key, or null when the caller pinned none. */
+  get pinnedKey(): string | null {
+    return this.keys.pinned;
   }
 
   get failed(): boolean {
@@ -125,9 +117,17 @@ export class ChainVerifier {
     const last = (this.expectedSeq ?? 1) - 1;
     for (const checkpoint of this.checkpoints) {
       if (first !== undefined && checkpoint.seq >= first - 1 && checkpoint.seq <= last) continue;
-      if (!(await verifyCheckpointSignature(this.key, checkpoint)))
+      if (!(await this.signed(checkpoint)))
         return this.fail(checkpoint.seq, `checkpoint ${checkpoint.seq} has an invalid signature`);
     }
+    const uncovered = this.uncoveredRange();
+    if (uncovered)
+      return {
+        valid: false,
+        checkedEntries: this.checked,
+        lastCheckpointSeq: this.lastCheckpointSeq,
+        reason: uncovered,
+      };
     return { valid: true, checkedEntries: this.checked, lastCheckpointSeq: this.lastCheckpointSeq };
   }
 
@@ -178,7 +178,7 @@ export class ChainVerifier {
   private async checkpointAt(seq: number, hash: string): Promise<boolean> {
     const checkpoint = this.bySeq.get(seq);
     if (!checkpoint) return false;
-    if (!(await verifyCheckpointSignature(this.key, checkpoint))) {
+    if (!(await this.signed(checkpoint))) {
       this.fail(seq, `checkpoint ${seq} has an invalid signature`);
       return true;
     }
@@ -191,6 +191,22 @@ export class ChainVerifier {
     }
     this.lastCheckpointSeq = seq;
     return false;
+  }
+
+  private signed(checkpoint: Checkpoint): Promise<boolean> {
+    return verifyCheckpointSignature(this.keys.forSeq(checkpoint.seq), checkpoint);
+  }
+
+  /**
+   * Entries that link up but that no verified checkpoint at or after one of them vouches
+   * for could have been rewritten and re-hashed by anyone: a run of them alone is not valid.
+   */
+  private uncoveredRange(): string | undefined {
+    const first = this.firstSeq;
+    if (first === undefined || this.checked === 0) return undefined;
+    if (this.lastCheckpointSeq !== null && this.lastCheckpointSeq >= first) return undefined;
+    const last = (this.expectedSeq ?? first) - 1;
+    return `no checkpoint covers seq ${first}–${last}: no signature vouches for these entries`;
   }
 
   private fail(seq: number, reason: string): VerifyResult {
@@ -253,7 +269,11 @@ function checkpointsProblem(checkpoints: unknown): string | undefined {
  * order is reported. Input that is not made of full entries is invalid, never a thrown
  * error. `valid` says nothing contradicts the signatures; what no signature vouches for is
  * counted apart: `unsealedEntries` (not checked) and `uncoveredEntries` (after the last
- * checkpoint). Asynchronous because Ed25519 goes through Web Crypto.
+ * checkpoint). Entries of which no verified checkpoint covers any are not valid. Checkpoint
+ * signatures are checked against `expectedKey` (pinned: PEM or fingerprint) and the keys
+ * the listed rotations chain to it; `pinnedKey` is its fingerprint, or null when none was
+ * given (then the keys given are taken on trust). Asynchronous because Ed25519 goes through
+ * Web Crypto.
  */
 export async function verifyChain(input: VerifyInput): Promise<VerifyResult> {
   const malformed = (reason: string): VerifyResult => ({
@@ -276,14 +296,15 @@ export async function verifyChain(input: VerifyInput): Promise<VerifyResult> {
   let verifier: ChainVerifier;
   try {
     verifier = await ChainVerifier.create(options);
-  } catch {
-    return malformed('publicKeyPem is not an Ed25519 public key in SPKI PEM');
+  } catch (error) {
+    return malformed((error as Error).message);
   }
   await verifier.add(sealed);
   const result = await verifier.finish();
   const covered = result.lastCheckpointSeq ?? 0;
   return {
     ...result,
+    pinnedKey: verifier.pinnedKey,
     unsealedEntries: entries.length - sealed.length,
     uncoveredEntries: result.valid
       ? sealed.filter((entry) => (entry.seq as number) > covered).length

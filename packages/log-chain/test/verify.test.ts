@@ -44,6 +44,7 @@ describe('verifyChain', () => {
       valid: true,
       checkedEntries: 10,
       lastCheckpointSeq: 8,
+      pinnedKey: null,
       unsealedEntries: 1,
       uncoveredEntries: 2,
     });
@@ -150,6 +151,7 @@ describe('verifyChain', () => {
       valid: true,
       checkedEntries: 6,
       lastCheckpointSeq: 8,
+      pinnedKey: null,
       unsealedEntries: 0,
       uncoveredEntries: 2,
     });
@@ -207,14 +209,16 @@ describe('verifyChain', () => {
     expect(result).toMatchObject({ valid: false, firstInvalidSeq: 20 });
   });
 
-  it('vouches for nothing no signature covers: a forged run without checkpoints is all uncovered', async () => {
+  it('vouches for nothing no signature covers: a forged run without checkpoints is not valid', async () => {
     const { entries } = chain(5);
     expect(await verify(entries, [])).toEqual({
-      valid: true,
+      valid: false,
       checkedEntries: 5,
       lastCheckpointSeq: null,
+      reason: 'no checkpoint covers seq 1–5: no signature vouches for these entries',
+      pinnedKey: null,
       unsealedEntries: 0,
-      uncoveredEntries: 5,
+      uncoveredEntries: 0,
     });
   });
 

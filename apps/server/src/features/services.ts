@@ -34,7 +34,7 @@ export interface ServicesOptions extends ExportsServiceOptions {
   /** The embedded database: this process is its only writer (decides state-version reads). */
   soleWriter: boolean;
   counters?: DomainCounters;
-  signingKey: Pick<SigningKey, 'publicKeyPem'>;
+  signingKey: Pick<SigningKey, 'publicKeyPem' | 'fingerprint'>;
   /** Entries were ingested: the sealer need not wait for its next poll. */
   onIngested?: () => void;
 }

@@ -1,6 +1,7 @@
 import type { Database } from '@secadmin/db';
 import { ApiKeysRepository } from '../features/api-keys/repository.js';
 import { ChainRepository } from '../features/audit-log/chain/repository.js';
+import { SigningKeysRepository } from '../features/audit-log/chain/signing-keys-repository.js';
 import { ExportsRepository } from '../features/audit-log/exports/repository.js';
 import { PartitionsRepository } from '../features/audit-log/partitions/repository.js';
 import { LogsRepository } from '../features/audit-log/repository.js';
@@ -17,6 +18,7 @@ export interface Repositories {
   apiKeys: ApiKeysRepository;
   logs: LogsRepository;
   chain: ChainRepository;
+  signingKeys: SigningKeysRepository;
   partitions: PartitionsRepository;
   exports: ExportsRepository;
   stateVersions: StateVersionsRepository;
@@ -35,6 +37,7 @@ function repositoriesOn(connection: Connection): Repositories {
     apiKeys: new ApiKeysRepository(connection),
     logs: new LogsRepository(connection),
     chain: new ChainRepository(connection),
+    signingKeys: new SigningKeysRepository(connection),
     partitions: new PartitionsRepository(connection),
     exports: new ExportsRepository(connection),
     stateVersions: new StateVersionsRepository(connection),

@@ -310,6 +310,48 @@ export interface Resources {
    * whole log; an entry missing from the run, for whatever reason (a time range holds the
    * entries of that time, not always consecutive seqs), is reported as missing.
    *
+   * **Signing keys and fingerprints.** A key's fingerprint is `SHA256:` followed by the
+   * lowercase hex SHA-256 of its DER SubjectPublicKeyInfo (the bytes the PEM wraps; what
+   * `openssl pkey -pubin -in key.pem -outform DER | sha256sum` prints). The example key
+   * above has `SHA256:646d6be49d9f0048f94f67749eca35156eed4f7a7be18e4fc4a94bfd44e300b0`.
+   * The first instance on a database registers its public key, under a lock, as the key
+   * that signs from seq 1; an instance whose key is not the active (newest) one refuses to
+   * start, whether or not a checkpoint exists yet. A rotation (an operator command with
+   * both private keys, never over HTTP; see the README) makes a new key sign every
+   * checkpoint from `fromSeq` on, where `fromSeq` is one past the chain's head at the
+   * rotation (the head is first checkpointed with the old key). Its record carries two
+   * signatures, by the old key and by the new one, over the UTF-8 bytes of
+   * `secadmin-key-rotation:v1:<fromSeq in decimal>:<old fingerprint>:<new fingerprint>`.
+   * `GET /v1/logs/public-key` lists every key with its `fromSeq` and rotation record; a
+   * checkpoint at seq `s` is verified with the key of the highest `fromSeq` ≤ `s`.
+   * Example: rotating from the example key to the key
+   * `MCowBQYDK2VwAyEA5/FioQvsVZr+oZXk3OhLaVaNXSywlj60RsBoXisX8vA=` (fingerprint
+   * `SHA256:c4b2956e00f048ac8ac94746e6699cebebfdf682181a0011c8e3feea5ab7c091`) at
+   * `fromSeq` 250001 signs
+   * `secadmin-key-rotation:v1:250001:SHA256:646d6be49d9f0048f94f67749eca35156eed4f7a7be18e4fc4a94bfd44e300b0:SHA256:c4b2956e00f048ac8ac94746e6699cebebfdf682181a0011c8e3feea5ab7c091`;
+   * `previousKeySignature` =
+   * `MJX18cBOR8qow0qiS+ZnBXzAwZ01HWisvoAsHsTgqKCvmmhiNFf5RKZ/y5NKmNBNKXPApBdETlsm+KKJ2HUZCA==`,
+   * `newKeySignature` =
+   * `qAgURYVybF1qA1BoOjd8/5RFj1fmLzN2hlr3FRi2wPClXugcIuv7BZMvoBfcPVSrYa2PTtSP4sioh62nGgXzCQ==`.
+   *
+   * **Pinning.** A verifier that takes the public key from the material it checks trusts
+   * whoever wrote that material: a chain rewritten and re-signed with a fresh key comes
+   * with that fresh key. So verifiers take the expected key pinned from elsewhere (its PEM
+   * or its fingerprint), and trust the listed keys only as far as rotation records link
+   * them to the pinned one: forward, a key is trusted when the trusted key before it signed
+   * its record; backward, when the trusted key after it names it in a record it signed
+   * (both signatures are required on every record). A verifier with no pinned key says so
+   * (`pinnedKey: null` from `verifyChain`; `secadmin logs verify` prints it, and fails with
+   * `--strict`).
+   *
+   * **Coverage.** Entries that link up prove nothing until a verified checkpoint at or
+   * after them vouches for them. `POST /v1/logs/verify` walks a range on to the first
+   * checkpoint at or after its end; a range none of whose entries a checkpoint covers is
+   * `valid: false` with `reason` `no checkpoint covers seq <from>–<to>: no signature
+   * vouches for these entries` and no `firstInvalidSeq` (nothing was found changed, but
+   * nothing is proven either). When some are covered, `uncoveredEntries` counts those after
+   * the newest verified checkpoint. The offline verifier applies the same rule.
+   *
    * **What it does not protect against.** Someone who can write to the database *and*
    * holds the signing key can rewrite history and re-sign it; keep the key apart from the
    * database (`SECADMIN_SIGNING_KEY`) and keep copies of checkpoints elsewhere. Entries
@@ -382,10 +424,15 @@ export interface Resources {
     /**
      * Get the checkpoint signing key
      *
-     * The Ed25519 public key (SPKI PEM) that verifies checkpoint signatures. Its private key
-     * is `SECADMIN_SIGNING_KEY`, or one generated into the data directory; every instance on
-     * one database shares it. Pin it outside secadmin: a verifier that fetches the key from
-     * the server it checks trusts that server.
+     * The Ed25519 public key (SPKI PEM) that signs checkpoints now, its fingerprint
+     * (`SHA256:` + lowercase hex SHA-256 of the DER SubjectPublicKeyInfo), and `keys`: every
+     * key that has signed this chain, oldest first, each with the seq it signs from and, after
+     * the first, its rotation record signed by the previous key and by itself (see the tag
+     * "Audit logs", *Signing keys and fingerprints*). The active private key is
+     * `SECADMIN_SIGNING_KEY`, or one generated into the data directory; every instance on
+     * one database holds it. Pin a key outside secadmin (its fingerprint is enough): a
+     * verifier that fetches the key from the server it checks trusts that server. A verifier
+     * pinned to any one key accepts the others only through the rotation records.
      *
      * `GET /v1/logs/public-key` (`getPublicKey`)
      */
@@ -398,7 +445,14 @@ export interface Resources {
      * entry or chain row is a missing seq); each redactable value still present matches its
      * salted digest, and none lacks one; `prevHash` is the previous entry's hash; `hash`
      * matches the recomputed SHA-256 of the canonical form. Each checkpoint in the range
-     * must carry a valid Ed25519 signature and the hash recomputed at its seq. The first
+     * must carry a valid Ed25519 signature, by the key whose `fromSeq` covers it (the keys
+     * of `GET /v1/logs/public-key`, trusted through their rotation records from this
+     * instance's key), and the hash recomputed at its seq. A range is walked on past `toSeq`
+     * to the first checkpoint at or after it (so `checkedEntries` may exceed the range), so
+     * that a signature vouches for every entry in it; a range none of whose entries any
+     * checkpoint covers (it lies after the newest checkpoint) is `valid: false` with the
+     * reason `no checkpoint covers seq …` and no `firstInvalidSeq`, never a bare
+     * `valid: true`; `uncoveredEntries` counts the entries after the newest checkpoint. The first
      * failure stops the walk: `firstInvalidSeq` names it and `reason` says what failed.
      * An entry removed by retention (its chain row marked removed) is linked by its stored
      * hash instead of being recomputed; after the walk, the count of chain rows marked removed

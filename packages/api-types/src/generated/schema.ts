@@ -386,10 +386,15 @@ export interface paths {
         };
         /**
          * Get the checkpoint signing key
-         * @description The Ed25519 public key (SPKI PEM) that verifies checkpoint signatures. Its private key
-         *     is `SECADMIN_SIGNING_KEY`, or one generated into the data directory; every instance on
-         *     one database shares it. Pin it outside secadmin: a verifier that fetches the key from
-         *     the server it checks trusts that server.
+         * @description The Ed25519 public key (SPKI PEM) that signs checkpoints now, its fingerprint
+         *     (`SHA256:` + lowercase hex SHA-256 of the DER SubjectPublicKeyInfo), and `keys`: every
+         *     key that has signed this chain, oldest first, each with the seq it signs from and, after
+         *     the first, its rotation record signed by the previous key and by itself (see the tag
+         *     "Audit logs", *Signing keys and fingerprints*). The active private key is
+         *     `SECADMIN_SIGNING_KEY`, or one generated into the data directory; every instance on
+         *     one database holds it. Pin a key outside secadmin (its fingerprint is enough): a
+         *     verifier that fetches the key from the server it checks trusts that server. A verifier
+         *     pinned to any one key accepts the others only through the rotation records.
          */
         get: operations["getPublicKey"];
         put?: never;
@@ -416,7 +421,14 @@ export interface paths {
          *     entry or chain row is a missing seq); each redactable value still present matches its
          *     salted digest, and none lacks one; `prevHash` is the previous entry's hash; `hash`
          *     matches the recomputed SHA-256 of the canonical form. Each checkpoint in the range
-         *     must carry a valid Ed25519 signature and the hash recomputed at its seq. The first
+         *     must carry a valid Ed25519 signature, by the key whose `fromSeq` covers it (the keys
+         *     of `GET /v1/logs/public-key`, trusted through their rotation records from this
+         *     instance's key), and the hash recomputed at its seq. A range is walked on past `toSeq`
+         *     to the first checkpoint at or after it (so `checkedEntries` may exceed the range), so
+         *     that a signature vouches for every entry in it; a range none of whose entries any
+         *     checkpoint covers (it lies after the newest checkpoint) is `valid: false` with the
+         *     reason `no checkpoint covers seq …` and no `firstInvalidSeq`, never a bare
+         *     `valid: true`; `uncoveredEntries` counts the entries after the newest checkpoint. The first
          *     failure stops the walk: `firstInvalidSeq` names it and `reason` says what failed.
          *     An entry removed by retention (its chain row marked removed) is linked by its stored
          *     hash instead of being recomputed; after the walk, the count of chain rows marked removed
@@ -1653,17 +1665,60 @@ export interface components {
             createdAt: components["schemas"]["TimestampMillis"];
         };
         /**
-         * @description The public key that verifies checkpoint signatures.
+         * @description A key that signs checkpoints from `fromSeq` on (up to the next key's `fromSeq`). Every key but the first carries its rotation record: the previous key's and its own Ed25519 signature over `secadmin-key-rotation:v1:<fromSeq>:<previous fingerprint>:<fingerprint>`.
          * @example {
          *       "algorithm": "Ed25519",
-         *       "publicKey": "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAebVWLo/mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ=\n-----END PUBLIC KEY-----\n"
+         *       "publicKey": "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA5/FioQvsVZr+oZXk3OhLaVaNXSywlj60RsBoXisX8vA=\n-----END PUBLIC KEY-----\n",
+         *       "fingerprint": "SHA256:c4b2956e00f048ac8ac94746e6699cebebfdf682181a0011c8e3feea5ab7c091",
+         *       "fromSeq": 250001,
+         *       "rotation": {
+         *         "previousKeySignature": "MJX18cBOR8qow0qiS+ZnBXzAwZ01HWisvoAsHsTgqKCvmmhiNFf5RKZ/y5NKmNBNKXPApBdETlsm+KKJ2HUZCA==",
+         *         "newKeySignature": "qAgURYVybF1qA1BoOjd8/5RFj1fmLzN2hlr3FRi2wPClXugcIuv7BZMvoBfcPVSrYa2PTtSP4sioh62nGgXzCQ=="
+         *       }
+         *     }
+         */
+        LogSigningKey: {
+            /** @enum {string} */
+            algorithm: "Ed25519";
+            /** @description SPKI PEM. */
+            publicKey: string;
+            /** @description `SHA256:` + lowercase hex SHA-256 of the DER SubjectPublicKeyInfo. */
+            fingerprint: string;
+            /** Format: int64 */
+            fromSeq: number;
+            /** @description Null for the first key. */
+            rotation: null | {
+                /** @description Standard base64 Ed25519 signature by the previous key. */
+                previousKeySignature: string;
+                /** @description Standard base64 Ed25519 signature by this key. */
+                newKeySignature: string;
+            };
+        };
+        /**
+         * @description The key that signs checkpoints now (`publicKey`, `fingerprint`), and every key that has signed this chain (`keys`, oldest first) with the seq it signs from and its rotation record.
+         * @example {
+         *       "algorithm": "Ed25519",
+         *       "publicKey": "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAebVWLo/mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ=\n-----END PUBLIC KEY-----\n",
+         *       "fingerprint": "SHA256:646d6be49d9f0048f94f67749eca35156eed4f7a7be18e4fc4a94bfd44e300b0",
+         *       "keys": [
+         *         {
+         *           "algorithm": "Ed25519",
+         *           "publicKey": "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAebVWLo/mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ=\n-----END PUBLIC KEY-----\n",
+         *           "fingerprint": "SHA256:646d6be49d9f0048f94f67749eca35156eed4f7a7be18e4fc4a94bfd44e300b0",
+         *           "fromSeq": 1,
+         *           "rotation": null
+         *         }
+         *       ]
          *     }
          */
         LogPublicKey: {
             /** @enum {string} */
             algorithm: "Ed25519";
-            /** @description The Ed25519 public key as a PEM-encoded SubjectPublicKeyInfo (`-----BEGIN PUBLIC KEY-----`). */
+            /** @description The active Ed25519 public key as a PEM-encoded SubjectPublicKeyInfo (`-----BEGIN PUBLIC KEY-----`). */
             publicKey: string;
+            /** @description The active key's fingerprint: `SHA256:` + lowercase hex SHA-256 of its DER SubjectPublicKeyInfo. */
+            fingerprint: string;
+            keys: components["schemas"]["LogSigningKey"][];
         };
         /**
          * @description The range of the chain to check, inclusive; default the whole chain.
@@ -1685,7 +1740,7 @@ export interface components {
             toSeq?: number;
         };
         /**
-         * @description The outcome of checking the chain. When `valid` is false, `reason` says why and `firstInvalidSeq` is the first seq that failed — absent only when the chain links but more (or fewer) chain rows are marked removed than the `logs.retention.applied` entries account for (the count cannot say which row).
+         * @description The outcome of checking the chain. When `valid` is false, `reason` says why and `firstInvalidSeq` is the first seq that failed — absent only when the chain links but more (or fewer) chain rows are marked removed than the `logs.retention.applied` entries account for (the count cannot say which row), when no checkpoint covers any entry of the range (`no checkpoint covers seq …`: nothing is proven), or when the signing keys' rotation records do not hold.
          * @example {
          *       "valid": false,
          *       "checkedEntries": 41,
@@ -1711,6 +1766,11 @@ export interface components {
              * @description The first bad seq: the entry that was changed, removed or moved; for a checkpoint with a bad signature, its seq; for a checkpoint whose hash differs from the recomputed chain, the first seq after the previous checkpoint that matched.
              */
             firstInvalidSeq?: number;
+            /**
+             * Format: int64
+             * @description When valid: entries of the range after the newest verified checkpoint. They link up, but no signature vouches for them yet (at most 60 s of entries at the chain's head).
+             */
+            uncoveredEntries?: number;
             /** @description What failed, in words (`hash of seq 42 does not match its content`, `seq 7 is missing`, …). */
             reason?: string;
         };
@@ -3803,17 +3863,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "algorithm": "Ed25519",
-                     *         "publicKey": "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAebVWLo/mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ=\n-----END PUBLIC KEY-----\n"
-                     *       },
-                     *       "meta": {
-                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["LogPublicKey"];
                         meta: components["schemas"]["Meta"];

@@ -110,8 +110,12 @@ export function registerLogCommands(program: Command): void {
       'with --export: checkpoints and public key saved by `logs checkpoints -o` (no server needed)',
     )
     .option(
+      '--public-key <key>',
+      'the public key you expect, pinned outside the server: a PEM file, a PEM, or a SHA256:<hex> fingerprint (default: $SECADMIN_PUBLIC_KEY)',
+    )
+    .option(
       '--strict',
-      'with --export: also fail (exit 3) when entries are unsealed or after the last checkpoint',
+      'with --export: also fail (exit 3) when no key is pinned, or entries are unsealed or after the last checkpoint',
     )
     .action(
       async (
@@ -120,6 +124,7 @@ export function registerLogCommands(program: Command): void {
           toSeq?: number;
           export?: string;
           material?: string;
+          publicKey?: string;
           strict?: boolean;
         },
         command: Command,
@@ -129,6 +134,8 @@ export function registerLogCommands(program: Command): void {
           throw usageError('--material and --strict go with --export');
         if (options.export && (options.fromSeq || options.toSeq))
           throw usageError('--from-seq and --to-seq are for the server; an export is whole');
+        const expectedKey = await pinnedKey(options.publicKey ?? process.env.SECADMIN_PUBLIC_KEY);
+        const pin = expectedKey ? { expectedKey } : {};
         let result: VerifyResult;
         let out: Output;
         if (options.export) {
@@ -143,7 +150,7 @@ export function registerLogCommands(program: Command): void {
             material = await fetchVerificationMaterial(context.client);
             out = context.out;
           }
-          result = await verifyExport(entries, material);
+          result = await verifyExport(entries, material, pin);
         } else {
           const context = commandContext(global);
           out = context.out;
@@ -151,10 +158,14 @@ export function registerLogCommands(program: Command): void {
             ...(options.fromSeq ? { fromSeq: options.fromSeq } : {}),
             ...(options.toSeq ? { toSeq: options.toSeq } : {}),
           });
+          if (expectedKey)
+            result = await withServerKeysChecked(context.client, result, expectedKey);
         }
-        out.result(result, () => out.line(describeVerification(result)));
+        out.result(result, () => out.line(describeVerification(result, expectedKey !== undefined)));
         const unvouched = (result.unsealedEntries ?? 0) + (result.uncoveredEntries ?? 0);
-        if (!result.valid || (options.strict && unvouched > 0)) process.exitCode = EXIT.invalid;
+        const unpinned = options.export !== undefined && !result.pinnedKey;
+        if (!result.valid || (options.strict && (unvouched > 0 || unpinned)))
+          process.exitCode = EXIT.invalid;
       },
     );
 
@@ -177,7 +188,48 @@ export function registerLogCommands(program: Command): void {
     });
 }
 
-function describeVerification(result: VerifyResult): string {
+/**
+ * The pinned key from `--public-key` or `SECADMIN_PUBLIC_KEY`: a fingerprint or PEM as it
+ * is, otherwise the name of a file that holds one.
+ */
+async function pinnedKey(value: string | undefined): Promise<string | undefined> {
+  const given = value?.trim();
+  if (!given) return undefined;
+  if (/^SHA256:/.test(given) || given.includes('-----BEGIN')) return given;
+  let text: string;
+  try {
+    text = (await readFile(given, 'utf8')).trim();
+  } catch (error) {
+    throw usageError(
+      `--public-key is neither a SHA256: fingerprint, a PEM, nor a readable file: ${(error as Error).message}`,
+    );
+  }
+  if (/^SHA256:/.test(text) || text.includes('-----BEGIN PUBLIC KEY-----')) return text;
+  throw usageError(`${given} holds neither a PEM public key nor a SHA256: fingerprint`);
+}
+
+/** On the server: every checkpoint it lists must be signed by keys that chain to the pin. */
+async function withServerKeysChecked(
+  client: SecadminClient,
+  result: VerifyResult,
+  expectedKey: string,
+): Promise<VerifyResult> {
+  const keys = await verifyExport([], await fetchVerificationMaterial(client), { expectedKey });
+  if (!keys.valid)
+    return { ...result, valid: false, reason: keys.reason, pinnedKey: keys.pinnedKey ?? null };
+  return { ...result, pinnedKey: keys.pinnedKey ?? null };
+}
+
+function describeVerification(result: VerifyResult, pinned: boolean): string {
+  const key = result.pinnedKey
+    ? `pinned key ${result.pinnedKey}\n`
+    : pinned || result.pinnedKey === undefined
+      ? ''
+      : 'warning: no public key pinned: the key in the material was trusted as it is (pin one with --public-key or SECADMIN_PUBLIC_KEY)\n';
+  return key + describeVerdict(result);
+}
+
+function describeVerdict(result: VerifyResult): string {
   const checkpoint = `last checkpoint seq ${result.lastCheckpointSeq ?? 'none'}`;
   if (!result.valid)
     return result.firstInvalidSeq === undefined

@@ -62,12 +62,16 @@ export async function startServer(dataDir: string, databaseUrl = ''): Promise<Se
 }
 
 /** The built CLI as a process, pointed at `url` through the environment. */
-export function runCli(url: string, args: readonly string[]): Promise<Run> {
+export function runCli(
+  url: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [CLI_MAIN, ...args],
-      { env: { ...process.env, SECADMIN_URL: url, SECADMIN_API_KEY: API_KEY } },
+      { env: { ...process.env, SECADMIN_URL: url, SECADMIN_API_KEY: API_KEY, ...env } },
       (error, stdout, stderr) => {
         const code = error ? Number((error as { code?: number }).code ?? 1) : 0;
         resolve({ code, stdout, stderr });

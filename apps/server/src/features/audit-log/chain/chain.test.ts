@@ -79,7 +79,12 @@ describe.each(DATABASES)('the audit-log hash chain on %s', (database) => {
     ]);
     expect(Object.keys(first.salts).sort()).toEqual(Object.keys(first.digests).sort());
     const head = (await sql<{ n: number }>('SELECT count(*)::int AS n FROM log_chain'))[0]?.n;
-    expect(await verify()).toEqual({ valid: true, checkedEntries: head, lastCheckpointSeq: head });
+    expect(await verify()).toEqual({
+      valid: true,
+      checkedEntries: head,
+      lastCheckpointSeq: head,
+      uncoveredEntries: 0,
+    });
 
     const { data: key } = await server.client.GET('/v1/logs/public-key');
     expect(key?.data.algorithm).toBe('Ed25519');
@@ -271,7 +276,7 @@ describe.each(DATABASES)('the audit-log hash chain on %s', (database) => {
 });
 
 describe('a second instance on the same PostgreSQL', () => {
-  it('refuses to start with a signing key of its own, naming the checkpoint it cannot have signed', async () => {
+  it('refuses to start with a signing key of its own, naming the key the database registered', async () => {
     const first = await startTestServer('postgres');
     const dataDir = await mkdtemp(join(tmpdir(), 'secadmin-second-'));
     try {
@@ -284,7 +289,7 @@ describe('a second instance on the same PostgreSQL', () => {
         createLogger('silent'),
       );
       await expect(second).rejects.toThrow(
-        /signing key just generated into .*signing-key\.pem did not sign checkpoint \d+, the newest in the database/,
+        /signing key SHA256:[0-9a-f]{64} \(just generated into .*signing-key\.pem\) is not the active key of this database: it is not registered, and SHA256:[0-9a-f]{64} signs checkpoints from seq 1 on/,
       );
       // The first instance goes on signing with its own key.
       expect((await first.client.POST('/v1/logs/verify', { body: {} })).data?.data).toMatchObject({

@@ -17,7 +17,7 @@ export function chainHandlers(chain: ChainService) {
     });
   };
   const getPublicKey: Handler<'getPublicKey'> = async ({ res }) => {
-    ok(res, chain.publicKey());
+    ok(res, await chain.publicKey());
   };
   const verifyLogs: Handler<'verifyLogs'> = async ({ body, res }) => {
     ok(res, await chain.verify(body ?? {}));

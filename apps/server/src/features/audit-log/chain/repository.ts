@@ -105,6 +105,29 @@ export class ChainRepository {
     return rows[0]?.locked === true;
   }
 
+  /** Within a transaction: waits for the sealing instance's batch, then keeps others out. */
+  async lockSealer(): Promise<void> {
+    await this.c.sql('SELECT true AS locked FROM pg_advisory_xact_lock($1::bigint)', [
+      SEALER_LOCK_ID,
+    ]);
+  }
+
+  async addCheckpoint(checkpoint: { seq: number; hash: string; signature: string }): Promise<void> {
+    await this.c.sql(
+      `INSERT INTO log_checkpoints (seq, hash, signature, created_at) VALUES ($1, $2, $3, now())`,
+      [checkpoint.seq, checkpoint.hash, checkpoint.signature],
+    );
+  }
+
+  /** The oldest checkpoint at or after `seq`, if any: where a range's entries are proven. */
+  async firstCheckpointFrom(seq: number): Promise<number | undefined> {
+    const [row] = await this.c.sql<{ seq: number | null }>(
+      'SELECT min(seq)::float8 AS seq FROM log_checkpoints WHERE seq >= $1',
+      [seq],
+    );
+    return row?.seq ?? undefined;
+  }
+
   /** The chain's head, and what the newest checkpoint leaves uncovered. */
   async state(): Promise<ChainState> {
     const [row] = await this.c.sql<StateColumns>(`${STATE_SQL} SELECT * FROM state`);

@@ -5,6 +5,7 @@ import { type CanonicalColumns, chainEntry } from './canonical-columns.js';
 import { commit } from './commitments.js';
 import type { ChainHead, ChainRow, ChainState, CheckpointRow, QueuedEntry } from './repository.js';
 import type { SigningKey } from './signing-key.js';
+import type { SigningKeysRepository } from './signing-keys-repository.js';
 
 export interface SealerOptions {
   store: Store;
@@ -128,6 +129,7 @@ export class Sealer {
       try {
         sealed = await store.transaction(async (repos) => {
           if (!(await repos.chain.trySealerLock())) return 'busy' as const;
+          if (checkpoints.length > 0) await this.assertActiveKey(repos.signingKeys);
           const fresh = await repos.chain.seal({
             expectedHeadSeq: state.head?.seq ?? null,
             rows,
@@ -150,6 +152,19 @@ export class Sealer {
           this.options.observeLag?.((committed - q.writtenAt.getTime()) / 1000);
       return queued.length;
     }
+  }
+
+  /**
+   * A rotation makes another key active; an instance still holding the old one must not sign
+   * checkpoints from the new key's seq on (no verifier would accept them): a batch that would
+   * sign one rolls back, until the instance is restarted with the new key.
+   */
+  private async assertActiveKey(keys: Pick<SigningKeysRepository, 'active'>): Promise<void> {
+    const active = await keys.active();
+    if (active !== this.options.key.fingerprint)
+      throw new Error(
+        `this instance's signing key ${this.options.key.fingerprint} is not the active key (${active ?? 'none is registered'}): it signs no checkpoint; restart it with the active key`,
+      );
   }
 
   /**

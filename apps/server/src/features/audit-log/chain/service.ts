@@ -5,10 +5,18 @@ import type { Store } from '../../../storage/repositories.js';
 import { logDetail } from '../representation.js';
 import type { CheckpointRow } from './repository.js';
 import type { SigningKey } from './signing-key.js';
+import { keyRecord } from './signing-keys.js';
 
 /** Chain rows read per round trip while verifying. */
 const VERIFY_BATCH = 2_000;
 const SEQ_ID = /^[1-9][0-9]{0,15}$/;
+
+export interface PublicKeys {
+  algorithm: 'Ed25519';
+  publicKey: string;
+  fingerprint: string;
+  keys: (ReturnType<typeof keyRecord> & { algorithm: 'Ed25519' })[];
+}
 
 export interface VerifyRange {
   fromSeq?: number | undefined;
@@ -23,11 +31,18 @@ export class ChainService {
   constructor(
     private readonly store: Store,
     private readonly cursors: Cursors,
-    private readonly key: Pick<SigningKey, 'publicKeyPem'>,
+    private readonly key: Pick<SigningKey, 'publicKeyPem' | 'fingerprint'>,
   ) {}
 
-  publicKey(): { algorithm: 'Ed25519'; publicKey: string } {
-    return { algorithm: 'Ed25519', publicKey: this.key.publicKeyPem };
+  /** This instance's (the active) key, and every key that signed, with its range and rotation. */
+  async publicKey(): Promise<PublicKeys> {
+    const keys = (await this.store.signingKeys.all()).map(keyRecord);
+    return {
+      algorithm: 'Ed25519',
+      publicKey: this.key.publicKeyPem,
+      fingerprint: this.key.fingerprint,
+      keys: keys.map((key) => ({ algorithm: 'Ed25519', ...key })),
+    };
   }
 
   async checkpoints(limit: number, cursor: string | undefined): Promise<Page<CheckpointRow>> {
@@ -60,14 +75,33 @@ export class ChainService {
     }
   }
 
+  /**
+   * A range is walked on to the first checkpoint at or after its end, so that a signature
+   * vouches for all of it; the entries after the newest checkpoint are counted as uncovered.
+   */
   private async walk(fromSeq: number, toSeq: number | undefined): Promise<VerifyResult> {
-    const last = toSeq ?? (await this.store.chain.state()).head?.seq ?? 0;
-    const verifier = await ChainVerifier.create({
-      checkpoints: (await this.store.chain.checkpointsBetween(fromSeq - 1, last)).map(
-        ({ createdAt: _, ...checkpoint }) => checkpoint,
-      ),
-      publicKeyPem: this.key.publicKeyPem,
-    });
+    const head = (await this.store.chain.state()).head?.seq ?? 0;
+    const end = Math.min(toSeq ?? head, head);
+    const last = (await this.store.chain.firstCheckpointFrom(end)) ?? end;
+    const keys = (await this.store.signingKeys.all()).map(keyRecord);
+    let verifier: ChainVerifier;
+    try {
+      verifier = await ChainVerifier.create({
+        checkpoints: (await this.store.chain.checkpointsBetween(fromSeq - 1, last)).map(
+          ({ createdAt: _, ...checkpoint }) => checkpoint,
+        ),
+        publicKeyPem: this.key.publicKeyPem,
+        ...(keys.length > 0 ? { publicKeys: keys } : {}),
+        expectedKey: this.key.fingerprint,
+      });
+    } catch (error) {
+      return {
+        valid: false,
+        checkedEntries: 0,
+        lastCheckpointSeq: null,
+        reason: (error as Error).message,
+      };
+    }
     let next = fromSeq;
     while (next <= last && !verifier.failed) {
       const links = await this.store.chain.links(next, last, VERIFY_BATCH);
@@ -85,7 +119,12 @@ export class ChainService {
       next = (links[links.length - 1]?.seq ?? last) + 1;
     }
     const result = await verifier.finish();
-    return result.valid ? this.accountForRemovals(result) : result;
+    if (!result.valid) return result;
+    const uncoveredEntries = Math.max(
+      0,
+      end - Math.max(result.lastCheckpointSeq ?? 0, fromSeq - 1),
+    );
+    return this.accountForRemovals({ ...result, uncoveredEntries });
   }
 
   /**

@@ -8,11 +8,15 @@ import {
 } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkpointMessage } from '@secadmin/log-chain';
+import { checkpointMessage, keyFingerprint } from '@secadmin/log-chain';
 
 export interface SigningKey {
   /** The SPKI PEM of `GET /v1/logs/public-key`. */
   publicKeyPem: string;
+  /** `SHA256:` + lowercase hex SHA-256 of the SPKI DER (the spec's key fingerprint). */
+  fingerprint: string;
+  /** Base64 Ed25519 signature over the UTF-8 bytes of `message` (a rotation record). */
+  sign(message: string): string;
   /** Base64 Ed25519 signature over the checkpoint message of (seq, hash). */
   signCheckpoint(seq: number, hash: string): string;
   /** Where a generated key was written (never the key itself); undefined when configured. */
@@ -80,8 +84,25 @@ export async function loadSigningKey(
     }
     privateKey = fromPem(pem, file);
   }
+  return signingKey(privateKey, generatedFile);
+}
+
+/** A signing key from a PKCS#8 PEM Ed25519 private key; `origin` names it in errors. */
+export function signingKeyFromPem(pem: string, origin: string): Promise<SigningKey> {
+  return signingKey(fromPem(pem, origin), undefined);
+}
+
+async function signingKey(
+  privateKey: KeyObject,
+  generatedFile: string | undefined,
+): Promise<SigningKey> {
+  const publicKeyPem = createPublicKey(privateKey)
+    .export({ format: 'pem', type: 'spki' })
+    .toString();
   return {
-    publicKeyPem: createPublicKey(privateKey).export({ format: 'pem', type: 'spki' }).toString(),
+    publicKeyPem,
+    fingerprint: await keyFingerprint(publicKeyPem),
+    sign: (message) => sign(null, Buffer.from(message), privateKey).toString('base64'),
     signCheckpoint: (seq, hash) =>
       sign(null, Buffer.from(checkpointMessage(seq, hash)), privateKey).toString('base64'),
     generatedFile,

@@ -1,4 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { keyFingerprint } from '@secadmin/log-chain';
 import { expect, it } from 'vitest';
 import { Cursors } from '../../../lib/cursor.js';
 import { Unavailable } from '../../../lib/errors.js';
@@ -14,12 +15,16 @@ it('walks the chain once at a time per instance: a second verify meanwhile is 50
     chain: {
       state: () => head,
       checkpointsBetween: async () => [],
+      firstCheckpointFrom: async () => undefined,
       removals: async () => ({ marked: 0, recorded: 0 }),
     },
+    signingKeys: { all: async () => [] },
   } as unknown as Store;
   const { publicKey } = generateKeyPairSync('ed25519');
+  const publicKeyPem = publicKey.export({ format: 'pem', type: 'spki' }).toString();
   const service = new ChainService(store, new Cursors('s'.repeat(32)), {
-    publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+    publicKeyPem,
+    fingerprint: await keyFingerprint(publicKeyPem),
   });
 
   const first = service.verify({});

@@ -1,0 +1,46 @@
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { openDatabase } from '@secadmin/db';
+import { loadConfig } from './config.js';
+import { loadSigningKey, signingKeyFromPem } from './features/audit-log/chain/signing-key.js';
+import { rotateSigningKey } from './features/audit-log/chain/signing-keys.js';
+import { createRepositories } from './storage/repositories.js';
+
+/**
+ * `pnpm signing-key:rotate --new-key <file>`: hands the audit-log chain from the current key
+ * (`SECADMIN_SIGNING_KEY`, or `<data dir>/signing-key.pem`) to the Ed25519 PKCS#8 PEM key
+ * in <file>, on the database of the environment. Private keys are read from files and the
+ * environment only; only fingerprints are printed. When the current key is the data dir's
+ * file, the new key takes its place and the old one is kept beside it, renamed.
+ */
+const { values } = parseArgs({ options: { 'new-key': { type: 'string' } } });
+const newKeyFile = values['new-key'];
+if (!newKeyFile) {
+  console.error('usage: signing-key:rotate --new-key <PKCS#8 PEM Ed25519 private key file>');
+  process.exit(2);
+}
+const config = loadConfig();
+const next = await signingKeyFromPem(await readFile(newKeyFile, 'utf8'), newKeyFile);
+const current = await loadSigningKey(config.signingKey, config.dataDir);
+if (current.generatedFile) {
+  console.error('no signing key was configured or found in the data dir: nothing to rotate');
+  process.exit(1);
+}
+const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+try {
+  await db.migrate();
+  const rotated = await rotateSigningKey(createRepositories(db), current, next);
+  console.log(
+    `Checkpoints from seq ${rotated.fromSeq} on are signed by ${rotated.fingerprint} (was ${rotated.previous}).`,
+  );
+  if (!config.signingKey) {
+    const file = join(config.dataDir, 'signing-key.pem');
+    const retired = join(config.dataDir, `signing-key.retired-${rotated.fromSeq}.pem`);
+    await rename(file, retired);
+    await writeFile(file, await readFile(newKeyFile, 'utf8'), { mode: 0o600, flag: 'wx' });
+    console.log(`${file} now holds the new key; the old one is in ${retired}.`);
+  } else console.log('Set SECADMIN_SIGNING_KEY to the new key and restart every instance.');
+} finally {
+  await db.close();
+}
