@@ -13,6 +13,7 @@ import {
   startTestServer,
   type TestServer,
 } from '../../../../test/helpers/server.js';
+import { waitFor } from '../../../../test/helpers/wait.js';
 import { createLogger } from '../../../logger.js';
 import { startServer } from '../../../server.js';
 
@@ -410,6 +411,26 @@ describe.each(DATABASES)('redaction and the chain on %s', (database) => {
     expect(await offline(exported.filter((e) => e !== exported[1]))).toMatchObject({
       valid: false,
       firstInvalidSeq: exported[1]?.seq,
+    });
+  });
+});
+
+describe.each(DATABASES)('the first checkpoint on %s', (database) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(database);
+  });
+  afterAll(() => server?.stop());
+
+  it('is signed as soon as a fresh chain seals its first entries, not after the timed interval', async () => {
+    const { response } = await server.client.POST('/v1/logs', {
+      body: { entries: [{ event: 'chain.first', actor: { type: 'user' }, result: 'success' }] },
+    });
+    expect(response.status).toBe(201);
+    // No flush: the running sealer alone must make the chain's entries covered.
+    await waitFor('a covered, valid chain', async () => {
+      const { data } = await server.client.POST('/v1/logs/verify', { body: {} });
+      return data?.data.valid === true && (data.data.lastCheckpointSeq ?? 0) >= 1;
     });
   });
 });

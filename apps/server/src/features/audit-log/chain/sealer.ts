@@ -211,8 +211,9 @@ export class Sealer {
   }
 
   /**
-   * A checkpoint at every `checkpointEvery` entries since the last one, and at the head
-   * when the oldest entry no checkpoint covers was sealed `checkpointAfterMs` ago.
+   * A checkpoint at every `checkpointEvery` entries since the last one, at the head of a
+   * chain that has none yet, and at the head when the oldest entry no checkpoint covers was
+   * sealed `checkpointAfterMs` ago.
    */
   private checkpointsDue(
     state: ChainState,
@@ -239,7 +240,11 @@ export class Sealer {
     if (top.seq > covered) {
       const uncoveredSince = covered === state.covered ? (state.uncoveredSince ?? now) : now;
       const after = this.options.checkpointAfterMs ?? 60_000;
-      if (force || now.getTime() - uncoveredSince.getTime() >= after) add(top.seq, top.hash);
+      // The chain's first entries get a checkpoint at once: until one exists, nothing sealed
+      // can be verified as covered.
+      const first = covered === 0;
+      if (force || first || now.getTime() - uncoveredSince.getTime() >= after)
+        add(top.seq, top.hash);
     }
     return checkpoints;
   }
