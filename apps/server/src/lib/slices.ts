@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /** How long one synchronous slice of a request's work may hold the event loop. */
-const SLICE_MS = 10;
+const SLICE_MS = 5;
 
 /**
  * `items.map(map)`, in slices of at most about `SLICE_MS` between which the event loop serves

@@ -35,8 +35,10 @@ describe('parseSearchQuery', () => {
 });
 
 describe('highlights', () => {
-  const highlights = (row: Parameters<ReturnType<typeof compileHighlighter>>[0], query: SearchQuery) =>
-    compileHighlighter(query)(row);
+  const highlights = (
+    row: Parameters<ReturnType<typeof compileHighlighter>>[0],
+    query: SearchQuery,
+  ) => compileHighlighter(query)(row);
   const row = {
     id: 'log_1',
     timestamp: new Date(),
