@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SEARCH_CHUNK_ROWS } from '../../src/features/audit-log/repository.js';
 import { MAX_QUERY_TERMS } from '../../src/features/audit-log/search/query.js';
 import { measureLoopDelay } from '../helpers/event-loop-delay.js';
 import { DATABASES, json, raw, startTestServer, type TestServer } from '../helpers/server.js';
@@ -94,5 +95,28 @@ describe.each(DATABASES)('search highlighting under attack on %s', (database) =>
     expect(body.error.details).toEqual([
       { field: 'body.query', message: expect.stringContaining(`at most ${MAX_QUERY_TERMS} terms`) },
     ]);
+  });
+
+  it('reads a page of more hits than one statement reads whole, newest first, once each', async () => {
+    const tag = `many${Date.now().toString(36)}`;
+    const hits = 2 * SEARCH_CHUNK_ROWS + 7;
+    for (let sent = 0; sent < hits; sent += BATCH) {
+      const entries = Array.from({ length: Math.min(BATCH, hits - sent) }, () => ({
+        event: 'user.login',
+        actor: { type: 'user', id: 'many' },
+        result: 'success',
+        metadata: { tag },
+      }));
+      await server.client.POST('/v1/logs', { body: { entries } as never });
+    }
+    const res = await search(tag, 1000);
+    const body = await json(res);
+    expect(res.status).toBe(200);
+    const keys = (body.data as { id: string; timestamp: string }[]).map(
+      ({ id, timestamp }) => `${timestamp} ${id}`,
+    );
+    expect(keys).toHaveLength(hits);
+    expect(new Set(keys).size).toBe(hits);
+    expect(keys).toEqual([...keys].sort().reverse());
   });
 });

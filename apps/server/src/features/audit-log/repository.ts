@@ -94,7 +94,7 @@ const INSERT_SQL = (() => {
 export const TOTAL_HITS_BOUND = 10_000;
 
 /** The most hits one search statement reads (a search of a larger page takes several). */
-export const SEARCH_CHUNK_ROWS = 50;
+export const SEARCH_CHUNK_ROWS = 100;
 
 /** How many of the newest entries a search looks through before it asks the inverted index. */
 export const RECENT_WINDOW = 2_000;
