@@ -60,7 +60,7 @@ describe('compileHighlighter', () => {
   it('never cuts a surrogate pair in half', () => {
     const text = `${'😀'.repeat(200)} needle ${'😀'.repeat(200)}`;
     const shown = highlight('needle', { userAgent: text })['context.userAgent'] as string;
-    expect(shown.isWellFormed()).toBe(true);
+    expect(shown).not.toMatch(/\p{Cs}/u);
   });
 
   it('highlights a whole field for its qualifier, however long', () => {
@@ -73,11 +73,15 @@ describe('compileHighlighter', () => {
 
 describe('the spec', () => {
   it('states the bounds the code enforces', () => {
-    const schemas = loadSpec().components.schemas as Record<string, any>;
-    expect(schemas.SearchRequest.properties.query.description).toContain(
+    type Property = { description: string; maxProperties?: number };
+    const schemas = loadSpec().components.schemas as Record<
+      string,
+      { properties: Record<string, Property> }
+    >;
+    expect(schemas.SearchRequest?.properties.query?.description).toContain(
       `At most ${MAX_QUERY_TERMS} terms`,
     );
-    const highlights = schemas.SearchHit.properties.highlights;
+    const highlights = schemas.SearchHit?.properties.highlights as Property;
     expect(highlights.maxProperties).toBe(HIGHLIGHT_LIMITS.fieldsPerHit);
     expect(highlights.description).toContain(`${HIGHLIGHT_LIMITS.charsPerField} characters`);
     expect(highlights.description).toContain(`at most ${HIGHLIGHT_LIMITS.rangesPerField} \`<em>\``);
