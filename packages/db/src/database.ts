@@ -8,6 +8,7 @@ import { lockDataDir } from './data-dir-lock.js';
 import { stopAfterWriteFailure } from './embedded-failure.js';
 import { PrismaClient } from './generated/prisma/client.js';
 import { applyMigrations, loadMigrations, type MigrationSession } from './migrations.js';
+import { statementPerTurn } from './statement-turns.js';
 
 export type DatabaseKind = 'embedded' | 'postgres';
 
@@ -59,6 +60,7 @@ async function openEmbedded(
   try {
     const pglite = await PGlite.create(join(dataDir, 'db'));
     const { failed } = stopAfterWriteFailure(pglite, onFailure);
+    statementPerTurn(pglite);
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
     const session: MigrationSession = {
       query: async <T>(sql: string, params?: unknown[]) =>

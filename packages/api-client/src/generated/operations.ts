@@ -397,13 +397,17 @@ export interface Resources {
      * qualifiers `event:` (a type, `user.*` for a prefix), `actor:` (id or email),
      * `result:` and `ip:`. Dotted event names, emails and IPs are tokenized so that
      * `login` finds `user.login` and an email or IP finds itself. Unbalanced quotes are
-     * closed at the end of the query; a query with nothing to search for is a 400.
+     * closed at the end of the query; a query with nothing to search for, or with more
+     * than 32 terms (words, phrases and qualifiers), is a 400.
      *
      * Hits come newest first with cursor pagination (`cursor` in the body);
      * `meta.totalHits` is exact up to and including 10,000 (`meta.totalHitsRelation: eq`);
      * when more match it is 10000 with `gte`, unless `exactTotal: true` asks for the exact
      * count. `origin` keeps the entries of one origin. `highlights` maps each matched field path to its text
-     * with matched terms wrapped in `<em>`; every other character is HTML-escaped.
+     * with matched terms wrapped in `<em>`; every other character is HTML-escaped. Each hit
+     * highlights at most 10 fields, each cut to at most 256 characters around its first match
+     * with at most 32 `<em>` (see `SearchHit`), so a page costs time and bytes in proportion
+     * to its hits, whatever the entries and the query hold.
      * `from` is inclusive, `to` exclusive.
      *
      * `POST /v1/logs/search` (`searchLogs`)

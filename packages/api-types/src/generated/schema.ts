@@ -271,13 +271,17 @@ export interface paths {
          *     qualifiers `event:` (a type, `user.*` for a prefix), `actor:` (id or email),
          *     `result:` and `ip:`. Dotted event names, emails and IPs are tokenized so that
          *     `login` finds `user.login` and an email or IP finds itself. Unbalanced quotes are
-         *     closed at the end of the query; a query with nothing to search for is a 400.
+         *     closed at the end of the query; a query with nothing to search for, or with more
+         *     than 32 terms (words, phrases and qualifiers), is a 400.
          *
          *     Hits come newest first with cursor pagination (`cursor` in the body);
          *     `meta.totalHits` is exact up to and including 10,000 (`meta.totalHitsRelation: eq`);
          *     when more match it is 10000 with `gte`, unless `exactTotal: true` asks for the exact
          *     count. `origin` keeps the entries of one origin. `highlights` maps each matched field path to its text
-         *     with matched terms wrapped in `<em>`; every other character is HTML-escaped.
+         *     with matched terms wrapped in `<em>`; every other character is HTML-escaped. Each hit
+         *     highlights at most 10 fields, each cut to at most 256 characters around its first match
+         *     with at most 32 `<em>` (see `SearchHit`), so a page costs time and bytes in proportion
+         *     to its hits, whatever the entries and the query hold.
          *     `from` is inclusive, `to` exclusive.
          */
         post: operations["searchLogs"];
@@ -1473,7 +1477,7 @@ export interface components {
          *     }
          */
         SearchRequest: {
-            /** @description Web-search syntax: words are AND-ed, `"exact phrases"`, `OR` between terms, `-word` excludes, and the qualifiers `event:`, `actor:` (id or email), `result:` and `ip:`. */
+            /** @description Web-search syntax: words are AND-ed, `"exact phrases"`, `OR` between terms, `-word` excludes, and the qualifiers `event:`, `actor:` (id or email), `result:` and `ip:`. At most 32 terms (each word, phrase and qualifier counts, excluded ones too); a query with more is a 400 naming `body.query`. */
             query: string;
             from?: components["schemas"]["InstantInput"];
             to?: components["schemas"]["InstantInput"];
@@ -1517,7 +1521,7 @@ export interface components {
             /** @enum {string} */
             result: "success" | "failure";
             origin: components["schemas"]["LogOrigin"];
-            /** @description Field path → its text with matched terms wrapped in `<em>`; all other text is HTML-escaped. */
+            /** @description Field path → its text with matched terms wrapped in `<em>`; all other text is HTML-escaped. At most 10 fields (the first matched ones in the order event, actor, target, context, metadata); each shows at most 256 characters of its text: a longer text is cut to a window that starts up to 32 characters before its first match, each cut marked `…`; at most 32 `<em>` per field, later matches are left plain. Overlapping matches are one `<em>`. */
             highlights: {
                 [key: string]: string;
             };
@@ -1971,7 +1975,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Bad request (`invalid_request`): a schema violation (`details` names every one), malformed JSON, a bad cursor, a limit out of range, `from` not before `to`, or an invalid policy condition. */
+        /** @description Bad request (`invalid_request`): a schema violation (`details` names every one), malformed JSON, a bad cursor, a limit out of range, `from` not before `to`, a search query with nothing to search for or more terms than it may have (`body.query`: "must have at most 32 terms, has 249"), or an invalid policy condition. */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

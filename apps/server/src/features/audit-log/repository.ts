@@ -97,6 +97,9 @@ const INSERT_SQL = (() => {
 /** The search total is exact up to this many hits; beyond it, counting stops. */
 export const TOTAL_HITS_BOUND = 10_000;
 
+/** The most hits one search statement reads (a search of a larger page takes several). */
+export const SEARCH_CHUNK_ROWS = 100;
+
 /** How many of the newest entries a search looks through before it asks the inverted index. */
 export const RECENT_WINDOW = 2_000;
 
@@ -180,14 +183,38 @@ export class LogsRepository {
   }
 
   /**
-   * Hits of a parsed search query within a time range, newest first. When the newest
-   * RECENT_WINDOW entries (after the cursor) hold a page of hits, they are the page: a cost
-   * that does not grow with the log, whatever the planner makes of the query (it takes the
-   * words of a phrase as independent, so a common phrase looks rare to it). Otherwise hits
-   * are rare among the newest entries, and the planner's plan over the whole log answers:
-   * for a rare query, the inverted index and a sort of its few hits.
+   * Hits of a parsed search query within a time range, newest first, fetched in statements of
+   * at most SEARCH_CHUNK_ROWS: the embedded database holds the event loop while a statement
+   * runs, and a page of the largest entries would hold it for long.
    */
   async search(
+    query: SearchQuery,
+    range: { from?: Date; to?: Date },
+    origin: LogOrigin | undefined,
+    after: { at: Date; id: string } | undefined,
+    take: number,
+  ): Promise<LogRow[]> {
+    const rows: LogRow[] = [];
+    let position = after;
+    while (rows.length < take) {
+      const wanted = Math.min(SEARCH_CHUNK_ROWS, take - rows.length);
+      const chunk = await this.searchChunk(query, range, origin, position, wanted);
+      rows.push(...chunk);
+      const last = chunk[chunk.length - 1];
+      if (chunk.length < wanted || !last) break;
+      position = { at: last.timestamp, id: last.id };
+    }
+    return rows;
+  }
+
+  /**
+   * When the newest RECENT_WINDOW entries (after the cursor) hold `take` hits, they are the
+   * hits: a cost that does not grow with the log, whatever the planner makes of the query (it
+   * takes the words of a phrase as independent, so a common phrase looks rare to it).
+   * Otherwise hits are rare among the newest entries, and the planner's plan over the whole
+   * log answers: for a rare query, the inverted index and a sort of its few hits.
+   */
+  private async searchChunk(
     query: SearchQuery,
     range: { from?: Date; to?: Date },
     origin: LogOrigin | undefined,

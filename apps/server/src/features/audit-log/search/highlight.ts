@@ -1,5 +1,21 @@
 import type { LogRow } from '../repository.js';
-import { type SearchQuery, words } from './query.js';
+import { PhraseMatcher } from './phrase-matcher.js';
+import { type Atom, type SearchQuery, WORD, words } from './query.js';
+
+/** What one hit's highlights may hold, whatever its entry and the query. */
+export const HIGHLIGHT_LIMITS = {
+  /** Highlighted fields per hit; the first ones in document order. */
+  fieldsPerHit: 10,
+  /** Characters of a field's text shown; a longer text is cut to a window around its first match. */
+  charsPerField: 256,
+  /** `<em>` ranges per field; later matches in the window are shown as plain text. */
+  rangesPerField: 32,
+} as const;
+
+/** How much text a cut window shows before its first match. */
+const CONTEXT_BEFORE_MATCH = 32;
+
+type Range = [start: number, end: number];
 
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -46,65 +62,117 @@ function fields(row: LogRow): [string, string][] {
   return result;
 }
 
-/** Character ranges of `phrase` (a word sequence) in `text`, matched word by word. */
-function phraseRanges(text: string, phrase: string[]): [number, number][] {
-  const spans = [...text.matchAll(/[\p{L}\p{N}]+/gu)].map((m) => ({
-    word: m[0].toLowerCase(),
-    start: m.index,
-    end: m.index + m[0].length,
-  }));
-  const ranges: [number, number][] = [];
-  for (let i = 0; i + phrase.length <= spans.length; i++) {
-    if (phrase.every((w, j) => spans[i + j]?.word === w)) {
-      ranges.push([
-        (spans[i] as { start: number }).start,
-        (spans[i + phrase.length - 1] as { end: number }).end,
-      ]);
-    }
-  }
-  return ranges;
-}
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
 
-function wrap(text: string, ranges: [number, number][]): string {
-  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
-  let out = '';
-  let at = 0;
-  for (const [start, end] of sorted) {
-    if (start < at) continue;
-    out += `${escapeHtml(text.slice(at, start))}<em>${escapeHtml(text.slice(start, end))}</em>`;
-    at = end;
-  }
-  return out + escapeHtml(text.slice(at));
+/** The part of a text a highlight shows: all of it, or a window that starts before `first`. */
+function windowOf(text: string, first: number): Range {
+  const size = HIGHLIGHT_LIMITS.charsPerField;
+  if (text.length <= size) return [0, text.length];
+  let start = Math.max(0, Math.min(first - CONTEXT_BEFORE_MATCH, text.length - size));
+  let end = start + size;
+  // Never half a surrogate pair at either cut.
+  if (start > 0 && isLowSurrogate(text.charCodeAt(start))) start++;
+  if (end < text.length && isLowSurrogate(text.charCodeAt(end))) end--;
+  return [start, end];
 }
 
 /**
- * For one hit: every field in which a positive term or qualifier matched, as its text
- * with the matches in `<em>` and everything else HTML-escaped.
+ * The matched phrases of `text`, merged where they overlap, in one pass over its words that
+ * stops at the end of the window the first match opens.
  */
-export function highlights(row: LogRow, query: SearchQuery): Record<string, string> {
-  const atoms = query.flat().filter((atom) => !atom.negated);
-  const result: Record<string, string> = {};
-  for (const [path, text] of fields(row)) {
-    const ranges: [number, number][] = [];
-    for (const atom of atoms) {
-      if (atom.kind === 'text') {
-        ranges.push(...phraseRanges(text, words(atom.text)));
-      } else {
-        const whole =
-          (atom.field === 'event' &&
-            path === 'event' &&
-            (atom.value.endsWith('*')
-              ? text.startsWith(atom.value.slice(0, -1).toLowerCase())
-              : text === atom.value.toLowerCase())) ||
-          (atom.field === 'actor' && path === 'actor.id' && text === atom.value) ||
-          (atom.field === 'actor' &&
-            path === 'actor.email' &&
-            text.toLowerCase() === atom.value.toLowerCase()) ||
-          (atom.field === 'ip' && path === 'context.ip' && text === atom.value);
-        if (whole) ranges.push([0, text.length]);
-      }
+function phraseRanges(text: string, matcher: PhraseMatcher): { ranges: Range[]; window: Range } {
+  const ranges: Range[] = [];
+  let window: Range = [0, text.length];
+  if (matcher.empty) return { ranges, window };
+  matcher.reset();
+  const starts: number[] = [];
+  let opened = false;
+  for (const match of text.matchAll(WORD)) {
+    if (opened && match.index >= window[1]) break;
+    starts.push(match.index);
+    const words = matcher.push(match[0].toLowerCase());
+    if (words === 0) continue;
+    let start = starts[starts.length - words] as number;
+    while (ranges.length > 0 && start < (ranges[ranges.length - 1] as Range)[1]) {
+      start = Math.min(start, (ranges.pop() as Range)[0]);
     }
-    if (ranges.length > 0) result[path] = wrap(text, ranges);
+    ranges.push([start, match.index + match[0].length]);
+    if (!opened) {
+      window = windowOf(text, start);
+      opened = true;
+    }
   }
-  return result;
+  return { ranges, window };
+}
+
+/** `text` within `window`, `ranges` (sorted, disjoint) in `<em>`, cuts marked `…`, all escaped. */
+function render(text: string, ranges: Range[], [from, to]: Range): string {
+  let out = from > 0 ? '…' : '';
+  let at = from;
+  let shown = 0;
+  for (const [rangeStart, rangeEnd] of ranges) {
+    const start = Math.max(rangeStart, at);
+    const end = Math.min(rangeEnd, to);
+    if (start >= end) continue;
+    if (shown++ === HIGHLIGHT_LIMITS.rangesPerField) break;
+    out += `${escapeHtml(text.slice(at, start))}<em>${escapeHtml(text.slice(start, end))}</em>`;
+    at = end;
+  }
+  out += escapeHtml(text.slice(at, to));
+  return to < text.length ? `${out}…` : out;
+}
+
+/** Tests of the qualifiers that highlight a whole field, by the field's path. */
+function wholeFieldTests(atoms: Atom[]): Map<string, ((text: string) => boolean)[]> {
+  const tests = new Map<string, ((text: string) => boolean)[]>();
+  const add = (path: string, test: (text: string) => boolean) =>
+    tests.set(path, [...(tests.get(path) ?? []), test]);
+  for (const atom of atoms) {
+    if (atom.kind !== 'field') continue;
+    const value = atom.value;
+    if (atom.field === 'event') {
+      const lower = value.toLowerCase();
+      add(
+        'event',
+        lower.endsWith('*')
+          ? (text) => text.startsWith(lower.slice(0, -1))
+          : (text) => text === lower,
+      );
+    } else if (atom.field === 'actor') {
+      add('actor.id', (text) => text === value);
+      add('actor.email', (text) => text.toLowerCase() === value.toLowerCase());
+    } else if (atom.field === 'ip') {
+      add('context.ip', (text) => text === value);
+    }
+  }
+  return tests;
+}
+
+export type Highlighter = (row: LogRow) => Record<string, string>;
+
+/**
+ * Compiles a query once per search. The highlighter gives, for one hit, every field in which a
+ * positive term or qualifier matched (within `HIGHLIGHT_LIMITS`), as its text with the matches
+ * in `<em>` and everything else HTML-escaped. Its cost is linear in the hit's text.
+ */
+export function compileHighlighter(query: SearchQuery): Highlighter {
+  const atoms = query.flat().filter((atom) => !atom.negated);
+  const matcher = new PhraseMatcher(
+    atoms.flatMap((atom) => (atom.kind === 'text' ? [words(atom.text)] : [])),
+  );
+  const whole = wholeFieldTests(atoms);
+  return (row) => {
+    const result: Record<string, string> = {};
+    let highlighted = 0;
+    for (const [path, text] of fields(row)) {
+      if (highlighted === HIGHLIGHT_LIMITS.fieldsPerHit) break;
+      const { ranges, window } = whole.get(path)?.some((test) => test(text))
+        ? { ranges: [[0, text.length] as Range], window: windowOf(text, 0) }
+        : phraseRanges(text, matcher);
+      if (ranges.length === 0) continue;
+      result[path] = render(text, ranges, window);
+      highlighted++;
+    }
+    return result;
+  };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Invalid } from '../../../lib/errors.js';
-import { highlights } from './highlight.js';
-import { parseSearchQuery } from './query.js';
+import { compileHighlighter } from './highlight.js';
+import { parseSearchQuery, type SearchQuery } from './query.js';
 
 describe('parseSearchQuery', () => {
   it('ANDs words, joins OR neighbours, negates and qualifies', () => {
@@ -35,6 +35,10 @@ describe('parseSearchQuery', () => {
 });
 
 describe('highlights', () => {
+  const highlights = (
+    row: Parameters<ReturnType<typeof compileHighlighter>>[0],
+    query: SearchQuery,
+  ) => compileHighlighter(query)(row);
   const row = {
     id: 'log_1',
     timestamp: new Date(),

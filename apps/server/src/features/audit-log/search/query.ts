@@ -10,7 +10,14 @@ export type Atom =
 export type SearchQuery = Atom[][];
 
 const QUALIFIERS = new Set<string>(['event', 'actor', 'result', 'ip']);
-const WORD = /[\p{L}\p{N}]+/gu;
+
+/**
+ * The most terms (words, phrases and qualifiers, excluded ones included) a query may have:
+ * each one costs a branch of the tsquery and a phrase of the highlighter.
+ */
+export const MAX_QUERY_TERMS = 32;
+/** A word: an alphanumeric run (global: use with `match` or `matchAll`, never `exec`). */
+export const WORD = /[\p{L}\p{N}]+/gu;
 
 /** The alphanumeric runs of a text, lowercased: how both the index and highlights see words. */
 export function words(text: string): string[] {
@@ -81,7 +88,7 @@ function toAtom(token: Token): Atom | undefined {
  * Web-search syntax: terms are AND-ed, `OR` joins its neighbours, `-` excludes,
  * `"…"` is a phrase, `event:`/`actor:`/`result:`/`ip:` qualify. Best effort on
  * malformed input (stray `OR`, lone `-`, unclosed quote); a query with nothing left to
- * search for is a 400.
+ * search for, or with more than `MAX_QUERY_TERMS` terms, is a 400.
  */
 export function parseSearchQuery(query: string): SearchQuery {
   const clauses: SearchQuery = [];
@@ -102,6 +109,13 @@ export function parseSearchQuery(query: string): SearchQuery {
     throw new Invalid(
       [{ field: 'query', message: 'must contain at least one word or qualifier' }],
       'The query has nothing to search for.',
+    );
+  }
+  const terms = clauses.reduce((sum, clause) => sum + clause.length, 0);
+  if (terms > MAX_QUERY_TERMS) {
+    throw new Invalid(
+      [{ field: 'query', message: `must have at most ${MAX_QUERY_TERMS} terms, has ${terms}` }],
+      'The query has too many terms.',
     );
   }
   return clauses;

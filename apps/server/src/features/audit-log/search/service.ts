@@ -1,9 +1,10 @@
 import type { components } from '@secadmin/api-types';
 import { type Cursors, listScope } from '../../../lib/cursor.js';
+import { mapInSlices } from '../../../lib/slices.js';
 import type { Store } from '../../../storage/repositories.js';
 import { parseRange } from '../range.js';
 import { type LogRow, TOTAL_HITS_BOUND } from '../repository.js';
-import { highlights } from './highlight.js';
+import { compileHighlighter } from './highlight.js';
 import { parseSearchQuery } from './query.js';
 
 type SearchRequest = components['schemas']['SearchRequest'];
@@ -44,9 +45,10 @@ export class SearchService {
     ]);
     const bounded = !request.exactTotal && counted > TOTAL_HITS_BOUND;
     const page = this.cursors.page(rows, limit, scope, (row) => row.timestamp);
+    const highlight = compileHighlighter(query);
     return {
-      // Highlighting costs per hit: only the returned page is highlighted.
-      hits: page.items.map((row) => ({ row, highlights: highlights(row, query) })),
+      // Highlighting costs per hit: only the returned page is highlighted, in slices.
+      hits: await mapInSlices(page.items, (row) => ({ row, highlights: highlight(row) })),
       nextCursor: page.nextCursor,
       totalHits: bounded ? TOTAL_HITS_BOUND : counted,
       totalHitsRelation: bounded ? 'gte' : 'eq',
