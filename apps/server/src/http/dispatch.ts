@@ -1,12 +1,12 @@
 import type { Request, RequestHandler, Response } from 'express';
-import type { IdempotencyService } from '../features/idempotency/service.js';
+import type { IdempotencyService } from '../features/idempotency/index.js';
 import { DomainError } from '../lib/errors.js';
 import type { RateLimitStore } from '../rate-limit/store.js';
 import type { authenticator, authorizer } from './auth.js';
 import { jsonViolations, readJsonBody, requireJsonBody } from './body.js';
 import type { Authenticated, Handlers } from './context.js';
 import { ApiError, fromDomainError } from './errors.js';
-import { idempotencyKeyOf, idempotentRequest, runIdempotently } from './idempotency.js';
+import { idempotencyKeyOf, runIdempotently } from './idempotency.js';
 import type { Operation, Router } from './operations.js';
 import { ANONYMOUS_LIMIT, enforceRateLimit } from './rate-limit.js';
 import type { SpecValidator, ValidInput } from './validation.js';
@@ -71,10 +71,14 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
     res.locals.operationId = operation.id;
     const { access } = operation;
     let auth: Authenticated | undefined;
+    /** The caller's API-key secret: it seals the response kept for its `Idempotency-Key`. */
+    let callerSecret = '';
     if (access === 'token')
       await enforceRateLimit(deps.rateLimits, res, `ip:${req.ip}`, ANONYMOUS_LIMIT);
     else if (access !== 'public') {
-      auth = await deps.authenticate(req, res);
+      const { secret, ...authenticated } = await deps.authenticate(req, res);
+      auth = authenticated;
+      callerSecret = secret;
       res.locals.keyId = auth.key.id;
       await deps.authorize(req, auth, access, params);
     }
@@ -85,7 +89,8 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
         undefined,
         DISK_LOW_RETRY_AFTER_S,
       );
-    const idempotencyKey = auth && req.method === 'POST' ? idempotencyKeyOf(req) : undefined;
+    const idempotencyKey =
+      auth && req.method === 'POST' && operation.writes ? idempotencyKeyOf(req) : undefined;
     requireJsonBody(req);
     const body = await readJsonBody(req, res, operation.maxBodyBytes);
     const query = req.query as Record<string, unknown>;
@@ -100,7 +105,12 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
     // body in place and fills in defaults.
     const idempotent =
       auth && idempotencyKey !== undefined
-        ? idempotentRequest(req, auth.key.id, idempotencyKey, body)
+        ? {
+            keyId: auth.key.id,
+            callerSecret,
+            idempotencyKey,
+            fingerprint: deps.idempotency.fingerprint(req.method, req.path, body),
+          }
         : undefined;
     const entry = served.get(operation) as Served;
     const input = entry.validate({ params, query, body });
