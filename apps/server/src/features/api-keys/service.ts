@@ -11,8 +11,8 @@ import type { Store } from '../../storage/repositories.js';
 import type { StateVersionsSource } from '../../storage/state-versions.js';
 import type { StateVersions } from '../../storage/state-versions-repository.js';
 import type { AuditWriter, RequestActor } from '../audit-log/audit-writer.js';
-import type { ApiKeyRow } from './repository.js';
 import type { KeptResponses } from '../idempotency/index.js';
+import type { ApiKeyRow } from './repository.js';
 
 type ApiKeyCreate = components['schemas']['ApiKeyCreate'];
 type Plan = components['schemas']['Plan'];

@@ -1,7 +1,7 @@
 export type { KeptResponses } from './service.js';
 export {
-  type IdempotentRequest,
   IdempotencyService,
+  type IdempotentRequest,
   type RunOutcome,
   type StoredResponse,
   type WorkOutcome,

@@ -68,12 +68,12 @@ export class IdempotencyRepository {
   async keep(kept: KeptResponse): Promise<void> {
     await this.c.sql(
       `INSERT INTO idempotency_keys
-         (key_id, idempotency_key, fingerprint, created_at, status, response, response_bytes, mentions)
-       VALUES ($1, $2, $3, $4, $5, decode($6, 'base64'), $7, $8::text[])
+         (key_id, idempotency_key, fingerprint, created_at, status, response, response_bytes)
+       VALUES ($1, $2, $3, $4, $5, decode($6, 'base64'), $7)
        ON CONFLICT (key_id, idempotency_key) DO UPDATE
          SET fingerprint = EXCLUDED.fingerprint, created_at = EXCLUDED.created_at,
              status = EXCLUDED.status, response = EXCLUDED.response,
-             response_bytes = EXCLUDED.response_bytes, mentions = EXCLUDED.mentions`,
+             response_bytes = EXCLUDED.response_bytes`,
       [
         kept.keyId,
         kept.idempotencyKey,
@@ -82,9 +82,18 @@ export class IdempotencyRepository {
         kept.status,
         kept.response.toString('base64'),
         kept.response.byteLength,
-        arrayLiteral(kept.mentions),
       ],
     );
+    await this.c.sql(
+      'DELETE FROM idempotency_mentions WHERE key_id = $1 AND idempotency_key = $2',
+      [kept.keyId, kept.idempotencyKey],
+    );
+    if (kept.mentions.length > 0)
+      await this.c.sql(
+        `INSERT INTO idempotency_mentions (tag, key_id, idempotency_key)
+         SELECT DISTINCT unnest($1::text[]), $2, $3`,
+        [arrayLiteral(kept.mentions), kept.keyId, kept.idempotencyKey],
+      );
   }
 
   /** Removes every key claimed before `before`; returns how many. */
@@ -96,18 +105,21 @@ export class IdempotencyRepository {
     return rows[0]?.n ?? 0;
   }
 
-  /** Forgets every kept response tagged with `mention` (through its index, not a scan). */
+  /** Forgets every kept response tagged with `mention` (through the tag's index, not a scan). */
   async forgetMentioning(mention: string): Promise<void> {
-    await this.c.sql('DELETE FROM idempotency_keys WHERE mentions @> ARRAY[$1]::text[]', [
-      mention,
-    ]);
+    await this.c.sql(
+      `DELETE FROM idempotency_keys k USING idempotency_mentions m
+       WHERE m.tag = $1 AND k.key_id = m.key_id AND k.idempotency_key = m.idempotency_key`,
+      [mention],
+    );
   }
 
   /** Drops the sealed responses tagged with `mention`, keeping that their request was done. */
   async withdrawMentioning(mention: string): Promise<void> {
     await this.c.sql(
-      `UPDATE idempotency_keys SET response = NULL, response_bytes = 0
-       WHERE mentions @> ARRAY[$1]::text[] AND response IS NOT NULL`,
+      `UPDATE idempotency_keys k SET response = NULL, response_bytes = 0
+       FROM idempotency_mentions m
+       WHERE m.tag = $1 AND k.key_id = m.key_id AND k.idempotency_key = m.idempotency_key`,
       [mention],
     );
   }

@@ -10,9 +10,9 @@ import { conflictOnDuplicate } from '../../storage/conflicts.js';
 import type { Store } from '../../storage/repositories.js';
 import type { StateVersionsSource } from '../../storage/state-versions.js';
 import type { AuditWriter, RequestActor } from '../audit-log/audit-writer.js';
+import type { KeptResponses } from '../idempotency/index.js';
 import type { AccessService } from '../policies/access-service.js';
 import type { UserRow } from './repository.js';
-import type { KeptResponses } from '../idempotency/index.js';
 
 type UserCreate = components['schemas']['UserCreate'];
 type UserUpdate = components['schemas']['UserUpdate'];

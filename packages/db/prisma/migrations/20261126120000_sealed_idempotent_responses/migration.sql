@@ -8,8 +8,19 @@ DROP COLUMN "body",
 DROP COLUMN "headers",
 ADD COLUMN "response" BYTEA,
 ADD COLUMN "response_bytes" INTEGER NOT NULL,
-ADD COLUMN "mentions" TEXT[] NOT NULL DEFAULT ARRAY[]::TEXT[],
 ALTER COLUMN "status" SET NOT NULL;
 
+-- CreateTable
+CREATE TABLE "idempotency_mentions" (
+    "tag" TEXT NOT NULL,
+    "key_id" TEXT NOT NULL,
+    "idempotency_key" TEXT NOT NULL,
+
+    CONSTRAINT "idempotency_mentions_pkey" PRIMARY KEY ("tag","key_id","idempotency_key")
+);
+
 -- CreateIndex
-CREATE INDEX "idempotency_keys_mentions_idx" ON "idempotency_keys" USING GIN ("mentions");
+CREATE INDEX "idempotency_mentions_key_id_idempotency_key_idx" ON "idempotency_mentions"("key_id", "idempotency_key");
+
+-- AddForeignKey
+ALTER TABLE "idempotency_mentions" ADD CONSTRAINT "idempotency_mentions_key_id_idempotency_key_fkey" FOREIGN KEY ("key_id", "idempotency_key") REFERENCES "idempotency_keys"("key_id", "idempotency_key") ON DELETE CASCADE ON UPDATE CASCADE;
