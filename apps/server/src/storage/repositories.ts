@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Database, Prisma } from '@secadmin/db';
+import type { Database } from '@secadmin/db';
 import { ApiKeysRepository } from '../features/api-keys/repository.js';
 import { ChainRepository } from '../features/audit-log/chain/repository.js';
 import { ExportsRepository } from '../features/audit-log/exports/repository.js';
