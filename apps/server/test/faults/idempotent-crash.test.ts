@@ -1,3 +1,6 @@
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { generateSecret } from '../../src/features/api-keys/service.js';
@@ -90,7 +93,9 @@ describe('kill -9 during an ingest under an Idempotency-Key, PostgreSQL', {
       const replay = await ingest(server.url);
       expect(replay.status).toBe(201);
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
-      expect(await replay.json()).toEqual(await retry.json().then((b) => ({ ...(b as object), meta: expect.anything() })));
+      expect(await replay.json()).toEqual(
+        await retry.json().then((b) => ({ ...(b as object), meta: expect.anything() })),
+      );
       expect({ entries: await entries(), kept: await kept() }).toEqual({
         entries: ENTRIES,
         kept: 1,
@@ -99,6 +104,79 @@ describe('kill -9 during an ingest under an Idempotency-Key, PostgreSQL', {
       await blocker.end().catch(() => {});
       await server.kill9();
       await database.drop();
+    }
+  });
+});
+
+/** The newest write to the embedded database's write-ahead log. */
+async function lastWalWrite(dataDir: string): Promise<number> {
+  const wal = join(dataDir, 'db', 'pg_wal');
+  const files = await readdir(wal);
+  const times = await Promise.all(
+    files.map((f) => stat(join(wal, f)).then((s) => (s.isFile() ? s.mtimeMs : 0))),
+  );
+  return Math.max(0, ...times);
+}
+
+describe('kill -9 during an ingest under an Idempotency-Key, embedded', {
+  timeout: 180_000,
+}, () => {
+  it('leaves nothing or everything, and the same request then ingests exactly once', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'secadmin-crash-'));
+    const key = generateSecret();
+    const env = { SECADMIN_DATA_DIR: dataDir, SECADMIN_ADMIN_API_KEY: key };
+    const event = `crash.ingest_${Date.now()}`;
+    const idempotencyKey = `crash-${Date.now()}`;
+    // Near the 10 MiB bound: the work takes long enough to be caught in the middle.
+    const body = JSON.stringify({
+      entries: Array.from({ length: 1000 }, (_, i) => ({
+        event,
+        actor: { id: `user_${i}`, type: 'user' },
+        result: 'success',
+        metadata: { note: 'x'.repeat(9000) },
+      })),
+    });
+    const ingest = (url: string) =>
+      fetch(`${url}/v1/logs`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'idempotency-key': idempotencyKey,
+        },
+        body,
+      });
+    let server = await spawnServer(env);
+    try {
+      const before = await lastWalWrite(dataDir);
+      const answer = ingest(server.url).then(
+        (res) => res.status,
+        () => 'no answer',
+      );
+      // Killed as soon as the request writes to the database (old code: its claim).
+      await waitFor('the ingest to write', async () => (await lastWalWrite(dataDir)) > before);
+      await server.kill9();
+      const answered = await answer;
+
+      server = await spawnServer(env);
+      const search = async () => {
+        const res = await fetch(`${server.url}/v1/logs?events=${event}&limit=1000`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        return ((await res.json()) as { data: unknown[] }).data.length;
+      };
+      const afterCrash = await search();
+      // Nothing, or (if the kill came after the commit) everything.
+      expect([0, 1000]).toContain(afterCrash);
+      const retry = await ingest(server.url);
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get('idempotent-replayed') === 'true').toBe(afterCrash === 1000);
+      expect(await search()).toBe(1000);
+      // An acknowledged ingest is never lost.
+      expect(answered !== 201 || afterCrash === 1000).toBe(true);
+    } finally {
+      await server.kill9();
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 });
