@@ -41,9 +41,10 @@ interface Served {
 
 /**
  * Serves every operation of the spec, in this order: route → key (401, 429) → policy (403)
- * → disk low for a write (503) → `Idempotency-Key` (400) → media type (415) → body (413, malformed JSON) → reserved keys,
- * depth, NUL → schema (400) → idempotency claim (replay, 409, 422) → handler. Nothing is read
- * from the body before the key and its rights are known.
+ * → disk low for a write (503) → `Idempotency-Key` of a write (400) → media type (415) → body (413, malformed JSON) → reserved keys,
+ * depth, NUL → schema (400) → idempotency (replay, 409, 422, 429) → handler (under an
+ * `Idempotency-Key`, in one transaction with the kept response). Nothing is read from the body
+ * before the key and its rights are known.
  */
 export function dispatcher(deps: DispatchDeps): RequestHandler {
   const served = new Map<Operation, Served>(
