@@ -42,7 +42,7 @@ export interface ServicesOptions extends ExportsServiceOptions {
 }
 
 export function createServices(store: Store, options: ServicesOptions): Services {
-  const versions = new StateVersionsSource(store, options.soleWriter);
+  const versions = new StateVersionsSource(store, options.soleWriter, () => store.inTransaction());
   const cursors = new Cursors(options.secret);
   const audit = createAuditWriter(store);
   const access = new AccessService(store, () => versions.current(), options.counters);

@@ -32,6 +32,8 @@ export interface Store extends Repositories {
    * While `work` runs, the store's own repositories also use the transaction.
    */
   transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
+  /** Whether this async call chain runs inside a transaction of the store. */
+  inTransaction(): boolean;
 }
 
 function repositoriesOn(connection: Connection): Repositories {
@@ -91,6 +93,7 @@ export function createRepositories(db: Database): Store {
 
   return {
     ...repositoriesOn(ambient),
+    inTransaction: () => open.getStore() !== undefined,
     transaction: (work) => {
       const outer = open.getStore();
       if (outer) return inSavepoint(outer, work);
