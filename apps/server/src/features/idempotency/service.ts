@@ -20,7 +20,7 @@ export interface IdempotentRequest {
   fingerprint: string;
 }
 
-/** What the work answered, and whether what it wrote stands (a 4xx is kept, its writes are not). */
+/** What the work answered: a status of 400 or more undoes its writes (a 4xx is still kept). */
 export interface WorkOutcome {
   response: StoredResponse | undefined;
 }
