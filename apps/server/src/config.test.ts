@@ -49,6 +49,16 @@ describe('loadConfig', () => {
     expect(loadConfig({ SECADMIN_METRICS_HOST: '::' }).metricsHost).toBe('::');
   });
 
+  it('reads SECADMIN_IDEMPOTENCY_MAX_KEPT_MB as bytes, 64 MiB by default, at least 1', () => {
+    expect(loadConfig({}).idempotencyMaxKeptBytes).toBe(64 * 2 ** 20);
+    expect(loadConfig({ SECADMIN_IDEMPOTENCY_MAX_KEPT_MB: '2' }).idempotencyMaxKeptBytes).toBe(
+      2 * 2 ** 20,
+    );
+    expect(() => loadConfig({ SECADMIN_IDEMPOTENCY_MAX_KEPT_MB: '0' })).toThrow(
+      'SECADMIN_IDEMPOTENCY_MAX_KEPT_MB must be an integer ≥ 1',
+    );
+  });
+
   it('reads SECADMIN_MIN_FREE_DISK_MB as bytes, 512 MiB by default, 0 to turn the check off', () => {
     expect(loadConfig({}).minFreeDiskBytes).toBe(512 * 2 ** 20);
     expect(loadConfig({ SECADMIN_MIN_FREE_DISK_MB: '0' }).minFreeDiskBytes).toBe(0);

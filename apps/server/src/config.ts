@@ -32,6 +32,8 @@ export interface Config {
   logRetentionDays: number | undefined;
   /** Below this many bytes free on the data dir's filesystem, writes get 503; 0: never. */
   minFreeDiskBytes: number;
+  /** The most bytes of responses kept for `Idempotency-Key` replays per API key. */
+  idempotencyMaxKeptBytes: number;
   /** Validate every response against the spec (tests): a drift becomes a 500. */
   validateResponses: boolean;
 }
@@ -118,6 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: origins(env.SECADMIN_CORS_ORIGINS),
     logRetentionDays: optionalInteger(env, 'SECADMIN_LOG_RETENTION_DAYS', 1),
     minFreeDiskBytes: integer(env, 'SECADMIN_MIN_FREE_DISK_MB', 512) * 2 ** 20,
+    idempotencyMaxKeptBytes: integer(env, 'SECADMIN_IDEMPOTENCY_MAX_KEPT_MB', 64, 1) * 2 ** 20,
     validateResponses: env.SECADMIN_VALIDATE_RESPONSES === 'true',
   };
 }

@@ -127,6 +127,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       counters: metrics,
       signingKey,
       onIngested: () => sealer.kick(),
+      maxKeptBytes: config.idempotencyMaxKeptBytes,
     });
     const root = await services.apiKeys.ensureRootKey({
       secret: config.adminApiKey,

@@ -42,6 +42,8 @@ function parseSchema(text: string): {
       const match = /^(\w+)\s+(\w+)(\("[^"]+"\))?(\[\])?(\?)?(.*)$/.exec(line);
       if (!match) continue;
       const [, name, type, unsupported, array, optional, rest] = match as unknown as string[];
+      // A relation field (its type another model) is no column: its foreign key's fields are.
+      if (type !== 'Unsupported' && !((type as string) in SCALARS)) continue;
       const column = /@map\("([^"]+)"\)/.exec(rest as string)?.[1] ?? (name as string);
       columnOf.set(name as string, column);
       const sqlType =

@@ -35,27 +35,30 @@ export interface ServicesOptions extends ExportsServiceOptions {
   soleWriter: boolean;
   counters?: DomainCounters;
   signingKey: Pick<SigningKey, 'publicKeyPem' | 'fingerprint'>;
+  /** The most bytes of kept idempotent responses per API key (docs/idempotency.md). */
+  maxKeptBytes?: number;
   /** Entries were ingested: the sealer need not wait for its next poll. */
   onIngested?: () => void;
 }
 
 export function createServices(store: Store, options: ServicesOptions): Services {
-  const versions = new StateVersionsSource(store, options.soleWriter);
+  const versions = new StateVersionsSource(store, options.soleWriter, () => store.inTransaction());
   const cursors = new Cursors(options.secret);
   const audit = createAuditWriter(store);
   const access = new AccessService(store, () => versions.current(), options.counters);
+  const idempotency = new IdempotencyService(store, options.secret, options.maxKeptBytes);
   return {
     versions,
     audit,
     access,
-    apiKeys: new ApiKeysService(store, audit, versions, cursors),
-    users: new UsersService(store, audit, versions, cursors, access),
+    apiKeys: new ApiKeysService(store, audit, versions, cursors, idempotency),
+    users: new UsersService(store, audit, versions, cursors, access, idempotency),
     policies: new PoliciesService(store, audit, versions, cursors),
     simulation: new SimulationService(access),
     logs: new LogsService(store, cursors, options.counters, options.onIngested),
     chain: new ChainService(store, cursors, options.signingKey),
     search: new SearchService(store, cursors),
     exports: new ExportsService(store, audit, options),
-    idempotency: new IdempotencyService(store),
+    idempotency,
   };
 }

@@ -24,7 +24,7 @@ export function authenticator(deps: {
   apiKeys: ApiKeysService;
   rateLimits: RateLimitStore;
   audit: AuditWriter;
-}): (req: Request, res: Response) => Promise<Authenticated> {
+}): (req: Request, res: Response) => Promise<Authenticated & { secret: string }> {
   return async (req, res) => {
     const header = req.get('authorization');
     const secret = header === undefined ? undefined : BEARER.exec(header)?.[1];
@@ -56,7 +56,7 @@ export function authenticator(deps: {
       ip: clientIp(req),
       userAgent: req.get('user-agent'),
     };
-    return { key, actor, versions };
+    return { key, actor, versions, secret: secret as string };
   };
 }
 

@@ -1,12 +1,12 @@
 import type { Request, RequestHandler, Response } from 'express';
-import type { IdempotencyService } from '../features/idempotency/service.js';
+import type { IdempotencyService } from '../features/idempotency/index.js';
 import { DomainError } from '../lib/errors.js';
 import type { RateLimitStore } from '../rate-limit/store.js';
 import type { authenticator, authorizer } from './auth.js';
 import { jsonViolations, readJsonBody, requireJsonBody } from './body.js';
 import type { Authenticated, Handlers } from './context.js';
 import { ApiError, fromDomainError } from './errors.js';
-import { idempotencyKeyOf, idempotentRequest, runIdempotently } from './idempotency.js';
+import { idempotencyKeyOf, runIdempotently } from './idempotency.js';
 import type { Operation, Router } from './operations.js';
 import { ANONYMOUS_LIMIT, enforceRateLimit } from './rate-limit.js';
 import type { SpecValidator, ValidInput } from './validation.js';
@@ -41,9 +41,10 @@ interface Served {
 
 /**
  * Serves every operation of the spec, in this order: route → key (401, 429) → policy (403)
- * → disk low for a write (503) → `Idempotency-Key` (400) → media type (415) → body (413, malformed JSON) → reserved keys,
- * depth, NUL → schema (400) → idempotency claim (replay, 409, 422) → handler. Nothing is read
- * from the body before the key and its rights are known.
+ * → disk low for a write (503) → `Idempotency-Key` of a write (400) → media type (415) → body (413, malformed JSON) → reserved keys,
+ * depth, NUL → schema (400) → idempotency (replay, 409, 422, 429) → handler (under an
+ * `Idempotency-Key`, in one transaction with the kept response). Nothing is read from the body
+ * before the key and its rights are known.
  */
 export function dispatcher(deps: DispatchDeps): RequestHandler {
   const served = new Map<Operation, Served>(
@@ -71,10 +72,14 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
     res.locals.operationId = operation.id;
     const { access } = operation;
     let auth: Authenticated | undefined;
+    /** The caller's API-key secret: it seals the response kept for its `Idempotency-Key`. */
+    let callerSecret = '';
     if (access === 'token')
       await enforceRateLimit(deps.rateLimits, res, `ip:${req.ip}`, ANONYMOUS_LIMIT);
     else if (access !== 'public') {
-      auth = await deps.authenticate(req, res);
+      const { secret, ...authenticated } = await deps.authenticate(req, res);
+      auth = authenticated;
+      callerSecret = secret;
       res.locals.keyId = auth.key.id;
       await deps.authorize(req, auth, access, params);
     }
@@ -85,7 +90,8 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
         undefined,
         DISK_LOW_RETRY_AFTER_S,
       );
-    const idempotencyKey = auth && req.method === 'POST' ? idempotencyKeyOf(req) : undefined;
+    const idempotencyKey =
+      auth && req.method === 'POST' && operation.writes ? idempotencyKeyOf(req) : undefined;
     requireJsonBody(req);
     const body = await readJsonBody(req, res, operation.maxBodyBytes);
     const query = req.query as Record<string, unknown>;
@@ -100,7 +106,12 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
     // body in place and fills in defaults.
     const idempotent =
       auth && idempotencyKey !== undefined
-        ? idempotentRequest(req, auth.key.id, idempotencyKey, body)
+        ? {
+            keyId: auth.key.id,
+            callerSecret,
+            idempotencyKey,
+            fingerprint: deps.idempotency.fingerprint(req.method, req.path, body),
+          }
         : undefined;
     const entry = served.get(operation) as Served;
     const input = entry.validate({ params, query, body });

@@ -3,8 +3,7 @@ import type {
   IdempotencyService,
   IdempotentRequest,
   StoredResponse,
-} from '../features/idempotency/service.js';
-import { requestFingerprint } from '../features/idempotency/service.js';
+} from '../features/idempotency/index.js';
 import { ApiError, sendError } from './errors.js';
 import { sendJson } from './respond.js';
 
@@ -24,15 +23,6 @@ export function idempotencyKeyOf(req: Request): string | undefined {
   return key;
 }
 
-export function idempotentRequest(
-  req: Request,
-  keyId: string,
-  idempotencyKey: string,
-  body: unknown,
-): IdempotentRequest {
-  return { keyId, idempotencyKey, fingerprint: requestFingerprint(req.method, req.path, body) };
-}
-
 /** Sends a kept response again, with this request's `meta.requestId`. */
 export function replay(res: Response, response: StoredResponse): void {
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
@@ -41,10 +31,11 @@ export function replay(res: Response, response: StoredResponse): void {
 }
 
 /**
- * Holds back the JSON response the handler sends, so that it is kept before the client can
- * see it (a retry arriving just after the response must find it). `send` lets it go.
+ * Holds back the JSON response the handler sends until its work has committed with the kept
+ * response: a client never sees an answer whose work could still roll back. `send` lets it go;
+ * `drop` forgets it (the error handler answers instead).
  */
-function holdJson(res: Response): { held: () => StoredResponse | undefined; send: () => void } {
+function holdJson(res: Response) {
   const json = res.json.bind(res);
   let body: Record<string, unknown> | undefined;
   res.json = (value: Record<string, unknown>) => {
@@ -52,7 +43,7 @@ function holdJson(res: Response): { held: () => StoredResponse | undefined; send
     return res;
   };
   return {
-    held: () => {
+    held: (): StoredResponse | undefined => {
       if (body === undefined) return undefined;
       const { meta, ...rest } = body as { meta?: Record<string, unknown> };
       const { requestId: _, ...otherMeta } = meta ?? {};
@@ -71,13 +62,17 @@ function holdJson(res: Response): { held: () => StoredResponse | undefined; send
       res.json = json;
       if (body !== undefined) json(body);
     },
+    drop: () => {
+      res.json = json;
+      for (const name of REPLAYED_HEADERS) res.removeHeader(name);
+    },
   };
 }
 
 /**
- * Runs `handle` under the claimed key: keeps its response (success or 4xx) for replays, or
- * releases the key when it fails otherwise, so that a retry runs again. `handle` throws what the
- * client should see as an `ApiError`; anything else is a 500.
+ * Runs `handle` once for the request's key (see `IdempotencyService.run`) and answers with
+ * its response, or with the response kept for the key. `handle` throws what the client should
+ * see as an `ApiError`; anything else is a 500, and nothing of it stays.
  */
 export async function runIdempotently(
   service: IdempotencyService,
@@ -85,27 +80,25 @@ export async function runIdempotently(
   res: Response,
   handle: () => Promise<void>,
 ): Promise<void> {
-  const outcome = await service.claim(request);
-  if (outcome.kind === 'replay') return replay(res, outcome.response);
   const hold = holdJson(res);
+  let outcome: Awaited<ReturnType<IdempotencyService['run']>>;
   try {
-    await handle();
+    outcome = await service.run(request, async () => {
+      try {
+        await handle();
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.status >= 500) throw error;
+        sendError(res, error);
+      }
+      return { response: hold.held() };
+    });
   } catch (error) {
-    if (!(error instanceof ApiError) || error.status >= 500) {
-      hold.send();
-      await service.release(request, outcome.claimId).catch(() => {});
-      throw error;
-    }
-    sendError(res, error);
+    hold.drop();
+    throw error;
   }
-  const response = hold.held();
-  try {
-    if (response && response.status < 500) await service.keep(request, outcome.claimId, response);
-    else await service.release(request, outcome.claimId);
-  } catch {
-    // The work is done and its answer is due: the client gets it, only a replay is lost.
-    await service.release(request, outcome.claimId).catch(() => {});
-  } finally {
-    hold.send();
+  if (outcome.kind === 'replay') {
+    hold.drop();
+    return replay(res, outcome.response);
   }
+  hold.send();
 }

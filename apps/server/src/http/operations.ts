@@ -29,8 +29,9 @@ export interface Operation {
   access: AccessRule;
   maxBodyBytes: number;
   /**
-   * Refused while the disk is low (docs/operations.md): every POST, PATCH and DELETE, since even a
-   * search stores its response under an `Idempotency-Key`.
+   * Every POST, PATCH and DELETE but those the spec marks `x-secadmin-reads-only` (search,
+   * simulations, verify): refused while the disk is low, and only these keep a response under
+   * an `Idempotency-Key` (docs/idempotency.md, docs/operations.md).
    */
   writes: boolean;
   /** The operation object of the bundled spec (parameters, request body, responses). */
@@ -62,7 +63,7 @@ export function readOperations(spec: Spec): Operation[] {
         access,
         maxBodyBytes:
           (operation['x-secadmin-max-body-bytes'] as number | undefined) ?? DEFAULT_MAX_BODY_BYTES,
-        writes: WRITING_METHODS.has(method),
+        writes: WRITING_METHODS.has(method) && operation['x-secadmin-reads-only'] !== true,
         spec: {
           ...operation,
           parameters: [

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Database } from '@secadmin/db';
 import { ApiKeysRepository } from '../features/api-keys/repository.js';
 import { ChainRepository } from '../features/audit-log/chain/repository.js';
@@ -26,8 +27,15 @@ export interface Repositories {
 }
 
 export interface Store extends Repositories {
-  /** Runs `work` in one transaction: everything it writes commits together or not at all. */
+  /**
+   * Runs `work` in one transaction: everything it writes commits together or not at all.
+   * Called inside another transaction (of this async call chain), it joins it as a savepoint:
+   * a failure of `work` undoes only what `work` wrote, and the outer transaction decides.
+   * While `work` runs, the store's own repositories also use the transaction.
+   */
   transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
+  /** Whether this async call chain runs inside a transaction of the store. */
+  inTransaction(): boolean;
 }
 
 function repositoriesOn(connection: Connection): Repositories {
@@ -52,11 +60,51 @@ function repositoriesOn(connection: Connection): Repositories {
  */
 const TIMEOUTS = { maxWait: 10_000, timeout: 20_000 };
 
+interface OpenTransaction {
+  connection: Connection;
+  repos: Repositories;
+  savepoints: number;
+}
+
 /** The storage of the service: the only way services reach the database. */
 export function createRepositories(db: Database): Store {
+  // The transaction this async call chain runs in: a statement issued through the store while
+  // one is open must run in it (the embedded database would wait for it forever otherwise).
+  const open = new AsyncLocalStorage<OpenTransaction>();
+  const ambient: Connection = {
+    get db() {
+      return open.getStore()?.connection.db ?? db.prisma;
+    },
+    sql: (text, params) => (open.getStore()?.connection.sql ?? db.query)(text, params),
+  };
+
+  async function inSavepoint<T>(
+    outer: OpenTransaction,
+    work: (repos: Repositories) => Promise<T>,
+  ): Promise<T> {
+    const name = `nested_${++outer.savepoints}`;
+    await outer.connection.sql(`SAVEPOINT ${name}`);
+    try {
+      const result = await work(outer.repos);
+      await outer.connection.sql(`RELEASE SAVEPOINT ${name}`);
+      return result;
+    } catch (error) {
+      await outer.connection.sql(`ROLLBACK TO SAVEPOINT ${name}`);
+      throw error;
+    }
+  }
+
   return {
-    ...repositoriesOn({ db: db.prisma, sql: db.query }),
-    transaction: (work) =>
-      db.prisma.$transaction((tx) => work(repositoriesOn(transactionConnection(tx))), TIMEOUTS),
+    ...repositoriesOn(ambient),
+    inTransaction: () => open.getStore() !== undefined,
+    transaction: (work) => {
+      const outer = open.getStore();
+      if (outer) return inSavepoint(outer, work);
+      return db.prisma.$transaction((tx) => {
+        const connection = transactionConnection(tx);
+        const transaction = { connection, repos: repositoriesOn(connection), savepoints: 0 };
+        return open.run(transaction, () => work(transaction.repos));
+      }, TIMEOUTS);
+    },
   };
 }

@@ -16,13 +16,17 @@ export class StateVersionsSource {
   private copy: { generation: number; versions: Promise<StateVersions> } | undefined;
 
   constructor(
-    repos: Repositories,
+    private readonly repos: Repositories,
     private readonly soleWriter: boolean,
+    private readonly inTransaction: () => boolean = () => false,
   ) {
     this.read = shareFreshReads(() => repos.stateVersions.read());
   }
 
   current(): Promise<StateVersions> {
+    // Inside a transaction the read is its own: it may see the transaction's uncommitted bumps,
+    // which nobody else may share or keep, and it must not wait for a pool connection of its own.
+    if (this.inTransaction()) return this.repos.stateVersions.read();
     if (!this.soleWriter) return this.read();
     if (this.copy?.generation === this.generation) return this.copy.versions;
     const copy = { generation: this.generation, versions: this.read() };

@@ -558,7 +558,10 @@ export interface Resources {
      * required with `enterprise` and refused otherwise. A non-root key may only create
      * keys for its own principal, with a plan and limit no higher and an expiry no
      * later than its own (403 otherwise). A `user:<id>` principal must name an existing
-     * user (400 otherwise). Writes an `apikey.created` audit entry.
+     * user (400 otherwise). Writes an `apikey.created` audit entry. Under an
+     * `Idempotency-Key` the response (and so the secret) is kept encrypted under a key derived
+     * from the calling key's secret; once the created key is revoked (or its user deleted), a
+     * replay is a 409 `conflict` that shows no secret, and no second key is made.
      *
      * `POST /v1/api-keys` (`createApiKey`)
      */

@@ -501,7 +501,10 @@ export interface paths {
          *     required with `enterprise` and refused otherwise. A non-root key may only create
          *     keys for its own principal, with a plan and limit no higher and an expiry no
          *     later than its own (403 otherwise). A `user:<id>` principal must name an existing
-         *     user (400 otherwise). Writes an `apikey.created` audit entry.
+         *     user (400 otherwise). Writes an `apikey.created` audit entry. Under an
+         *     `Idempotency-Key` the response (and so the secret) is kept encrypted under a key derived
+         *     from the calling key's secret; once the created key is revoked (or its user deleted), a
+         *     replay is a 409 `conflict` that shows no secret, and no second key is made.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -2360,12 +2363,14 @@ export interface components {
          * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
          *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
          *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
-         *     request with a key is processed and its status and body are kept for 24 hours; the same key
-         *     with the same request (method, path and body, compared by SHA-256 of the body's canonical
-         *     JSON form) gets that response again, with `Idempotent-Replayed: true` and its own
-         *     `meta.requestId`, and nothing is done twice. The same key with a different request is a 422
-         *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`.
-         *     5xx responses are not kept: a retry runs again.
+         *     request with a key is processed and its status and body are kept for 24 hours, encrypted
+         *     under a key derived from the calling API key's secret; the same key with the same request
+         *     (method, path and body in canonical JSON form, kept only as an HMAC) gets that response again,
+         *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
+         *     work and the kept response commit together. The same key with a different request is a 422
+         *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
+         *     past the API key's bound on kept responses (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB
+         *     over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
          * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
          */
         IdempotencyKey: string;
@@ -2551,12 +2556,14 @@ export interface operations {
                  * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
                  *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
                  *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
-                 *     request with a key is processed and its status and body are kept for 24 hours; the same key
-                 *     with the same request (method, path and body, compared by SHA-256 of the body's canonical
-                 *     JSON form) gets that response again, with `Idempotent-Replayed: true` and its own
-                 *     `meta.requestId`, and nothing is done twice. The same key with a different request is a 422
-                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`.
-                 *     5xx responses are not kept: a retry runs again.
+                 *     request with a key is processed and its status and body are kept for 24 hours, encrypted
+                 *     under a key derived from the calling API key's secret; the same key with the same request
+                 *     (method, path and body in canonical JSON form, kept only as an HMAC) gets that response again,
+                 *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
+                 *     work and the kept response commit together. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
+                 *     past the API key's bound on kept responses (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB
+                 *     over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
                  * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2898,12 +2905,14 @@ export interface operations {
                  * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
                  *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
                  *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
-                 *     request with a key is processed and its status and body are kept for 24 hours; the same key
-                 *     with the same request (method, path and body, compared by SHA-256 of the body's canonical
-                 *     JSON form) gets that response again, with `Idempotent-Replayed: true` and its own
-                 *     `meta.requestId`, and nothing is done twice. The same key with a different request is a 422
-                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`.
-                 *     5xx responses are not kept: a retry runs again.
+                 *     request with a key is processed and its status and body are kept for 24 hours, encrypted
+                 *     under a key derived from the calling API key's secret; the same key with the same request
+                 *     (method, path and body in canonical JSON form, kept only as an HMAC) gets that response again,
+                 *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
+                 *     work and the kept response commit together. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
+                 *     past the API key's bound on kept responses (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB
+                 *     over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
                  * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2984,21 +2993,7 @@ export interface operations {
     simulatePolicy: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
-                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
-                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
-                 *     request with a key is processed and its status and body are kept for 24 hours; the same key
-                 *     with the same request (method, path and body, compared by SHA-256 of the body's canonical
-                 *     JSON form) gets that response again, with `Idempotent-Replayed: true` and its own
-                 *     `meta.requestId`, and nothing is done twice. The same key with a different request is a 422
-                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`.
-                 *     5xx responses are not kept: a retry runs again.
-                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
-                 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -3015,7 +3010,6 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3053,10 +3047,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["WriteUnavailable"];
@@ -3065,21 +3057,7 @@ export interface operations {
     simulatePolicyBatch: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
-                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
-                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
-                 *     request with a key is processed and its status and body are kept for 24 hours; the same key
-                 *     with the same request (method, path and body, compared by SHA-256 of the body's canonical
-                 *     JSON form) gets that response again, with `Idempotent-Replayed: true` and its own
-                 *     `meta.requestId`, and nothing is done twice. The same key with a different request is a 422
-                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`.
-                 *     5xx responses are not kept: a retry runs again.
-                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
-                 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -3096,7 +3074,6 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3154,10 +3131,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["WriteUnavailable"];
@@ -3503,12 +3478,14 @@ export interface operations {
                  * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
                  *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
                  *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
-                 *     request with a key is processed and its status and body are kept for 24 hours; the same key
-                 *     with the same request (method, path and body, compared by SHA-256 of the body's canonical
-                 *     JSON form) gets that response again, with `Idempotent-Replayed: true` and its own
-                 *     `meta.requestId`, and nothing is done twice. The same key with a different request is a 422
-                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`.
-                 *     5xx responses are not kept: a retry runs again.
+                 *     request with a key is processed and its status and body are kept for 24 hours, encrypted
+                 *     under a key derived from the calling API key's secret; the same key with the same request
+                 *     (method, path and body in canonical JSON form, kept only as an HMAC) gets that response again,
+                 *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
+                 *     work and the kept response commit together. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
+                 *     past the API key's bound on kept responses (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB
+                 *     over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
                  * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3571,21 +3548,7 @@ export interface operations {
     searchLogs: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
-                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
-                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
-                 *     request with a key is processed and its status and body are kept for 24 hours; the same key
-                 *     with the same request (method, path and body, compared by SHA-256 of the body's canonical
-                 *     JSON form) gets that response again, with `Idempotent-Replayed: true` and its own
-                 *     `meta.requestId`, and nothing is done twice. The same key with a different request is a 422
-                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`.
-                 *     5xx responses are not kept: a retry runs again.
-                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
-                 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -3602,7 +3565,6 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3647,10 +3609,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["WriteUnavailable"];
@@ -3664,12 +3624,14 @@ export interface operations {
                  * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
                  *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
                  *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
-                 *     request with a key is processed and its status and body are kept for 24 hours; the same key
-                 *     with the same request (method, path and body, compared by SHA-256 of the body's canonical
-                 *     JSON form) gets that response again, with `Idempotent-Replayed: true` and its own
-                 *     `meta.requestId`, and nothing is done twice. The same key with a different request is a 422
-                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`.
-                 *     5xx responses are not kept: a retry runs again.
+                 *     request with a key is processed and its status and body are kept for 24 hours, encrypted
+                 *     under a key derived from the calling API key's secret; the same key with the same request
+                 *     (method, path and body in canonical JSON form, kept only as an HMAC) gets that response again,
+                 *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
+                 *     work and the kept response commit together. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
+                 *     past the API key's bound on kept responses (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB
+                 *     over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
                  * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3884,21 +3846,7 @@ export interface operations {
     verifyLogs: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
-                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
-                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
-                 *     request with a key is processed and its status and body are kept for 24 hours; the same key
-                 *     with the same request (method, path and body, compared by SHA-256 of the body's canonical
-                 *     JSON form) gets that response again, with `Idempotent-Replayed: true` and its own
-                 *     `meta.requestId`, and nothing is done twice. The same key with a different request is a 422
-                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`.
-                 *     5xx responses are not kept: a retry runs again.
-                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
-                 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -3915,7 +3863,6 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3928,10 +3875,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["WriteUnavailable"];
@@ -4094,12 +4039,14 @@ export interface operations {
                  * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
                  *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
                  *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
-                 *     request with a key is processed and its status and body are kept for 24 hours; the same key
-                 *     with the same request (method, path and body, compared by SHA-256 of the body's canonical
-                 *     JSON form) gets that response again, with `Idempotent-Replayed: true` and its own
-                 *     `meta.requestId`, and nothing is done twice. The same key with a different request is a 422
-                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`.
-                 *     5xx responses are not kept: a retry runs again.
+                 *     request with a key is processed and its status and body are kept for 24 hours, encrypted
+                 *     under a key derived from the calling API key's secret; the same key with the same request
+                 *     (method, path and body in canonical JSON form, kept only as an HMAC) gets that response again,
+                 *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
+                 *     work and the kept response commit together. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
+                 *     past the API key's bound on kept responses (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB
+                 *     over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
                  * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];

@@ -56,7 +56,10 @@ export class ApiKeysRepository {
     await this.c.db.apiKey.delete({ where: { id } });
   }
 
-  async deleteOfPrincipal(principal: string): Promise<void> {
+  /** Deletes the principal's keys; returns their ids. */
+  async deleteOfPrincipal(principal: string): Promise<string[]> {
+    const keys = await this.c.db.apiKey.findMany({ where: { principal }, select: { id: true } });
     await this.c.db.apiKey.deleteMany({ where: { principal } });
+    return keys.map((key) => key.id);
   }
 }

@@ -11,6 +11,7 @@ import type { Store } from '../../storage/repositories.js';
 import type { StateVersionsSource } from '../../storage/state-versions.js';
 import type { StateVersions } from '../../storage/state-versions-repository.js';
 import type { AuditWriter, RequestActor } from '../audit-log/audit-writer.js';
+import type { KeptResponses } from '../idempotency/index.js';
 import type { ApiKeyRow } from './repository.js';
 
 type ApiKeyCreate = components['schemas']['ApiKeyCreate'];
@@ -45,6 +46,7 @@ export class ApiKeysService {
     private readonly audit: AuditWriter,
     private readonly versions: StateVersionsSource,
     private readonly cursors: Cursors,
+    private readonly keptResponses: KeptResponses,
   ) {}
 
   /**
@@ -207,6 +209,7 @@ export class ApiKeysService {
         throw new NotFound('API key');
       if (key.isRoot) throw new Forbidden('The root key cannot be revoked through the API.');
       await repos.apiKeys.delete(id);
+      await this.keptResponses.withdrawResponsesShowing(repos, id);
       await this.versions.bump(repos, 'apiKeys');
       await this.audit.record(repos, actor, {
         event: 'apikey.revoked',

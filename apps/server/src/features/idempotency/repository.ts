@@ -1,3 +1,4 @@
+import { arrayLiteral } from '../../storage/array-literal.js';
 import type { Connection } from '../../storage/connection.js';
 
 /** A kept response: what a replay sends again. */
@@ -7,85 +8,92 @@ export interface StoredResponse {
   headers: Record<string, string>;
 }
 
-export interface IdempotencyRow {
+export interface KeptRow {
   fingerprint: string;
-  status: number | null;
-  body: Record<string, unknown> | null;
-  headers: Record<string, string> | null;
+  status: number;
+  /** The sealed response; null once withdrawn (the API key it showed was revoked). */
+  response: Buffer | null;
 }
 
-export interface ClaimRequest {
+export interface KeptResponse {
   keyId: string;
   idempotencyKey: string;
   fingerprint: string;
-  claimId: string;
-  now: Date;
-  /** A key claimed before this is free again, whatever it holds (24 hours). */
-  expiredBefore: Date;
-  /** A claim without a response from before this is abandoned (its request crashed). */
-  abandonedBefore: Date;
+  createdAt: Date;
+  status: number;
+  response: Buffer;
+  /** Tags of what the response shows (emails, a created key), to forget it by index. */
+  mentions: string[];
 }
 
 export class IdempotencyRepository {
   constructor(private readonly c: Connection) {}
 
   /**
-   * Inserts the claim, or takes over an expired key or an abandoned claim of the same request;
-   * false when someone else holds the key. One statement: two racing claims cannot both win.
+   * Holds the key until the transaction ends; false when another transaction holds it. The
+   * claim is a lock, not a row: a crash leaves nothing behind to clean up.
    */
-  async claim(r: ClaimRequest): Promise<boolean> {
-    const rows = await this.c.sql(
-      `INSERT INTO idempotency_keys (key_id, idempotency_key, fingerprint, claim_id, created_at)
-       VALUES ($1, $2, $3, $4, $5)
+  async lock(keyId: string, idempotencyKey: string): Promise<boolean> {
+    const rows = await this.c.sql<{ locked: boolean }>(
+      'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked',
+      [`idempotency\n${keyId}\n${idempotencyKey}`],
+    );
+    return rows[0]?.locked === true;
+  }
+
+  /** The response kept under the key since `since`, if any. */
+  async find(keyId: string, idempotencyKey: string, since: Date): Promise<KeptRow | null> {
+    // Base64 both ways: the drivers (pg, PGlite, Prisma) agree on text, not on binary.
+    const rows = await this.c.sql<{ fingerprint: string; status: number; response: string | null }>(
+      `SELECT fingerprint, status, encode(response, 'base64') AS response FROM idempotency_keys
+       WHERE key_id = $1 AND idempotency_key = $2 AND created_at >= $3`,
+      [keyId, idempotencyKey, since],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return { ...row, response: row.response === null ? null : Buffer.from(row.response, 'base64') };
+  }
+
+  /** Bytes kept for the API key since `since`, and when the oldest of them was kept. */
+  async usage(keyId: string, since: Date): Promise<{ bytes: number; oldest: Date | null }> {
+    const rows = await this.c.sql<{ bytes: number; oldest: Date | null }>(
+      `SELECT coalesce(sum(response_bytes), 0)::float8 AS bytes, min(created_at) AS oldest
+       FROM idempotency_keys WHERE key_id = $1 AND created_at >= $2`,
+      [keyId, since],
+    );
+    return rows[0] ?? { bytes: 0, oldest: null };
+  }
+
+  /** Keeps the response, replacing an expired one kept under the same key. */
+  async keep(kept: KeptResponse): Promise<void> {
+    await this.c.sql(
+      `INSERT INTO idempotency_keys
+         (key_id, idempotency_key, fingerprint, created_at, status, response, response_bytes)
+       VALUES ($1, $2, $3, $4, $5, decode($6, 'base64'), $7)
        ON CONFLICT (key_id, idempotency_key) DO UPDATE
-         SET fingerprint = EXCLUDED.fingerprint, claim_id = EXCLUDED.claim_id,
-             created_at = EXCLUDED.created_at, status = NULL, body = NULL, headers = NULL
-         WHERE idempotency_keys.created_at < $6
-            OR (idempotency_keys.status IS NULL AND idempotency_keys.created_at < $7
-                AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)
-       RETURNING claim_id`,
+         SET fingerprint = EXCLUDED.fingerprint, created_at = EXCLUDED.created_at,
+             status = EXCLUDED.status, response = EXCLUDED.response,
+             response_bytes = EXCLUDED.response_bytes`,
       [
-        r.keyId,
-        r.idempotencyKey,
-        r.fingerprint,
-        r.claimId,
-        r.now,
-        r.expiredBefore,
-        r.abandonedBefore,
+        kept.keyId,
+        kept.idempotencyKey,
+        kept.fingerprint,
+        kept.createdAt,
+        kept.status,
+        kept.response.toString('base64'),
+        kept.response.byteLength,
       ],
     );
-    return rows.length > 0;
-  }
-
-  async find(keyId: string, idempotencyKey: string): Promise<IdempotencyRow | null> {
-    const rows = await this.c.sql<IdempotencyRow>(
-      `SELECT fingerprint, status, body, headers FROM idempotency_keys
-       WHERE key_id = $1 AND idempotency_key = $2`,
-      [keyId, idempotencyKey],
-    );
-    return rows[0] ?? null;
-  }
-
-  async keep(keyId: string, idempotencyKey: string, claimId: string, response: StoredResponse) {
     await this.c.sql(
-      `UPDATE idempotency_keys SET status = $4, body = $5::jsonb, headers = $6::jsonb
-       WHERE key_id = $1 AND idempotency_key = $2 AND claim_id = $3`,
-      [
-        keyId,
-        idempotencyKey,
-        claimId,
-        response.status,
-        JSON.stringify(response.body),
-        JSON.stringify(response.headers),
-      ],
+      'DELETE FROM idempotency_mentions WHERE key_id = $1 AND idempotency_key = $2',
+      [kept.keyId, kept.idempotencyKey],
     );
-  }
-
-  async release(keyId: string, idempotencyKey: string, claimId: string): Promise<void> {
-    await this.c.sql(
-      'DELETE FROM idempotency_keys WHERE key_id = $1 AND idempotency_key = $2 AND claim_id = $3',
-      [keyId, idempotencyKey, claimId],
-    );
+    if (kept.mentions.length > 0)
+      await this.c.sql(
+        `INSERT INTO idempotency_mentions (tag, key_id, idempotency_key)
+         SELECT DISTINCT unnest($1::text[]), $2, $3`,
+        [arrayLiteral(kept.mentions), kept.keyId, kept.idempotencyKey],
+      );
   }
 
   /** Removes every key claimed before `before`; returns how many. */
@@ -97,14 +105,22 @@ export class IdempotencyRepository {
     return rows[0]?.n ?? 0;
   }
 
-  /**
-   * Forgets every kept response that mentions `email` (case-insensitively): a deleted user's
-   * address must not outlive it for the 24 hours a response is kept. A retry with such a key
-   * is then a new request.
-   */
-  async forgetResponsesMentioning(email: string): Promise<void> {
-    await this.c.sql('DELETE FROM idempotency_keys WHERE strpos(lower(body::text), $1) > 0', [
-      email.toLowerCase(),
-    ]);
+  /** Forgets every kept response tagged with `mention` (through the tag's index, not a scan). */
+  async forgetMentioning(mention: string): Promise<void> {
+    await this.c.sql(
+      `DELETE FROM idempotency_keys k USING idempotency_mentions m
+       WHERE m.tag = $1 AND k.key_id = m.key_id AND k.idempotency_key = m.idempotency_key`,
+      [mention],
+    );
+  }
+
+  /** Drops the sealed responses tagged with `mention`, keeping that their request was done. */
+  async withdrawMentioning(mention: string): Promise<void> {
+    await this.c.sql(
+      `UPDATE idempotency_keys k SET response = NULL, response_bytes = 0
+       FROM idempotency_mentions m
+       WHERE m.tag = $1 AND k.key_id = m.key_id AND k.idempotency_key = m.idempotency_key`,
+      [mention],
+    );
   }
 }

@@ -1,27 +1,31 @@
-import { createHash } from 'node:crypto';
-import { Conflict, IdempotencyKeyReused } from '../../lib/errors.js';
-import { ulid } from '../../lib/ids.js';
+import { Conflict, IdempotencyKeyReused, Throttled } from '../../lib/errors.js';
 import type { Store } from '../../storage/repositories.js';
+import { IdempotencyDigests, seal, unseal } from './crypto.js';
 import type { StoredResponse } from './repository.js';
 
 export type { StoredResponse } from './repository.js';
 
 /** How long a response is kept (docs/idempotency.md). */
 export const RETENTION_MS = 24 * 60 * 60 * 1000;
-/** A claim this old without a response belongs to a request that crashed: it can be retaken. */
-export const ABANDONED_AFTER_MS = 2 * 60 * 1000;
+/** The default bound on the bytes kept for one API key over the 24 hours. */
+export const DEFAULT_MAX_KEPT_BYTES = 64 * 1024 * 1024;
 
 /** One request's idempotency key: which API key sent it, the key, and what was sent. */
 export interface IdempotentRequest {
   keyId: string;
+  /** The calling API key's secret: the sealed response opens only with it. */
+  callerSecret: string;
   idempotencyKey: string;
+  /** `fingerprint` of the request as sent. */
   fingerprint: string;
 }
 
-/** The first request holds the claim and processes; a repeat gets the kept response. */
-export type ClaimOutcome =
-  | { kind: 'claimed'; claimId: string }
-  | { kind: 'replay'; response: StoredResponse };
+/** What the work answered: a status of 400 or more undoes its writes (a 4xx is still kept). */
+export interface WorkOutcome {
+  response: StoredResponse | undefined;
+}
+
+export type RunOutcome = { kind: 'done' } | { kind: 'replay'; response: StoredResponse };
 
 /** JSON with object keys sorted and no whitespace: the same value always gives the same text. */
 function canonicalJson(value: unknown): string {
@@ -35,63 +39,128 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/**
- * SHA-256 of the operation (method and path) and the canonical form of the parsed JSON body:
- * key order and whitespace do not make two requests different; the same key on another path does.
- */
-export function requestFingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256')
-    .update(`${method} ${path}\n${body === undefined ? '' : canonicalJson(body)}`)
-    .digest('hex');
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+/** Every string of a JSON value that is an email address, lowercased. */
+function emailsIn(value: unknown, found = new Set<string>()): Set<string> {
+  if (typeof value === 'string') {
+    if (EMAIL.test(value)) found.add(value.toLowerCase());
+  } else if (Array.isArray(value)) for (const item of value) emailsIn(item, found);
+  else if (value !== null && typeof value === 'object')
+    for (const item of Object.values(value)) emailsIn(item, found);
+  return found;
+}
+
+/** The id of the API key whose secret the response shows, if it shows one. */
+function shownKeyId(body: Record<string, unknown>): string | undefined {
+  const data = body.data as { id?: unknown; secret?: unknown } | undefined;
+  return typeof data?.secret === 'string' && typeof data.id === 'string' ? data.id : undefined;
 }
 
 const inProgress = () =>
   new Conflict('A request with this Idempotency-Key is still being processed; try again later.');
+const withdrawn = () =>
+  new Conflict(
+    'The request with this Idempotency-Key was done, but the API key it created has been revoked since: its secret is not shown again.',
+  );
 const reused = () =>
   new IdempotencyKeyReused('This Idempotency-Key was used with a different request.');
 
+/** Thrown inside the work's savepoint to undo its writes while its answer is still kept. */
+class UndoWork extends Error {}
+
 export class IdempotencyService {
-  constructor(private readonly store: Store) {}
+  private readonly digests: IdempotencyDigests;
+
+  constructor(
+    private readonly store: Store,
+    serverSecret: string,
+    private readonly maxKeptBytes = DEFAULT_MAX_KEPT_BYTES,
+  ) {
+    this.digests = new IdempotencyDigests(serverSecret);
+  }
 
   /**
-   * Claims the key for this request, or returns the response kept for it. A different request
-   * under the same key → `IdempotencyKeyReused`; the same one still in progress → `Conflict`.
+   * HMAC of the operation (method and path) and the canonical form of the parsed JSON body:
+   * key order and whitespace do not make two requests different; the same key on another path
+   * does; and without the server secret nothing about the body can be tested against it.
    */
-  async claim(request: IdempotentRequest, now = new Date()): Promise<ClaimOutcome> {
-    const { keyId, idempotencyKey, fingerprint } = request;
-    // The row can vanish between the claim and the read (released, swept): then claim again.
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const claimId = ulid();
-      const claimed = await this.store.idempotency.claim({
-        keyId,
-        idempotencyKey,
-        fingerprint,
-        claimId,
-        now,
-        expiredBefore: new Date(now.getTime() - RETENTION_MS),
-        abandonedBefore: new Date(now.getTime() - ABANDONED_AFTER_MS),
-      });
-      if (claimed) return { kind: 'claimed', claimId };
-      const row = await this.store.idempotency.find(keyId, idempotencyKey);
-      if (!row) continue;
-      if (row.fingerprint !== fingerprint) throw reused();
-      if (row.status === null) throw inProgress();
-      return {
-        kind: 'replay',
-        response: { status: row.status, body: row.body ?? {}, headers: row.headers ?? {} },
-      };
-    }
-    throw inProgress();
+  fingerprint(method: string, path: string, body: unknown): string {
+    return this.digests.fingerprint(method, path, body === undefined ? '' : canonicalJson(body));
   }
 
-  /** Keeps the response of a claimed request for replays. */
-  keep(request: IdempotentRequest, claimId: string, response: StoredResponse): Promise<void> {
-    return this.store.idempotency.keep(request.keyId, request.idempotencyKey, claimId, response);
+  /**
+   * Runs `work` once for the key: the key's lock, the work's writes and the kept response
+   * commit in one transaction, so a crash at any point leaves either nothing (a retry does the
+   * work) or all of it (a retry replays). A response with status 400 or more is kept but the
+   * work's writes are undone; one of 500 or more is not kept. The same key with another request
+   * → `IdempotencyKeyReused`; while another request holds it → `Conflict`; past the API key's
+   * bound on kept bytes → `Throttled`.
+   */
+  run(request: IdempotentRequest, work: () => Promise<WorkOutcome>, now = new Date()) {
+    const { fingerprint } = request;
+    const context = {
+      callerSecret: request.callerSecret,
+      keyId: request.keyId,
+      idempotencyKey: request.idempotencyKey,
+    };
+    const since = new Date(now.getTime() - RETENTION_MS);
+    return this.store.transaction(async (repos): Promise<RunOutcome> => {
+      const { idempotency } = repos;
+      if (!(await idempotency.lock(request.keyId, request.idempotencyKey))) throw inProgress();
+      const kept = await idempotency.find(request.keyId, request.idempotencyKey, since);
+      if (kept) {
+        if (kept.fingerprint !== fingerprint) throw reused();
+        if (kept.response === null) throw withdrawn();
+        return { kind: 'replay', response: unseal(kept.response, context) as StoredResponse };
+      }
+      const usage = await idempotency.usage(request.keyId, since);
+      if (usage.bytes >= this.maxKeptBytes) {
+        const frees = (usage.oldest?.getTime() ?? now.getTime()) + RETENTION_MS - now.getTime();
+        throw new Throttled(
+          'This API key has reached its bound on responses kept for Idempotency-Key replays; retry later, or without an Idempotency-Key.',
+          Math.max(1, Math.ceil(frees / 1000)),
+        );
+      }
+      let outcome: WorkOutcome = { response: undefined };
+      try {
+        await this.store.transaction(async () => {
+          outcome = await work();
+          if ((outcome.response?.status ?? 500) >= 400) throw new UndoWork();
+        });
+      } catch (error) {
+        if (!(error instanceof UndoWork)) throw error;
+      }
+      const { response } = outcome;
+      if (response && response.status < 500)
+        await idempotency.keep({
+          keyId: request.keyId,
+          idempotencyKey: request.idempotencyKey,
+          fingerprint,
+          createdAt: now,
+          status: response.status,
+          response: seal(response, context),
+          mentions: this.mentionsOf(response.body),
+        });
+      return { kind: 'done' };
+    });
   }
 
-  /** Gives the key up: a retry is processed again (after a 5xx). */
-  release(request: IdempotentRequest, claimId: string): Promise<void> {
-    return this.store.idempotency.release(request.keyId, request.idempotencyKey, claimId);
+  private mentionsOf(body: Record<string, unknown>): string[] {
+    const mentions = [...emailsIn(body)].map((email) => this.digests.mention('email', email));
+    const keyId = shownKeyId(body);
+    if (keyId !== undefined) mentions.push(this.digests.mention('api-key', keyId));
+    return mentions;
+  }
+
+  /** Forgets the kept responses that show `email`: a retry of one is then a new request. */
+  forgetResponsesMentioning(repos: Pick<Store, 'idempotency'>, email: string): Promise<void> {
+    return repos.idempotency.forgetMentioning(this.digests.mention('email', email.toLowerCase()));
+  }
+
+  /** The secret of a revoked key is never shown again: a replay of its creation is a 409. */
+  withdrawResponsesShowing(repos: Pick<Store, 'idempotency'>, keyId: string): Promise<void> {
+    return repos.idempotency.withdrawMentioning(this.digests.mention('api-key', keyId));
   }
 
   /** Deletes the keys past their 24 hours. */
@@ -99,3 +168,9 @@ export class IdempotencyService {
     return this.store.idempotency.deleteExpired(new Date(now.getTime() - RETENTION_MS));
   }
 }
+
+/** What other features do to kept responses when what those show goes away. */
+export type KeptResponses = Pick<
+  IdempotencyService,
+  'forgetResponsesMentioning' | 'withdrawResponsesShowing'
+>;

@@ -10,6 +10,7 @@ import { conflictOnDuplicate } from '../../storage/conflicts.js';
 import type { Store } from '../../storage/repositories.js';
 import type { StateVersionsSource } from '../../storage/state-versions.js';
 import type { AuditWriter, RequestActor } from '../audit-log/audit-writer.js';
+import type { KeptResponses } from '../idempotency/index.js';
 import type { AccessService } from '../policies/access-service.js';
 import type { UserRow } from './repository.js';
 
@@ -49,6 +50,7 @@ export class UsersService {
     private readonly versions: StateVersionsSource,
     private readonly cursors: Cursors,
     private readonly access: AccessService,
+    private readonly keptResponses: KeptResponses,
   ) {}
 
   async create(actor: RequestActor, input: UserCreate): Promise<UserRow> {
@@ -182,14 +184,15 @@ export class UsersService {
       if (!user) throw new NotFound('user');
       requirePrecondition(precondition, user, 'user');
       const principal = `user:${id}`;
-      await repos.apiKeys.deleteOfPrincipal(principal);
+      for (const keyId of await repos.apiKeys.deleteOfPrincipal(principal))
+        await this.keptResponses.withdrawResponsesShowing(repos, keyId);
       if ((await repos.policies.removePrincipalEverywhere(principal)) > 0)
         await this.versions.bump(repos, 'policies');
       await this.versions.bump(repos, 'apiKeys');
       await this.versions.bump(repos, 'userRoles');
       await repos.users.delete(id);
       const redactedEntries = await repos.logs.redactUser(id, user.email);
-      await repos.idempotency.forgetResponsesMentioning(user.email);
+      await this.keptResponses.forgetResponsesMentioning(repos, user.email);
       await this.audit.record(repos, actor, {
         event: 'user.deleted',
         target: { id, type: 'user' },

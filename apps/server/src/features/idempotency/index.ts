@@ -1,0 +1,9 @@
+export type { KeptResponses } from './service.js';
+export {
+  IdempotencyService,
+  type IdempotentRequest,
+  type RunOutcome,
+  type StoredResponse,
+  type WorkOutcome,
+} from './service.js';
+export { sweepIdempotencyKeys } from './sweeper.js';
