@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadSpec, readOperations } from './operations.js';
 
 describe('readOperations', () => {
-  it('counts every POST, PATCH and DELETE as a write but the POSTs that only read (decisions.md §11, §12)', () => {
+  it('counts every POST, PATCH and DELETE as a write but the POSTs that only read (docs/idempotency.md, docs/operations.md)', () => {
     const operations = readOperations(loadSpec());
     expect(
       operations

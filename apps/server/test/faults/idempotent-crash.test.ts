@@ -11,7 +11,7 @@ import { waitFor } from './traffic.js';
 const ENTRIES = 500;
 
 /**
- * decisions.md §11: the claim of an `Idempotency-Key`, the work and the kept response commit
+ * docs/idempotency.md: the claim of an `Idempotency-Key`, the work and the kept response commit
  * together, so a crash at any point leaves either nothing or all of it.
  */
 describe('kill -9 during an ingest under an Idempotency-Key, PostgreSQL', {
