@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { generateSecret } from '../../src/features/api-keys/service.js';
 import { spawnServer } from '../helpers/process.js';
 import { createTestDatabase } from '../helpers/server.js';
-import { waitFor } from './traffic.js';
+import { waitFor } from '../helpers/wait.js';
 
 const ENTRIES = 500;
 
