@@ -1,18 +1,30 @@
 export {
+  CANONICAL_VERSION,
+  CANONICAL_VERSIONS,
   canonicalForm,
+  canonicalFormV1,
+  canonicalFormV2,
   checkpointMessage,
   entryHash,
   fieldDigest,
   GENESIS_HASH,
+  metadataKeys,
+  presentFields,
   REDACTED,
   redactableFields,
 } from './canonical.js';
+export {
+  digestProblem,
+  entryProblem,
+  fieldProblem,
+  missingMetadata,
+  truncatedAfter,
+} from './entry-checks.js';
 export { jcs } from './jcs.js';
 export { sha256Hex } from './sha256.js';
 export type { ChainEntry, Checkpoint, VerifyInput, VerifyResult } from './types.js';
 export {
   ChainVerifier,
-  digestProblem,
   importPublicKey,
   type VerifierOptions,
   verifyChain,

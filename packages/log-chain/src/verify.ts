@@ -1,10 +1,5 @@
-import {
-  checkpointMessage,
-  entryHash,
-  fieldDigest,
-  GENESIS_HASH,
-  redactableFields,
-} from './canonical.js';
+import { checkpointMessage, entryHash, GENESIS_HASH } from './canonical.js';
+import { entryProblem, missingMetadata, truncatedAfter } from './entry-checks.js';
 import type { ChainEntry, Checkpoint, VerifyInput, VerifyResult } from './types.js';
 
 const encoder = new TextEncoder();
@@ -35,30 +30,6 @@ export async function verifyCheckpointSignature(
   }
   const message = encoder.encode(checkpointMessage(checkpoint.seq, checkpoint.hash));
   return crypto.subtle.verify({ name: 'Ed25519' }, key, signature, message);
-}
-
-/** Why an entry's redactable fields do not match its digests, or undefined if they do. */
-export function digestProblem(entry: ChainEntry): string | undefined {
-  const digests = entry.digests ?? {};
-  const salts = entry.salts ?? {};
-  const fields = redactableFields(entry, salts);
-  for (const path of fields.keys()) {
-    if (digests[path] === undefined) return `${path} is not committed by a digest`;
-  }
-  // An export made without metadata shows none: its digests are then taken as they are.
-  const metadataShown = entry.metadata !== undefined;
-  for (const [path, digest] of Object.entries(digests)) {
-    if (!metadataShown && path.startsWith('metadata.')) continue;
-    const salt = salts[path];
-    if (salt === undefined) {
-      if (fields.has(path)) return `${path} has a value but no salt`;
-    } else if (!fields.has(path)) {
-      return `${path} has a salt but no value`;
-    } else if (fieldDigest(salt, fields.get(path)) !== digest) {
-      return `${path} does not match its digest`;
-    }
-  }
-  return undefined;
 }
 
 export type VerifierOptions = Omit<VerifyInput, 'entries'>;
@@ -156,7 +127,7 @@ export class ChainVerifier {
 
   private async check(entry: ChainEntry): Promise<void> {
     const seq = entry.seq as number;
-    const problem = digestProblem(entry);
+    const problem = entryProblem(entry);
     if (!(await this.follows(seq, entry.prevHash))) return;
     if (problem) {
       this.fail(seq, problem);
@@ -279,14 +250,27 @@ export async function verifyChain(input: VerifyInput): Promise<VerifyResult> {
   } catch {
     return malformed('publicKeyPem is not an Ed25519 public key in SPKI PEM');
   }
-  await verifier.add(sealed);
-  const result = await verifier.finish();
+  const bare = missingMetadata(sealed);
+  await verifier.add(
+    bare ? sealed.filter((entry) => (entry.seq as number) < (bare.seq as number)) : sealed,
+  );
+  let result = await verifier.finish();
+  if (bare && result.valid)
+    result = {
+      ...result,
+      valid: false,
+      firstInvalidSeq: bare.seq as number,
+      reason: `seq ${bare.seq} shows no metadata, other entries do`,
+    };
   const covered = result.lastCheckpointSeq ?? 0;
   return {
     ...result,
     unsealedEntries: entries.length - sealed.length,
     uncoveredEntries: result.valid
       ? sealed.filter((entry) => (entry.seq as number) > covered).length
+      : 0,
+    truncatedEntries: result.valid
+      ? truncatedAfter(sealed.at(-1)?.seq ?? undefined, options.checkpoints)
       : 0,
   };
 }

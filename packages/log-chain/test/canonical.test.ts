@@ -13,18 +13,23 @@ import { checkpoint, entry, publicKeyPem, seal } from './fixture.js';
 
 describe('canonical form v1', () => {
   it('has every key, absent values as null, redactable values only as digests', () => {
-    const [sealed] = seal([
-      entry(1, {
-        actor: { type: 'user', id: 'user_1', email: 'ada@example.com' },
-        target: { type: 'document', id: 'doc_7' },
-        context: {
-          ip: '203.0.113.9',
-          location: { city: 'Zürich', coordinates: { lat: 47.37, lng: 8.54 } },
-        },
-        metadata: { reason: 'ok' },
-        traceId: undefined,
-      }),
-    ]);
+    const [sealed] = seal(
+      [
+        entry(1, {
+          actor: { type: 'user', id: 'user_1', email: 'ada@example.com' },
+          target: { type: 'document', id: 'doc_7' },
+          context: {
+            ip: '203.0.113.9',
+            location: { city: 'Zürich', coordinates: { lat: 47.37, lng: 8.54 } },
+          },
+          metadata: { reason: 'ok' },
+          traceId: undefined,
+        }),
+      ],
+      1,
+      GENESIS_HASH,
+      1,
+    );
     const form = canonicalForm(sealed as NonNullable<typeof sealed>);
     expect(form).toBe(
       '{"actor":{"id":"user_1","type":"user"},"context":{"ip":"203.0.113.9","location":' +
@@ -53,7 +58,7 @@ describe('canonical form v1', () => {
       { target: { type: 'doc' }, context: { location: { coordinates: { lat: -0.5, lng: 1e-7 } } } },
     ];
     for (const variant of variants) {
-      const [sealed] = seal([entry(7, variant)]);
+      const [sealed] = seal([entry(7, variant)], 7, GENESIS_HASH, 1);
       const e = sealed as ChainEntry;
       const location = e.context?.location;
       expect(canonicalForm(e)).toBe(
@@ -176,6 +181,7 @@ describe('the worked example of the OpenAPI document (tag "Audit logs")', () => 
       lastCheckpointSeq: 1,
       unsealedEntries: 0,
       uncoveredEntries: 0,
+      truncatedEntries: 0,
     });
   });
 });

@@ -46,6 +46,7 @@ describe('verifyChain', () => {
       lastCheckpointSeq: 8,
       unsealedEntries: 1,
       uncoveredEntries: 2,
+      truncatedEntries: 0,
     });
   });
 
@@ -152,6 +153,7 @@ describe('verifyChain', () => {
       lastCheckpointSeq: 8,
       unsealedEntries: 0,
       uncoveredEntries: 2,
+      truncatedEntries: 0,
     });
     const tail = entries.slice(4);
     (tail[0] as ChainEntry).prevHash = 'f'.repeat(64);
@@ -215,6 +217,7 @@ describe('verifyChain', () => {
       lastCheckpointSeq: null,
       unsealedEntries: 0,
       uncoveredEntries: 5,
+      truncatedEntries: 0,
     });
   });
 
