@@ -1622,8 +1622,8 @@ export interface components {
          * @description A signed head of the hash chain: the Ed25519 signature (key: `GET /v1/logs/public-key`) over the UTF-8 bytes of `secadmin-checkpoint:v1:<seq in decimal>:<hash in lowercase hex>`. Made every 1,000 entries or 60 s after the oldest entry not yet covered, whichever comes first.
          * @example {
          *       "seq": 1,
-         *       "hash": "40d0584de5ebf32bc1bed4cfd165e3d0173f5dd4e0ffd9344b75f80a971303ce",
-         *       "signature": "7QWFmyzKtPJ5xDn0613j/wyMS+jZ7UVCSzc+US0Bl/K4+vRk7oDGz3f1+rfWwASv9gQV/sxKIV1bCnhvubniCQ==",
+         *       "hash": "7a285f9b996a8a19a22b0f94d20d27cacd59c276d24013a4ddc230730ca797fd",
+         *       "signature": "JqjfCrLQoMkVH67dYhFzOXu/2JqxwqXXrBQn5jeBBTP/zlLS8c1AE6n9GigxUqUc6HIJauFopmsUrva+HiVzCQ==",
          *       "createdAt": "2026-11-25T21:00:01.002Z"
          *     }
          */
@@ -1743,7 +1743,7 @@ export interface components {
          *         "mfa": "totp"
          *       },
          *       "seq": 1,
-         *       "hash": "40d0584de5ebf32bc1bed4cfd165e3d0173f5dd4e0ffd9344b75f80a971303ce",
+         *       "hash": "7a285f9b996a8a19a22b0f94d20d27cacd59c276d24013a4ddc230730ca797fd",
          *       "prevHash": "0000000000000000000000000000000000000000000000000000000000000000",
          *       "digests": {
          *         "actor.email": "b220010dbba9a4bf55f17438a3731ab87d4d1c1d22552dbec124af253497a821",
@@ -1754,7 +1754,8 @@ export interface components {
          *         "actor.email": "6f1c2a9d4e8b7035a1c4e2f9b8d3a7c1",
          *         "target.id": "0b9e4d2c7a1f8e3560d2c9b4a7e1f3d8",
          *         "metadata.mfa": "c3a8e1f4b7d2096e5a1c8f3b6e9d4a27"
-         *       }
+         *       },
+         *       "canonicalVersion": 2
          *     }
          */
         LogEntry: {
@@ -1790,6 +1791,11 @@ export interface components {
             salts: {
                 [key: string]: string;
             };
+            /**
+             * @description The version of the canonical form `hash` is computed over: 2 for entries sealed now, 1 for entries sealed before canonical form v2 (the tag "Audit logs" defines both); null until sealed. An entry without this field (an export made before v2) is v1.
+             * @enum {integer|null}
+             */
+            canonicalVersion: 1 | 2 | null;
         };
         /**
          * @description Rate plan: `free` 100/min, `pro` 1000/min, `enterprise` the key's `rateLimitPerMinute`.
@@ -3731,8 +3737,8 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "seq": 1,
-                     *           "hash": "40d0584de5ebf32bc1bed4cfd165e3d0173f5dd4e0ffd9344b75f80a971303ce",
-                     *           "signature": "7QWFmyzKtPJ5xDn0613j/wyMS+jZ7UVCSzc+US0Bl/K4+vRk7oDGz3f1+rfWwASv9gQV/sxKIV1bCnhvubniCQ==",
+                     *           "hash": "7a285f9b996a8a19a22b0f94d20d27cacd59c276d24013a4ddc230730ca797fd",
+                     *           "signature": "JqjfCrLQoMkVH67dYhFzOXu/2JqxwqXXrBQn5jeBBTP/zlLS8c1AE6n9GigxUqUc6HIJauFopmsUrva+HiVzCQ==",
                      *           "createdAt": "2026-11-25T21:00:01.002Z"
                      *         }
                      *       ],
@@ -3921,7 +3927,8 @@ export interface operations {
                      *         },
                      *         "salts": {
                      *           "metadata.reason": "8e2b5f9c1a7d3e6b0c4f8a2d5e9b1c7f"
-                     *         }
+                     *         },
+                     *         "canonicalVersion": 2
                      *       },
                      *       "meta": {
                      *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
@@ -4189,7 +4196,7 @@ export interface operations {
                      *           "mfa": "totp"
                      *         },
                      *         "seq": 1,
-                     *         "hash": "40d0584de5ebf32bc1bed4cfd165e3d0173f5dd4e0ffd9344b75f80a971303ce",
+                     *         "hash": "7a285f9b996a8a19a22b0f94d20d27cacd59c276d24013a4ddc230730ca797fd",
                      *         "prevHash": "0000000000000000000000000000000000000000000000000000000000000000",
                      *         "digests": {
                      *           "actor.email": "b220010dbba9a4bf55f17438a3731ab87d4d1c1d22552dbec124af253497a821",
@@ -4200,7 +4207,8 @@ export interface operations {
                      *           "actor.email": "6f1c2a9d4e8b7035a1c4e2f9b8d3a7c1",
                      *           "target.id": "0b9e4d2c7a1f8e3560d2c9b4a7e1f3d8",
                      *           "metadata.mfa": "c3a8e1f4b7d2096e5a1c8f3b6e9d4a27"
-                     *         }
+                     *         },
+                     *         "canonicalVersion": 2
                      *       }
                      *     ]
                      */

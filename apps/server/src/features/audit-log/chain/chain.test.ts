@@ -16,6 +16,10 @@ import {
 import { createLogger } from '../../../logger.js';
 import { startServer } from '../../../server.js';
 
+/** The stored columns of log_entries (its generated `search` column cannot be inserted). */
+const ENTRY_COLUMNS =
+  'id, timestamp, event, actor_id, actor_email, actor_email_redacted, actor_type, target_id, target_type, ip, user_agent, city, country, region, lat, lng, result, trace_id, metadata, origin, ingested_by, received_at, digests, salts';
+
 describe.each(DATABASES)('the audit-log hash chain on %s', (database) => {
   let server: TestServer;
   beforeAll(async () => {
@@ -141,18 +145,18 @@ describe.each(DATABASES)('the audit-log hash chain on %s', (database) => {
       { firstInvalidSeq: seq },
     );
 
-    const COLUMNS =
-      'id, timestamp, event, actor_id, actor_email, actor_email_redacted, actor_type, target_id, target_type, ip, user_agent, city, country, region, lat, lng, result, trace_id, metadata, origin, ingested_by, received_at, digests, salts';
     await tampered(
       async () => {
         await sql(
-          `CREATE TABLE removed_entry AS SELECT ${COLUMNS} FROM log_entries WHERE id = $1`,
+          `CREATE TABLE removed_entry AS SELECT ${ENTRY_COLUMNS} FROM log_entries WHERE id = $1`,
           [id],
         );
         await sql('DELETE FROM log_entries WHERE id = $1', [id]);
       },
       async () => {
-        await sql(`INSERT INTO log_entries (${COLUMNS}) SELECT ${COLUMNS} FROM removed_entry`);
+        await sql(
+          `INSERT INTO log_entries (${ENTRY_COLUMNS}) SELECT ${ENTRY_COLUMNS} FROM removed_entry`,
+        );
         await sql('DROP TABLE removed_entry');
       },
       { firstInvalidSeq: seq, reason: `seq ${seq} is missing` },
@@ -175,6 +179,97 @@ describe.each(DATABASES)('the audit-log hash chain on %s', (database) => {
       await sql('UPDATE log_chain SET entry_id = $2 WHERE seq = $1', [seq, b]);
     };
     await tampered(swap, swap, { firstInvalidSeq: seq });
+  });
+
+  it('finds a metadata key added as "[redacted]", an added salt and removed metadata (L2)', async () => {
+    await ingest(4, 'shape');
+    const seq =
+      Number((await sql<{ n: string }>('SELECT max(seq)::text AS n FROM log_chain'))[0]?.n) - 2;
+    const id = await idAt(seq);
+    const [before] = await sql<{ metadata: string; salts: string }>(
+      'SELECT metadata::text AS metadata, salts::text AS salts FROM log_entries WHERE id = $1',
+      [id],
+    );
+    const restore = () =>
+      sql('UPDATE log_entries SET metadata = $2::jsonb, salts = $3::jsonb WHERE id = $1', [
+        id,
+        before?.metadata,
+        before?.salts,
+      ]).then();
+    await tampered(
+      () =>
+        sql(
+          `UPDATE log_entries SET metadata = metadata || '{"approvedBy":"[redacted]"}' WHERE id = $1`,
+          [id],
+        ).then(),
+      restore,
+      { firstInvalidSeq: seq, reason: 'metadata.approvedBy is not committed by a digest' },
+    );
+    await tampered(
+      () =>
+        sql(`UPDATE log_entries SET salts = salts || $2::jsonb WHERE id = $1`, [
+          id,
+          JSON.stringify({ 'metadata.ghost': '0'.repeat(32) }),
+        ]).then(),
+      restore,
+      { firstInvalidSeq: seq, reason: 'metadata.ghost has a salt but no digest' },
+    );
+    // The metadata object emptied, its salts removed: it looked redacted until now.
+    await tampered(
+      () =>
+        sql(
+          `UPDATE log_entries SET metadata = '{}',
+             salts = salts - ARRAY['metadata.i', 'metadata.tag', 'metadata.nested'] WHERE id = $1`,
+          [id],
+        ).then(),
+      restore,
+      {
+        firstInvalidSeq: seq,
+        reason: expect.stringMatching(/^metadata\.\w+ has a digest but no field$/),
+      },
+    );
+    await tampered(
+      () =>
+        sql(
+          `UPDATE log_entries SET metadata = 'null',
+             salts = salts - ARRAY['metadata.i', 'metadata.tag', 'metadata.nested'] WHERE id = $1`,
+          [id],
+        ).then(),
+      restore,
+      { firstInvalidSeq: seq, reason: 'metadata is null' },
+    );
+  });
+
+  it('finds a chain whose newest entries were cut off below a signed checkpoint (L3)', async () => {
+    await ingest(4, 'head');
+    const head = Number(
+      (await sql<{ n: string }>('SELECT max(seq)::text AS n FROM log_chain'))[0]?.n,
+    );
+    const [signed] = await sql<{ n: number }>('SELECT max(seq)::float8 AS n FROM log_checkpoints');
+    expect(signed?.n).toBe(head);
+    await tampered(
+      async () => {
+        await sql('CREATE TABLE cut_links AS SELECT * FROM log_chain WHERE seq >= $1', [head - 1]);
+        await sql(
+          `CREATE TABLE cut_entries AS SELECT ${ENTRY_COLUMNS} FROM log_entries
+           WHERE id IN (SELECT entry_id FROM cut_links)`,
+        );
+        await sql('DELETE FROM log_chain WHERE seq >= $1', [head - 1]);
+        await sql('DELETE FROM log_entries WHERE id IN (SELECT entry_id FROM cut_links)');
+      },
+      async () => {
+        await sql(
+          `INSERT INTO log_entries (${ENTRY_COLUMNS}) SELECT ${ENTRY_COLUMNS} FROM cut_entries`,
+        );
+        await sql('INSERT INTO log_chain SELECT * FROM cut_links');
+        await sql('DROP TABLE cut_entries');
+        await sql('DROP TABLE cut_links');
+      },
+      {
+        firstInvalidSeq: head - 1,
+        reason: `seq ${head - 1} is missing: checkpoint ${head} is signed, but the chain ends at seq ${head - 2}`,
+      },
+    );
   });
 
   it('refuses a range that ends before it starts, naming body.toSeq', async () => {

@@ -1,4 +1,10 @@
-import { type ChainEntry, ChainVerifier, type VerifyResult } from '@secadmin/log-chain';
+import {
+  type ChainEntry,
+  ChainVerifier,
+  type Checkpoint,
+  truncatedAfter,
+  type VerifyResult,
+} from '@secadmin/log-chain';
 import { type Cursors, listScope, type Page } from '../../../lib/cursor.js';
 import { invalid, Unavailable } from '../../../lib/errors.js';
 import type { Store } from '../../../storage/repositories.js';
@@ -61,13 +67,16 @@ export class ChainService {
   }
 
   private async walk(fromSeq: number, toSeq: number | undefined): Promise<VerifyResult> {
-    const last = toSeq ?? (await this.store.chain.state()).head?.seq ?? 0;
+    const state = await this.store.chain.state();
+    const last = toSeq ?? Math.max(state.head?.seq ?? 0, state.covered);
+    const checkpoints = (await this.store.chain.checkpointsBetween(fromSeq - 1, last)).map(
+      ({ createdAt: _, ...checkpoint }) => checkpoint,
+    );
     const verifier = await ChainVerifier.create({
-      checkpoints: (await this.store.chain.checkpointsBetween(fromSeq - 1, last)).map(
-        ({ createdAt: _, ...checkpoint }) => checkpoint,
-      ),
+      checkpoints,
       publicKeyPem: this.key.publicKeyPem,
     });
+    let walked = fromSeq - 1;
     let next = fromSeq;
     while (next <= last && !verifier.failed) {
       const links = await this.store.chain.links(next, last, VERIFY_BATCH);
@@ -82,10 +91,11 @@ export class ChainService {
         }
       }
       await verifier.add(run);
-      next = (links[links.length - 1]?.seq ?? last) + 1;
+      walked = links[links.length - 1]?.seq ?? last;
+      next = walked + 1;
     }
     const result = await verifier.finish();
-    return result.valid ? this.accountForRemovals(result) : result;
+    return result.valid ? this.accountForRemovals(cutOff(result, walked, checkpoints)) : result;
   }
 
   /**
@@ -102,4 +112,23 @@ export class ChainService {
       reason: `${marked} chain rows are marked removed, but logs.retention.applied entries account for ${recorded}`,
     };
   }
+}
+
+/**
+ * A chain whose newest rows were deleted ends before a checkpoint that was signed over them:
+ * the first missing seq is named (those checkpoints' signatures were checked by `finish`).
+ */
+function cutOff(
+  result: VerifyResult,
+  lastSeq: number,
+  checkpoints: readonly Checkpoint[],
+): VerifyResult {
+  const missing = truncatedAfter(lastSeq, checkpoints);
+  if (missing === 0) return result;
+  return {
+    ...result,
+    valid: false,
+    firstInvalidSeq: lastSeq + 1,
+    reason: `seq ${lastSeq + 1} is missing: checkpoint ${lastSeq + missing} is signed, but the chain ends at seq ${lastSeq}`,
+  };
 }
