@@ -1,8 +1,14 @@
-import { generateKeyPairSync, sign } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ChainEntry, checkpointMessage, entryHash, verifyChain } from '@secadmin/log-chain';
+import {
+  type ChainEntry,
+  checkpointMessage,
+  entryHash,
+  GENESIS_HASH,
+  verifyChain,
+} from '@secadmin/log-chain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, uniqueEmail } from '../../../../test/helpers/fixtures.js';
 import {
@@ -501,5 +507,101 @@ describe.each(DATABASES)('redaction and the chain on %s', (database) => {
       valid: false,
       firstInvalidSeq: exported[1]?.seq,
     });
+  });
+});
+
+describe.each(DATABASES)('a chain sealed as v1 and continued as v2 on %s', (database) => {
+  const signingKey = generateKeyPairSync('ed25519')
+    .privateKey.export({ format: 'pem', type: 'pkcs8' })
+    .toString();
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(database, { signingKey });
+  });
+  afterAll(() => server?.stop());
+
+  const sql = <T>(text: string, params?: unknown[]) => server.db.query<T>(text, params);
+  const ingest = async (tag: string) => {
+    await server.client.POST('/v1/logs', {
+      body: {
+        entries: Array.from({ length: 3 }, (_, i) => ({
+          event: 'chain.versions',
+          actor: { type: 'user', id: `u-${tag}-${i}`, email: `v${i}@example.com` },
+          target: { type: 'doc', id: `d-${tag}-${i}` },
+          result: 'success' as const,
+          metadata: { i, tag },
+        })),
+      },
+    });
+    await server.sealer.flush();
+  };
+  const chain = async () => {
+    const ids = await sql<{ id: string }>('SELECT entry_id AS id FROM log_chain ORDER BY seq');
+    return Promise.all(
+      ids.map(
+        async ({ id }) =>
+          (await server.client.GET('/v1/logs/{id}', { params: { path: { id } } })).data
+            ?.data as ChainEntry,
+      ),
+    );
+  };
+
+  it('verifies the v1 entries under v1 and the later ones under v2, on the server and offline', async () => {
+    await ingest('old');
+    // What a server before v2 sealed: every row v1, and one checkpoint at its head.
+    let prevHash = GENESIS_HASH;
+    for (const e of await chain()) {
+      const hash = entryHash(prevHash, { ...e, prevHash, canonicalVersion: 1 });
+      await sql(
+        'UPDATE log_chain SET hash = $2, prev_hash = $3, canonical_version = 1 WHERE seq = $1',
+        [e.seq, hash, prevHash],
+      );
+      prevHash = hash;
+    }
+    const head = (await chain()).length;
+    const privateKey = createPrivateKey(signingKey);
+    await sql('DELETE FROM log_checkpoints');
+    await sql(
+      'INSERT INTO log_checkpoints (seq, hash, signature, created_at) VALUES ($1, $2, $3, now())',
+      [
+        head,
+        prevHash,
+        sign(null, Buffer.from(checkpointMessage(head, prevHash)), privateKey).toString('base64'),
+      ],
+    );
+
+    await ingest('new');
+    const entries = await chain();
+    expect(entries.map((e) => e.canonicalVersion)).toEqual([
+      ...Array<number>(head).fill(1),
+      ...Array<number>(entries.length - head).fill(2),
+    ]);
+    expect(entries[head]?.prevHash).toBe(prevHash);
+    expect((await server.client.POST('/v1/logs/verify', { body: {} })).data?.data).toEqual({
+      valid: true,
+      checkedEntries: entries.length,
+      lastCheckpointSeq: entries.length,
+    });
+    const checkpoints: { seq: number; hash: string; signature: string }[] = [];
+    for await (const c of server.client.paginate('/v1/logs/checkpoints', {})) checkpoints.push(c);
+    const { data: key } = await server.client.GET('/v1/logs/public-key');
+    const offline = (given: ChainEntry[]) =>
+      verifyChain({ entries: given, checkpoints, publicKeyPem: key?.data.publicKey as string });
+    expect(await offline(entries)).toMatchObject({ valid: true, checkedEntries: entries.length });
+    // An export made before v2 has no canonicalVersion: its entries are v1.
+    const older = entries.map((e) =>
+      e.canonicalVersion === 1 ? (({ canonicalVersion: _, ...rest }) => rest)(e) : e,
+    );
+    expect(await offline(older)).toMatchObject({ valid: true });
+    // A v2 entry passed off as v1, or the other way round, does not match its hash.
+    for (const [seq, version] of [
+      [head, 2],
+      [head + 1, 1],
+    ] as const) {
+      const relabeled = entries.map((e) =>
+        e.seq === seq ? { ...e, canonicalVersion: version } : e,
+      );
+      expect(await offline(relabeled)).toMatchObject({ valid: false, firstInvalidSeq: seq });
+    }
   });
 });
