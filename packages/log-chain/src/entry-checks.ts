@@ -151,6 +151,11 @@ export function missingMetadata(entries: readonly ChainEntry[]): ChainEntry | un
   return entries.find((entry) => entry.metadata === undefined);
 }
 
+/** Whether sealed entries are given and none shows metadata (`includeMetadata: false`). */
+export function metadataOmitted(entries: readonly ChainEntry[]): boolean {
+  return entries.length > 0 && entries.every((entry) => entry.metadata === undefined);
+}
+
 /**
  * How many entries the checkpoints prove exist after `lastSeq`, the last sealed entry
  * given: the newest checkpoint's seq minus it, or 0.

@@ -17,6 +17,7 @@ export {
   digestProblem,
   entryProblem,
   fieldProblem,
+  metadataOmitted,
   missingMetadata,
   truncatedAfter,
 } from './entry-checks.js';

@@ -91,4 +91,11 @@ export interface VerifyResult {
    * head has some; so has an export of an earlier time range.
    */
   truncatedEntries?: number;
+  /**
+   * `verifyChain` only, and only when true: no sealed entry given shows `metadata` (an export
+   * made with `includeMetadata: false`), so the metadata digests were taken as they are —
+   * the export cannot show whether metadata was stripped from it. (When some entries show
+   * metadata, every one must.)
+   */
+  metadataOmitted?: true;
 }

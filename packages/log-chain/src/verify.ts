@@ -1,5 +1,10 @@
 import { checkpointMessage, entryHash, GENESIS_HASH } from './canonical.js';
-import { entryProblem, missingMetadata, truncatedAfter } from './entry-checks.js';
+import {
+  entryProblem,
+  metadataOmitted,
+  missingMetadata,
+  truncatedAfter,
+} from './entry-checks.js';
 import type { ChainEntry, Checkpoint, VerifyInput, VerifyResult } from './types.js';
 
 const encoder = new TextEncoder();
@@ -272,5 +277,6 @@ export async function verifyChain(input: VerifyInput): Promise<VerifyResult> {
     truncatedEntries: result.valid
       ? truncatedAfter(sealed.at(-1)?.seq ?? undefined, options.checkpoints)
       : 0,
+    ...(result.valid && metadataOmitted(sealed) ? { metadataOmitted: true as const } : {}),
   };
 }
