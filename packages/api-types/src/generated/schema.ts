@@ -408,11 +408,16 @@ export interface paths {
          * Verify the hash chain
          * @description Walks the chain from `fromSeq` to `toSeq` (default: all of it) in seq order, reading
          *     it in batches, and checks for each entry: the seq follows the previous one (a deleted
-         *     entry or chain row is a missing seq); each redactable value still present matches its
-         *     salted digest, and none lacks one; `prevHash` is the previous entry's hash; `hash`
-         *     matches the recomputed SHA-256 of the canonical form. Each checkpoint in the range
-         *     must carry a valid Ed25519 signature and the hash recomputed at its seq. The first
-         *     failure stops the walk: `firstInvalidSeq` names it and `reason` says what failed.
+         *     entry or chain row is a missing seq); it has no field a full entry never has (the tag
+         *     "Audit logs" lists them); its redactable fields and its digests match one for one (a
+         *     value present matches its salted digest; a metadata key without a digest, or a digest
+         *     whose key is gone, fails); `prevHash` is the previous entry's hash; `hash` matches the
+         *     recomputed SHA-256 of the canonical form of the entry's `canonicalVersion`. Each
+         *     checkpoint in the range must carry a valid Ed25519 signature and the hash recomputed at
+         *     its seq. The first failure stops the walk: `firstInvalidSeq` names it and `reason` says
+         *     what failed. A chain whose newest rows were deleted ends below a checkpoint signed over
+         *     them: the first seq after the chain's last row is named, with the reason
+         *     `seq <n> is missing: checkpoint <c> is signed, but the chain ends at seq <n - 1>`.
          *     An entry removed by retention (its chain row marked removed) is linked by its stored
          *     hash instead of being recomputed; after the walk, the count of chain rows marked removed
          *     must equal the sum of `metadata.removedEntries` of the `logs.retention.applied` entries
@@ -1792,10 +1797,10 @@ export interface components {
                 [key: string]: string;
             };
             /**
+             * Format: int32
              * @description The version of the canonical form `hash` is computed over: 2 for entries sealed now, 1 for entries sealed before canonical form v2 (the tag "Audit logs" defines both); null until sealed. An entry without this field (an export made before v2) is v1.
-             * @enum {integer|null}
              */
-            canonicalVersion: 1 | 2 | null;
+            canonicalVersion: number | null;
         };
         /**
          * @description Rate plan: `free` 100/min, `pro` 1000/min, `enterprise` the key's `rateLimitPerMinute`.

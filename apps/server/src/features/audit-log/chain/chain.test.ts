@@ -196,12 +196,13 @@ describe.each(DATABASES)('the audit-log hash chain on %s', (database) => {
       'SELECT metadata::text AS metadata, salts::text AS salts FROM log_entries WHERE id = $1',
       [id],
     );
-    const restore = () =>
-      sql('UPDATE log_entries SET metadata = $2::jsonb, salts = $3::jsonb WHERE id = $1', [
+    const restore = async () => {
+      await sql('UPDATE log_entries SET metadata = $2::jsonb, salts = $3::jsonb WHERE id = $1', [
         id,
         before?.metadata,
         before?.salts,
-      ]).then();
+      ]);
+    };
     await tampered(
       () =>
         sql(
