@@ -30,7 +30,7 @@ const ENTRY_COLUMNS = Prisma.sql`
  */
 export const LOG_COLUMNS = Prisma.sql`${ENTRY_COLUMNS},
   log_chain.seq::float8 AS seq, log_chain.hash, log_chain.prev_hash AS "prevHash",
-  log_chain.canonical_version::int AS "canonicalVersion"`;
+  log_chain.canonical_version AS "canonicalVersion"`;
 
 /** ENTRY_COLUMNS of an entry not sealed yet. */
 export const UNSEALED_COLUMNS = Prisma.sql`${ENTRY_COLUMNS},

@@ -130,7 +130,7 @@ export class ChainRepository {
        chain AS (
          INSERT INTO log_chain (seq, entry_id, hash, prev_hash, sealed_at, canonical_version)
          SELECT t.seq, t.entry_id, t.hash, t.prev_hash, $6, t.canonical_version
-         FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $14::smallint[])
+         FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $14::int[])
            AS t(seq, entry_id, hash, prev_hash, canonical_version)
          WHERE (SELECT ok FROM fresh)),
        dequeued AS (
