@@ -1,10 +1,5 @@
 import { checkpointMessage, entryHash, GENESIS_HASH } from './canonical.js';
-import {
-  entryProblem,
-  metadataOmitted,
-  missingMetadata,
-  truncatedAfter,
-} from './entry-checks.js';
+import { entryProblem, metadataOmitted, missingMetadata, truncatedAfter } from './entry-checks.js';
 import type { ChainEntry, Checkpoint, VerifyInput, VerifyResult } from './types.js';
 
 const encoder = new TextEncoder();

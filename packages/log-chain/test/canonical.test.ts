@@ -8,6 +8,8 @@ import {
   fieldDigest,
   GENESIS_HASH,
   jcs,
+  metadataKeys,
+  presentFields,
   REDACTED,
   verifyChain,
 } from '../src/index.js';
@@ -152,6 +154,26 @@ describe('canonical form v2', () => {
         ),
       ),
     );
+  });
+
+  it('lists the same fields by its fast path as by walking the entry, whatever it holds', () => {
+    const variants: Record<string, unknown>[] = [
+      {},
+      { context: {} },
+      { context: { location: { region: 'BE' } }, traceId: 't' },
+      { actor: { type: 'anonymous' }, target: undefined, ingestedBy: undefined },
+      { approvedBy: 'ceo' },
+      { actor: { type: 'user', id: { nested: 1 } } },
+      { context: 'flat' },
+      { context: { location: { coordinates: { lat: 1, lng: 2, alt: 3 } } } },
+    ];
+    for (const variant of variants) {
+      const [sealed] = seal([entry(9)]);
+      const e = { ...(sealed as ChainEntry), ...variant } as ChainEntry;
+      expect(canonicalForm(e), JSON.stringify(variant)).toBe(
+        jcs(v2Object(e, presentFields(e), metadataKeys(e))),
+      );
+    }
   });
 
   it('changes with a field added, null or not, known or not, and with a metadata key', () => {
