@@ -399,6 +399,94 @@ describe('secadmin (the built CLI) against a real server', () => {
     expect(otherServer.code).toBe(3);
   });
 
+  it('logs verify --export: an added "[redacted]" key, an unknown field, removed metadata fail; a cut-off head is reported (L2, L3)', async () => {
+    // 1,000 entries make the sealer sign a checkpoint at once (not after 60 s).
+    for (const part of ['a', 'b']) {
+      const res = await fetch(`${serverUrl()}/v1/logs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          entries: Array.from({ length: 600 }, (_, i) => ({
+            event: 'cli.shape',
+            actor: { type: 'user', email: `s${part}${i}@example.com` },
+            result: 'success',
+            metadata: { i, part },
+          })),
+        }),
+      });
+      expect(res.status).toBe(201);
+    }
+    const material = join(scratch, 'shape-material.json');
+    let checkpoints: { seq: number }[] = [];
+    const deadline = Date.now() + 20_000;
+    while (!checkpoints.some((c) => c.seq >= 1000) && Date.now() < deadline) {
+      expect((await cli('logs', 'checkpoints', '-o', material)).code).toBe(0);
+      ({ checkpoints } = JSON.parse(await readFile(material, 'utf8')));
+      if (!checkpoints.some((c) => c.seq >= 1000)) await new Promise((r) => setTimeout(r, 100));
+    }
+    const newest = Math.max(...checkpoints.map((c) => c.seq));
+    const pin = (JSON.parse(await readFile(material, 'utf8')) as { publicKeyPem: string })
+      .publicKeyPem;
+    expect(newest).toBeGreaterThanOrEqual(1000);
+    const exported = join(scratch, 'shape-export.json');
+    expect((await exportEverything(exported)).code).toBe(0);
+    type Entry = { seq: number | null; metadata?: Record<string, unknown> };
+    const sealed = (JSON.parse(await readFile(exported, 'utf8')) as Entry[])
+      .filter((entry) => entry.seq !== null && entry.seq <= newest)
+      .sort((a, b) => (a.seq as number) - (b.seq as number));
+    const offline = async (entries: Entry[], ...flags: string[]) => {
+      const file = join(scratch, 'shape-changed.json');
+      await writeFile(file, JSON.stringify(entries));
+      return runCli('', [
+        'logs',
+        'verify',
+        '--export',
+        file,
+        '--material',
+        material,
+        '--public-key',
+        pin,
+        ...flags,
+      ]);
+    };
+    const intact = await offline(sealed, '--strict');
+    expect(intact.code, intact.stdout).toBe(0);
+
+    const victim = sealed.findIndex((entry) => Object.keys(entry.metadata ?? {}).length > 0);
+    const seq = sealed[victim]?.seq;
+    for (const [change, reason] of [
+      [
+        (e: Entry) => Object.assign(e.metadata ?? {}, { approvedBy: '[redacted]' }),
+        'metadata.approvedBy is not committed by a digest',
+      ],
+      [
+        (e: Entry) => Object.assign(e, { approvedBy: 'ceo' }),
+        'approvedBy is not a field of an entry',
+      ],
+      [(e: Entry) => delete e.metadata, `seq ${seq} shows no metadata, other entries do`],
+    ] as const) {
+      const changed = structuredClone(sealed);
+      change(changed[victim] as Entry);
+      const run = await offline(changed, '--json');
+      expect(run.code, reason).toBe(3);
+      expect(JSON.parse(run.stdout)).toMatchObject({ valid: false, firstInvalidSeq: seq, reason });
+    }
+    const stripped = structuredClone(sealed);
+    for (const entry of stripped) delete entry.metadata;
+    expect((await offline(stripped)).stdout).toContain('warning: no entry shows metadata');
+    expect((await offline(stripped, '--strict')).code).toBe(3);
+
+    // The newest entry cut off: only the checkpoint at its seq shows it existed.
+    const cut = sealed.slice(0, -1);
+    const warned = await offline(cut);
+    expect(warned.code).toBe(0);
+    expect(warned.stdout).toContain(
+      'warning: a checkpoint shows 1 more entries after the last one given',
+    );
+    expect(JSON.parse((await offline(cut, '--json')).stdout).truncatedEntries).toBe(1);
+    expect((await offline(cut, '--strict')).code).toBe(3);
+  });
+
   it('users and keys: create, list, get, delete / revoke, as JSON', async () => {
     const created = await cli(
       'users',

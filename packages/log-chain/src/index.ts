@@ -1,12 +1,26 @@
 export {
+  CANONICAL_VERSION,
+  CANONICAL_VERSIONS,
   canonicalForm,
+  canonicalFormV1,
+  canonicalFormV2,
   checkpointMessage,
   entryHash,
   fieldDigest,
   GENESIS_HASH,
+  metadataKeys,
+  presentFields,
   REDACTED,
   redactableFields,
 } from './canonical.js';
+export {
+  digestProblem,
+  entryProblem,
+  fieldProblem,
+  metadataOmitted,
+  missingMetadata,
+  truncatedAfter,
+} from './entry-checks.js';
 export { jcs } from './jcs.js';
 export {
   importPublicKey,
@@ -26,7 +40,6 @@ export type {
 } from './types.js';
 export {
   ChainVerifier,
-  digestProblem,
   type VerifierOptions,
   verifyChain,
   verifyCheckpointSignature,

@@ -35,6 +35,12 @@ export interface ChainEntry {
   digests: Record<string, string>;
   /** Path → salt of each redactable field still present (redaction removes the salt). */
   salts: Record<string, string>;
+  /**
+   * The version of the canonical form the entry's hash is computed over: 2 for entries
+   * sealed now, 1 for older ones (absent, as in exports made before v2: 1); `null` until
+   * the entry is sealed.
+   */
+  canonicalVersion?: number | null;
 }
 
 /** A signed checkpoint as `GET /v1/logs/checkpoints` lists it. */
@@ -106,4 +112,18 @@ export interface VerifyResult {
    * appended or rewritten them.
    */
   uncoveredEntries?: number;
+  /**
+   * `verifyChain` only: how many entries the checkpoints prove to exist after the last
+   * sealed entry given (the newest checkpoint's seq minus that entry's seq): the run stops
+   * before the chain's head as the checkpoints know it. A whole-log export cut off at the
+   * head has some; so has an export of an earlier time range.
+   */
+  truncatedEntries?: number;
+  /**
+   * `verifyChain` only, and only when true: no sealed entry given shows `metadata` (an export
+   * made with `includeMetadata: false`), so the metadata digests were taken as they are —
+   * the export cannot show whether metadata was stripped from it. (When some entries show
+   * metadata, every one must.)
+   */
+  metadataOmitted?: true;
 }

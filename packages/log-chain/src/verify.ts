@@ -1,10 +1,5 @@
-import {
-  checkpointMessage,
-  entryHash,
-  fieldDigest,
-  GENESIS_HASH,
-  redactableFields,
-} from './canonical.js';
+import { checkpointMessage, entryHash, GENESIS_HASH } from './canonical.js';
+import { entryProblem, metadataOmitted, missingMetadata, truncatedAfter } from './entry-checks.js';
 import { KeySchedule, verifySignature } from './keys.js';
 import type { ChainEntry, Checkpoint, VerifyInput, VerifyResult } from './types.js';
 
@@ -18,30 +13,6 @@ export function verifyCheckpointSignature(
     checkpoint.signature,
     checkpointMessage(checkpoint.seq, checkpoint.hash),
   );
-}
-
-/** Why an entry's redactable fields do not match its digests, or undefined if they do. */
-export function digestProblem(entry: ChainEntry): string | undefined {
-  const digests = entry.digests ?? {};
-  const salts = entry.salts ?? {};
-  const fields = redactableFields(entry, salts);
-  for (const path of fields.keys()) {
-    if (digests[path] === undefined) return `${path} is not committed by a digest`;
-  }
-  // An export made without metadata shows none: its digests are then taken as they are.
-  const metadataShown = entry.metadata !== undefined;
-  for (const [path, digest] of Object.entries(digests)) {
-    if (!metadataShown && path.startsWith('metadata.')) continue;
-    const salt = salts[path];
-    if (salt === undefined) {
-      if (fields.has(path)) return `${path} has a value but no salt`;
-    } else if (!fields.has(path)) {
-      return `${path} has a salt but no value`;
-    } else if (fieldDigest(salt, fields.get(path)) !== digest) {
-      return `${path} does not match its digest`;
-    }
-  }
-  return undefined;
 }
 
 export type VerifierOptions = Omit<VerifyInput, 'entries'>;
@@ -156,7 +127,7 @@ export class ChainVerifier {
 
   private async check(entry: ChainEntry): Promise<void> {
     const seq = entry.seq as number;
-    const problem = digestProblem(entry);
+    const problem = entryProblem(entry);
     if (!(await this.follows(seq, entry.prevHash))) return;
     if (problem) {
       this.fail(seq, problem);
@@ -299,8 +270,18 @@ export async function verifyChain(input: VerifyInput): Promise<VerifyResult> {
   } catch (error) {
     return malformed((error as Error).message);
   }
-  await verifier.add(sealed);
-  const result = await verifier.finish();
+  const bare = missingMetadata(sealed);
+  await verifier.add(
+    bare ? sealed.filter((entry) => (entry.seq as number) < (bare.seq as number)) : sealed,
+  );
+  let result = await verifier.finish();
+  if (bare && result.valid)
+    result = {
+      ...result,
+      valid: false,
+      firstInvalidSeq: bare.seq as number,
+      reason: `seq ${bare.seq} shows no metadata, other entries do`,
+    };
   const covered = result.lastCheckpointSeq ?? 0;
   return {
     ...result,
@@ -309,5 +290,9 @@ export async function verifyChain(input: VerifyInput): Promise<VerifyResult> {
     uncoveredEntries: result.valid
       ? sealed.filter((entry) => (entry.seq as number) > covered).length
       : 0,
+    truncatedEntries: result.valid
+      ? truncatedAfter(sealed.at(-1)?.seq ?? undefined, options.checkpoints)
+      : 0,
+    ...(result.valid && metadataOmitted(sealed) ? { metadataOmitted: true as const } : {}),
   };
 }

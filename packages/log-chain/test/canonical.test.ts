@@ -3,28 +3,37 @@ import { describe, expect, it } from 'vitest';
 import {
   type ChainEntry,
   canonicalForm,
+  canonicalFormV1,
   checkpointMessage,
   fieldDigest,
   GENESIS_HASH,
   jcs,
+  metadataKeys,
+  presentFields,
+  REDACTED,
   verifyChain,
 } from '../src/index.js';
 import { checkpoint, entry, publicKeyPem, seal } from './fixture.js';
 
 describe('canonical form v1', () => {
   it('has every key, absent values as null, redactable values only as digests', () => {
-    const [sealed] = seal([
-      entry(1, {
-        actor: { type: 'user', id: 'user_1', email: 'ada@example.com' },
-        target: { type: 'document', id: 'doc_7' },
-        context: {
-          ip: '203.0.113.9',
-          location: { city: 'Zürich', coordinates: { lat: 47.37, lng: 8.54 } },
-        },
-        metadata: { reason: 'ok' },
-        traceId: undefined,
-      }),
-    ]);
+    const [sealed] = seal(
+      [
+        entry(1, {
+          actor: { type: 'user', id: 'user_1', email: 'ada@example.com' },
+          target: { type: 'document', id: 'doc_7' },
+          context: {
+            ip: '203.0.113.9',
+            location: { city: 'Zürich', coordinates: { lat: 47.37, lng: 8.54 } },
+          },
+          metadata: { reason: 'ok' },
+          traceId: undefined,
+        }),
+      ],
+      1,
+      GENESIS_HASH,
+      1,
+    );
     const form = canonicalForm(sealed as NonNullable<typeof sealed>);
     expect(form).toBe(
       '{"actor":{"id":"user_1","type":"user"},"context":{"ip":"203.0.113.9","location":' +
@@ -53,7 +62,7 @@ describe('canonical form v1', () => {
       { target: { type: 'doc' }, context: { location: { coordinates: { lat: -0.5, lng: 1e-7 } } } },
     ];
     for (const variant of variants) {
-      const [sealed] = seal([entry(7, variant)]);
+      const [sealed] = seal([entry(7, variant)], 7, GENESIS_HASH, 1);
       const e = sealed as ChainEntry;
       const location = e.context?.location;
       expect(canonicalForm(e)).toBe(
@@ -100,6 +109,98 @@ describe('canonical form v1', () => {
       `secadmin-checkpoint:v1:1000:${'ab'.repeat(32)}`,
     );
     expect(checkpoint(1, '0'.repeat(64)).signature).toMatch(/^[A-Za-z0-9+/]{86}==$/);
+  });
+});
+
+describe('canonical form v2', () => {
+  const v2Object = (e: ChainEntry, fields: string[], metadataKeys: string[]) => ({
+    ...JSON.parse(canonicalFormV1(e)),
+    v: 2,
+    fields,
+    metadataKeys,
+  });
+
+  it('is the JCS of the v1 object with v 2, the fields present and the metadata keys', () => {
+    const [sealed] = seal([
+      entry(3, {
+        actor: { type: 'user', id: 'user_1', email: 'ada@example.com' },
+        target: { type: 'document', id: 'doc_7' },
+        context: { ip: '203.0.113.9', location: { coordinates: { lat: 47.37, lng: 8.54 } } },
+        metadata: { z: 1, a: { nested: true }, é: null },
+      }),
+    ]);
+    const e = sealed as ChainEntry;
+    expect(e.canonicalVersion).toBe(2);
+    expect(canonicalForm(e)).toBe(
+      jcs(
+        v2Object(
+          e,
+          [
+            'actor.id',
+            'actor.type',
+            'context.ip',
+            'context.location.coordinates.lat',
+            'context.location.coordinates.lng',
+            'event',
+            'id',
+            'ingestedBy',
+            'origin',
+            'receivedAt',
+            'result',
+            'target.type',
+            'timestamp',
+          ],
+          ['a', 'z', 'é'],
+        ),
+      ),
+    );
+  });
+
+  it('lists the same fields by its fast path as by walking the entry, whatever it holds', () => {
+    const variants: Record<string, unknown>[] = [
+      {},
+      { context: {} },
+      { context: { location: { region: 'BE' } }, traceId: 't' },
+      { actor: { type: 'anonymous' }, target: undefined, ingestedBy: undefined },
+      { approvedBy: 'ceo' },
+      { actor: { type: 'user', id: { nested: 1 } } },
+      { context: 'flat' },
+      { context: { location: { coordinates: { lat: 1, lng: 2, alt: 3 } } } },
+    ];
+    for (const variant of variants) {
+      const [sealed] = seal([entry(9)]);
+      const e = { ...(sealed as ChainEntry), ...variant } as ChainEntry;
+      expect(canonicalForm(e), JSON.stringify(variant)).toBe(
+        jcs(v2Object(e, presentFields(e), metadataKeys(e))),
+      );
+    }
+  });
+
+  it('changes with a field added, null or not, known or not, and with a metadata key', () => {
+    const [sealed] = seal([entry(4)]);
+    const e = sealed as ChainEntry;
+    const form = canonicalForm(e);
+    for (const change of [
+      (x: ChainEntry) => Object.assign(x, { traceId: null }),
+      (x: ChainEntry) => Object.assign(x, { approvedBy: 'ceo' }),
+      (x: ChainEntry) => Object.assign(x.actor, { role: 'admin' }),
+      (x: ChainEntry) => Object.assign(x.metadata as object, { ghost: REDACTED }),
+      (x: ChainEntry) => delete (x.metadata as Record<string, unknown>).n,
+    ]) {
+      const changed = structuredClone(e);
+      change(changed);
+      expect(canonicalForm(changed)).not.toBe(form);
+      expect(canonicalFormV1(changed)).toBe(canonicalFormV1(e));
+    }
+    // Redaction removes actor.email's and target.id's values: the form stays.
+    const redacted = structuredClone(e);
+    redacted.actor.email = null;
+    delete redacted.target?.id;
+    (redacted.metadata as Record<string, unknown>).n = REDACTED;
+    expect(canonicalForm(redacted)).toBe(form);
+    // An export without metadata: the keys come from the digests.
+    const { metadata: _, ...withoutMetadata } = e;
+    expect(canonicalForm(withoutMetadata as ChainEntry)).toBe(form);
   });
 });
 
@@ -177,6 +278,53 @@ describe('the worked example of the OpenAPI document (tag "Audit logs")', () => 
       pinnedKey: null,
       unsealedEntries: 0,
       uncoveredEntries: 0,
+      truncatedEntries: 0,
     });
+  });
+
+  it('v2: the same entry sealed now has these fields, metadata keys, canonical form, hash and signature', async () => {
+    const v2: ChainEntry = {
+      ...example,
+      canonicalVersion: 2,
+      hash: '7a285f9b996a8a19a22b0f94d20d27cacd59c276d24013a4ddc230730ca797fd',
+    };
+    const canonicalV2 =
+      '{"actor":{"id":"user_01jf3k8m6q2w9x4v7t5r1n0b3c","type":"user"},"context":{"ip":"203.0.113.7",' +
+      '"location":{"city":"Berlin","country":"DE","lat":52.52,"lng":13.405,"region":"Berlin"},' +
+      '"userAgent":"Mozilla/5.0"},"digests":{' +
+      '"actor.email":"b220010dbba9a4bf55f17438a3731ab87d4d1c1d22552dbec124af253497a821",' +
+      '"metadata.mfa":"1fccc158117c46d6686da977729ba345365b5b6e9ec8d3c48fcc775e605c2324",' +
+      '"target.id":"b6ae827b7481b95bc5bf8ec6c171d6fa3e79796d8b6f93b7ee5e875161355181"},' +
+      '"event":"user.login","fields":["actor.id","actor.type","context.ip",' +
+      '"context.location.city","context.location.coordinates.lat",' +
+      '"context.location.coordinates.lng","context.location.country","context.location.region",' +
+      '"context.userAgent","event","id","ingestedBy","origin","receivedAt","result",' +
+      '"target.type","timestamp","traceId"],"id":"log_01jf3k8m6q2w9x4v7t5r1n0b3e",' +
+      '"ingestedBy":"key_01jf3k8m6q2w9x4v7t5r1n0b3g","metadataKeys":["mfa"],"origin":"api",' +
+      '"receivedAt":"2026-11-25T21:00:00.456Z","result":"success","seq":1,' +
+      '"target":{"type":"session"},"timestamp":"2026-11-25T21:00:00.123Z",' +
+      '"traceId":"4bf92f3577b34da6a3ce929d0e0e4736","v":2}';
+    expect(canonicalForm(v2)).toBe(canonicalV2);
+    expect(sha256(`${GENESIS_HASH}\n${canonicalV2}`)).toBe(v2.hash);
+    const signed = checkpoint(1, v2.hash as string);
+    expect(signed.signature).toBe(
+      'JqjfCrLQoMkVH67dYhFzOXu/2JqxwqXXrBQn5jeBBTP/zlLS8c1AE6n9GigxUqUc6HIJauFopmsUrva+HiVzCQ==',
+    );
+    expect(await verifyChain({ entries: [v2], checkpoints: [signed], publicKeyPem })).toEqual({
+      valid: true,
+      checkedEntries: 1,
+      lastCheckpointSeq: 1,
+      unsealedEntries: 0,
+      uncoveredEntries: 0,
+      truncatedEntries: 0,
+    });
+    // Marked v1, the v2 entry no longer matches its hash (and the other way round).
+    expect(
+      await verifyChain({
+        entries: [{ ...v2, canonicalVersion: 1 }],
+        checkpoints: [signed],
+        publicKeyPem,
+      }),
+    ).toMatchObject({ valid: false, reason: 'hash of seq 1 does not match its content' });
   });
 });

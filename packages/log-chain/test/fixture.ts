@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey, type KeyObject, sign } from 'node:crypto';
 import {
+  CANONICAL_VERSION,
   type ChainEntry,
   type Checkpoint,
   checkpointMessage,
@@ -20,7 +21,10 @@ export const publicKeyPem = createPublicKey(privateKey)
   .export({ format: 'pem', type: 'spki' })
   .toString();
 
-type Unsealed = Omit<ChainEntry, 'seq' | 'hash' | 'prevHash' | 'digests' | 'salts'>;
+type Unsealed = Omit<
+  ChainEntry,
+  'seq' | 'hash' | 'prevHash' | 'digests' | 'salts' | 'canonicalVersion'
+>;
 
 export function entry(n: number, extra: Partial<Unsealed> = {}): Unsealed {
   return {
@@ -38,8 +42,16 @@ export function entry(n: number, extra: Partial<Unsealed> = {}): Unsealed {
   };
 }
 
-/** Salts from a counter: deterministic fixtures (the server uses 16 random bytes). */
-export function seal(unsealed: Unsealed[], firstSeq = 1, prevHash = GENESIS_HASH): ChainEntry[] {
+/**
+ * Salts from a counter: deterministic fixtures (the server uses 16 random bytes). Sealed
+ * under the canonical form new entries get, unless `version` says otherwise.
+ */
+export function seal(
+  unsealed: Unsealed[],
+  firstSeq = 1,
+  prevHash = GENESIS_HASH,
+  version = CANONICAL_VERSION,
+): ChainEntry[] {
   let prev = prevHash;
   return unsealed.map((item, i) => {
     const salts: Record<string, string> = {};
@@ -56,6 +68,7 @@ export function seal(unsealed: Unsealed[], firstSeq = 1, prevHash = GENESIS_HASH
       hash: null,
       digests,
       salts,
+      ...(version === 1 ? {} : { canonicalVersion: version }),
     };
     sealed.hash = entryHash(prev, sealed);
     prev = sealed.hash;

@@ -47,6 +47,7 @@ describe('verifyChain', () => {
       pinnedKey: null,
       unsealedEntries: 1,
       uncoveredEntries: 2,
+      truncatedEntries: 0,
     });
   });
 
@@ -154,6 +155,7 @@ describe('verifyChain', () => {
       pinnedKey: null,
       unsealedEntries: 0,
       uncoveredEntries: 2,
+      truncatedEntries: 0,
     });
     const tail = entries.slice(4);
     (tail[0] as ChainEntry).prevHash = 'f'.repeat(64);
@@ -219,6 +221,7 @@ describe('verifyChain', () => {
       pinnedKey: null,
       unsealedEntries: 0,
       uncoveredEntries: 0,
+      truncatedEntries: 0,
     });
   });
 
@@ -249,5 +252,115 @@ describe('verifyChain', () => {
       valid: false,
       reason: /not an Ed25519 public key/,
     });
+  });
+});
+
+describe('verifyChain and the shape of entries (L2, L3)', () => {
+  /** A chain sealed under v1 up to seq 5 and under v2 after it, as a server upgraded then. */
+  function mixed(n: number): { entries: ChainEntry[]; checkpoints: Checkpoint[] } {
+    const v1 = seal(
+      Array.from({ length: 5 }, (_, i) => entry(i + 1)),
+      1,
+      undefined,
+      1,
+    );
+    const v2 = seal(
+      Array.from({ length: n - 5 }, (_, i) => entry(i + 6)),
+      6,
+      v1[4]?.hash as string,
+      2,
+    );
+    const entries = [...v1, ...v2];
+    const at = (seq: number) => checkpoint(seq, entries[seq - 1]?.hash as string);
+    return { entries, checkpoints: [at(4), at(8)] };
+  }
+
+  it('verifies a chain sealed as v1 and continued as v2', async () => {
+    const { entries, checkpoints } = mixed(10);
+    expect(entries.map((e) => e.canonicalVersion ?? 1)).toEqual([1, 1, 1, 1, 1, 2, 2, 2, 2, 2]);
+    expect(await verify(entries, checkpoints)).toMatchObject({
+      valid: true,
+      checkedEntries: 10,
+      lastCheckpointSeq: 8,
+    });
+  });
+
+  const at = (seq: number) => (e: ChainEntry[]) => e[seq - 1] as ChainEntry;
+  const cases: [string, (e: ChainEntry) => void, string][] = [
+    [
+      'a metadata key added as "[redacted]"',
+      (e) => Object.assign(e.metadata as object, { approvedBy: REDACTED }),
+      'metadata.approvedBy is not committed by a digest',
+    ],
+    [
+      'an unknown top-level field',
+      (e) => Object.assign(e, { approvedBy: 'ceo' }),
+      'approvedBy is not a field of an entry',
+    ],
+    [
+      'an unknown nested field',
+      (e) => Object.assign(e.actor, { role: 'admin' }),
+      'actor.role is not a field of an entry',
+    ],
+    ['a known field added as null', (e) => Object.assign(e, { traceId: null }), 'traceId is null'],
+    [
+      'a salt without a digest',
+      (e) => Object.assign(e.salts, { 'metadata.ghost': '0'.repeat(32) }),
+      'metadata.ghost has a salt but no digest',
+    ],
+    [
+      'metadata emptied and its salts removed',
+      (e) => {
+        e.metadata = {};
+        for (const path of Object.keys(e.salts))
+          if (path.startsWith('metadata.')) delete e.salts[path];
+      },
+      'metadata.n has a digest but no field',
+    ],
+    [
+      'the metadata object removed from one entry',
+      (e) => delete e.metadata,
+      'seq 6 shows no metadata, other entries do',
+    ],
+    [
+      'an unknown canonical form version',
+      (e) => Object.assign(e, { canonicalVersion: 3 }),
+      'canonicalVersion 3 is not a version this verifier knows',
+    ],
+  ];
+  for (const [what, change, reason] of cases)
+    it(`finds ${what}, in a v1 entry and in a v2 entry`, async () => {
+      for (const seq of [3, 6]) {
+        const { entries, checkpoints } = mixed(10);
+        change(at(seq)(entries));
+        expect(await verify(entries, checkpoints), `seq ${seq}`).toMatchObject({
+          valid: false,
+          firstInvalidSeq: seq,
+          reason: reason.replace('seq 6', `seq ${seq}`),
+        });
+      }
+    });
+
+  it('still takes an export made without metadata, for every entry', async () => {
+    const { entries, checkpoints } = mixed(10);
+    for (const e of entries) delete e.metadata;
+    expect(await verify(entries, checkpoints)).toMatchObject({
+      valid: true,
+      checkedEntries: 10,
+      metadataOmitted: true,
+    });
+  });
+
+  it('counts the entries a checkpoint proves exist after the last one given (a cut-off head)', async () => {
+    const { entries, checkpoints } = mixed(10);
+    expect(await verify(entries.slice(0, 6), checkpoints)).toEqual({
+      valid: true,
+      checkedEntries: 6,
+      lastCheckpointSeq: 4,
+      unsealedEntries: 0,
+      uncoveredEntries: 2,
+      truncatedEntries: 2,
+    });
+    expect((await verify(entries, checkpoints)).truncatedEntries).toBe(0);
   });
 });

@@ -253,8 +253,24 @@ export interface Resources {
    * RFC 8785 JSON canonicalization (for a metadata key, of its whole value). Redaction
    * replaces the value (`actor.email` → `null`, `target.id` → absent, a metadata value →
    * `"[redacted]"`) and deletes its salt, but keeps the digest: the chain still verifies,
-   * and the removed value cannot be confirmed by guessing it. A value present with a salt
-   * must match its digest; a value present without a salt, or without a digest, fails.
+   * and the removed value cannot be confirmed by guessing it. Fields and digests match one
+   * for one: a field with a salt must match its digest; a digest without a salt stands for
+   * a redacted field (`actor.email` `null`, `target.id` absent, the metadata key present
+   * with `"[redacted]"`); a field without a digest (a metadata key added, even as
+   * `"[redacted]"`), a digest whose field is gone (a metadata key removed), a salt without
+   * a digest, or a field with a digest but no salt, fails. An entry with no `metadata` at
+   * all is one of an export made with `includeMetadata: false`: its `metadata.*` digests
+   * are taken as they are — and then no entry of that export may show metadata (an entry
+   * without it among entries with it fails).
+   *
+   * **Fields of an entry.** A full entry has these fields and no other: `id`, `timestamp`,
+   * `event`, `actor` (`type`, `id`, `email`), `target` (`type`, `id`), `context` (`ip`,
+   * `userAgent`, `location` (`city`, `country`, `region`, `coordinates` (`lat`, `lng`))),
+   * `result`, `traceId`, `origin`, `ingestedBy`, `receivedAt`, `metadata` (free-form),
+   * `seq`, `hash`, `prevHash`, `digests`, `salts`, `canonicalVersion`. A field absent has no
+   * key (no `null`, except a redacted `actor.email`), and `target`, `context`, `location`
+   * and `coordinates` are never empty objects. A verifier fails a sealed entry with any
+   * other field, a `null` elsewhere, or an empty object — whatever its version.
    *
    * **Canonical form v1** = JCS (RFC 8785: keys sorted by UTF-16 code units, no
    * whitespace, ECMAScript number form, strings as JSON) of this object, every key always
@@ -270,7 +286,29 @@ export interface Resources {
    *
    * with the values as the full entry shows them (`timestamp` and `receivedAt` in UTC with
    * milliseconds; `lat`/`lng` from `context.location.coordinates`; `digests` as the
-   * entry's `digests`).
+   * entry's `digests`). Entries sealed before v2 keep it (`canonicalVersion: 1`; an export
+   * made before v2 has no `canonicalVersion`: its entries are v1).
+   *
+   * **Canonical form v2** (`canonicalVersion: 2`, every entry sealed now) = JCS of the v1
+   * object with `"v": 2` and two more keys:
+   *
+   * ```
+   * "fields": the sorted paths of the fields the entry has, outside metadata and the
+   *           chain's own (seq, hash, prevHash, digests, salts, canonicalVersion) and
+   *           except actor.email and target.id (committed by their digests; redaction
+   *           removes them): each path to a value that is not an object, dotted,
+   *           e.g. "context.location.coordinates.lat"
+   * "metadataKeys": the sorted top-level keys of metadata (redacted ones included);
+   *           for an entry shown without metadata, the keys its "metadata.<key>"
+   *           digests name (a sealer makes one digest per key, so the two agree)
+   * ```
+   *
+   * Both are sorted by UTF-16 code units, like JCS keys. So the hash itself commits to the
+   * set of fields present and to the set of metadata keys: a field added, known or not, even
+   * as `null`, or a metadata key added or removed, changes the canonical form. The version is
+   * inside the canonical form (`"v"`): relabelling an entry's `canonicalVersion` breaks its
+   * hash. One chain holds both versions (v1 up to the seq where the server was upgraded,
+   * v2 after it); each entry is checked under its own.
    *
    * **Entry hash.** `hash = lowercase hex SHA-256 of UTF-8(prevHash + "\n" + canonical form)`,
    * where `prevHash` is the hash of the entry at `seq - 1`, and 64 `0` characters for
@@ -280,7 +318,7 @@ export interface Resources {
    * the UTF-8 bytes of `secadmin-checkpoint:v1:<seq in decimal>:<hash in lowercase hex>`,
    * verified with the SPKI PEM of `GET /v1/logs/public-key`.
    *
-   * **Worked example** (the entry of `GET /v1/logs/{id}`'s example, sealed as seq 1).
+   * **Worked example, v1** (the entry of the `LogEntry` example, sealed as seq 1 under v1).
    * Digest of `actor.email` with salt `6f1c2a9d4e8b7035a1c4e2f9b8d3a7c1`: SHA-256 of
    * `6f1c2a9d4e8b7035a1c4e2f9b8d3a7c1:"ada@example.com"` =
    * `b220010dbba9a4bf55f17438a3731ab87d4d1c1d22552dbec124af253497a821`. Canonical form:
@@ -294,6 +332,33 @@ export interface Resources {
    * `secadmin-checkpoint:v1:1:40d0584de5ebf32bc1bed4cfd165e3d0173f5dd4e0ffd9344b75f80a971303ce`;
    * with the public key of `GET /v1/logs/public-key`'s example its signature is
    * `7QWFmyzKtPJ5xDn0613j/wyMS+jZ7UVCSzc+US0Bl/K4+vRk7oDGz3f1+rfWwASv9gQV/sxKIV1bCnhvubniCQ==`.
+   *
+   * **Worked example, v2** (the same entry sealed now, `canonicalVersion: 2`, as the
+   * `LogEntry` example shows it; same digests). Canonical form:
+   *
+   * ```
+   * {"actor":{"id":"user_01jf3k8m6q2w9x4v7t5r1n0b3c","type":"user"},"context":{"ip":"203.0.113.7","location":{"city":"Berlin","country":"DE","lat":52.52,"lng":13.405,"region":"Berlin"},"userAgent":"Mozilla/5.0"},"digests":{"actor.email":"b220010dbba9a4bf55f17438a3731ab87d4d1c1d22552dbec124af253497a821","metadata.mfa":"1fccc158117c46d6686da977729ba345365b5b6e9ec8d3c48fcc775e605c2324","target.id":"b6ae827b7481b95bc5bf8ec6c171d6fa3e79796d8b6f93b7ee5e875161355181"},"event":"user.login","fields":["actor.id","actor.type","context.ip","context.location.city","context.location.coordinates.lat","context.location.coordinates.lng","context.location.country","context.location.region","context.userAgent","event","id","ingestedBy","origin","receivedAt","result","target.type","timestamp","traceId"],"id":"log_01jf3k8m6q2w9x4v7t5r1n0b3e","ingestedBy":"key_01jf3k8m6q2w9x4v7t5r1n0b3g","metadataKeys":["mfa"],"origin":"api","receivedAt":"2026-11-25T21:00:00.456Z","result":"success","seq":1,"target":{"type":"session"},"timestamp":"2026-11-25T21:00:00.123Z","traceId":"4bf92f3577b34da6a3ce929d0e0e4736","v":2}
+   * ```
+   *
+   * Hash: `7a285f9b996a8a19a22b0f94d20d27cacd59c276d24013a4ddc230730ca797fd`. Signed message:
+   * `secadmin-checkpoint:v1:1:7a285f9b996a8a19a22b0f94d20d27cacd59c276d24013a4ddc230730ca797fd`;
+   * with the same key its signature is
+   * `JqjfCrLQoMkVH67dYhFzOXu/2JqxwqXXrBQn5jeBBTP/zlLS8c1AE6n9GigxUqUc6HIJauFopmsUrva+HiVzCQ==`.
+   * Both examples are tests of `@secadmin/log-chain`.
+   *
+   * **A head cut off.** `POST /v1/logs/verify` walks to the newest checkpoint when it lies
+   * beyond the chain's last row: a chain whose newest entries were deleted (with their
+   * chain rows) while a checkpoint over them remains is `valid: false`, `firstInvalidSeq`
+   * the first seq after the last row, `reason`
+   * `seq <n> is missing: checkpoint <c> is signed, but the chain ends at seq <n - 1>`.
+   * Offline, an export cannot say whether it was meant to stop where it does (a time range
+   * ends, too), so `verifyChain` reports `truncatedEntries`: the newest checkpoint's seq
+   * minus the last sealed entry's seq — entries the checkpoints prove exist that the export
+   * does not hold. `secadmin logs verify --export` prints a warning for them, and fails
+   * (exit 3) under `--strict`, as it does for unsealed entries, entries after the last
+   * checkpoint, and an export that shows no metadata. Checkpoints fetched after the export
+   * was made show the entries written since as cut off: keep the checkpoint file made with
+   * the export, or export the whole log up to a checkpoint.
    *
    * Entries removed by retention keep their chain rows (marked removed in the statement
    * that removes them): `POST /v1/logs/verify` does not recompute such an entry's hash but
@@ -358,8 +423,10 @@ export interface Resources {
    * after the newest checkpoint (at most 60 s of them) can be rewritten undetected by
    * someone with database access until the next checkpoint covers them. Deleting the
    * newest entries together with their checkpoints is found only by comparing with a
-   * checkpoint copied out earlier. Metadata keys (not values) and the non-redactable
-   * fields are committed in the clear.
+   * checkpoint copied out earlier (the offline verifier's `truncatedEntries`, with such a
+   * copy). Metadata keys (not values) and the non-redactable fields are committed in the
+   * clear. An entry sealed under v1 does not commit by its hash to the fields present; the
+   * checks above (no unknown field, fields and digests one for one) still hold for it.
    */
   logs: {
     /**
@@ -446,18 +513,23 @@ export interface Resources {
      *
      * Walks the chain from `fromSeq` to `toSeq` (default: all of it) in seq order, reading
      * it in batches, and checks for each entry: the seq follows the previous one (a deleted
-     * entry or chain row is a missing seq); each redactable value still present matches its
-     * salted digest, and none lacks one; `prevHash` is the previous entry's hash; `hash`
-     * matches the recomputed SHA-256 of the canonical form. Each checkpoint in the range
-     * must carry a valid Ed25519 signature, by the key whose `fromSeq` covers it (the keys
-     * of `GET /v1/logs/public-key`, trusted through their rotation records from this
-     * instance's key), and the hash recomputed at its seq. A range is walked on past `toSeq`
-     * to the first checkpoint at or after it (so `checkedEntries` may exceed the range), so
-     * that a signature vouches for every entry in it; a range none of whose entries any
-     * checkpoint covers (it lies after the newest checkpoint) is `valid: false` with the
+     * entry or chain row is a missing seq); it has no field a full entry never has (the tag
+     * "Audit logs" lists them); its redactable fields and its digests match one for one (a
+     * value present matches its salted digest; a metadata key without a digest, or a digest
+     * whose key is gone, fails); `prevHash` is the previous entry's hash; `hash` matches the
+     * recomputed SHA-256 of the canonical form of the entry's `canonicalVersion`. Each
+     * checkpoint in the range must carry a valid Ed25519 signature, by the key whose `fromSeq`
+     * covers it (the keys of `GET /v1/logs/public-key`, trusted through their rotation records
+     * from this instance's key), and the hash recomputed at its seq. A range is walked on past
+     * `toSeq` to the first checkpoint at or after it (so `checkedEntries` may exceed the
+     * range), so that a signature vouches for every entry in it; a range none of whose entries
+     * any checkpoint covers (it lies after the newest checkpoint) is `valid: false` with the
      * reason `no checkpoint covers seq …` and no `firstInvalidSeq`, never a bare
-     * `valid: true`; `uncoveredEntries` counts the entries after the newest checkpoint. The first
-     * failure stops the walk: `firstInvalidSeq` names it and `reason` says what failed.
+     * `valid: true`; `uncoveredEntries` counts the entries after the newest checkpoint. The
+     * first failure stops the walk: `firstInvalidSeq` names it and `reason` says what failed.
+     * A chain whose newest rows were deleted ends below a checkpoint signed over them: the
+     * first seq after the chain's last row is named, with the reason
+     * `seq <n> is missing: checkpoint <c> is signed, but the chain ends at seq <n - 1>`.
      * An entry removed by retention (its chain row marked removed) is linked by its stored
      * hash instead of being recomputed; after the walk, the count of chain rows marked removed
      * must equal the sum of `metadata.removedEntries` of the `logs.retention.applied` entries

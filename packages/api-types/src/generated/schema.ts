@@ -422,18 +422,23 @@ export interface paths {
          * Verify the hash chain
          * @description Walks the chain from `fromSeq` to `toSeq` (default: all of it) in seq order, reading
          *     it in batches, and checks for each entry: the seq follows the previous one (a deleted
-         *     entry or chain row is a missing seq); each redactable value still present matches its
-         *     salted digest, and none lacks one; `prevHash` is the previous entry's hash; `hash`
-         *     matches the recomputed SHA-256 of the canonical form. Each checkpoint in the range
-         *     must carry a valid Ed25519 signature, by the key whose `fromSeq` covers it (the keys
-         *     of `GET /v1/logs/public-key`, trusted through their rotation records from this
-         *     instance's key), and the hash recomputed at its seq. A range is walked on past `toSeq`
-         *     to the first checkpoint at or after it (so `checkedEntries` may exceed the range), so
-         *     that a signature vouches for every entry in it; a range none of whose entries any
-         *     checkpoint covers (it lies after the newest checkpoint) is `valid: false` with the
+         *     entry or chain row is a missing seq); it has no field a full entry never has (the tag
+         *     "Audit logs" lists them); its redactable fields and its digests match one for one (a
+         *     value present matches its salted digest; a metadata key without a digest, or a digest
+         *     whose key is gone, fails); `prevHash` is the previous entry's hash; `hash` matches the
+         *     recomputed SHA-256 of the canonical form of the entry's `canonicalVersion`. Each
+         *     checkpoint in the range must carry a valid Ed25519 signature, by the key whose `fromSeq`
+         *     covers it (the keys of `GET /v1/logs/public-key`, trusted through their rotation records
+         *     from this instance's key), and the hash recomputed at its seq. A range is walked on past
+         *     `toSeq` to the first checkpoint at or after it (so `checkedEntries` may exceed the
+         *     range), so that a signature vouches for every entry in it; a range none of whose entries
+         *     any checkpoint covers (it lies after the newest checkpoint) is `valid: false` with the
          *     reason `no checkpoint covers seq …` and no `firstInvalidSeq`, never a bare
-         *     `valid: true`; `uncoveredEntries` counts the entries after the newest checkpoint. The first
-         *     failure stops the walk: `firstInvalidSeq` names it and `reason` says what failed.
+         *     `valid: true`; `uncoveredEntries` counts the entries after the newest checkpoint. The
+         *     first failure stops the walk: `firstInvalidSeq` names it and `reason` says what failed.
+         *     A chain whose newest rows were deleted ends below a checkpoint signed over them: the
+         *     first seq after the chain's last row is named, with the reason
+         *     `seq <n> is missing: checkpoint <c> is signed, but the chain ends at seq <n - 1>`.
          *     An entry removed by retention (its chain row marked removed) is linked by its stored
          *     hash instead of being recomputed; after the walk, the count of chain rows marked removed
          *     must equal the sum of `metadata.removedEntries` of the `logs.retention.applied` entries
@@ -1654,8 +1659,8 @@ export interface components {
          * @description A signed head of the hash chain: the Ed25519 signature (key: `GET /v1/logs/public-key`) over the UTF-8 bytes of `secadmin-checkpoint:v1:<seq in decimal>:<hash in lowercase hex>`. Made every 1,000 entries or 60 s after the oldest entry not yet covered, whichever comes first.
          * @example {
          *       "seq": 1,
-         *       "hash": "40d0584de5ebf32bc1bed4cfd165e3d0173f5dd4e0ffd9344b75f80a971303ce",
-         *       "signature": "7QWFmyzKtPJ5xDn0613j/wyMS+jZ7UVCSzc+US0Bl/K4+vRk7oDGz3f1+rfWwASv9gQV/sxKIV1bCnhvubniCQ==",
+         *       "hash": "7a285f9b996a8a19a22b0f94d20d27cacd59c276d24013a4ddc230730ca797fd",
+         *       "signature": "JqjfCrLQoMkVH67dYhFzOXu/2JqxwqXXrBQn5jeBBTP/zlLS8c1AE6n9GigxUqUc6HIJauFopmsUrva+HiVzCQ==",
          *       "createdAt": "2026-11-25T21:00:01.002Z"
          *     }
          */
@@ -1823,7 +1828,7 @@ export interface components {
          *         "mfa": "totp"
          *       },
          *       "seq": 1,
-         *       "hash": "40d0584de5ebf32bc1bed4cfd165e3d0173f5dd4e0ffd9344b75f80a971303ce",
+         *       "hash": "7a285f9b996a8a19a22b0f94d20d27cacd59c276d24013a4ddc230730ca797fd",
          *       "prevHash": "0000000000000000000000000000000000000000000000000000000000000000",
          *       "digests": {
          *         "actor.email": "b220010dbba9a4bf55f17438a3731ab87d4d1c1d22552dbec124af253497a821",
@@ -1834,7 +1839,8 @@ export interface components {
          *         "actor.email": "6f1c2a9d4e8b7035a1c4e2f9b8d3a7c1",
          *         "target.id": "0b9e4d2c7a1f8e3560d2c9b4a7e1f3d8",
          *         "metadata.mfa": "c3a8e1f4b7d2096e5a1c8f3b6e9d4a27"
-         *       }
+         *       },
+         *       "canonicalVersion": 2
          *     }
          */
         LogEntry: {
@@ -1870,6 +1876,11 @@ export interface components {
             salts: {
                 [key: string]: string;
             };
+            /**
+             * Format: int32
+             * @description The version of the canonical form `hash` is computed over: 2 for entries sealed now, 1 for entries sealed before canonical form v2 (the tag "Audit logs" defines both); null until sealed. An entry without this field (an export made before v2) is v1.
+             */
+            canonicalVersion: number | null;
         };
         /**
          * @description Rate plan: `free` 100/min, `pro` 1000/min, `enterprise` the key's `rateLimitPerMinute`.
@@ -3782,8 +3793,8 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "seq": 1,
-                     *           "hash": "40d0584de5ebf32bc1bed4cfd165e3d0173f5dd4e0ffd9344b75f80a971303ce",
-                     *           "signature": "7QWFmyzKtPJ5xDn0613j/wyMS+jZ7UVCSzc+US0Bl/K4+vRk7oDGz3f1+rfWwASv9gQV/sxKIV1bCnhvubniCQ==",
+                     *           "hash": "7a285f9b996a8a19a22b0f94d20d27cacd59c276d24013a4ddc230730ca797fd",
+                     *           "signature": "JqjfCrLQoMkVH67dYhFzOXu/2JqxwqXXrBQn5jeBBTP/zlLS8c1AE6n9GigxUqUc6HIJauFopmsUrva+HiVzCQ==",
                      *           "createdAt": "2026-11-25T21:00:01.002Z"
                      *         }
                      *       ],
@@ -3944,7 +3955,8 @@ export interface operations {
                      *         },
                      *         "salts": {
                      *           "metadata.reason": "8e2b5f9c1a7d3e6b0c4f8a2d5e9b1c7f"
-                     *         }
+                     *         },
+                     *         "canonicalVersion": 2
                      *       },
                      *       "meta": {
                      *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
@@ -4214,7 +4226,7 @@ export interface operations {
                      *           "mfa": "totp"
                      *         },
                      *         "seq": 1,
-                     *         "hash": "40d0584de5ebf32bc1bed4cfd165e3d0173f5dd4e0ffd9344b75f80a971303ce",
+                     *         "hash": "7a285f9b996a8a19a22b0f94d20d27cacd59c276d24013a4ddc230730ca797fd",
                      *         "prevHash": "0000000000000000000000000000000000000000000000000000000000000000",
                      *         "digests": {
                      *           "actor.email": "b220010dbba9a4bf55f17438a3731ab87d4d1c1d22552dbec124af253497a821",
@@ -4225,7 +4237,8 @@ export interface operations {
                      *           "actor.email": "6f1c2a9d4e8b7035a1c4e2f9b8d3a7c1",
                      *           "target.id": "0b9e4d2c7a1f8e3560d2c9b4a7e1f3d8",
                      *           "metadata.mfa": "c3a8e1f4b7d2096e5a1c8f3b6e9d4a27"
-                     *         }
+                     *         },
+                     *         "canonicalVersion": 2
                      *       }
                      *     ]
                      */

@@ -115,7 +115,7 @@ export function registerLogCommands(program: Command): void {
     )
     .option(
       '--strict',
-      'with --export: also fail (exit 3) when no key is pinned, or entries are unsealed or after the last checkpoint',
+      'with --export: also fail (exit 3) when no key is pinned, when entries are unsealed, after the last checkpoint or cut off before a checkpoint, or when the export shows no metadata',
     )
     .action(
       async (
@@ -162,7 +162,11 @@ export function registerLogCommands(program: Command): void {
             result = await withServerKeysChecked(context.client, result, expectedKey);
         }
         out.result(result, () => out.line(describeVerification(result, expectedKey !== undefined)));
-        const unvouched = (result.unsealedEntries ?? 0) + (result.uncoveredEntries ?? 0);
+        const unvouched =
+          (result.unsealedEntries ?? 0) +
+          (result.uncoveredEntries ?? 0) +
+          (result.truncatedEntries ?? 0) +
+          (result.metadataOmitted ? 1 : 0);
         const unpinned = options.export !== undefined && !result.pinnedKey;
         if (!result.valid || (options.strict && (unvouched > 0 || unpinned)))
           process.exitCode = EXIT.invalid;
@@ -241,6 +245,12 @@ function describeVerdict(result: VerifyResult): string {
       : '',
     result.unsealedEntries
       ? `\nwarning: ${result.unsealedEntries} entries are not sealed and were not checked`
+      : '',
+    result.truncatedEntries
+      ? `\nwarning: a checkpoint shows ${result.truncatedEntries} more entries after the last one given: the export stops before the chain's head (cut off, or a time range ending earlier)`
+      : '',
+    result.metadataOmitted
+      ? '\nwarning: no entry shows metadata (an export made with includeMetadata: false): whether metadata was stripped cannot be checked'
       : '',
   ];
   return `valid: ${result.checkedEntries} entries checked, ${checkpoint}${notes.join('')}`;

@@ -112,6 +112,7 @@ describe.each(DATABASES)('audit log on %s', (database) => {
       prevHash: hex(64),
       digests: { 'target.id': hex(64), 'metadata.reason': hex(64) },
       salts: { 'target.id': hex(32), 'metadata.reason': hex(32) },
+      canonicalVersion: 2,
     });
     expect(detail?.data.actor).not.toHaveProperty('id');
     const { data: list } = await server.client.GET('/v1/logs', {
@@ -637,6 +638,7 @@ describe.each(DATABASES)('audit log on %s', (database) => {
               prevHash: '0'.repeat(64),
               digests: {},
               salts: {},
+              canonicalVersion: 2,
             },
           ],
         } as never,
@@ -645,9 +647,17 @@ describe.each(DATABASES)('audit log on %s', (database) => {
     expect(forged.status).toBe(400);
     expect(forged.details.map((d) => d.field)).toEqual(
       expect.arrayContaining(
-        ['origin', 'ingestedBy', 'receivedAt', 'seq', 'hash', 'prevHash', 'digests', 'salts'].map(
-          (field) => `body.entries[0].${field}`,
-        ),
+        [
+          'origin',
+          'ingestedBy',
+          'receivedAt',
+          'seq',
+          'hash',
+          'prevHash',
+          'digests',
+          'salts',
+          'canonicalVersion',
+        ].map((field) => `body.entries[0].${field}`),
       ),
     );
   });

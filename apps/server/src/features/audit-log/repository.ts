@@ -12,6 +12,7 @@ export type LogRow = Omit<LogEntry, 'search'> & {
   seq: number | null;
   hash: string | null;
   prevHash: string | null;
+  canonicalVersion: number | null;
 };
 export type NewLogRow = Omit<Prisma.LogEntryCreateManyInput, 'digests' | 'salts'>;
 
@@ -29,11 +30,13 @@ const ENTRY_COLUMNS = Prisma.sql`
  * would be a string or a BigInt.
  */
 export const LOG_COLUMNS = Prisma.sql`${ENTRY_COLUMNS},
-  log_chain.seq::float8 AS seq, log_chain.hash, log_chain.prev_hash AS "prevHash"`;
+  log_chain.seq::float8 AS seq, log_chain.hash, log_chain.prev_hash AS "prevHash",
+  log_chain.canonical_version AS "canonicalVersion"`;
 
 /** ENTRY_COLUMNS of an entry not sealed yet. */
 export const UNSEALED_COLUMNS = Prisma.sql`${ENTRY_COLUMNS},
-  NULL::float8 AS seq, NULL::text AS hash, NULL::text AS "prevHash"`;
+  NULL::float8 AS seq, NULL::text AS hash, NULL::text AS "prevHash",
+  NULL::int AS "canonicalVersion"`;
 /**
  * The service's record of a retention run: never removed itself. Only `origin: service`
  * entries are such records; an ingested entry with this event is an ordinary entry.

@@ -67,5 +67,6 @@ export function logDetail(row: LogRow): Schemas['LogEntry'] {
     prevHash: row.prevHash,
     digests: (row.digests ?? {}) as Record<string, string>,
     salts: (row.salts ?? {}) as Record<string, string>,
+    canonicalVersion: row.canonicalVersion as Schemas['LogEntry']['canonicalVersion'],
   };
 }

@@ -32,6 +32,7 @@ const base: LogRow = {
   seq: null,
   hash: null,
   prevHash: null,
+  canonicalVersion: null,
 };
 
 describe('chainEntry', () => {
@@ -54,6 +55,7 @@ describe('chainEntry', () => {
         traceId: null,
         ingestedBy: null,
         receivedAt: null,
+        metadata: {},
         digests: {},
       },
     ],
@@ -64,8 +66,13 @@ describe('chainEntry', () => {
       { actorEmail: null, actorEmailRedacted: true, targetType: null },
     ],
     ['a service entry', { origin: 'service', actorType: 'service', ingestedBy: null }],
-  ])('gives the canonical form of the entry the API shows (%s)', (_, change) => {
+    ['a redacted target id', { targetId: null }],
+    ['no metadata', { metadata: {}, digests: { 'actor.email': 'ab'.repeat(32) } }],
+  ])('gives the canonical form of the entry the API shows, v1 and v2 (%s)', (_, change) => {
     const row = { ...base, ...change };
-    expect(canonicalForm(chainEntry(row, 42))).toBe(canonicalForm({ ...logDetail(row), seq: 42 }));
+    for (const version of [1, 2])
+      expect(canonicalForm(chainEntry(row, 42, version))).toBe(
+        canonicalForm({ ...logDetail(row), seq: 42, canonicalVersion: version }),
+      );
   });
 });

@@ -1,8 +1,14 @@
-import { generateKeyPairSync, sign } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ChainEntry, checkpointMessage, entryHash, verifyChain } from '@secadmin/log-chain';
+import {
+  type ChainEntry,
+  checkpointMessage,
+  entryHash,
+  GENESIS_HASH,
+  verifyChain,
+} from '@secadmin/log-chain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, uniqueEmail } from '../../../../test/helpers/fixtures.js';
 import {
@@ -16,6 +22,10 @@ import {
 import { waitFor } from '../../../../test/helpers/wait.js';
 import { createLogger } from '../../../logger.js';
 import { startServer } from '../../../server.js';
+
+/** The stored columns of log_entries (its generated `search` column cannot be inserted). */
+const ENTRY_COLUMNS =
+  'id, timestamp, event, actor_id, actor_email, actor_email_redacted, actor_type, target_id, target_type, ip, user_agent, city, country, region, lat, lng, result, trace_id, metadata, origin, ingested_by, received_at, digests, salts';
 
 describe.each(DATABASES)('the audit-log hash chain on %s', (database) => {
   let server: TestServer;
@@ -147,18 +157,18 @@ describe.each(DATABASES)('the audit-log hash chain on %s', (database) => {
       { firstInvalidSeq: seq },
     );
 
-    const COLUMNS =
-      'id, timestamp, event, actor_id, actor_email, actor_email_redacted, actor_type, target_id, target_type, ip, user_agent, city, country, region, lat, lng, result, trace_id, metadata, origin, ingested_by, received_at, digests, salts';
     await tampered(
       async () => {
         await sql(
-          `CREATE TABLE removed_entry AS SELECT ${COLUMNS} FROM log_entries WHERE id = $1`,
+          `CREATE TABLE removed_entry AS SELECT ${ENTRY_COLUMNS} FROM log_entries WHERE id = $1`,
           [id],
         );
         await sql('DELETE FROM log_entries WHERE id = $1', [id]);
       },
       async () => {
-        await sql(`INSERT INTO log_entries (${COLUMNS}) SELECT ${COLUMNS} FROM removed_entry`);
+        await sql(
+          `INSERT INTO log_entries (${ENTRY_COLUMNS}) SELECT ${ENTRY_COLUMNS} FROM removed_entry`,
+        );
         await sql('DROP TABLE removed_entry');
       },
       { firstInvalidSeq: seq, reason: `seq ${seq} is missing` },
@@ -181,6 +191,98 @@ describe.each(DATABASES)('the audit-log hash chain on %s', (database) => {
       await sql('UPDATE log_chain SET entry_id = $2 WHERE seq = $1', [seq, b]);
     };
     await tampered(swap, swap, { firstInvalidSeq: seq });
+  });
+
+  it('finds a metadata key added as "[redacted]", an added salt and removed metadata (L2)', async () => {
+    await ingest(4, 'shape');
+    const seq =
+      Number((await sql<{ n: string }>('SELECT max(seq)::text AS n FROM log_chain'))[0]?.n) - 2;
+    const id = await idAt(seq);
+    const [before] = await sql<{ metadata: string; salts: string }>(
+      'SELECT metadata::text AS metadata, salts::text AS salts FROM log_entries WHERE id = $1',
+      [id],
+    );
+    const restore = async () => {
+      await sql('UPDATE log_entries SET metadata = $2::jsonb, salts = $3::jsonb WHERE id = $1', [
+        id,
+        before?.metadata,
+        before?.salts,
+      ]);
+    };
+    await tampered(
+      () =>
+        sql(
+          `UPDATE log_entries SET metadata = metadata || '{"approvedBy":"[redacted]"}' WHERE id = $1`,
+          [id],
+        ).then(),
+      restore,
+      { firstInvalidSeq: seq, reason: 'metadata.approvedBy is not committed by a digest' },
+    );
+    await tampered(
+      () =>
+        sql(`UPDATE log_entries SET salts = salts || $2::jsonb WHERE id = $1`, [
+          id,
+          JSON.stringify({ 'metadata.ghost': '0'.repeat(32) }),
+        ]).then(),
+      restore,
+      { firstInvalidSeq: seq, reason: 'metadata.ghost has a salt but no digest' },
+    );
+    // The metadata object emptied, its salts removed: it looked redacted until now.
+    await tampered(
+      () =>
+        sql(
+          `UPDATE log_entries SET metadata = '{}',
+             salts = salts - ARRAY['metadata.i', 'metadata.tag', 'metadata.nested'] WHERE id = $1`,
+          [id],
+        ).then(),
+      restore,
+      {
+        firstInvalidSeq: seq,
+        reason: expect.stringMatching(/^metadata\.\w+ has a digest but no field$/),
+      },
+    );
+    await tampered(
+      () =>
+        sql(
+          `UPDATE log_entries SET metadata = 'null',
+             salts = salts - ARRAY['metadata.i', 'metadata.tag', 'metadata.nested'] WHERE id = $1`,
+          [id],
+        ).then(),
+      restore,
+      { firstInvalidSeq: seq, reason: 'metadata is null' },
+    );
+  });
+
+  it('finds a chain whose newest entries were cut off below a signed checkpoint (L3)', async () => {
+    await ingest(4, 'head');
+    const head = Number(
+      (await sql<{ n: string }>('SELECT max(seq)::text AS n FROM log_chain'))[0]?.n,
+    );
+    const [signed] = await sql<{ n: number }>('SELECT max(seq)::float8 AS n FROM log_checkpoints');
+    expect(signed?.n).toBe(head);
+    await tampered(
+      async () => {
+        await sql('CREATE TABLE cut_links AS SELECT * FROM log_chain WHERE seq >= $1', [head - 1]);
+        await sql(
+          `CREATE TABLE cut_entries AS SELECT ${ENTRY_COLUMNS} FROM log_entries
+           WHERE id IN (SELECT entry_id FROM cut_links)`,
+        );
+        await sql('DELETE FROM log_chain WHERE seq >= $1', [head - 1]);
+        await sql('DELETE FROM log_entries WHERE id IN (SELECT entry_id FROM cut_links)');
+      },
+      async () => {
+        await sql(
+          `INSERT INTO log_entries (${ENTRY_COLUMNS}) SELECT ${ENTRY_COLUMNS} FROM cut_entries`,
+        );
+        await sql('INSERT INTO log_chain SELECT * FROM cut_links');
+        await sql('DROP TABLE cut_entries');
+        await sql('DROP TABLE cut_links');
+      },
+      {
+        firstInvalidSeq: head - 1,
+        reason: `seq ${head - 1} is missing: checkpoint ${head} is signed, but the chain ends at seq ${head - 2}`,
+      },
+    );
   });
 
   it('refuses a range that ends before it starts, naming body.toSeq', async () => {
@@ -432,5 +534,102 @@ describe.each(DATABASES)('the first checkpoint on %s', (database) => {
       const { data } = await server.client.POST('/v1/logs/verify', { body: {} });
       return data?.data.valid === true && (data.data.lastCheckpointSeq ?? 0) >= 1;
     });
+  });
+});
+
+describe.each(DATABASES)('a chain sealed as v1 and continued as v2 on %s', (database) => {
+  const signingKey = generateKeyPairSync('ed25519')
+    .privateKey.export({ format: 'pem', type: 'pkcs8' })
+    .toString();
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(database, { signingKey });
+  });
+  afterAll(() => server?.stop());
+
+  const sql = <T>(text: string, params?: unknown[]) => server.db.query<T>(text, params);
+  const ingest = async (tag: string) => {
+    await server.client.POST('/v1/logs', {
+      body: {
+        entries: Array.from({ length: 3 }, (_, i) => ({
+          event: 'chain.versions',
+          actor: { type: 'user', id: `u-${tag}-${i}`, email: `v${i}@example.com` },
+          target: { type: 'doc', id: `d-${tag}-${i}` },
+          result: 'success' as const,
+          metadata: { i, tag },
+        })),
+      },
+    });
+    await server.sealer.flush();
+  };
+  const chain = async () => {
+    const ids = await sql<{ id: string }>('SELECT entry_id AS id FROM log_chain ORDER BY seq');
+    return Promise.all(
+      ids.map(
+        async ({ id }) =>
+          (await server.client.GET('/v1/logs/{id}', { params: { path: { id } } })).data
+            ?.data as ChainEntry,
+      ),
+    );
+  };
+
+  it('verifies the v1 entries under v1 and the later ones under v2, on the server and offline', async () => {
+    await ingest('old');
+    // What a server before v2 sealed: every row v1, and one checkpoint at its head.
+    let prevHash = GENESIS_HASH;
+    for (const e of await chain()) {
+      const hash = entryHash(prevHash, { ...e, prevHash, canonicalVersion: 1 });
+      await sql(
+        'UPDATE log_chain SET hash = $2, prev_hash = $3, canonical_version = 1 WHERE seq = $1',
+        [e.seq, hash, prevHash],
+      );
+      prevHash = hash;
+    }
+    const head = (await chain()).length;
+    const privateKey = createPrivateKey(signingKey);
+    await sql('DELETE FROM log_checkpoints');
+    await sql(
+      'INSERT INTO log_checkpoints (seq, hash, signature, created_at) VALUES ($1, $2, $3, now())',
+      [
+        head,
+        prevHash,
+        sign(null, Buffer.from(checkpointMessage(head, prevHash)), privateKey).toString('base64'),
+      ],
+    );
+
+    await ingest('new');
+    const entries = await chain();
+    expect(entries.map((e) => e.canonicalVersion)).toEqual([
+      ...Array<number>(head).fill(1),
+      ...Array<number>(entries.length - head).fill(2),
+    ]);
+    expect(entries[head]?.prevHash).toBe(prevHash);
+    expect((await server.client.POST('/v1/logs/verify', { body: {} })).data?.data).toEqual({
+      valid: true,
+      checkedEntries: entries.length,
+      lastCheckpointSeq: entries.length,
+      uncoveredEntries: 0,
+    });
+    const checkpoints: { seq: number; hash: string; signature: string }[] = [];
+    for await (const c of server.client.paginate('/v1/logs/checkpoints', {})) checkpoints.push(c);
+    const { data: key } = await server.client.GET('/v1/logs/public-key');
+    const offline = (given: ChainEntry[]) =>
+      verifyChain({ entries: given, checkpoints, publicKeyPem: key?.data.publicKey as string });
+    expect(await offline(entries)).toMatchObject({ valid: true, checkedEntries: entries.length });
+    // An export made before v2 has no canonicalVersion: its entries are v1.
+    const older = entries.map((e) =>
+      e.canonicalVersion === 1 ? (({ canonicalVersion: _, ...rest }) => rest)(e) : e,
+    );
+    expect(await offline(older)).toMatchObject({ valid: true });
+    // A v2 entry passed off as v1, or the other way round, does not match its hash.
+    for (const [seq, version] of [
+      [head, 2],
+      [head + 1, 1],
+    ] as const) {
+      const relabeled = entries.map((e) =>
+        e.seq === seq ? { ...e, canonicalVersion: version } : e,
+      );
+      expect(await offline(relabeled)).toMatchObject({ valid: false, firstInvalidSeq: seq });
+    }
   });
 });

@@ -43,6 +43,8 @@ export interface ChainRow {
   entryId: string;
   hash: string;
   prevHash: string;
+  /** The version of the canonical form `hash` is computed over. */
+  canonicalVersion: number;
 }
 
 export interface QueuedEntry {
@@ -149,9 +151,10 @@ export class ChainRepository {
       `WITH fresh AS (
          SELECT (SELECT max(seq) FROM log_chain) IS NOT DISTINCT FROM $1::bigint AS ok),
        chain AS (
-         INSERT INTO log_chain (seq, entry_id, hash, prev_hash, sealed_at)
-         SELECT t.seq, t.entry_id, t.hash, t.prev_hash, $6
-         FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]) AS t(seq, entry_id, hash, prev_hash)
+         INSERT INTO log_chain (seq, entry_id, hash, prev_hash, sealed_at, canonical_version)
+         SELECT t.seq, t.entry_id, t.hash, t.prev_hash, $6, t.canonical_version
+         FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $14::int[])
+           AS t(seq, entry_id, hash, prev_hash, canonical_version)
          WHERE (SELECT ok FROM fresh)),
        dequeued AS (
          DELETE FROM log_seal_queue WHERE n = ANY($7::bigint[]) AND (SELECT ok FROM fresh)
@@ -182,6 +185,7 @@ export class ChainRepository {
         arrayLiteral(checkpoints.map((c) => String(c.seq))),
         arrayLiteral(checkpoints.map((c) => c.hash)),
         arrayLiteral(checkpoints.map((c) => c.signature)),
+        arrayLiteral(rows.map((r) => String(r.canonicalVersion))),
       ],
     );
     return result?.fresh === true;

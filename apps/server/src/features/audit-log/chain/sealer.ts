@@ -1,4 +1,4 @@
-import { entryHash, GENESIS_HASH } from '@secadmin/log-chain';
+import { CANONICAL_VERSION, entryHash, GENESIS_HASH } from '@secadmin/log-chain';
 import type { Logger } from 'pino';
 import type { Store } from '../../../storage/repositories.js';
 import { type CanonicalColumns, chainEntry } from './canonical-columns.js';
@@ -203,8 +203,8 @@ export class Sealer {
       const entry = entries.get(entryId);
       if (entry === undefined) continue;
       seq++;
-      const hash = entryHash(prevHash, chainEntry(entry, seq));
-      rows.push({ seq, entryId, hash, prevHash });
+      const hash = entryHash(prevHash, chainEntry(entry, seq, CANONICAL_VERSION));
+      rows.push({ seq, entryId, hash, prevHash, canonicalVersion: CANONICAL_VERSION });
       prevHash = hash;
     }
     return rows;

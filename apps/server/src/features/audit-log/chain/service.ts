@@ -1,4 +1,10 @@
-import { type ChainEntry, ChainVerifier, type VerifyResult } from '@secadmin/log-chain';
+import {
+  type ChainEntry,
+  ChainVerifier,
+  type Checkpoint,
+  truncatedAfter,
+  type VerifyResult,
+} from '@secadmin/log-chain';
 import { type Cursors, listScope, type Page } from '../../../lib/cursor.js';
 import { invalid, Unavailable } from '../../../lib/errors.js';
 import type { Store } from '../../../storage/repositories.js';
@@ -84,12 +90,13 @@ export class ChainService {
     const end = Math.min(toSeq ?? head, head);
     const last = (await this.store.chain.firstCheckpointFrom(end)) ?? end;
     const keys = (await this.store.signingKeys.all()).map(keyRecord);
+    const checkpoints = (await this.store.chain.checkpointsBetween(fromSeq - 1, last)).map(
+      ({ createdAt: _, ...checkpoint }) => checkpoint,
+    );
     let verifier: ChainVerifier;
     try {
       verifier = await ChainVerifier.create({
-        checkpoints: (await this.store.chain.checkpointsBetween(fromSeq - 1, last)).map(
-          ({ createdAt: _, ...checkpoint }) => checkpoint,
-        ),
+        checkpoints,
         publicKeyPem: this.key.publicKeyPem,
         ...(keys.length > 0 ? { publicKeys: keys } : {}),
         expectedKey: this.key.fingerprint,
@@ -102,6 +109,7 @@ export class ChainService {
         reason: (error as Error).message,
       };
     }
+    let walked = fromSeq - 1;
     let next = fromSeq;
     while (next <= last && !verifier.failed) {
       const links = await this.store.chain.links(next, last, VERIFY_BATCH);
@@ -116,7 +124,8 @@ export class ChainService {
         }
       }
       await verifier.add(run);
-      next = (links[links.length - 1]?.seq ?? last) + 1;
+      walked = links[links.length - 1]?.seq ?? last;
+      next = walked + 1;
     }
     const result = await verifier.finish();
     if (!result.valid) return result;
@@ -124,7 +133,7 @@ export class ChainService {
       0,
       end - Math.max(result.lastCheckpointSeq ?? 0, fromSeq - 1),
     );
-    return this.accountForRemovals({ ...result, uncoveredEntries });
+    return this.accountForRemovals(cutOff({ ...result, uncoveredEntries }, walked, checkpoints));
   }
 
   /**
@@ -141,4 +150,23 @@ export class ChainService {
       reason: `${marked} chain rows are marked removed, but logs.retention.applied entries account for ${recorded}`,
     };
   }
+}
+
+/**
+ * A chain whose newest rows were deleted ends before a checkpoint that was signed over them:
+ * the first missing seq is named (those checkpoints' signatures were checked by `finish`).
+ */
+function cutOff(
+  result: VerifyResult,
+  lastSeq: number,
+  checkpoints: readonly Checkpoint[],
+): VerifyResult {
+  const missing = truncatedAfter(lastSeq, checkpoints);
+  if (missing === 0) return result;
+  return {
+    ...result,
+    valid: false,
+    firstInvalidSeq: lastSeq + 1,
+    reason: `seq ${lastSeq + 1} is missing: checkpoint ${lastSeq + missing} is signed, but the chain ends at seq ${lastSeq}`,
+  };
 }

@@ -67,6 +67,7 @@ describe('highlights', () => {
     seq: null,
     hash: null,
     prevHash: null,
+    canonicalVersion: null,
   };
 
   it('wraps matches in <em> and escapes everything else', () => {
