@@ -275,7 +275,9 @@ export async function verifyChain(input: VerifyInput): Promise<VerifyResult> {
     bare ? sealed.filter((entry) => (entry.seq as number) < (bare.seq as number)) : sealed,
   );
   let result = await verifier.finish();
-  if (bare && result.valid)
+  // Only the entries before the bare one were walked: a failure among them comes first, but
+  // "not covered" would only be for want of the rest of the walk.
+  if (bare && (result.valid || result.firstInvalidSeq === undefined))
     result = {
       ...result,
       valid: false,

@@ -314,6 +314,7 @@ describe('the worked example of the OpenAPI document (tag "Audit logs")', () => 
       valid: true,
       checkedEntries: 1,
       lastCheckpointSeq: 1,
+      pinnedKey: null,
       unsealedEntries: 0,
       uncoveredEntries: 0,
       truncatedEntries: 0,

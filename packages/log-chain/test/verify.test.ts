@@ -357,6 +357,7 @@ describe('verifyChain and the shape of entries (L2, L3)', () => {
       valid: true,
       checkedEntries: 6,
       lastCheckpointSeq: 4,
+      pinnedKey: null,
       unsealedEntries: 0,
       uncoveredEntries: 2,
       truncatedEntries: 2,
