@@ -26,7 +26,8 @@ const USER_AGENT_CHARS = 1024;
  */
 describe.each(DATABASES)('search highlighting under attack on %s', (database) => {
   let server: TestServer;
-  const word = `zebra${Date.now().toString(36)}`;
+  // Short enough that a query of one term over the cap still fits in 500 characters.
+  const word = 'zebrax';
   const repeated = (chars: number) => `${word} `.repeat(Math.floor(chars / (word.length + 1)));
 
   beforeAll(async () => {

@@ -465,7 +465,7 @@ export interface Resources {
      * `result:` and `ip:`. Dotted event names, emails and IPs are tokenized so that
      * `login` finds `user.login` and an email or IP finds itself. Unbalanced quotes are
      * closed at the end of the query; a query with nothing to search for, or with more
-     * than 32 terms (words, phrases and qualifiers), is a 400.
+     * than 64 terms (words, phrases and qualifiers), is a 400.
      *
      * Hits come newest first with cursor pagination (`cursor` in the body);
      * `meta.totalHits` is exact up to and including 10,000 (`meta.totalHitsRelation: eq`);

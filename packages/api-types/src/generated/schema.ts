@@ -272,7 +272,7 @@ export interface paths {
          *     `result:` and `ip:`. Dotted event names, emails and IPs are tokenized so that
          *     `login` finds `user.login` and an email or IP finds itself. Unbalanced quotes are
          *     closed at the end of the query; a query with nothing to search for, or with more
-         *     than 32 terms (words, phrases and qualifiers), is a 400.
+         *     than 64 terms (words, phrases and qualifiers), is a 400.
          *
          *     Hits come newest first with cursor pagination (`cursor` in the body);
          *     `meta.totalHits` is exact up to and including 10,000 (`meta.totalHitsRelation: eq`);
@@ -1485,7 +1485,7 @@ export interface components {
          *     }
          */
         SearchRequest: {
-            /** @description Web-search syntax: words are AND-ed, `"exact phrases"`, `OR` between terms, `-word` excludes, and the qualifiers `event:`, `actor:` (id or email), `result:` and `ip:`. At most 32 terms (each word, phrase and qualifier counts, excluded ones too); a query with more is a 400 naming `body.query`. */
+            /** @description Web-search syntax: words are AND-ed, `"exact phrases"`, `OR` between terms, `-word` excludes, and the qualifiers `event:`, `actor:` (id or email), `result:` and `ip:`. At most 64 terms (each word, phrase and qualifier counts, excluded ones too); a query with more is a 400 naming `body.query`. */
             query: string;
             from?: components["schemas"]["InstantInput"];
             to?: components["schemas"]["InstantInput"];
@@ -1989,7 +1989,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Bad request (`invalid_request`): a schema violation (`details` names every one), malformed JSON, a bad cursor, a limit out of range, `from` not before `to`, a search query with nothing to search for or more terms than it may have (`body.query`: "must have at most 32 terms, has 249"), or an invalid policy condition. */
+        /** @description Bad request (`invalid_request`): a schema violation (`details` names every one), malformed JSON, a bad cursor, a limit out of range, `from` not before `to`, a search query with nothing to search for or more terms than it may have (`body.query`: "must have at most 64 terms, has 249"), or an invalid policy condition. */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

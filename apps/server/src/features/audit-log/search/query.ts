@@ -15,7 +15,7 @@ const QUALIFIERS = new Set<string>(['event', 'actor', 'result', 'ip']);
  * The most terms (words, phrases and qualifiers, excluded ones included) a query may have:
  * each one costs a branch of the tsquery and a phrase of the highlighter.
  */
-export const MAX_QUERY_TERMS = 32;
+export const MAX_QUERY_TERMS = 64;
 /** A word: an alphanumeric run (global: use with `match` or `matchAll`, never `exec`). */
 export const WORD = /[\p{L}\p{N}]+/gu;
 
