@@ -5,21 +5,31 @@ import { json, raw, startTestServer, type TestServer } from '../helpers/server.j
 /**
  * Glob patterns built to defeat naive matchers (long runs of one character ending in a near
  * miss, many `*`, overlapping parts) as draft resources of batch simulations against long
- * resources: every decision agrees with a regular expression of the same semantics, and
+ * resources: every decision agrees with a reference matcher of the same semantics, and
  * patterns past the spec's bounds are refused with 400 naming them.
  */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 170);
 const MAX_STARS = 8;
 const MAX_PATTERN = 256;
 
-/** The semantics as a regular expression: `*` is any run of characters, the rest literal. */
-const reference = (pattern: string, text: string) =>
-  new RegExp(
-    `^${pattern
-      .split('*')
-      .map((part) => part.replace(/[\\^$.|?+()[\]{}]/g, '\\$&'))
-      .join('[\\s\\S]*')}$`,
-  ).test(text);
+/**
+ * The semantics as the textbook wildcard table (`*` is any run of characters, the rest
+ * literal), in time proportional to pattern × text: a backtracking regular expression takes
+ * seconds on these inputs, long enough for the server to close the idle keep-alive connection.
+ */
+const reference = (pattern: string, text: string) => {
+  let row = [true, ...Array<boolean>(text.length).fill(false)];
+  for (const char of pattern) {
+    const next = [char === '*' && (row[0] as boolean)];
+    for (let j = 1; j <= text.length; j++)
+      next[j] =
+        char === '*'
+          ? (row[j] as boolean) || (next[j - 1] as boolean)
+          : (row[j - 1] as boolean) && text[j - 1] === char;
+    row = next;
+  }
+  return row[text.length] as boolean;
+};
 
 const run = (unit: string) => fc.integer({ min: 1, max: 150 }).map((n) => unit.repeat(n));
 const part = fc.oneof(run('a'), run('ab'), fc.constantFrom('b', 'ba', 'aab', '/', ''));
@@ -45,7 +55,7 @@ describe('pathological glob patterns in batch simulation', () => {
       body: JSON.stringify(body),
     });
 
-  it('decides as the reference regular expression does', async () => {
+  it('decides as the reference matcher does', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(pattern, { minLength: 1, maxLength: 5 }),
