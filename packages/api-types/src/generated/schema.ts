@@ -1170,7 +1170,7 @@ export interface components {
         /**
          * @description Up to 100 checks, answered against the stored policies, draft policies that are not saved, or both. Drafts are validated like a create (a 400 names `draftPolicies[i].<field>`) and appear as `draft_0`, `draft_1`… in `matchedPolicies` and `explanation`; the caller always sees its own drafts named, and stored policies as `POST /v1/policies/simulate` shows them. Nothing is written.
          *
-         *     The work of a batch is bounded, so that no batch holds the server from others: for every check, each action pattern of every draft costs its length plus the check's `action` length, and each resource pattern its length plus the check's `resource` length; the sum over all checks is at most 20,000,000 (`x-secadmin-max-work`); more is a 400 naming `draftPolicies`. For scale: 100 checks against 100 drafts of 5 action and 5 resource patterns, patterns and checked values 100 characters each, is 20,000,000.
+         *     The work of a batch is bounded, so that no batch holds the server from others: for every check, each action pattern of every draft costs its length plus the check's `action` length, and each resource pattern its length once the check's principal id (the part after `:`) stands for each `${self}` in it, plus the check's `resource` length; the sum over all checks is at most 20,000,000 (`x-secadmin-max-work`); more is a 400 naming `draftPolicies`. For scale: 100 checks against 100 drafts of 5 action and 5 resource patterns, patterns and checked values 100 characters each, is 20,000,000.
          * @example {
          *       "checks": [
          *         {

@@ -103,6 +103,33 @@ describe.each(DATABASES)('simulation bounds and visibility on %s', (database) =>
     });
   });
 
+  describe('batch work with ${self}', () => {
+    // Each `${self}` stands for the principal's id in every check: 36 of them in a pattern of
+    // 254 characters become 9,000 characters to match against a principal of 250.
+    const principal = `user:${'a'.repeat(250)}`;
+    const pattern = `*${'${self}'.repeat(36)}*`;
+    const body = (patternsPerDraft: number[]) => ({
+      checks: Array.from({ length: 100 }, () => ({ principal, action: 'a:b', resource: 'b' })),
+      draftPolicies: patternsPerDraft.map((patterns) => ({
+        name: 'self',
+        effect: 'allow',
+        principals: ['*'],
+        actions: ['*'],
+        resources: Array.from({ length: patterns }, () => pattern),
+      })),
+      useStored: false,
+    });
+
+    it('counts each pattern as long as it is once the principal id stands in it', async () => {
+      // Counted by the patterns as written, this batch is just under the bound.
+      const past = await failure(batch(body([99, 99, 99, 99, 99, 99, 99, 90])));
+      expect(past.status).toBe(400);
+      expect(past.details.map((d) => d.field)).toEqual(['body.draftPolicies']);
+      const small = await batch(body([2]));
+      expect(small.data?.data.results).toHaveLength(100);
+    });
+  });
+
   describe('explain answers', () => {
     const everything = Array.from({ length: 100 }, (_, i) => ({
       ...draft(['*']),

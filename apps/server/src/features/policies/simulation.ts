@@ -35,29 +35,39 @@ export const BATCH_LIMITS = {
 /** Patterns per draft index: what one step between two yields to the event loop matches. */
 const PATTERNS_PER_STEP = 250;
 
+const SELF = '${self}';
+
 /**
  * What matching the checks against the drafts may cost, as the spec counts it: per check,
  * every draft action pattern's length plus the check's action length, and every resource
- * pattern's length plus the check's resource length. Glob matching is linear in both.
+ * pattern's length, once the check's principal id stands for each `${self}` in it, plus the
+ * check's resource length. Glob matching is linear in both.
  */
 function matchingWork(checks: readonly SimulationCheck[], drafts: readonly PolicyDefinition[]) {
   let actionChars = 0;
   let actionCount = 0;
   let resourceChars = 0;
   let resourceCount = 0;
+  let selves = 0;
   for (const draft of drafts) {
     for (const action of draft.actions) actionChars += action.length;
-    for (const resource of draft.resources) resourceChars += resource.length;
+    for (const resource of draft.resources) {
+      resourceChars += resource.length;
+      selves += resource.split(SELF).length - 1;
+    }
     actionCount += draft.actions.length;
     resourceCount += draft.resources.length;
   }
   let work = 0;
-  for (const check of checks)
+  for (const check of checks) {
+    const self = check.principal.slice(check.principal.indexOf(':') + 1);
     work +=
       actionChars +
       actionCount * check.action.length +
       resourceChars +
+      selves * Math.max(0, self.length - SELF.length) +
       resourceCount * check.resource.length;
+  }
   return work;
 }
 
