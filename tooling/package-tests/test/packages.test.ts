@@ -118,7 +118,9 @@ async function startServer(): Promise<typeof server> {
     )
       return { url, apiKey, child };
     if (child.exitCode !== null) throw new Error(`the server exited:\n${output}`);
-    if (Date.now() - started > 60_000) throw new Error(`the server did not get ready:\n${output}`);
+    // A deadline, not a wait: an embedded server's first start (WASM, migrations) competes with
+    // every other package's tests for two cores.
+    if (Date.now() - started > 150_000) throw new Error(`the server did not get ready:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
