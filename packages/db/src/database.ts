@@ -5,8 +5,9 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { lockDataDir } from './data-dir-lock.js';
+import { driverTransactions } from './driver-transactions.js';
 import { stopAfterWriteFailure } from './embedded-failure.js';
-import { PrismaClient } from './generated/prisma/client.js';
+import { type Prisma, PrismaClient } from './generated/prisma/client.js';
 import { applyMigrations, loadMigrations, type MigrationSession } from './migrations.js';
 import { statementPerTurn } from './statement-turns.js';
 
@@ -23,6 +24,14 @@ export interface Database {
    * read statements outside transactions, where every request pays for it.
    */
   readonly query: SqlQuery;
+  /**
+   * Prisma's interactive transaction; `query` runs plain SQL in it straight through the driver,
+   * on the transaction's connection (see `driverTransactions`).
+   */
+  transaction<T>(
+    work: (tx: Prisma.TransactionClient, query: SqlQuery) => Promise<T>,
+    options?: { maxWait?: number; timeout?: number },
+  ): Promise<T>;
   /** Applies pending migrations; returns the names applied now. */
   migrate(): Promise<string[]>;
   /** Resolves when the database answers. */
@@ -61,7 +70,8 @@ async function openEmbedded(
     const pglite = await PGlite.create(join(dataDir, 'db'));
     const { failed } = stopAfterWriteFailure(pglite, onFailure);
     statementPerTurn(pglite);
-    const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+    const transactions = driverTransactions(new PrismaPGlite(pglite));
+    const prisma = new PrismaClient({ adapter: transactions.factory });
     const session: MigrationSession = {
       query: async <T>(sql: string, params?: unknown[]) =>
         (await pglite.query<T>(sql, params)).rows,
@@ -71,6 +81,8 @@ async function openEmbedded(
       kind: 'embedded',
       prisma,
       query: session.query,
+      transaction: (work, options) =>
+        transactions.run((queryOf) => prisma.$transaction((tx) => work(tx, queryOf()), options)),
       migrate: async () => applyMigrations(session, await loadMigrations()),
       ping: async () => void (await pglite.query('SELECT 1')),
       close: async () => {
@@ -95,12 +107,15 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   });
   // An idle client's error (e.g. the server restarting) must not crash the process.
   pool.on('error', () => {});
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const transactions = driverTransactions(new PrismaPg(pool));
+  const prisma = new PrismaClient({ adapter: transactions.factory });
   return {
     kind: 'postgres',
     prisma,
     query: async <T>(text: string, params?: unknown[]) =>
       (await pool.query(text, params)).rows as T[],
+    transaction: (work, options) =>
+      transactions.run((queryOf) => prisma.$transaction((tx) => work(tx, queryOf()), options)),
     migrate: async () => {
       const client = await pool.connect();
       try {

@@ -6,19 +6,16 @@ export type Db = PrismaClient | Prisma.TransactionClient;
 /**
  * What a repository reads and writes through: Prisma for the model's own operations, and
  * plain SQL for the hot paths (outside a transaction straight to the driver, which costs
- * far less per statement than Prisma; inside one, through the transaction's client).
+ * far less per statement than Prisma; inside one, through the transaction's driver connection).
  */
 export interface Connection {
   db: Db;
   sql: SqlQuery;
 }
 
-/** A transaction's client, with plain SQL run inside it. */
-export function transactionConnection(tx: Prisma.TransactionClient): Connection {
-  return {
-    db: tx,
-    sql: <T>(text: string, params: unknown[] = []) => tx.$queryRawUnsafe<T[]>(text, ...params),
-  };
+/** A transaction: Prisma's client for model operations, plain SQL through its driver connection. */
+export function transactionConnection(tx: Prisma.TransactionClient, sql: SqlQuery): Connection {
+  return { db: tx, sql };
 }
 
 /** Prisma's unique-constraint violation. */

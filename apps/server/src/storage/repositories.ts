@@ -100,8 +100,8 @@ export function createRepositories(db: Database): Store {
     transaction: (work) => {
       const outer = open.getStore();
       if (outer) return inSavepoint(outer, work);
-      return db.prisma.$transaction((tx) => {
-        const connection = transactionConnection(tx);
+      return db.transaction((tx, sql) => {
+        const connection = transactionConnection(tx, sql);
         const transaction = { connection, repos: repositoriesOn(connection), savepoints: 0 };
         return open.run(transaction, () => work(transaction.repos));
       }, TIMEOUTS);

@@ -139,10 +139,11 @@ export class LogsRepository {
 
   /**
    * One INSERT … SELECT FROM unnest(arrays) per batch: one statement whatever the batch size,
-   * each column one array literal (see `arrayLiteral`), through the driver when outside a
-   * transaction. Prisma's `$executeRaw` converted every element of every array and cost as
-   * much server CPU as the rest of the request. The digests and salts are computed here from
-   * the row as the database will store it; the sealer computes the canonical form later.
+   * each column one array literal (see `arrayLiteral`), straight through the driver (inside a
+   * transaction too, on its connection). Prisma's `$executeRaw` converted every element of
+   * every array and cost as much server CPU as the rest of the request. The digests and salts
+   * are computed here from the row as the database will store it; the sealer computes the
+   * canonical form later.
    */
   async insert(rows: NewLogRow[]): Promise<void> {
     const metadata = rows.map((r) => JSON.stringify(r.metadata ?? {}));
