@@ -41,6 +41,11 @@ try {
     await writeFile(file, await readFile(newKeyFile, 'utf8'), { mode: 0o600, flag: 'wx' });
     console.log(`${file} now holds the new key; the old one is in ${retired}.`);
   } else console.log('Set SECADMIN_SIGNING_KEY to the new key and restart every instance.');
+} catch (error) {
+  // A refusal (nothing sealed since the last rotation, a key that is not the active one) is
+  // the operator's to read, not a stack trace.
+  console.error(`not rotated: ${(error as Error).message}`);
+  process.exitCode = 1;
 } finally {
   await db.close();
 }

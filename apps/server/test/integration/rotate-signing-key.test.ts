@@ -78,6 +78,20 @@ describe.each(DATABASES)('pnpm signing-key:rotate on %s', { timeout: 180_000 }, 
       ).toHaveLength(1);
     } else expect(rotated.stdout).toContain('Set SECADMIN_SIGNING_KEY to the new key');
 
+    // Again at once, to a third key: nothing was sealed under the new one, so it is refused
+    // with a sentence, not a stack trace.
+    const thirdKeyFile = join(dataDir, 'third-signing-key.pem');
+    await writeFile(thirdKeyFile, privatePem(), { mode: 0o600 });
+    const again = await run(process.execPath, [ROTATE, '--new-key', thirdKeyFile], {
+      env: { ...process.env, ...env, SECADMIN_SIGNING_KEY: oldKey ? newKey : '' },
+    }).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(again?.code).toBe(1);
+    expect(again?.stderr).toMatch(/^not rotated: no entry has been sealed since /);
+    expect(again?.stderr).not.toContain('    at ');
+
     const after = await spawnServer({ ...env, SECADMIN_SIGNING_KEY: oldKey ? newKey : '' });
     cleanups.push(() => after.stop());
     const { data: keys } = await api(after.url, '/v1/logs/public-key');
