@@ -19,21 +19,44 @@ import {
 const CONNECTIONS = 50;
 
 /**
+ * One autocannon run. A run that has not finished a minute past its duration is stopped and
+ * made once more, with a warning: a CI run once waited here for good with no request in
+ * flight (a request the server never answers would end as an autocannon timeout instead).
  * @param {string} url
  * @param {{ method?: 'GET' | 'POST', body?: string | undefined, durationSeconds: number }} options
  */
 async function load(url, { method = 'GET', body, durationSeconds }) {
-  const result = await autocannon({
-    url,
-    method,
-    connections: CONNECTIONS,
-    duration: durationSeconds,
-    headers: { authorization: `Bearer ${ROOT_KEY}`, 'content-type': 'application/json' },
-    ...(body ? { body } : {}),
-  });
-  if (result.non2xx > 0 || result.errors > 0)
-    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { rps: result.requests.average, p99Ms: result.latency.p99 };
+  for (let attempt = 1; ; attempt++) {
+    // Without a callback autocannon answers its tracker, a thenable that can also stop.
+    const run = /** @type {Promise<import('autocannon').Result> & { stop(): void }} */ (
+      /** @type {unknown} */ (
+        autocannon({
+          url,
+          method,
+          connections: CONNECTIONS,
+          duration: durationSeconds,
+          headers: { authorization: `Bearer ${ROOT_KEY}`, 'content-type': 'application/json' },
+          ...(body ? { body } : {}),
+        })
+      )
+    );
+    /** @type {NodeJS.Timeout | undefined} */
+    let timer;
+    const late = new Promise((resolve) => {
+      timer = setTimeout(() => resolve(undefined), (durationSeconds + 60) * 1000);
+    });
+    const result = await Promise.race([run, late]);
+    clearTimeout(timer);
+    if (!result) {
+      run.stop();
+      if (attempt === 2) throw new Error(`${url}: autocannon did not finish, twice`);
+      console.warn(`${url}: autocannon did not finish a minute past its duration; once more`);
+      continue;
+    }
+    if (result.non2xx > 0 || result.errors > 0)
+      throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+    return { rps: result.requests.average, p99Ms: result.latency.p99 };
+  }
 }
 
 /**
