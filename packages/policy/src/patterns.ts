@@ -10,6 +10,9 @@
  */
 export const SELF = '${self}';
 
+/** What `${self}` stands for in a request by `principal`: its id, after the type and `:`. */
+export const selfOf = (principal: string): string => principal.slice(principal.indexOf(':') + 1);
+
 /** A literal run between `*`s, with its KMP failure table. */
 interface Literal {
   text: string;

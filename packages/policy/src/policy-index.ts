@@ -1,5 +1,5 @@
 import { type CidrBlock, cidrContains, type IpAddress, parseCidr, parseIp } from './ip.js';
-import { compileGlob, type GlobPattern, matchGlob, SELF } from './patterns.js';
+import { compileGlob, type GlobPattern, matchGlob, SELF, selfOf } from './patterns.js';
 import type {
   AccessRequest,
   Decision,
@@ -105,7 +105,7 @@ export class PolicyIndex {
     const colon = action.indexOf(':');
     const actionKeys =
       colon > 0 ? [action, `${action.slice(0, colon)}:*`, WILDCARD] : [action, WILDCARD];
-    const self = request.principal.slice(request.principal.indexOf(':') + 1);
+    const self = selfOf(request.principal);
     const ip = request.context?.ip === undefined ? undefined : parseIp(request.context.ip);
     const time = (request.context?.time ?? new Date()).getTime();
     const stamp = this.nextStamp();

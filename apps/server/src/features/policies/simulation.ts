@@ -1,5 +1,5 @@
 import type { components } from '@secadmin/api-types';
-import { type PolicyDefinition, PolicyIndex, parseIp } from '@secadmin/policy';
+import { type PolicyDefinition, PolicyIndex, parseIp, SELF, selfOf } from '@secadmin/policy';
 import { type FieldProblem, Invalid, invalid } from '../../lib/errors.js';
 import { Pacer } from '../../lib/pacer.js';
 import { INVALID_INSTANT, parseInstant } from '../../lib/time.js';
@@ -35,8 +35,6 @@ export const BATCH_LIMITS = {
 /** Patterns per draft index: what one step between two yields to the event loop matches. */
 const PATTERNS_PER_STEP = 250;
 
-const SELF = '${self}';
-
 /**
  * What matching the checks against the drafts may cost, as the spec counts it: per check,
  * every draft action pattern's length plus the check's action length, and every resource
@@ -60,7 +58,7 @@ function matchingWork(checks: readonly SimulationCheck[], drafts: readonly Polic
   }
   let work = 0;
   for (const check of checks) {
-    const self = check.principal.slice(check.principal.indexOf(':') + 1);
+    const self = selfOf(check.principal);
     work +=
       actionChars +
       actionCount * check.action.length +
