@@ -10,6 +10,18 @@ import { waitFor } from '../helpers/wait.js';
 
 const ENTRIES = 500;
 
+/** `POST /v1/logs` of `body` under one `Idempotency-Key`, as a client retrying it sends it. */
+const ingestOnce = (url: string, key: string, idempotencyKey: string, body: string) =>
+  fetch(`${url}/v1/logs`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      'idempotency-key': idempotencyKey,
+    },
+    body,
+  });
+
 /**
  * docs/idempotency.md: the claim of an `Idempotency-Key`, the work and the kept response commit
  * together, so a crash at any point leaves either nothing or all of it.
@@ -30,16 +42,7 @@ describe('kill -9 during an ingest under an Idempotency-Key, PostgreSQL', {
         result: 'success',
       })),
     });
-    const ingest = (url: string) =>
-      fetch(`${url}/v1/logs`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${key}`,
-          'content-type': 'application/json',
-          'idempotency-key': idempotencyKey,
-        },
-        body,
-      });
+    const ingest = (url: string) => ingestOnce(url, key, idempotencyKey, body);
     const count = async (sql: string, params: unknown[]) =>
       (await database.query<{ n: number }>(sql, params))[0]?.n;
     const entries = () =>
@@ -136,16 +139,7 @@ describe('kill -9 during an ingest under an Idempotency-Key, embedded', {
         metadata: { note: 'x'.repeat(9000) },
       })),
     });
-    const ingest = (url: string) =>
-      fetch(`${url}/v1/logs`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${key}`,
-          'content-type': 'application/json',
-          'idempotency-key': idempotencyKey,
-        },
-        body,
-      });
+    const ingest = (url: string) => ingestOnce(url, key, idempotencyKey, body);
     let server = await spawnServer(env);
     try {
       const before = await lastWalWrite(dataDir);

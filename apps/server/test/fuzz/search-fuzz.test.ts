@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LogRow } from '../../src/features/audit-log/repository.js';
 import { compileHighlighter } from '../../src/features/audit-log/search/highlight.js';
 import {
   MAX_QUERY_TERMS,
@@ -11,6 +10,7 @@ import {
 } from '../../src/features/audit-log/search/query.js';
 import { Invalid } from '../../src/lib/errors.js';
 import { measureLoopDelay } from '../helpers/event-loop-delay.js';
+import { logRow as row } from '../helpers/fixtures.js';
 import { json, raw, startTestServer, type TestServer } from '../helpers/server.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 170);
@@ -45,23 +45,6 @@ const PATHOLOGICAL_ENTRIES = [
   { metadata: { list: Array.from({ length: 2000 }, () => 'a') } },
   { metadata: { note: `${'b '.repeat(7000)}a` } },
 ];
-
-const row = (fields: Partial<LogRow>): LogRow =>
-  ({
-    event: 'user.login',
-    actorId: null,
-    actorEmail: null,
-    actorType: 'user',
-    targetId: null,
-    targetType: null,
-    ip: null,
-    userAgent: null,
-    city: null,
-    country: null,
-    region: null,
-    metadata: {},
-    ...fields,
-  }) as LogRow;
 
 const escapeHtml = (text: string) =>
   text.replace(

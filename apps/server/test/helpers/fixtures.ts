@@ -1,4 +1,5 @@
 import type { SecadminClient } from '@secadmin/api-client';
+import type { LogRow } from '../../src/features/audit-log/repository.js';
 
 let counter = 0;
 export const uniqueEmail = (prefix = 'user') => `${prefix}.${Date.now()}.${counter++}@example.com`;
@@ -86,3 +87,21 @@ export async function outsideWindowBoundary(): Promise<void> {
   if (untilNextWindow < 5_000)
     await new Promise((resolve) => setTimeout(resolve, untilNextWindow + 50));
 }
+
+/** A stored log row with every searchable field empty but `event` and `actor.type`, for highlighting tests. */
+export const logRow = (fields: Partial<LogRow>): LogRow =>
+  ({
+    event: 'user.login',
+    actorId: null,
+    actorEmail: null,
+    actorType: 'user',
+    targetId: null,
+    targetType: null,
+    ip: null,
+    userAgent: null,
+    city: null,
+    country: null,
+    region: null,
+    metadata: {},
+    ...fields,
+  }) as LogRow;

@@ -1,26 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { logRow as row } from '../../../../test/helpers/fixtures.js';
 import { loadSpec } from '../../../http/operations.js';
 import type { LogRow } from '../repository.js';
 import { compileHighlighter, HIGHLIGHT_LIMITS } from './highlight.js';
 import { PhraseMatcher } from './phrase-matcher.js';
 import { MAX_QUERY_TERMS, parseSearchQuery } from './query.js';
-
-const row = (fields: Partial<LogRow>): LogRow =>
-  ({
-    event: 'user.login',
-    actorId: null,
-    actorEmail: null,
-    actorType: 'user',
-    targetId: null,
-    targetType: null,
-    ip: null,
-    userAgent: null,
-    city: null,
-    country: null,
-    region: null,
-    metadata: {},
-    ...fields,
-  }) as LogRow;
 
 const highlight = (query: string, fields: Partial<LogRow>) =>
   compileHighlighter(parseSearchQuery(query))(row(fields));
