@@ -1,10 +1,11 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '@secadmin/db';
 import { loadConfig } from './config.js';
 import { loadSigningKey, signingKeyFromPem } from './features/audit-log/chain/signing-key.js';
 import { rotateSigningKey } from './features/audit-log/chain/signing-keys.js';
+import { createSecretFile } from './lib/secret-file.js';
 import { createRepositories } from './storage/repositories.js';
 
 /**
@@ -38,7 +39,10 @@ try {
     const file = join(config.dataDir, 'signing-key.pem');
     const retired = join(config.dataDir, `signing-key.retired-${rotated.fromSeq}.pem`);
     await rename(file, retired);
-    await writeFile(file, await readFile(newKeyFile, 'utf8'), { mode: 0o600, flag: 'wx' });
+    if (!(await createSecretFile(file, await readFile(newKeyFile, 'utf8'))))
+      throw new Error(
+        `${file} appeared while the old key was moved aside; the new key is in ${newKeyFile}`,
+      );
     console.log(`${file} now holds the new key; the old one is in ${retired}.`);
   } else console.log('Set SECADMIN_SIGNING_KEY to the new key and restart every instance.');
 } catch (error) {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createSecretFile } from './lib/secret-file.js';
 
 /**
  * The HMAC secret for download tokens: `SECADMIN_SECRET`, or one generated once into
@@ -12,10 +13,7 @@ export async function loadSecret(configured: string | undefined, dataDir: string
   const existing = await readFile(file, 'utf8').catch(() => undefined);
   if (existing?.trim()) return existing.trim();
   const secret = randomBytes(32).toString('base64url');
-  await writeFile(file, `${secret}\n`, { mode: 0o600, flag: 'wx' }).catch(
-    async (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST') throw error;
-    },
-  );
+  // Another instance starting on the same data dir may have written it first: read what won.
+  await createSecretFile(file, `${secret}\n`);
   return (await readFile(file, 'utf8')).trim();
 }

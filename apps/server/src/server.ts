@@ -24,6 +24,7 @@ import { MemoryRateLimitStore } from './rate-limit/memory-store.js';
 import { RedisRateLimitStore } from './rate-limit/redis-store.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 import { loadSecret } from './secrets.js';
+import { mapDatabaseErrors } from './storage/database-errors.js';
 import { createRepositories } from './storage/repositories.js';
 import { waitForDatabase } from './storage/wait-for-database.js';
 
@@ -108,7 +109,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       observeLag: (seconds) => metrics.sealLag(seconds),
     });
     const files: ExportFiles =
-      db.kind === 'postgres' ? new PostgresExportFiles(db) : new DataDirExportFiles(config.dataDir);
+      db.kind === 'postgres'
+        ? new PostgresExportFiles(mapDatabaseErrors(db))
+        : new DataDirExportFiles(config.dataDir);
     const worker = new ExportWorker({
       store,
       files,

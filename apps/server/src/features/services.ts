@@ -1,33 +1,35 @@
+import type { RequestActor } from '../lib/actor.js';
 import { Cursors } from '../lib/cursor.js';
 import type { DomainCounters } from '../metrics.js';
 import type { Store } from '../storage/repositories.js';
-import { StateVersionsSource } from '../storage/state-versions.js';
-import { ApiKeysService } from './api-keys/service.js';
-import { type AuditWriter, createAuditWriter } from './audit-log/audit-writer.js';
+import { StateVersionsRepository, StateVersionsSource } from '../storage/state-versions.js';
+import { type ApiKeysService, createApiKeys } from './api-keys/index.js';
+import { type AuditRecord, type AuditWriter, createAuditWriter } from './audit-log/audit-writer.js';
 import { ChainService } from './audit-log/chain/service.js';
 import type { SigningKey } from './audit-log/chain/signing-key.js';
 import { LogsService } from './audit-log/entries/service.js';
 import { ExportsService, type ExportsServiceOptions } from './audit-log/exports/service.js';
 import { SearchService } from './audit-log/search/service.js';
-import { IdempotencyService } from './idempotency/service.js';
-import { AccessService } from './policies/access-service.js';
-import { PoliciesService } from './policies/service.js';
-import { SimulationService } from './policies/simulation.js';
-import { UsersService } from './users/service.js';
+import { createIdempotency, type IdempotencyService } from './idempotency/index.js';
+import { type Access, createPolicies } from './policies/index.js';
+import { createUsers } from './users/index.js';
 
 export interface Services {
   versions: StateVersionsSource;
   audit: AuditWriter;
-  access: AccessService;
+  access: Access;
   apiKeys: ApiKeysService;
-  users: UsersService;
-  policies: PoliciesService;
-  simulation: SimulationService;
+  idempotency: IdempotencyService;
+  /** The dispatch step of writes sent with an `Idempotency-Key`. */
+  idempotencyStep: ReturnType<typeof createIdempotency>['step'];
+  /** The operations of users, policies and API keys. */
+  handlers: ReturnType<typeof createUsers>['handlers'] &
+    ReturnType<typeof createPolicies>['handlers'] &
+    ReturnType<typeof createApiKeys>['handlers'];
   logs: LogsService;
   chain: ChainService;
   search: SearchService;
   exports: ExportsService;
-  idempotency: IdempotencyService;
 }
 
 export interface ServicesOptions extends ExportsServiceOptions {
@@ -41,24 +43,63 @@ export interface ServicesOptions extends ExportsServiceOptions {
   onIngested?: () => void;
 }
 
+/** The composition root: the one place that knows every feature, and wires each to the others. */
 export function createServices(store: Store, options: ServicesOptions): Services {
-  const versions = new StateVersionsSource(store, options.soleWriter, () => store.inTransaction());
+  const versions = new StateVersionsSource(
+    new StateVersionsRepository(store.connection),
+    options.soleWriter,
+    () => store.inTransaction(),
+  );
   const cursors = new Cursors(options.secret);
   const audit = createAuditWriter(store);
-  const access = new AccessService(store, () => versions.current(), options.counters);
-  const idempotency = new IdempotencyService(store, options.secret, options.maxKeptBytes);
+  // The store's own audit-log repositories join whatever transaction is open.
+  const trail = {
+    record: (actor: RequestActor, change: AuditRecord) => audit.record(store, actor, change),
+  };
+  const idempotency = createIdempotency(store, {
+    secret: options.secret,
+    maxKeptBytes: options.maxKeptBytes,
+  });
+  // Users depends on api keys and policies, which reach back into users only when called.
+  const policies = createPolicies({
+    store,
+    versions,
+    audit: trail,
+    cursors,
+    userRoles: (userId) => users.service.roles(userId),
+    currentVersions: () => versions.current(),
+    counters: options.counters,
+  });
+  const apiKeys = createApiKeys({
+    store,
+    versions,
+    audit: trail,
+    cursors,
+    keptResponses: idempotency.service,
+    userExists: (userId) => users.service.exists(userId),
+  });
+  const users = createUsers({
+    store,
+    versions,
+    audit: trail,
+    cursors,
+    access: policies.access,
+    apiKeys: apiKeys.service,
+    policies: policies.policies,
+    logs: { redactUser: (userId, email) => store.logs.redactUser(userId, email) },
+    keptResponses: idempotency.service,
+  });
   return {
     versions,
     audit,
-    access,
-    apiKeys: new ApiKeysService(store, audit, versions, cursors, idempotency),
-    users: new UsersService(store, audit, versions, cursors, access, idempotency),
-    policies: new PoliciesService(store, audit, versions, cursors),
-    simulation: new SimulationService(access),
+    access: policies.access,
+    apiKeys: apiKeys.service,
+    idempotency: idempotency.service,
+    idempotencyStep: idempotency.step,
+    handlers: { ...users.handlers, ...policies.handlers, ...apiKeys.handlers },
     logs: new LogsService(store, cursors, options.counters, options.onIngested),
     chain: new ChainService(store, cursors, options.signingKey),
     search: new SearchService(store, cursors),
     exports: new ExportsService(store, audit, options),
-    idempotency,
   };
 }

@@ -1,9 +1,9 @@
+import type { AccessRequest } from '@secadmin/policy';
 import type { Request, Response } from 'express';
-import type { ApiKeysService } from '../features/api-keys/service.js';
-import type { AuditWriter, RequestActor } from '../features/audit-log/audit-writer.js';
-import type { AccessService, StateVersions } from '../features/policies/access-service.js';
+import type { RequestActor } from '../lib/actor.js';
+import type { StateVersions } from '../lib/state-versions.js';
 import type { RateLimitStore } from '../rate-limit/store.js';
-import type { Authenticated } from './context.js';
+import type { Authenticated, CallerKey } from './context.js';
 import { ApiError } from './errors.js';
 import { type AccessRule, resourceOf } from './operations.js';
 import { ANONYMOUS_LIMIT, enforceRateLimit } from './rate-limit.js';
@@ -21,20 +21,28 @@ function clientIp(req: Request): string | undefined {
  */
 export function authenticator(deps: {
   currentVersions: () => Promise<StateVersions>;
-  apiKeys: ApiKeysService;
+  /** The key whose secret this is, checked against `versions` (api-keys). */
+  authenticate: (
+    secret: string,
+    versions: StateVersions,
+  ) => Promise<{ ok: true; key: CallerKey } | { ok: false; reason: string }>;
   rateLimits: RateLimitStore;
-  audit: AuditWriter;
+  /** Records a rejected key in the audit log (the secret itself is never recorded). */
+  recordAuthFailure: (request: {
+    ip: string | undefined;
+    userAgent: string | undefined;
+    reason: string;
+  }) => Promise<void>;
 }): (req: Request, res: Response) => Promise<Authenticated & { secret: string }> {
   return async (req, res) => {
     const header = req.get('authorization');
     const secret = header === undefined ? undefined : BEARER.exec(header)?.[1];
     const versions = await deps.currentVersions();
-    const result =
-      secret === undefined ? undefined : await deps.apiKeys.authenticate(secret, versions);
+    const result = secret === undefined ? undefined : await deps.authenticate(secret, versions);
     if (!result?.ok) {
       await enforceRateLimit(deps.rateLimits, res, `ip:${req.ip}`, ANONYMOUS_LIMIT);
       if (header !== undefined) {
-        await deps.audit.recordAuthFailure({
+        await deps.recordAuthFailure({
           ip: clientIp(req),
           userAgent: req.get('user-agent'),
           reason: result?.reason ?? 'malformed',
@@ -62,7 +70,11 @@ export function authenticator(deps: {
 
 /** 403 when the key's principal may not call the operation (the root key may call any). */
 export function authorizer(
-  access: AccessService,
+  /** The decision on the stored policies (policies). */
+  decide: (
+    request: Omit<AccessRequest, 'roles'>,
+    versions: StateVersions,
+  ) => Promise<{ allowed: boolean }>,
 ): (
   req: Request,
   auth: Authenticated,
@@ -72,7 +84,7 @@ export function authorizer(
   return async (req, { key, versions }, rule, params) => {
     if (key.isRoot) return;
     const resource = resourceOf(rule, params);
-    const decision = await access.decide(
+    const decision = await decide(
       {
         principal: key.principal,
         action: rule.action,

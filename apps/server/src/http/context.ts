@@ -1,8 +1,7 @@
 import type { KeylessOperationId, OperationId, operations } from '@secadmin/api-types';
 import type { Request, Response } from 'express';
-import type { ApiKey } from '../features/api-keys/service.js';
-import type { RequestActor } from '../features/audit-log/audit-writer.js';
-import type { StateVersions } from '../features/policies/access-service.js';
+import type { RequestActor } from '../lib/actor.js';
+import type { StateVersions } from '../lib/state-versions.js';
 
 type Parameters<Id extends OperationId> = operations[Id]['parameters'];
 
@@ -36,9 +35,19 @@ export interface KeylessContext<Id extends OperationId> {
   res: Response;
 }
 
+/** The API key that authenticated a request: what http/ and the checks of its rights read. */
+export interface CallerKey {
+  id: string;
+  principal: string;
+  isRoot: boolean;
+  plan: string;
+  rateLimitPerMinute: number;
+  expiresAt: Date | null;
+}
+
 /** The key that authenticated the request, and the state versions read for it. */
 export interface Authenticated {
-  key: ApiKey;
+  key: CallerKey;
   actor: RequestActor;
   /** Read once per request: what every cache consulted for this request is checked against. */
   versions: StateVersions;

@@ -1,12 +1,10 @@
 import type { Request, RequestHandler, Response } from 'express';
-import type { IdempotencyService } from '../features/idempotency/index.js';
 import { DomainError } from '../lib/errors.js';
 import type { RateLimitStore } from '../rate-limit/store.js';
 import type { authenticator, authorizer } from './auth.js';
 import { jsonViolations, readJsonBody, requireJsonBody } from './body.js';
 import type { Authenticated, Handlers } from './context.js';
 import { ApiError, fromDomainError } from './errors.js';
-import { idempotencyKeyOf, runIdempotently } from './idempotency.js';
 import type { Operation, Router } from './operations.js';
 import { ANONYMOUS_LIMIT, enforceRateLimit } from './rate-limit.js';
 import type { SpecValidator, ValidInput } from './validation.js';
@@ -19,11 +17,28 @@ export interface DispatchDeps {
   authenticate: ReturnType<typeof authenticator>;
   authorize: ReturnType<typeof authorizer>;
   rateLimits: RateLimitStore;
-  idempotency: IdempotencyService;
+  idempotency: IdempotencyStep;
   /** Check every JSON response against the spec (tests). */
   validateResponses: boolean;
   /** True while free disk space is below `SECADMIN_MIN_FREE_DISK_MB`: writes get 503. */
   diskLow: () => boolean;
+}
+
+/** One write run once per `Idempotency-Key`: the composition root plugs it in. */
+export interface IdempotencyStep {
+  /** The request's `Idempotency-Key`, if it sent one; throws (400) when it is not a valid one. */
+  keyOf(req: Request): string | undefined;
+  /** The request as sent (method, path and parsed body), to tell a replay from another request. */
+  fingerprint(method: string, path: string, body: unknown): string;
+  /**
+   * Runs `handle` once for the key and answers with its response, or with the one kept for
+   * the key. `handle` throws what the client should see as an `ApiError`.
+   */
+  run(
+    request: { keyId: string; callerSecret: string; idempotencyKey: string; fingerprint: string },
+    res: Response,
+    handle: () => Promise<void>,
+  ): Promise<void>;
 }
 
 /** Free space is looked at every second; a client retrying sooner would only be refused again. */
@@ -91,7 +106,7 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
         DISK_LOW_RETRY_AFTER_S,
       );
     const idempotencyKey =
-      auth && req.method === 'POST' && operation.writes ? idempotencyKeyOf(req) : undefined;
+      auth && req.method === 'POST' && operation.writes ? deps.idempotency.keyOf(req) : undefined;
     requireJsonBody(req);
     const body = await readJsonBody(req, res, operation.maxBodyBytes);
     const query = req.query as Record<string, unknown>;
@@ -123,7 +138,7 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
         throw error instanceof DomainError ? fromDomainError(error, entry.inputLocation) : error;
       }
     };
-    if (idempotent) await runIdempotently(deps.idempotency, idempotent, res, handle);
+    if (idempotent) await deps.idempotency.run(idempotent, res, handle);
     else await handle();
   };
 }

@@ -14,7 +14,6 @@ import {
   Unavailable,
 } from '../lib/errors.js';
 import { sendJson } from './respond.js';
-import { isDatabaseUnreachable } from './unreachable.js';
 import { closeIfBodyUnread } from './unread-body.js';
 
 export interface ErrorDetail {
@@ -99,8 +98,6 @@ interface BodyParserError {
 function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error;
   if (error instanceof DomainError) return fromDomainError(error, 'body');
-  if (isDatabaseUnreachable(error))
-    return fromDomainError(new Unavailable('The database is unreachable; retry shortly.'), 'body');
   switch ((error as BodyParserError)?.type) {
     case 'entity.too.large':
       return new ApiError('payload_too_large', 'The request body is too large.');

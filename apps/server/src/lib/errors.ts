@@ -1,6 +1,7 @@
 /**
  * What went wrong, in the domain's words: services and their helpers throw these, and know
- * nothing of HTTP. `http/errors.ts` maps each onto a status and the error envelope.
+ * nothing of HTTP (storage/ turns a database that cannot be reached into `Unavailable`).
+ * `http/errors.ts` maps each onto a status and the error envelope.
  */
 export abstract class DomainError extends Error {}
 
@@ -49,8 +50,9 @@ export class Unavailable extends DomainError {
   constructor(
     message: string,
     readonly retryAfterSeconds = 1,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
 }
 

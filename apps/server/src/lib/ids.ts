@@ -44,3 +44,9 @@ export type IdPrefix = 'user' | 'pol' | 'log' | 'exp' | 'key' | 'req';
 export function newId(prefix: IdPrefix, now?: number): string {
   return `${prefix}_${ulid(now)}`;
 }
+
+/** The text of an id `newId(prefix)` makes, for a regular expression (unanchored). */
+export const idText = (prefix: IdPrefix) => `${prefix}_[${ALPHABET}]{26}`;
+
+/** Exactly an id `newId(prefix)` makes. */
+export const idPattern = (prefix: IdPrefix) => new RegExp(`^${idText(prefix)}$`);

@@ -18,9 +18,13 @@ export function transactionConnection(tx: Prisma.TransactionClient, sql: SqlQuer
   return { db: tx, sql };
 }
 
-/** Prisma's unique-constraint violation. */
-export function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: unknown })?.code === 'P2002';
+/**
+ * Locks the row of `table` (a name written in the repository, never taken from a request) with
+ * this id until the transaction ends; false when there is none.
+ */
+export async function lockRow(c: Connection, table: string, id: string): Promise<boolean> {
+  const rows = await c.sql(`SELECT id FROM ${table} WHERE id = $1 FOR UPDATE`, [id]);
+  return rows.length > 0;
 }
 
 /** Rows after `(at, id)` in ascending keyset order. */

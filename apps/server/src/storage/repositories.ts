@@ -1,37 +1,30 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Database } from '@secadmin/db';
-import { ApiKeysRepository } from '../features/api-keys/repository.js';
 import { ChainRepository } from '../features/audit-log/chain/repository.js';
 import { SigningKeysRepository } from '../features/audit-log/chain/signing-keys-repository.js';
 import { ExportsRepository } from '../features/audit-log/exports/repository.js';
 import { PartitionsRepository } from '../features/audit-log/partitions/repository.js';
 import { LogsRepository } from '../features/audit-log/repository.js';
-import { IdempotencyRepository } from '../features/idempotency/repository.js';
-import { PoliciesRepository } from '../features/policies/repository.js';
-import { UsersRepository } from '../features/users/repository.js';
 import { type Connection, transactionConnection } from './connection.js';
-import { StateVersionsRepository } from './state-versions-repository.js';
+import { mapDatabaseErrors } from './database-errors.js';
 
-/** Every table's repository, on one connection (the database's, or a transaction's). */
+/** The audit log's repositories, on one connection (the database's, or a transaction's). */
 export interface Repositories {
-  users: UsersRepository;
-  policies: PoliciesRepository;
-  apiKeys: ApiKeysRepository;
   logs: LogsRepository;
   chain: ChainRepository;
   signingKeys: SigningKeysRepository;
   partitions: PartitionsRepository;
   exports: ExportsRepository;
-  stateVersions: StateVersionsRepository;
-  idempotency: IdempotencyRepository;
 }
 
 export interface Store extends Repositories {
+  /** The connection of the transaction this async call chain runs in, else the database's. */
+  readonly connection: Connection;
   /**
    * Runs `work` in one transaction: everything it writes commits together or not at all.
    * Called inside another transaction (of this async call chain), it joins it as a savepoint:
    * a failure of `work` undoes only what `work` wrote, and the outer transaction decides.
-   * While `work` runs, the store's own repositories also use the transaction.
+   * While `work` runs, every repository built on `connection` uses the transaction.
    */
   transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
   /** Whether this async call chain runs inside a transaction of the store. */
@@ -40,16 +33,11 @@ export interface Store extends Repositories {
 
 function repositoriesOn(connection: Connection): Repositories {
   return {
-    users: new UsersRepository(connection),
-    policies: new PoliciesRepository(connection),
-    apiKeys: new ApiKeysRepository(connection),
     logs: new LogsRepository(connection),
     chain: new ChainRepository(connection),
     signingKeys: new SigningKeysRepository(connection),
     partitions: new PartitionsRepository(connection),
     exports: new ExportsRepository(connection),
-    stateVersions: new StateVersionsRepository(connection),
-    idempotency: new IdempotencyRepository(connection),
   };
 }
 
@@ -66,12 +54,16 @@ interface OpenTransaction {
   savepoints: number;
 }
 
-/** The storage of the service: the only way services reach the database. */
-export function createRepositories(db: Database): Store {
+/**
+ * The storage of the service: the only way services reach the database. A statement that
+ * cannot reach it throws `Unavailable` (storage/database-errors.ts).
+ */
+export function createRepositories(database: Database): Store {
+  const db = mapDatabaseErrors(database);
   // The transaction this async call chain runs in: a statement issued through the store while
   // one is open must run in it (the embedded database would wait for it forever otherwise).
   const open = new AsyncLocalStorage<OpenTransaction>();
-  const ambient: Connection = {
+  const connection: Connection = {
     get db() {
       return open.getStore()?.connection.db ?? db.prisma;
     },
@@ -95,7 +87,8 @@ export function createRepositories(db: Database): Store {
   }
 
   return {
-    ...repositoriesOn(ambient),
+    ...repositoriesOn(connection),
+    connection,
     inTransaction: () => open.getStore() !== undefined,
     transaction: (work) => {
       const outer = open.getStore();

@@ -1,9 +1,40 @@
 import { shareFreshReads } from '../lib/fresh-reads.js';
-import type { Repositories } from './repositories.js';
-import type { StateVersions } from './state-versions-repository.js';
+import type { CachedState, StateVersions } from '../lib/state-versions.js';
+import type { Connection } from './connection.js';
+
+const COLUMNS: Record<CachedState, string> = {
+  policies: 'policies',
+  apiKeys: 'api_keys',
+  userRoles: 'user_roles',
+};
+
+/** The one row of `state_versions`. */
+export class StateVersionsRepository {
+  constructor(private readonly c: Connection) {}
+
+  async read(): Promise<StateVersions> {
+    const rows = await this.c.sql<Record<CachedState, bigint | string | number>>(
+      `SELECT policies, api_keys AS "apiKeys", user_roles AS "userRoles" FROM state_versions WHERE id = 1`,
+    );
+    const row = rows[0];
+    if (!row) throw new Error('state_versions has no row: the database was not migrated');
+    return {
+      policies: BigInt(row.policies),
+      apiKeys: BigInt(row.apiKeys),
+      userRoles: BigInt(row.userRoles),
+    };
+  }
+
+  async bump(which: CachedState): Promise<void> {
+    const column = COLUMNS[which];
+    await this.c.sql(`UPDATE state_versions SET ${column} = ${column} + 1 WHERE id = 1`);
+  }
+}
 
 /**
- * The counters every request checks its caches against (policy index, API keys, roles).
+ * The counters every request checks its caches against (policy index, API keys, roles). They
+ * belong to no feature: each feature that caches reads them, each that writes cached state
+ * bumps them in its own transaction.
  *
  * On PostgreSQL other instances move them: each call gets a read that started after it
  * (shared among concurrent callers). On the embedded database this process is the only
@@ -16,17 +47,17 @@ export class StateVersionsSource {
   private copy: { generation: number; versions: Promise<StateVersions> } | undefined;
 
   constructor(
-    private readonly repos: Repositories,
+    private readonly rows: Pick<StateVersionsRepository, 'read' | 'bump'>,
     private readonly soleWriter: boolean,
     private readonly inTransaction: () => boolean = () => false,
   ) {
-    this.read = shareFreshReads(() => repos.stateVersions.read());
+    this.read = shareFreshReads(() => rows.read());
   }
 
   current(): Promise<StateVersions> {
     // Inside a transaction the read is its own: it may see the transaction's uncommitted bumps,
     // which nobody else may share or keep, and it must not wait for a pool connection of its own.
-    if (this.inTransaction()) return this.repos.stateVersions.read();
+    if (this.inTransaction()) return this.rows.read();
     if (!this.soleWriter) return this.read();
     if (this.copy?.generation === this.generation) return this.copy.versions;
     const copy = { generation: this.generation, versions: this.read() };
@@ -38,11 +69,16 @@ export class StateVersionsSource {
   }
 
   /**
-   * In the transaction that makes the change, so no instance sees one without the other.
-   * The copy is dropped first: a read issued from now on waits for this transaction to end.
+   * In the transaction that makes the change, so no instance sees one without the other; after
+   * the rows it changes are locked (every writer locks `state_versions` last, so none waits on
+   * another holding it). The copy is dropped first: a read issued from now on waits for this
+   * transaction to end.
    */
-  async bump(repos: Repositories, which: keyof StateVersions): Promise<void> {
+  async bump(which: CachedState): Promise<void> {
     this.generation++;
-    await repos.stateVersions.bump(which);
+    await this.rows.bump(which);
   }
 }
+
+/** What a feature that writes cached state needs: to mark it stale. */
+export type StaleMarker = Pick<StateVersionsSource, 'bump'>;

@@ -1,5 +1,4 @@
-import type { Handler } from '../../http/context.js';
-import { created, noContent, sendPage } from '../../http/respond.js';
+import { created, type Handler, noContent, sendPage } from '../../http/index.js';
 import { apiKey } from './representation.js';
 import type { ApiKeysService } from './service.js';
 

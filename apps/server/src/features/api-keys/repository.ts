@@ -1,5 +1,5 @@
 import type { ApiKey, Prisma } from '@secadmin/db';
-import { ascendingAfter, type Connection } from '../../storage/connection.js';
+import { ascendingAfter, type Connection, lockRow } from '../../storage/connection.js';
 
 export type ApiKeyRow = ApiKey;
 
@@ -21,8 +21,11 @@ export class ApiKeysRepository {
     return rows[0] ?? null;
   }
 
-  find(id: string): Promise<ApiKeyRow | null> {
-    return this.c.db.apiKey.findUnique({ where: { id } });
+  /** Reads the row and locks it until the transaction ends. */
+  async findForUpdate(id: string): Promise<ApiKeyRow | null> {
+    return (await lockRow(this.c, 'api_keys', id))
+      ? this.c.db.apiKey.findUnique({ where: { id } })
+      : null;
   }
 
   findRoot(): Promise<ApiKeyRow | null> {

@@ -1,23 +1,26 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmod, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { components } from '@secadmin/api-types';
+import type { RequestActor } from '../../lib/actor.js';
+import type { AuditTrail } from '../../lib/audit-trail.js';
 import { type Cursors, listScope, type Page } from '../../lib/cursor.js';
-import { Forbidden, invalid, NotFound } from '../../lib/errors.js';
-import { newId } from '../../lib/ids.js';
+import { Forbidden, invalid } from '../../lib/errors.js';
+import { idPattern, newId } from '../../lib/ids.js';
+import { createSecretFile } from '../../lib/secret-file.js';
+import type { CachedState, StateVersions } from '../../lib/state-versions.js';
 import { INVALID_INSTANT, nowSeconds, parseInstant } from '../../lib/time.js';
-import { isUniqueViolation } from '../../storage/connection.js';
+import { isUniqueViolation } from '../../storage/database-errors.js';
+import { lockedUpdate } from '../../storage/locked-update.js';
 import type { Store } from '../../storage/repositories.js';
-import type { StateVersionsSource } from '../../storage/state-versions.js';
-import type { StateVersions } from '../../storage/state-versions-repository.js';
-import type { AuditWriter, RequestActor } from '../audit-log/audit-writer.js';
+import type { StaleMarker } from '../../storage/state-versions.js';
 import type { KeptResponses } from '../idempotency/index.js';
-import type { ApiKeyRow } from './repository.js';
+import type { ApiKeyRow, ApiKeysRepository } from './repository.js';
 
 type ApiKeyCreate = components['schemas']['ApiKeyCreate'];
 type Plan = components['schemas']['Plan'];
 
-const KEY_ID = /^key_[0-9a-hjkmnp-tv-z]{26}$/;
+const KEY_ID = idPattern('key');
 const SECRET = /^sk_[A-Za-z0-9_-]{32,128}$/;
 const PLAN_LIMITS: Record<Exclude<Plan, 'enterprise'>, number> = { free: 100, pro: 1000 };
 const PLAN_RANK: Record<Plan, number> = { free: 0, pro: 1, enterprise: 2 };
@@ -37,17 +40,41 @@ export type Authentication =
   | { ok: true; key: ApiKeyRow }
   | { ok: false; reason: 'malformed' | 'unknown' | 'expired' };
 
+/** The key that creates a key: a non-root one may create none stronger than itself. */
+type Creator = Pick<
+  ApiKeyRow,
+  'isRoot' | 'principal' | 'plan' | 'rateLimitPerMinute' | 'expiresAt'
+>;
+
+export interface ApiKeysDeps {
+  store: Pick<Store, 'transaction'>;
+  keys: Pick<
+    ApiKeysRepository,
+    | 'findByHash'
+    | 'findForUpdate'
+    | 'findRoot'
+    | 'insert'
+    | 'updateRoot'
+    | 'list'
+    | 'delete'
+    | 'deleteOfPrincipal'
+  >;
+  versions: StaleMarker;
+  audit: AuditTrail<'apikey.created' | 'apikey.revoked', 'api_key'>;
+  cursors: Pick<Cursors, 'decode' | 'page'>;
+  keptResponses: Pick<KeptResponses, 'withdrawResponsesShowing'>;
+  /** Whether a user with this id exists (users). */
+  userExists: (id: string) => Promise<boolean>;
+}
+
 export class ApiKeysService {
   /** Known keys by secret hash, valid while `state_versions.api_keys` does not move. */
   private cache = { version: -1n, byHash: new Map<string, ApiKeyRow>() };
+  private readonly keys: ApiKeysDeps['keys'];
 
-  constructor(
-    private readonly store: Store,
-    private readonly audit: AuditWriter,
-    private readonly versions: StateVersionsSource,
-    private readonly cursors: Cursors,
-    private readonly keptResponses: KeptResponses,
-  ) {}
+  constructor(private readonly deps: ApiKeysDeps) {
+    this.keys = deps.keys;
+  }
 
   /**
    * Looks the key up by the SHA-256 of its secret, then compares the hashes in constant
@@ -67,7 +94,7 @@ export class ApiKeysService {
     const cache = this.cache;
     let key = cache.byHash.get(hash) ?? null;
     if (!key) {
-      key = await this.store.apiKeys.findByHash(hash);
+      key = await this.keys.findByHash(hash);
       // Only keys that exist are cached: guessing cannot fill memory.
       if (key && cache.byHash.size < 100_000) cache.byHash.set(hash, key);
     }
@@ -94,13 +121,13 @@ export class ApiKeysService {
       );
     }
     for (let attempt = 0; ; attempt++) {
-      const existing = await this.store.apiKeys.findRoot();
+      const existing = await this.keys.findRoot();
       if (existing) {
-        await this.store.apiKeys.updateRoot(existing.id, {
+        await this.keys.updateRoot(existing.id, {
           rateLimitPerMinute: options.rateLimit,
           ...(options.secret !== undefined ? { secretHash: hashSecret(options.secret) } : {}),
         });
-        await this.versions.bump(this.store, 'apiKeys');
+        await this.deps.versions.bump('apiKeys');
         return {};
       }
       const secret = options.secret ?? generateSecret();
@@ -113,14 +140,16 @@ export class ApiKeysService {
       }
       if (options.secret !== undefined) return {};
       const file = join(options.dataDir, 'root-api-key');
-      await writeFile(file, `${secret}\n`, { mode: 0o600 });
-      await chmod(file, 0o600);
+      // A file left from an earlier database holds a secret that no longer opens anything.
+      await rm(file, { force: true });
+      if (!(await createSecretFile(file, `${secret}\n`)))
+        throw new Error(`${file} appeared while the root key was written; start again`);
       return { generatedFile: file };
     }
   }
 
   private async insertRoot(secretHash: string, rateLimit: number): Promise<void> {
-    await this.store.apiKeys.insert({
+    await this.keys.insert({
       id: newId('key'),
       name: 'root',
       principal: 'service:root',
@@ -135,7 +164,7 @@ export class ApiKeysService {
   /** A non-root key may only create keys no stronger than itself, for its own principal. */
   async create(
     actor: RequestActor,
-    creator: ApiKeyRow,
+    creator: Creator,
     input: ApiKeyCreate,
   ): Promise<{ key: ApiKeyRow; secret: string }> {
     const plan: Plan = input.plan ?? 'free';
@@ -165,13 +194,13 @@ export class ApiKeysService {
     }
     if (
       input.principal.startsWith('user:') &&
-      !(await this.store.users.find(input.principal.slice(5)))
+      !(await this.deps.userExists(input.principal.slice(5)))
     ) {
       throw invalid('principal', 'names no existing user');
     }
     const secret = generateSecret();
-    const key = await this.store.transaction(async (repos) => {
-      const row = await repos.apiKeys.insert({
+    const key = await this.deps.store.transaction(async () => {
+      const row = await this.keys.insert({
         id: newId('key'),
         name: input.name,
         principal: input.principal,
@@ -181,7 +210,7 @@ export class ApiKeysService {
         expiresAt,
         createdAt: nowSeconds(),
       });
-      await this.audit.record(repos, actor, {
+      await this.deps.audit.record(actor, {
         event: 'apikey.created',
         target: { id: row.id, type: 'api_key' },
       });
@@ -197,24 +226,40 @@ export class ApiKeysService {
     // A non-root key sees only its own principal's keys, never the root key (docs/auth-and-access.md).
     const principal = actor.isRoot ? undefined : actor.principal;
     const scope = listScope('apikeys', { principal });
-    const after = this.cursors.decode(scope, KEY_ID, query.cursor);
-    const rows = await this.store.apiKeys.list(principal, after, query.limit + 1);
-    return this.cursors.page(rows, query.limit, scope, (row) => row.createdAt);
+    const after = this.deps.cursors.decode(scope, KEY_ID, query.cursor);
+    const rows = await this.keys.list(principal, after, query.limit + 1);
+    return this.deps.cursors.page(rows, query.limit, scope, (row) => row.createdAt);
   }
 
+  /** A key the actor may not see is one that does not exist (404), the root key a 403. */
   async revoke(actor: RequestActor, id: string): Promise<void> {
-    await this.store.transaction(async (repos) => {
-      const key = await repos.apiKeys.find(id);
-      if (!key || (!actor.isRoot && (key.isRoot || key.principal !== actor.principal)))
-        throw new NotFound('API key');
-      if (key.isRoot) throw new Forbidden('The root key cannot be revoked through the API.');
-      await repos.apiKeys.delete(id);
-      await this.keptResponses.withdrawResponsesShowing(repos, id);
-      await this.versions.bump(repos, 'apiKeys');
-      await this.audit.record(repos, actor, {
-        event: 'apikey.revoked',
-        target: { id, type: 'api_key' },
-      });
+    await lockedUpdate(this.deps, {
+      what: 'API key',
+      lock: async () => {
+        const key = await this.keys.findForUpdate(id);
+        return key && (actor.isRoot || (!key.isRoot && key.principal === actor.principal))
+          ? key
+          : null;
+      },
+      write: async (key) => {
+        if (key.isRoot) throw new Forbidden('The root key cannot be revoked through the API.');
+        await this.keys.delete(id);
+        await this.deps.keptResponses.withdrawResponsesShowing(id);
+        return { result: undefined, stale: ['apiKeys'] };
+      },
+      record: () =>
+        this.deps.audit.record(actor, { event: 'apikey.revoked', target: { id, type: 'api_key' } }),
     });
+  }
+
+  /**
+   * Deletes the principal's keys, in the caller's transaction: a replay of a key's creation
+   * shows its secret no more. Returns the cached state this makes stale, for the caller to bump
+   * once its rows are written.
+   */
+  async revokeAllOf(principal: string): Promise<CachedState[]> {
+    for (const keyId of await this.keys.deleteOfPrincipal(principal))
+      await this.deps.keptResponses.withdrawResponsesShowing(keyId);
+    return ['apiKeys'];
   }
 }

@@ -1,3 +1,4 @@
+import type { RequestActor } from '../../lib/actor.js';
 import { newId } from '../../lib/ids.js';
 import type { Repositories, Store } from '../../storage/repositories.js';
 
@@ -20,15 +21,6 @@ function cut(text: string | undefined, max: number): string | null {
     count++;
   }
   return text.slice(0, end);
-}
-
-/** Who made a request: the key and its principal, and where it came from. */
-export interface RequestActor {
-  keyId: string;
-  principal: string;
-  isRoot: boolean;
-  ip: string | undefined;
-  userAgent: string | undefined;
 }
 
 export interface AuditRecord {

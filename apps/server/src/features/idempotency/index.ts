@@ -1,9 +1,31 @@
-export type { KeptResponses } from './service.js';
-export {
-  IdempotencyService,
-  type IdempotentRequest,
-  type RunOutcome,
-  type StoredResponse,
-  type WorkOutcome,
-} from './service.js';
+import type { Store } from '../../storage/repositories.js';
+import { idempotencyStep } from './http-step.js';
+import { IdempotencyRepository } from './repository.js';
+import { IdempotencyService } from './service.js';
+
+export type { IdempotencyService } from './service.js';
 export { sweepIdempotencyKeys } from './sweeper.js';
+
+/** What other features do to kept responses when what those show goes away, in their transaction. */
+export type KeptResponses = Pick<
+  IdempotencyService,
+  'forgetResponsesMentioning' | 'withdrawResponsesShowing'
+>;
+
+export function createIdempotency(
+  store: Pick<Store, 'connection' | 'transaction'>,
+  options: {
+    /** The server secret: the subkeys of fingerprints and mention tags derive from it. */
+    secret: string;
+    /** The most bytes of kept idempotent responses per API key (docs/idempotency.md). */
+    maxKeptBytes?: number | undefined;
+  },
+) {
+  const service = new IdempotencyService(
+    store,
+    new IdempotencyRepository(store.connection),
+    options.secret,
+    options.maxKeptBytes,
+  );
+  return { service, step: idempotencyStep(service) };
+}

@@ -9,6 +9,7 @@ import {
   type TestServer,
 } from '../../../test/helpers/server.js';
 import { IdempotencyRepository } from './repository.js';
+import { IdempotencyService } from './service.js';
 
 let counter = 0;
 const uniqueKey = () => `kept-${Date.now()}-${counter++}`;
@@ -171,10 +172,11 @@ describe.each(DATABASES)('kept idempotent responses on %s', (database) => {
         return [] as T[];
       },
     });
-    await server.services.idempotency.forgetResponsesMentioning(
-      { idempotency: explaining },
-      'someone.else@example.com',
-    );
+    await new IdempotencyService(
+      { transaction: (work) => work({} as never) },
+      explaining,
+      'any server secret',
+    ).forgetResponsesMentioning('someone.else@example.com');
     expect(plans).toHaveLength(1);
     expect(plans[0]).toMatch(/Index (Only )?Scan (using|on) idempotency_mentions_pkey/);
     expect(plans[0]).not.toMatch(/Seq Scan/);

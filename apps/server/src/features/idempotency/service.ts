@@ -1,7 +1,7 @@
 import { Conflict, IdempotencyKeyReused, Throttled } from '../../lib/errors.js';
 import type { Store } from '../../storage/repositories.js';
 import { IdempotencyDigests, seal, unseal } from './crypto.js';
-import type { StoredResponse } from './repository.js';
+import type { IdempotencyRepository, StoredResponse } from './repository.js';
 
 export type { StoredResponse } from './repository.js';
 
@@ -73,7 +73,17 @@ export class IdempotencyService {
   private readonly digests: IdempotencyDigests;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, 'transaction'>,
+    private readonly kept: Pick<
+      IdempotencyRepository,
+      | 'lock'
+      | 'find'
+      | 'usage'
+      | 'keep'
+      | 'deleteExpired'
+      | 'forgetMentioning'
+      | 'withdrawMentioning'
+    >,
     serverSecret: string,
     private readonly maxKeptBytes = DEFAULT_MAX_KEPT_BYTES,
   ) {
@@ -105,8 +115,8 @@ export class IdempotencyService {
       idempotencyKey: request.idempotencyKey,
     };
     const since = new Date(now.getTime() - RETENTION_MS);
-    return this.store.transaction(async (repos): Promise<RunOutcome> => {
-      const { idempotency } = repos;
+    const idempotency = this.kept;
+    return this.store.transaction(async (): Promise<RunOutcome> => {
       if (!(await idempotency.lock(request.keyId, request.idempotencyKey))) throw inProgress();
       const kept = await idempotency.find(request.keyId, request.idempotencyKey, since);
       if (kept) {
@@ -153,24 +163,24 @@ export class IdempotencyService {
     return mentions;
   }
 
-  /** Forgets the kept responses that show `email`: a retry of one is then a new request. */
-  forgetResponsesMentioning(repos: Pick<Store, 'idempotency'>, email: string): Promise<void> {
-    return repos.idempotency.forgetMentioning(this.digests.mention('email', email.toLowerCase()));
+  /**
+   * Forgets the kept responses that show `email`: a retry of one is then a new request. In the
+   * caller's transaction.
+   */
+  forgetResponsesMentioning(email: string): Promise<void> {
+    return this.kept.forgetMentioning(this.digests.mention('email', email.toLowerCase()));
   }
 
-  /** The secret of a revoked key is never shown again: a replay of its creation is a 409. */
-  withdrawResponsesShowing(repos: Pick<Store, 'idempotency'>, keyId: string): Promise<void> {
-    return repos.idempotency.withdrawMentioning(this.digests.mention('api-key', keyId));
+  /**
+   * The secret of a revoked key is never shown again: a replay of its creation is a 409. In the
+   * caller's transaction.
+   */
+  withdrawResponsesShowing(keyId: string): Promise<void> {
+    return this.kept.withdrawMentioning(this.digests.mention('api-key', keyId));
   }
 
   /** Deletes the keys past their 24 hours. */
   sweep(now = new Date()): Promise<number> {
-    return this.store.idempotency.deleteExpired(new Date(now.getTime() - RETENTION_MS));
+    return this.kept.deleteExpired(new Date(now.getTime() - RETENTION_MS));
   }
 }
-
-/** What other features do to kept responses when what those show goes away. */
-export type KeptResponses = Pick<
-  IdempotencyService,
-  'forgetResponsesMentioning' | 'withdrawResponsesShowing'
->;

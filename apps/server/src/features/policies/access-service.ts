@@ -5,12 +5,8 @@ import {
   type PolicyDefinition,
   PolicyIndex,
 } from '@secadmin/policy';
-import type { DomainCounters } from '../../metrics.js';
-import type { Store } from '../../storage/repositories.js';
-import type { StateVersions } from '../../storage/state-versions-repository.js';
-import type { PolicyRow } from './repository.js';
-
-export type { StateVersions };
+import type { StateVersions } from '../../lib/state-versions.js';
+import type { PoliciesRepository, PolicyRow } from './repository.js';
 
 export interface TimedDecision extends Decision {
   evaluationTimeMs: number;
@@ -52,9 +48,14 @@ export class AccessService {
   private roles = { version: -1n, byUser: new Map<string, string[]>() };
 
   constructor(
-    private readonly store: Store,
-    private readonly currentVersions: () => Promise<StateVersions>,
-    private readonly counters?: Pick<DomainCounters, 'decided'>,
+    private readonly deps: {
+      policies: Pick<PoliciesRepository, 'all'>;
+      /** The roles of a user, [] for none (users). */
+      userRoles: (userId: string) => Promise<string[]>;
+      currentVersions: () => Promise<StateVersions>;
+      /** Counts each decision (metrics). */
+      counters?: { decided(decision: Decision['decision']): void } | undefined;
+    },
   ) {}
 
   /**
@@ -67,7 +68,7 @@ export class AccessService {
     overlay?: DraftOverlay,
   ): Promise<TimedDecision> {
     const started = performance.now();
-    const versions = known ?? (await this.currentVersions());
+    const versions = known ?? (await this.deps.currentVersions());
     const userId = request.principal.startsWith('user:') ? request.principal.slice(5) : undefined;
     const [index, roles] = await Promise.all([
       overlay?.useStored === false ? undefined : this.indexAt(versions.policies),
@@ -80,7 +81,7 @@ export class AccessService {
       decisions.push(drafts.evaluate({ ...request, roles }));
     }
     const decision = combineDecisions(decisions);
-    this.counters?.decided(decision.decision);
+    this.deps.counters?.decided(decision.decision);
     return { ...decision, evaluationTimeMs: Math.round(performance.now() - started) };
   }
 
@@ -89,7 +90,7 @@ export class AccessService {
     const cache = this.roles;
     const cached = cache.byUser.get(userId);
     if (cached) return cached;
-    const roles = await this.store.users.roles(userId);
+    const roles = await this.deps.userRoles(userId);
     // Bounded: a simulator call may name any user id.
     if (cache.byUser.size < 100_000) cache.byUser.set(userId, roles);
     return roles;
@@ -115,8 +116,8 @@ export class AccessService {
 
   /** Reads the version before the policies: the set loaded is at least that new. */
   private async load(): Promise<{ version: bigint; index: PolicyIndex }> {
-    const { policies: version } = await this.currentVersions();
-    const rows = await this.store.policies.all();
+    const { policies: version } = await this.deps.currentVersions();
+    const rows = await this.deps.policies.all();
     return { version, index: new PolicyIndex(rows.map(toPolicyDefinition)) };
   }
 }

@@ -1,5 +1,5 @@
 import { type Policy, Prisma } from '@secadmin/db';
-import { ascendingAfter, type Connection } from '../../storage/connection.js';
+import { ascendingAfter, type Connection, lockRow } from '../../storage/connection.js';
 
 export type PolicyRow = Policy;
 
@@ -19,13 +19,9 @@ export class PoliciesRepository {
     return this.c.db.policy.findUnique({ where: { id } });
   }
 
-  /** Reads the row and locks it until the transaction ends: no change slips in before the write. */
+  /** Reads the row and locks it until the transaction ends, so read-modify-write is safe. */
   async findForUpdate(id: string): Promise<PolicyRow | null> {
-    const rows = await this.c.sql<{ id: string }>(
-      'SELECT id FROM policies WHERE id = $1 FOR UPDATE',
-      [id],
-    );
-    return rows.length === 0 ? null : this.find(id);
+    return (await lockRow(this.c, 'policies', id)) ? this.find(id) : null;
   }
 
   list(after: { at: Date; id: string } | undefined, take: number): Promise<PolicyRow[]> {
@@ -52,9 +48,14 @@ export class PoliciesRepository {
   }
 
   /** Removes one principal from every policy naming it; returns how many changed. */
-  removePrincipalEverywhere(principal: string): Promise<number> {
-    return this.c.db.$executeRaw`
-      UPDATE policies SET principals = array_remove(principals, ${principal}), version = version + 1
-      WHERE ${principal} = ANY(principals)`;
+  async removePrincipalEverywhere(principal: string): Promise<number> {
+    const rows = await this.c.sql<{ n: number }>(
+      `WITH changed AS (
+         UPDATE policies SET principals = array_remove(principals, $1), version = version + 1
+         WHERE $1 = ANY(principals) RETURNING 1)
+       SELECT count(*)::int AS n FROM changed`,
+      [principal],
+    );
+    return rows[0]?.n ?? 0;
   }
 }

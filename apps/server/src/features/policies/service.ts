@@ -1,21 +1,24 @@
 import type { components } from '@secadmin/api-types';
 import { parseCidr } from '@secadmin/policy';
+import type { RequestActor } from '../../lib/actor.js';
+import type { AuditTrail } from '../../lib/audit-trail.js';
 import type { Cursors, Page } from '../../lib/cursor.js';
 import { Conflict, type FieldProblem, Invalid, NotFound } from '../../lib/errors.js';
 import { type Precondition, requirePrecondition } from '../../lib/etag.js';
-import { newId } from '../../lib/ids.js';
+import { idPattern, newId } from '../../lib/ids.js';
+import type { CachedState } from '../../lib/state-versions.js';
 import { INVALID_INSTANT, nowSeconds, parseInstant } from '../../lib/time.js';
-import { conflictOnDuplicate } from '../../storage/conflicts.js';
+import { conflictOnDuplicate } from '../../storage/database-errors.js';
+import { lockedUpdate } from '../../storage/locked-update.js';
 import type { Store } from '../../storage/repositories.js';
-import type { StateVersionsSource } from '../../storage/state-versions.js';
-import type { AuditWriter, RequestActor } from '../audit-log/audit-writer.js';
-import type { PolicyChanges, PolicyRow } from './repository.js';
+import type { StaleMarker } from '../../storage/state-versions.js';
+import type { PoliciesRepository, PolicyChanges, PolicyRow } from './repository.js';
 
 type PolicyCreate = components['schemas']['PolicyCreate'];
 type PolicyUpdate = components['schemas']['PolicyUpdate'];
 type PolicyConditions = components['schemas']['PolicyConditions'];
 
-const POLICY_ID = /^pol_[0-9a-hjkmnp-tv-z]{26}$/;
+const POLICY_ID = idPattern('pol');
 
 /** What the schema cannot say: every CIDR parses, every time is a real instant, in order. */
 export function conditionProblems(
@@ -55,20 +58,30 @@ function checkConditions(conditions: PolicyConditions | null | undefined): void 
 
 const duplicateName = () => new Conflict('A policy with this name already exists.');
 
+export interface PoliciesDeps {
+  store: Pick<Store, 'transaction'>;
+  policies: Pick<
+    PoliciesRepository,
+    'insert' | 'find' | 'findForUpdate' | 'list' | 'update' | 'delete' | 'removePrincipalEverywhere'
+  >;
+  versions: StaleMarker;
+  audit: AuditTrail<'policy.created' | 'policy.updated' | 'policy.deleted', 'policy'>;
+  cursors: Pick<Cursors, 'decode' | 'page'>;
+}
+
 export class PoliciesService {
-  constructor(
-    private readonly store: Store,
-    private readonly audit: AuditWriter,
-    private readonly versions: StateVersionsSource,
-    private readonly cursors: Cursors,
-  ) {}
+  private readonly policies: PoliciesDeps['policies'];
+
+  constructor(private readonly deps: PoliciesDeps) {
+    this.policies = deps.policies;
+  }
 
   async create(actor: RequestActor, input: PolicyCreate): Promise<PolicyRow> {
     checkConditions(input.conditions);
     const now = nowSeconds();
     return conflictOnDuplicate(duplicateName, () =>
-      this.store.transaction(async (repos) => {
-        const policy = await repos.policies.insert({
+      this.deps.store.transaction(async () => {
+        const policy = await this.policies.insert({
           id: newId('pol'),
           name: input.name,
           description: input.description ?? null,
@@ -80,8 +93,8 @@ export class PoliciesService {
           createdAt: now,
           updatedAt: now,
         });
-        await this.versions.bump(repos, 'policies');
-        await this.audit.record(repos, actor, {
+        await this.deps.versions.bump('policies');
+        await this.deps.audit.record(actor, {
           event: 'policy.created',
           target: { id: policy.id, type: 'policy' },
         });
@@ -91,15 +104,15 @@ export class PoliciesService {
   }
 
   async get(id: string): Promise<PolicyRow> {
-    const policy = await this.store.policies.find(id);
+    const policy = await this.policies.find(id);
     if (!policy) throw new NotFound('policy');
     return policy;
   }
 
   async list(query: { limit: number; cursor?: string }): Promise<Page<PolicyRow>> {
-    const after = this.cursors.decode('policies', POLICY_ID, query.cursor);
-    const rows = await this.store.policies.list(after, query.limit + 1);
-    return this.cursors.page(rows, query.limit, 'policies', (row) => row.createdAt);
+    const after = this.deps.cursors.decode('policies', POLICY_ID, query.cursor);
+    const rows = await this.policies.list(after, query.limit + 1);
+    return this.deps.cursors.page(rows, query.limit, 'policies', (row) => row.createdAt);
   }
 
   async update(
@@ -125,32 +138,39 @@ export class PoliciesService {
       data.conditions = patch.conditions as object | null;
     }
     return conflictOnDuplicate(duplicateName, () =>
-      this.store.transaction(async (repos) => {
-        const current = await repos.policies.findForUpdate(id);
-        if (!current) throw new NotFound('policy');
-        requirePrecondition(precondition, current, 'policy');
-        const policy = await repos.policies.update(id, data);
-        await this.versions.bump(repos, 'policies');
-        await this.audit.record(repos, actor, {
-          event: 'policy.updated',
-          target: { id, type: 'policy' },
-        });
-        return policy;
+      lockedUpdate(this.deps, {
+        what: 'policy',
+        lock: () => this.policies.findForUpdate(id),
+        precondition,
+        write: async () => ({ result: await this.policies.update(id, data), stale: ['policies'] }),
+        record: () =>
+          this.deps.audit.record(actor, {
+            event: 'policy.updated',
+            target: { id, type: 'policy' },
+          }),
       }),
     );
   }
 
   async remove(actor: RequestActor, id: string, precondition?: Precondition): Promise<void> {
-    await this.store.transaction(async (repos) => {
-      const current = await repos.policies.findForUpdate(id);
-      if (!current) throw new NotFound('policy');
-      requirePrecondition(precondition, current, 'policy');
-      await repos.policies.delete(id);
-      await this.versions.bump(repos, 'policies');
-      await this.audit.record(repos, actor, {
-        event: 'policy.deleted',
-        target: { id, type: 'policy' },
-      });
+    await lockedUpdate(this.deps, {
+      what: 'policy',
+      lock: () => this.policies.findForUpdate(id),
+      precondition,
+      write: async () => {
+        await this.policies.delete(id);
+        return { result: undefined, stale: ['policies'] };
+      },
+      record: () =>
+        this.deps.audit.record(actor, { event: 'policy.deleted', target: { id, type: 'policy' } }),
     });
+  }
+
+  /**
+   * Removes `principal` from every policy naming it, in the caller's transaction. Returns the
+   * cached state this makes stale, for the caller to bump once its rows are written.
+   */
+  async removePrincipal(principal: string): Promise<CachedState[]> {
+    return (await this.policies.removePrincipalEverywhere(principal)) > 0 ? ['policies'] : [];
   }
 }

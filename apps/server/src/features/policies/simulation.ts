@@ -1,10 +1,11 @@
 import type { components } from '@secadmin/api-types';
 import { type PolicyDefinition, PolicyIndex, parseIp, SELF, selfOf } from '@secadmin/policy';
+import type { RequestActor } from '../../lib/actor.js';
 import { type FieldProblem, Invalid, invalid } from '../../lib/errors.js';
 import { Pacer } from '../../lib/pacer.js';
+import type { StateVersions } from '../../lib/state-versions.js';
 import { INVALID_INSTANT, parseInstant } from '../../lib/time.js';
-import type { RequestActor } from '../audit-log/audit-writer.js';
-import type { AccessService, StateVersions } from './access-service.js';
+import type { AccessService } from './access-service.js';
 import { conditionProblems } from './service.js';
 import { PolicyVisibility, type ShownDecision } from './visibility.js';
 
@@ -89,7 +90,7 @@ function draftIndexes(drafts: readonly PolicyDefinition[]): PolicyIndex[] {
 
 /** "May this principal do this?", for one check or many, against stored and draft policies. Writes nothing. */
 export class SimulationService {
-  constructor(private readonly access: AccessService) {}
+  constructor(private readonly access: Pick<AccessService, 'decide'>) {}
 
   async simulate(
     request: SimulationRequest,

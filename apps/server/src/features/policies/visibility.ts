@@ -1,6 +1,7 @@
 import type { PolicyExplanation } from '@secadmin/policy';
-import type { RequestActor } from '../audit-log/audit-writer.js';
-import type { AccessService, StateVersions, TimedDecision } from './access-service.js';
+import type { RequestActor } from '../../lib/actor.js';
+import type { StateVersions } from '../../lib/state-versions.js';
+import type { AccessService, TimedDecision } from './access-service.js';
 
 const HIDDEN = 'hidden';
 
@@ -25,7 +26,7 @@ export class PolicyVisibility {
   private readonly readable = new Map<string, Promise<boolean>>();
 
   constructor(
-    private readonly access: AccessService,
+    private readonly access: Pick<AccessService, 'decide'>,
     private readonly caller: RequestActor,
     private readonly versions: StateVersions,
   ) {}

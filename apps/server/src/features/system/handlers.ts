@@ -1,6 +1,4 @@
-import type { Handler } from '../../http/context.js';
-import { type StaticFile, sendStaticFile } from '../../http/static-file.js';
-import type { RateLimitStoreHealth } from '../../rate-limit/store.js';
+import { type Handler, type StaticFile, sendStaticFile } from '../../http/index.js';
 
 /**
  * The reference's own policy: Redoc runs inline scripts and web workers. Everything it shows
@@ -12,7 +10,8 @@ const REFERENCE_CSP =
 /** Health, readiness, the spec and its rendered reference: no key, no rate limit. */
 export function systemHandlers(deps: {
   ping: () => Promise<void>;
-  rateLimitStoreHealth: () => Promise<RateLimitStoreHealth>;
+  /** `memory` when no shared store is configured. */
+  rateLimitStoreHealth: () => Promise<'ok' | 'degraded' | 'memory'>;
   /** True while free disk space is below `SECADMIN_MIN_FREE_DISK_MB`. */
   diskLow: () => boolean;
   spec: StaticFile;

@@ -1,6 +1,12 @@
-import { ifMatch, notModified } from '../../http/conditional.js';
-import type { Handler } from '../../http/context.js';
-import { created, noContent, ok, sendPage } from '../../http/respond.js';
+import {
+  created,
+  type Handler,
+  ifMatch,
+  noContent,
+  notModified,
+  ok,
+  sendPage,
+} from '../../http/index.js';
 import { entityTag } from '../../lib/etag.js';
 import { userDetail, userListItem } from './representation.js';
 import type { UsersService } from './service.js';

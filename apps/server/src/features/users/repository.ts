@@ -1,5 +1,5 @@
 import type { Prisma, User } from '@secadmin/db';
-import { ascendingAfter, type Connection } from '../../storage/connection.js';
+import { ascendingAfter, type Connection, lockRow } from '../../storage/connection.js';
 
 export type UserRow = User;
 
@@ -35,10 +35,7 @@ export class UsersRepository {
 
   /** Reads the row and locks it until the transaction ends, so read-modify-write is safe. */
   async findForUpdate(id: string): Promise<UserRow | null> {
-    const rows = await this.c.sql<{ id: string }>('SELECT id FROM users WHERE id = $1 FOR UPDATE', [
-      id,
-    ]);
-    return rows.length === 0 ? null : this.find(id);
+    return (await lockRow(this.c, 'users', id)) ? this.find(id) : null;
   }
 
   list(

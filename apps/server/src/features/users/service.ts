@@ -1,24 +1,29 @@
 import type { components } from '@secadmin/api-types';
+import type { RequestActor } from '../../lib/actor.js';
+import type { AuditTrail } from '../../lib/audit-trail.js';
 import { type Cursors, listScope, type Page } from '../../lib/cursor.js';
 import { Conflict, Forbidden, invalid, NotFound } from '../../lib/errors.js';
-import { type Precondition, requirePrecondition } from '../../lib/etag.js';
-import { newId } from '../../lib/ids.js';
+import type { Precondition } from '../../lib/etag.js';
+import { requirePrecondition } from '../../lib/etag.js';
+import { idPattern, newId } from '../../lib/ids.js';
 import { mergePatch } from '../../lib/merge-patch.js';
 import { hashPassword } from '../../lib/password.js';
+import type { CachedState } from '../../lib/state-versions.js';
 import { nowSeconds } from '../../lib/time.js';
-import { conflictOnDuplicate } from '../../storage/conflicts.js';
+import { conflictOnDuplicate } from '../../storage/database-errors.js';
+import { lockedUpdate } from '../../storage/locked-update.js';
 import type { Store } from '../../storage/repositories.js';
-import type { StateVersionsSource } from '../../storage/state-versions.js';
-import type { AuditWriter, RequestActor } from '../audit-log/audit-writer.js';
+import type { StaleMarker } from '../../storage/state-versions.js';
+import type { ApiKeysApi } from '../api-keys/index.js';
 import type { KeptResponses } from '../idempotency/index.js';
-import type { AccessService } from '../policies/access-service.js';
-import type { UserRow } from './repository.js';
+import type { Access, PoliciesApi } from '../policies/index.js';
+import type { UserRow, UsersRepository } from './repository.js';
 
 type UserCreate = components['schemas']['UserCreate'];
 type UserUpdate = components['schemas']['UserUpdate'];
 
 const METADATA_LIMIT_BYTES = 16 * 1024;
-const USER_ID = /^user_[0-9a-hjkmnp-tv-z]{26}$/;
+const USER_ID = idPattern('user');
 
 function checkMetadataSize(metadata: unknown): void {
   if (Buffer.byteLength(JSON.stringify(metadata)) > METADATA_LIMIT_BYTES) {
@@ -43,15 +48,32 @@ function requireGrants(granted: Map<string, boolean> | undefined, changed: strin
 
 const duplicateEmail = () => new Conflict('A user with this email already exists.');
 
+export interface UsersDeps {
+  store: Pick<Store, 'transaction'>;
+  users: Pick<
+    UsersRepository,
+    'insert' | 'find' | 'read' | 'roles' | 'findForUpdate' | 'list' | 'update' | 'delete'
+  >;
+  versions: StaleMarker;
+  audit: AuditTrail<'user.created' | 'user.updated' | 'user.deleted', 'user'>;
+  cursors: Pick<Cursors, 'decode' | 'page'>;
+  access: Access;
+  /** What a user's deletion does elsewhere, in its transaction. */
+  apiKeys: ApiKeysApi;
+  policies: PoliciesApi;
+  logs: {
+    /** Redacts the user's email from the audit entries linked to it; returns how many (audit-log). */
+    redactUser(userId: string, email: string): Promise<number>;
+  };
+  keptResponses: Pick<KeptResponses, 'forgetResponsesMentioning'>;
+}
+
 export class UsersService {
-  constructor(
-    private readonly store: Store,
-    private readonly audit: AuditWriter,
-    private readonly versions: StateVersionsSource,
-    private readonly cursors: Cursors,
-    private readonly access: AccessService,
-    private readonly keptResponses: KeptResponses,
-  ) {}
+  private readonly users: UsersDeps['users'];
+
+  constructor(private readonly deps: UsersDeps) {
+    this.users = deps.users;
+  }
 
   async create(actor: RequestActor, input: UserCreate): Promise<UserRow> {
     const metadata = input.metadata ?? {};
@@ -61,8 +83,8 @@ export class UsersService {
     const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
     const now = nowSeconds();
     return conflictOnDuplicate(duplicateEmail, () =>
-      this.store.transaction(async (repos) => {
-        const user = await repos.users.insert({
+      this.deps.store.transaction(async () => {
+        const user = await this.users.insert({
           id: newId('user'),
           email: input.email,
           emailLower: input.email.toLowerCase(),
@@ -73,7 +95,7 @@ export class UsersService {
           createdAt: now,
           updatedAt: now,
         });
-        await this.audit.record(repos, actor, {
+        await this.deps.audit.record(actor, {
           event: 'user.created',
           target: { id: user.id, type: 'user' },
         });
@@ -83,7 +105,7 @@ export class UsersService {
   }
 
   async get(id: string): Promise<UserRow> {
-    const user = await this.store.users.read(id);
+    const user = await this.users.read(id);
     if (!user) throw new NotFound('user');
     return user;
   }
@@ -95,9 +117,9 @@ export class UsersService {
     role?: string;
   }): Promise<Page<UserRow>> {
     const scope = listScope('users', { email: query.email?.toLowerCase(), role: query.role });
-    const after = this.cursors.decode(scope, USER_ID, query.cursor);
-    const rows = await this.store.users.list(query, after, query.limit + 1);
-    return this.cursors.page(rows, query.limit, scope, (row) => row.createdAt);
+    const after = this.deps.cursors.decode(scope, USER_ID, query.cursor);
+    const rows = await this.users.list(query, after, query.limit + 1);
+    return this.deps.cursors.page(rows, query.limit, scope, (row) => row.createdAt);
   }
 
   /** Merges metadata under a row lock: concurrent updates never lose each other's keys. */
@@ -118,36 +140,36 @@ export class UsersService {
       patch.roles === undefined
         ? undefined
         : await this.grantable(actor, [...patch.roles, ...(await this.get(id)).roles]);
-    return this.store.transaction(async (repos) => {
-      const current = await repos.users.findForUpdate(id);
-      if (!current) throw new NotFound('user');
-      requirePrecondition(precondition, current, 'user');
-      const data: Parameters<Store['users']['update']>[1] = {
-        updatedAt: nowSeconds(),
-        version: { increment: 1 },
-      };
-      if (patch.name !== undefined) data.name = patch.name;
-      if (patch.roles !== undefined) {
-        const before = new Set(current.roles);
-        const after = new Set(patch.roles);
-        requireGrants(granted, [
-          ...patch.roles.filter((role) => !before.has(role)),
-          ...current.roles.filter((role) => !after.has(role)),
-        ]);
-        data.roles = patch.roles;
-        await this.versions.bump(repos, 'userRoles');
-      }
-      if (patch.metadata !== undefined) {
-        const metadata = mergePatch(current.metadata, patch.metadata);
-        checkMetadataSize(metadata);
-        data.metadata = metadata as object;
-      }
-      const user = await repos.users.update(id, data);
-      await this.audit.record(repos, actor, {
-        event: 'user.updated',
-        target: { id, type: 'user' },
-      });
-      return user;
+    return lockedUpdate(this.deps, {
+      what: 'user',
+      lock: () => this.users.findForUpdate(id),
+      precondition,
+      write: async (current) => {
+        const data: Parameters<UsersDeps['users']['update']>[1] = {
+          updatedAt: nowSeconds(),
+          version: { increment: 1 },
+        };
+        const stale: CachedState[] = [];
+        if (patch.name !== undefined) data.name = patch.name;
+        if (patch.roles !== undefined) {
+          const before = new Set(current.roles);
+          const after = new Set(patch.roles);
+          requireGrants(granted, [
+            ...patch.roles.filter((role) => !before.has(role)),
+            ...current.roles.filter((role) => !after.has(role)),
+          ]);
+          data.roles = patch.roles;
+          stale.push('userRoles');
+        }
+        if (patch.metadata !== undefined) {
+          const metadata = mergePatch(current.metadata, patch.metadata);
+          checkMetadataSize(metadata);
+          data.metadata = metadata as object;
+        }
+        return { result: await this.users.update(id, data), stale };
+      },
+      record: () =>
+        this.deps.audit.record(actor, { event: 'user.updated', target: { id, type: 'user' } }),
     });
   }
 
@@ -162,7 +184,7 @@ export class UsersService {
     if (actor.isRoot) return undefined;
     const granted = new Map<string, boolean>();
     for (const role of new Set(roles)) {
-      const decision = await this.access.decide({
+      const decision = await this.deps.access.decide({
         principal: actor.principal,
         action: 'users:grant',
         resource: `roles/${role}`,
@@ -179,25 +201,35 @@ export class UsersService {
    * transaction: all of it happens or none.
    */
   async remove(actor: RequestActor, id: string, precondition?: Precondition): Promise<void> {
-    await this.store.transaction(async (repos) => {
-      const user = await repos.users.findForUpdate(id);
-      if (!user) throw new NotFound('user');
-      requirePrecondition(precondition, user, 'user');
-      const principal = `user:${id}`;
-      for (const keyId of await repos.apiKeys.deleteOfPrincipal(principal))
-        await this.keptResponses.withdrawResponsesShowing(repos, keyId);
-      if ((await repos.policies.removePrincipalEverywhere(principal)) > 0)
-        await this.versions.bump(repos, 'policies');
-      await this.versions.bump(repos, 'apiKeys');
-      await this.versions.bump(repos, 'userRoles');
-      await repos.users.delete(id);
-      const redactedEntries = await repos.logs.redactUser(id, user.email);
-      await this.keptResponses.forgetResponsesMentioning(repos, user.email);
-      await this.audit.record(repos, actor, {
-        event: 'user.deleted',
-        target: { id, type: 'user' },
-        metadata: { redactedEntries },
-      });
+    await lockedUpdate(this.deps, {
+      what: 'user',
+      lock: () => this.users.findForUpdate(id),
+      precondition,
+      write: async (user) => {
+        const principal = `user:${id}`;
+        const stale = new Set<CachedState>(['userRoles']);
+        for (const which of await this.deps.apiKeys.revokeAllOf(principal)) stale.add(which);
+        for (const which of await this.deps.policies.removePrincipal(principal)) stale.add(which);
+        await this.users.delete(id);
+        const redactedEntries = await this.deps.logs.redactUser(id, user.email);
+        await this.deps.keptResponses.forgetResponsesMentioning(user.email);
+        return { result: redactedEntries, stale: [...stale] };
+      },
+      record: (redactedEntries) =>
+        this.deps.audit.record(actor, {
+          event: 'user.deleted',
+          target: { id, type: 'user' },
+          metadata: { redactedEntries },
+        }),
     });
+  }
+
+  /** The roles of a user, [] for none: what decisions about its principal need. */
+  roles(userId: string): Promise<string[]> {
+    return this.users.roles(userId);
+  }
+
+  async exists(userId: string): Promise<boolean> {
+    return (await this.users.find(userId)) !== null;
   }
 }

@@ -6,9 +6,10 @@ import {
   sign,
   verify,
 } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkpointMessage, keyFingerprint } from '@secadmin/log-chain';
+import { createSecretFile } from '../../../lib/secret-file.js';
 
 export interface SigningKey {
   /** The SPKI PEM of `GET /v1/logs/public-key`. */
@@ -69,17 +70,8 @@ export async function loadSigningKey(
     let pem = await readFile(file, 'utf8').catch(() => undefined);
     if (!pem?.trim()) {
       const generated = generateKeyPairSync('ed25519').privateKey;
-      await writeFile(file, generated.export({ format: 'pem', type: 'pkcs8' }), {
-        mode: 0o600,
-        flag: 'wx',
-      }).then(
-        () => {
-          generatedFile = file;
-        },
-        (error: NodeJS.ErrnoException) => {
-          if (error.code !== 'EEXIST') throw error;
-        },
-      );
+      const pkcs8 = generated.export({ format: 'pem', type: 'pkcs8' }) as string;
+      if (await createSecretFile(file, pkcs8)) generatedFile = file;
       pem = await readFile(file, 'utf8');
     }
     privateKey = fromPem(pem, file);

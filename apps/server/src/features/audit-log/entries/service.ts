@@ -1,7 +1,7 @@
 import type { components } from '@secadmin/api-types';
 import { type Cursors, listScope, type Page } from '../../../lib/cursor.js';
 import { invalid, NotFound } from '../../../lib/errors.js';
-import { newId } from '../../../lib/ids.js';
+import { idPattern, newId } from '../../../lib/ids.js';
 import { INVALID_INSTANT, parseInstant } from '../../../lib/time.js';
 import type { DomainCounters } from '../../../metrics.js';
 import type { Store } from '../../../storage/repositories.js';
@@ -10,7 +10,7 @@ import type { LogFilter, LogOrigin, LogRow, NewLogRow } from '../repository.js';
 
 type LogEntryInput = components['schemas']['LogEntryInput'];
 
-const LOG_ID = /^log_[0-9a-hjkmnp-tv-z]{26}$/;
+const LOG_ID = idPattern('log');
 const METADATA_LIMIT_BYTES = 16 * 1024;
 /** How far ahead of the server's clock an ingested timestamp may lie (clock skew). */
 const MAX_FUTURE_MS = 5 * 60 * 1000;

@@ -1,8 +1,9 @@
 import type { components } from '@secadmin/api-types';
+import type { RequestActor } from '../../../lib/actor.js';
 import { Forbidden, Gone, invalid, NotFound, Throttled } from '../../../lib/errors.js';
-import { newId } from '../../../lib/ids.js';
+import { idText, newId } from '../../../lib/ids.js';
 import type { Store } from '../../../storage/repositories.js';
-import type { AuditWriter, RequestActor } from '../audit-writer.js';
+import type { AuditWriter } from '../audit-writer.js';
 import { parseRange } from '../range.js';
 import { signDownload, verifyDownload } from './download-token.js';
 import type { ExportFiles } from './files.js';
@@ -14,6 +15,8 @@ type ExportView = components['schemas']['Export'];
 /** More exports in progress than this for one key is a 429: each one is a full scan. */
 const MAX_PROCESSING_EXPORTS_PER_KEY = 5;
 const EXPORT_RETRY_AFTER_SECONDS = 5;
+/** `<export id>.<format>`: the name of a download. */
+const EXPORT_FILE = new RegExp(`^(${idText('exp')})\\.(json|csv)$`);
 
 export interface ExportsServiceOptions {
   secret: string;
@@ -109,7 +112,7 @@ export class ExportsService {
     file: string,
     token: string,
   ): Promise<{ content: AsyncIterable<Buffer>; row: ExportRow; size: number }> {
-    const match = /^(exp_[0-9a-hjkmnp-tv-z]{26})\.(json|csv)$/.exec(file);
+    const match = EXPORT_FILE.exec(file);
     const row = match ? await this.store.exports.find(match[1] as string) : null;
     if (!match || !row || row.status !== 'completed' || row.format !== match[2] || !row.expiresAt) {
       throw new NotFound('export file', 'No export file with this name.');

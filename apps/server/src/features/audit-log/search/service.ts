@@ -1,5 +1,6 @@
 import type { components } from '@secadmin/api-types';
 import { type Cursors, listScope } from '../../../lib/cursor.js';
+import { idPattern } from '../../../lib/ids.js';
 import { mapInSlices } from '../../../lib/slices.js';
 import type { Store } from '../../../storage/repositories.js';
 import { parseRange } from '../range.js';
@@ -9,7 +10,7 @@ import { parseSearchQuery } from './query.js';
 
 type SearchRequest = components['schemas']['SearchRequest'];
 
-const LOG_ID = /^log_[0-9a-hjkmnp-tv-z]{26}$/;
+const LOG_ID = idPattern('log');
 
 export interface SearchResult {
   hits: { row: LogRow; highlights: Record<string, string> }[];

@@ -1,9 +1,12 @@
+import type { Database } from '@secadmin/db';
+import { type Conflict, Unavailable } from '../lib/errors.js';
+
 /**
  * Whether an error says the database could not be reached, rather than that a statement was
  * wrong: the one place that knows the shapes pg and Prisma give a lost or refused connection.
  * Found by stopping PostgreSQL under traffic (test/faults/database-outage.test.ts).
  */
-export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
+function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 5) return false;
   const { code, originalCode, kind, message, cause, errors, meta } = error as {
     code?: unknown;
@@ -55,3 +58,54 @@ const UNREACHABLE_MESSAGES = [
   /^timeout exceeded when trying to connect$/,
   /^Client has encountered a connection error and is not queryable$/,
 ];
+
+/** What a caller sees of a database that could not be reached: a 503 with `Retry-After`. */
+function unavailable(error: unknown): unknown {
+  return !(error instanceof Unavailable) && isDatabaseUnreachable(error)
+    ? new Unavailable('The database is unreachable; retry shortly.', 1, { cause: error })
+    : error;
+}
+
+const rethrow = (error: unknown): never => {
+  throw unavailable(error);
+};
+
+/**
+ * The database as services see it: a statement that cannot reach it throws `Unavailable`
+ * (lib/errors.ts), every other error passes unchanged. Inside a transaction the driver's own
+ * error reaches the work (which may catch a constraint violation); it is mapped when it leaves
+ * the transaction.
+ */
+export function mapDatabaseErrors<D extends Pick<Database, 'prisma' | 'query' | 'transaction'>>(
+  db: D,
+): D {
+  const prisma = db.prisma.$extends({
+    query: {
+      $allOperations: ({ args, query }) => query(args).catch(rethrow),
+    },
+  }) as unknown as D['prisma'];
+  return {
+    ...db,
+    prisma,
+    query: (text, params) => db.query(text, params).catch(rethrow),
+    transaction: (work, options) => db.transaction(work, options).catch(rethrow),
+  };
+}
+
+/** Prisma's unique-constraint violation. */
+export function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === 'P2002';
+}
+
+/** Runs a write; a unique-constraint violation becomes the given 409, whoever raced it. */
+export async function conflictOnDuplicate<T>(
+  conflict: () => Conflict,
+  write: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict();
+    throw error;
+  }
+}

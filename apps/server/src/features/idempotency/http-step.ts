@@ -1,11 +1,6 @@
 import type { Request, Response } from 'express';
-import type {
-  IdempotencyService,
-  IdempotentRequest,
-  StoredResponse,
-} from '../features/idempotency/index.js';
-import { ApiError, sendError } from './errors.js';
-import { sendJson } from './respond.js';
+import { ApiError, sendError, sendJson } from '../../http/index.js';
+import type { IdempotencyService, IdempotentRequest, StoredResponse } from './service.js';
 
 /** 1–255 printable ASCII characters (docs/idempotency.md). */
 const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
@@ -13,7 +8,7 @@ const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
 const REPLAYED_HEADERS = ['ETag'];
 
 /** The request's `Idempotency-Key`, if it sent one; 400 if it is not a valid one. */
-export function idempotencyKeyOf(req: Request): string | undefined {
+function idempotencyKeyOf(req: Request): string | undefined {
   const key = req.headers['idempotency-key'];
   if (key === undefined) return undefined;
   if (typeof key !== 'string' || !VALID_KEY.test(key))
@@ -24,7 +19,7 @@ export function idempotencyKeyOf(req: Request): string | undefined {
 }
 
 /** Sends a kept response again, with this request's `meta.requestId`. */
-export function replay(res: Response, response: StoredResponse): void {
+function replay(res: Response, response: StoredResponse): void {
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
   res.setHeader('Idempotent-Replayed', 'true');
   sendJson(res, response.status, response.body);
@@ -74,8 +69,8 @@ function holdJson(res: Response) {
  * its response, or with the response kept for the key. `handle` throws what the client should
  * see as an `ApiError`; anything else is a 500, and nothing of it stays.
  */
-export async function runIdempotently(
-  service: IdempotencyService,
+async function runIdempotently(
+  service: Pick<IdempotencyService, 'run'>,
   request: IdempotentRequest,
   res: Response,
   handle: () => Promise<void>,
@@ -101,4 +96,15 @@ export async function runIdempotently(
     return replay(res, outcome.response);
   }
   hold.send();
+}
+
+/** The dispatch step of writes sent with an `Idempotency-Key` (http/dispatch.ts). */
+export function idempotencyStep(service: Pick<IdempotencyService, 'fingerprint' | 'run'>) {
+  return {
+    keyOf: idempotencyKeyOf,
+    fingerprint: (method: string, path: string, body: unknown) =>
+      service.fingerprint(method, path, body),
+    run: (request: IdempotentRequest, res: Response, handle: () => Promise<void>) =>
+      runIdempotently(service, request, res, handle),
+  };
 }

@@ -1,0 +1,19 @@
+import type { Store } from '../../storage/repositories.js';
+import { apiKeyHandlers } from './handlers.js';
+import { ApiKeysRepository } from './repository.js';
+import { type ApiKeysDeps, ApiKeysService } from './service.js';
+
+export type { ApiKeysService } from './service.js';
+
+/** What deleting a user does to its keys, in the caller's transaction. */
+export type ApiKeysApi = Pick<ApiKeysService, 'revokeAllOf'>;
+
+export function createApiKeys(
+  deps: Omit<ApiKeysDeps, 'keys' | 'store'> & { store: Pick<Store, 'connection' | 'transaction'> },
+) {
+  const service = new ApiKeysService({
+    ...deps,
+    keys: new ApiKeysRepository(deps.store.connection),
+  });
+  return { service, handlers: apiKeyHandlers(service) };
+}

@@ -1,0 +1,28 @@
+import type { Store } from '../../storage/repositories.js';
+import { AccessService } from './access-service.js';
+import { policyHandlers } from './handlers.js';
+import { PoliciesRepository } from './repository.js';
+import { type PoliciesDeps, PoliciesService } from './service.js';
+import { SimulationService } from './simulation.js';
+
+export type { AccessService } from './access-service.js';
+export type { PoliciesService } from './service.js';
+
+/** What deleting a user does to the policies naming it, in the caller's transaction. */
+export type PoliciesApi = Pick<PoliciesService, 'removePrincipal'>;
+
+/** Decides requests against the stored policies (authorization, grants of roles). */
+export type Access = Pick<AccessService, 'decide'>;
+
+export function createPolicies(
+  deps: Omit<PoliciesDeps, 'policies' | 'store'> &
+    Omit<ConstructorParameters<typeof AccessService>[0], 'policies'> & {
+      store: Pick<Store, 'connection' | 'transaction'>;
+    },
+) {
+  const repository = new PoliciesRepository(deps.store.connection);
+  const policies = new PoliciesService({ ...deps, policies: repository });
+  const access = new AccessService({ ...deps, policies: repository });
+  const simulation = new SimulationService(access);
+  return { policies, access, handlers: policyHandlers(policies, simulation) };
+}

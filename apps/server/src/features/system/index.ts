@@ -1,0 +1,1 @@
+export { systemHandlers } from './handlers.js';

@@ -1,0 +1,10 @@
+/**
+ * What code answering a request may use of http/: the handler's type, the envelope's writers,
+ * conditional requests, static files, and the errors a dispatch step sends itself. Features
+ * import http/ through this file only; http/ imports no feature.
+ */
+export { ifMatch, notModified } from './conditional.js';
+export type { CallerKey, Handler } from './context.js';
+export { ApiError, sendError } from './errors.js';
+export { created, noContent, ok, sendJson, sendPage } from './respond.js';
+export { type StaticFile, sendStaticFile } from './static-file.js';
