@@ -102,38 +102,6 @@ describe.each(DATABASES)('API keys and authorization on %s', (database) => {
     await server.client.DELETE('/v1/policies/{id}', { params: { path: { id: policy.id } } });
   });
 
-  it('creates keys whose secret is shown once, lists them without secrets or hashes', async () => {
-    const key = await createKey(server.client, 'service:ci', { plan: 'pro' });
-    expect(key.secret).toMatch(/^sk_[A-Za-z0-9_-]{43}$/);
-    expect(key).toMatchObject({ principal: 'service:ci', plan: 'pro', rateLimitPerMinute: 1000 });
-    const listed = [];
-    for await (const k of server.client.paginate('/v1/api-keys')) listed.push(k);
-    const item = listed.find((k) => k.id === key.id);
-    expect(item).toBeDefined();
-    expect(JSON.stringify(listed)).not.toContain(key.secret);
-    expect(JSON.stringify(listed)).not.toMatch(/secret|hash/i);
-  });
-
-  it('checks plans: enterprise needs rateLimitPerMinute, others refuse it; a user principal must exist', async () => {
-    expect(
-      await failure(createKey(server.client, 'service:e', { plan: 'enterprise' })),
-    ).toMatchObject({ status: 400 });
-    expect(
-      await failure(createKey(server.client, 'service:e', { plan: 'pro', rateLimitPerMinute: 5 })),
-    ).toMatchObject({ status: 400 });
-    expect(
-      (
-        await createKey(server.client, 'service:e', {
-          plan: 'enterprise',
-          rateLimitPerMinute: 5000,
-        })
-      ).rateLimitPerMinute,
-    ).toBe(5000);
-    expect(
-      await failure(createKey(server.client, 'user:user_00000000000000000000000000')),
-    ).toMatchObject({ status: 400 });
-  });
-
   it('lets a user key read its own user through a ${self} policy and nothing else', async () => {
     const ada = await createUser(server.client);
     const bob = await createUser(server.client);
@@ -195,48 +163,6 @@ describe.each(DATABASES)('API keys and authorization on %s', (database) => {
     expect(await failure(server.clientWith(key.secret).GET('/v1/policies'))).toMatchObject({
       status: 403,
     });
-  });
-
-  it('refuses escalation: other principals, higher plans or limits, later expiry', async () => {
-    await createPolicy(server.client, {
-      principals: ['service:minter'],
-      actions: ['apikeys:*'],
-      resources: ['apikeys', 'apikeys/*'],
-    });
-    const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
-    const minter = await createKey(server.client, 'service:minter', { plan: 'pro', expiresAt });
-    const asMinter = server.clientWith(minter.secret);
-    expect(await failure(createKey(asMinter, 'service:other'))).toMatchObject({ status: 403 });
-    expect(
-      await failure(
-        createKey(asMinter, 'service:minter', { plan: 'enterprise', rateLimitPerMinute: 999 }),
-      ),
-    ).toMatchObject({ status: 403 });
-    expect(await failure(createKey(asMinter, 'service:minter', { plan: 'pro' }))).toMatchObject({
-      status: 403,
-    });
-    const later = new Date(Date.now() + 7_200_000).toISOString();
-    expect(
-      await failure(createKey(asMinter, 'service:minter', { plan: 'pro', expiresAt: later })),
-    ).toMatchObject({ status: 403 });
-    const ok = await createKey(asMinter, 'service:minter', { plan: 'free', expiresAt });
-    expect(ok.plan).toBe('free');
-    const own = [];
-    for await (const k of asMinter.paginate('/v1/api-keys')) own.push(k);
-    expect(own.every((k) => k.principal === 'service:minter')).toBe(true);
-    const root = own.find((k) => k.name === 'root');
-    expect(root).toBeUndefined();
-  });
-
-  it('does not let the root key be revoked', async () => {
-    let rootId: string | undefined;
-    for await (const k of server.client.paginate('/v1/api-keys'))
-      if (k.name === 'root') rootId = k.id;
-    expect(
-      await failure(
-        server.client.DELETE('/v1/api-keys/{id}', { params: { path: { id: rootId as string } } }),
-      ),
-    ).toMatchObject({ status: 403 });
   });
 });
 
