@@ -4,7 +4,7 @@
  * import http/ through this file only; http/ imports no feature.
  */
 export { ifMatch, notModified } from './conditional.js';
-export type { CallerKey, Handler } from './context.js';
+export type { Handler } from './context.js';
 export { ApiError, sendError } from './errors.js';
 export { created, noContent, ok, sendJson, sendPage } from './respond.js';
 export { type StaticFile, sendStaticFile } from './static-file.js';

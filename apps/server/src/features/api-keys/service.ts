@@ -33,9 +33,6 @@ export function generateSecret(): string {
   return `sk_${randomBytes(32).toString('base64url')}`;
 }
 
-/** A stored key as the service hands it out (never with its secret). */
-export type ApiKey = ApiKeyRow;
-
 export type Authentication =
   | { ok: true; key: ApiKeyRow }
   | { ok: false; reason: 'malformed' | 'unknown' | 'expired' };
