@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '@secadmin/db';
 import { loadConfig } from './config.js';
-import { loadSigningKey, signingKeyFromPem } from './features/audit-log/chain/signing-key.js';
-import { rotateSigningKey } from './features/audit-log/chain/signing-keys.js';
+import { loadSigningKey, signingKeyFromPem, signingKeysOn } from './features/audit-log/index.js';
 import { createRepositories } from './storage/repositories.js';
 
 /**
@@ -30,7 +29,7 @@ if (current.generatedFile) {
 const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
 try {
   await db.migrate();
-  const rotated = await rotateSigningKey(createRepositories(db), current, next);
+  const rotated = await signingKeysOn(createRepositories(db)).rotate(current, next);
   console.log(
     `Checkpoints from seq ${rotated.fromSeq} on are signed by ${rotated.fingerprint} (was ${rotated.previous}).`,
   );

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { ApiKeysService } from '../features/api-keys/service.js';
-import type { AuditWriter, RequestActor } from '../features/audit-log/audit-writer.js';
 import type { AccessService, StateVersions } from '../features/policies/access-service.js';
+import type { RequestActor } from '../lib/request-actor.js';
 import type { RateLimitStore } from '../rate-limit/store.js';
 import type { Authenticated } from './context.js';
 import { ApiError } from './errors.js';
@@ -23,7 +23,14 @@ export function authenticator(deps: {
   currentVersions: () => Promise<StateVersions>;
   apiKeys: ApiKeysService;
   rateLimits: RateLimitStore;
-  audit: AuditWriter;
+  /** Records a rejected key (never the secret itself) as `auth.failed`. */
+  audit: {
+    recordAuthFailure(failure: {
+      ip: string | undefined;
+      userAgent: string | undefined;
+      reason: string;
+    }): Promise<void>;
+  };
 }): (req: Request, res: Response) => Promise<Authenticated & { secret: string }> {
   return async (req, res) => {
     const header = req.get('authorization');

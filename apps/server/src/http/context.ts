@@ -1,8 +1,8 @@
 import type { KeylessOperationId, OperationId, operations } from '@secadmin/api-types';
 import type { Request, Response } from 'express';
 import type { ApiKey } from '../features/api-keys/service.js';
-import type { RequestActor } from '../features/audit-log/audit-writer.js';
 import type { StateVersions } from '../features/policies/access-service.js';
+import type { RequestActor } from '../lib/request-actor.js';
 
 type Parameters<Id extends OperationId> = operations[Id]['parameters'];
 

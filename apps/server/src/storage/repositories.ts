@@ -1,11 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Database } from '@secadmin/db';
 import { ApiKeysRepository } from '../features/api-keys/repository.js';
-import { ChainRepository } from '../features/audit-log/chain/repository.js';
-import { SigningKeysRepository } from '../features/audit-log/chain/signing-keys-repository.js';
-import { ExportsRepository } from '../features/audit-log/exports/repository.js';
-import { PartitionsRepository } from '../features/audit-log/partitions/repository.js';
-import { LogsRepository } from '../features/audit-log/repository.js';
 import { IdempotencyRepository } from '../features/idempotency/repository.js';
 import { PoliciesRepository } from '../features/policies/repository.js';
 import { UsersRepository } from '../features/users/repository.js';
@@ -17,16 +12,13 @@ export interface Repositories {
   users: UsersRepository;
   policies: PoliciesRepository;
   apiKeys: ApiKeysRepository;
-  logs: LogsRepository;
-  chain: ChainRepository;
-  signingKeys: SigningKeysRepository;
-  partitions: PartitionsRepository;
-  exports: ExportsRepository;
   stateVersions: StateVersionsRepository;
   idempotency: IdempotencyRepository;
 }
 
 export interface Store extends Repositories {
+  /** The connection of the transaction this async call chain runs in, else the database's. */
+  readonly connection: Connection;
   /**
    * Runs `work` in one transaction: everything it writes commits together or not at all.
    * Called inside another transaction (of this async call chain), it joins it as a savepoint:
@@ -43,11 +35,6 @@ function repositoriesOn(connection: Connection): Repositories {
     users: new UsersRepository(connection),
     policies: new PoliciesRepository(connection),
     apiKeys: new ApiKeysRepository(connection),
-    logs: new LogsRepository(connection),
-    chain: new ChainRepository(connection),
-    signingKeys: new SigningKeysRepository(connection),
-    partitions: new PartitionsRepository(connection),
-    exports: new ExportsRepository(connection),
     stateVersions: new StateVersionsRepository(connection),
     idempotency: new IdempotencyRepository(connection),
   };
@@ -96,6 +83,7 @@ export function createRepositories(db: Database): Store {
 
   return {
     ...repositoriesOn(ambient),
+    connection: ambient,
     inTransaction: () => open.getStore() !== undefined,
     transaction: (work) => {
       const outer = open.getStore();

@@ -1,5 +1,5 @@
 import type { SecadminClient } from '@secadmin/api-client';
-import type { LogRow } from '../../src/features/audit-log/repository.js';
+import type { LogRow } from '../../src/features/audit-log/entries/sql.js';
 
 let counter = 0;
 export const uniqueEmail = (prefix = 'user') => `${prefix}.${Date.now()}.${counter++}@example.com`;

@@ -5,12 +5,13 @@ import type { components } from '@secadmin/api-types';
 import { type Cursors, listScope, type Page } from '../../lib/cursor.js';
 import { Forbidden, invalid, NotFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import type { RequestActor } from '../../lib/request-actor.js';
 import { INVALID_INSTANT, nowSeconds, parseInstant } from '../../lib/time.js';
 import { isUniqueViolation } from '../../storage/connection.js';
 import type { Store } from '../../storage/repositories.js';
 import type { StateVersionsSource } from '../../storage/state-versions.js';
 import type { StateVersions } from '../../storage/state-versions-repository.js';
-import type { AuditWriter, RequestActor } from '../audit-log/audit-writer.js';
+import type { AuditLogApi } from '../audit-log/index.js';
 import type { KeptResponses } from '../idempotency/index.js';
 import type { ApiKeyRow } from './repository.js';
 
@@ -43,7 +44,7 @@ export class ApiKeysService {
 
   constructor(
     private readonly store: Store,
-    private readonly audit: AuditWriter,
+    private readonly audit: Pick<AuditLogApi, 'record'>,
     private readonly versions: StateVersionsSource,
     private readonly cursors: Cursors,
     private readonly keptResponses: KeptResponses,
@@ -181,7 +182,7 @@ export class ApiKeysService {
         expiresAt,
         createdAt: nowSeconds(),
       });
-      await this.audit.record(repos, actor, {
+      await this.audit.record(actor, {
         event: 'apikey.created',
         target: { id: row.id, type: 'api_key' },
       });
@@ -211,7 +212,7 @@ export class ApiKeysService {
       await repos.apiKeys.delete(id);
       await this.keptResponses.withdrawResponsesShowing(repos, id);
       await this.versions.bump(repos, 'apiKeys');
-      await this.audit.record(repos, actor, {
+      await this.audit.record(actor, {
         event: 'apikey.revoked',
         target: { id, type: 'api_key' },
       });

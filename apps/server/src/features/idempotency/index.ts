@@ -6,4 +6,4 @@ export {
   type StoredResponse,
   type WorkOutcome,
 } from './service.js';
-export { sweepIdempotencyKeys } from './sweeper.js';
+export { idempotencySweeper } from './sweeper.js';

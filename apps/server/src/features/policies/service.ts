@@ -4,11 +4,12 @@ import type { Cursors, Page } from '../../lib/cursor.js';
 import { Conflict, type FieldProblem, Invalid, NotFound } from '../../lib/errors.js';
 import { type Precondition, requirePrecondition } from '../../lib/etag.js';
 import { newId } from '../../lib/ids.js';
+import type { RequestActor } from '../../lib/request-actor.js';
 import { INVALID_INSTANT, nowSeconds, parseInstant } from '../../lib/time.js';
 import { conflictOnDuplicate } from '../../storage/conflicts.js';
 import type { Store } from '../../storage/repositories.js';
 import type { StateVersionsSource } from '../../storage/state-versions.js';
-import type { AuditWriter, RequestActor } from '../audit-log/audit-writer.js';
+import type { AuditLogApi } from '../audit-log/index.js';
 import type { PolicyChanges, PolicyRow } from './repository.js';
 
 type PolicyCreate = components['schemas']['PolicyCreate'];
@@ -58,7 +59,7 @@ const duplicateName = () => new Conflict('A policy with this name already exists
 export class PoliciesService {
   constructor(
     private readonly store: Store,
-    private readonly audit: AuditWriter,
+    private readonly audit: Pick<AuditLogApi, 'record'>,
     private readonly versions: StateVersionsSource,
     private readonly cursors: Cursors,
   ) {}
@@ -81,7 +82,7 @@ export class PoliciesService {
           updatedAt: now,
         });
         await this.versions.bump(repos, 'policies');
-        await this.audit.record(repos, actor, {
+        await this.audit.record(actor, {
           event: 'policy.created',
           target: { id: policy.id, type: 'policy' },
         });
@@ -131,7 +132,7 @@ export class PoliciesService {
         requirePrecondition(precondition, current, 'policy');
         const policy = await repos.policies.update(id, data);
         await this.versions.bump(repos, 'policies');
-        await this.audit.record(repos, actor, {
+        await this.audit.record(actor, {
           event: 'policy.updated',
           target: { id, type: 'policy' },
         });
@@ -147,7 +148,7 @@ export class PoliciesService {
       requirePrecondition(precondition, current, 'policy');
       await repos.policies.delete(id);
       await this.versions.bump(repos, 'policies');
-      await this.audit.record(repos, actor, {
+      await this.audit.record(actor, {
         event: 'policy.deleted',
         target: { id, type: 'policy' },
       });

@@ -1,5 +1,5 @@
 import type { PolicyExplanation } from '@secadmin/policy';
-import type { RequestActor } from '../audit-log/audit-writer.js';
+import type { RequestActor } from '../../lib/request-actor.js';
 import type { AccessService, StateVersions, TimedDecision } from './access-service.js';
 
 const HIDDEN = 'hidden';

@@ -5,11 +5,12 @@ import { type Precondition, requirePrecondition } from '../../lib/etag.js';
 import { newId } from '../../lib/ids.js';
 import { mergePatch } from '../../lib/merge-patch.js';
 import { hashPassword } from '../../lib/password.js';
+import type { RequestActor } from '../../lib/request-actor.js';
 import { nowSeconds } from '../../lib/time.js';
 import { conflictOnDuplicate } from '../../storage/conflicts.js';
 import type { Store } from '../../storage/repositories.js';
 import type { StateVersionsSource } from '../../storage/state-versions.js';
-import type { AuditWriter, RequestActor } from '../audit-log/audit-writer.js';
+import type { AuditLogApi } from '../audit-log/index.js';
 import type { KeptResponses } from '../idempotency/index.js';
 import type { AccessService } from '../policies/access-service.js';
 import type { UserRow } from './repository.js';
@@ -46,7 +47,7 @@ const duplicateEmail = () => new Conflict('A user with this email already exists
 export class UsersService {
   constructor(
     private readonly store: Store,
-    private readonly audit: AuditWriter,
+    private readonly audit: Pick<AuditLogApi, 'record' | 'redactUser'>,
     private readonly versions: StateVersionsSource,
     private readonly cursors: Cursors,
     private readonly access: AccessService,
@@ -73,7 +74,7 @@ export class UsersService {
           createdAt: now,
           updatedAt: now,
         });
-        await this.audit.record(repos, actor, {
+        await this.audit.record(actor, {
           event: 'user.created',
           target: { id: user.id, type: 'user' },
         });
@@ -143,7 +144,7 @@ export class UsersService {
         data.metadata = metadata as object;
       }
       const user = await repos.users.update(id, data);
-      await this.audit.record(repos, actor, {
+      await this.audit.record(actor, {
         event: 'user.updated',
         target: { id, type: 'user' },
       });
@@ -191,9 +192,9 @@ export class UsersService {
       await this.versions.bump(repos, 'apiKeys');
       await this.versions.bump(repos, 'userRoles');
       await repos.users.delete(id);
-      const redactedEntries = await repos.logs.redactUser(id, user.email);
+      const redactedEntries = await this.audit.redactUser(id, user.email);
       await this.keptResponses.forgetResponsesMentioning(repos, user.email);
-      await this.audit.record(repos, actor, {
+      await this.audit.record(actor, {
         event: 'user.deleted',
         target: { id, type: 'user' },
         metadata: { redactedEntries },

@@ -1,0 +1,8 @@
+/** Who made a request: the key and its principal, and where it came from. */
+export interface RequestActor {
+  keyId: string;
+  principal: string;
+  isRoot: boolean;
+  ip: string | undefined;
+  userAgent: string | undefined;
+}
