@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { retentionOn } from '../../../../test/helpers/fixtures.js';
 import {
   DATABASES,
   json,
@@ -9,8 +10,6 @@ import {
 import { createLogger } from '../../../logger.js';
 import { createRepositories } from '../../../storage/repositories.js';
 import { EntriesRepository } from '../entries/repository.js';
-import { RetentionRepository } from '../retention/repository.js';
-import { LogRetention } from '../retention/service.js';
 import { parseSearchQuery } from '../search/query.js';
 import { SearchRepository } from '../search/repository.js';
 import { monthOf, PartitionsRepository } from './repository.js';
@@ -120,14 +119,7 @@ describe.each(DATABASES)('audit log partitions on %s', (database) => {
     expect(inOldMonth[0]?.n).toBe(4);
     await server.sealer.flush();
 
-    const store = createRepositories(server.db);
-    const run = await new LogRetention(
-      store,
-      new PartitionsRepository(store.connection),
-      new RetentionRepository(store.connection),
-      server.services.audit,
-      30,
-    ).apply();
+    const run = await retentionOn(server.db, 30).apply();
     // The old month's four entries, and the backfilled entry of the default partition.
     expect(run.removedEntries).toBe(5);
     expect(await months()).not.toContain(oldMonth);

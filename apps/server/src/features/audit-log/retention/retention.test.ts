@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { retentionOn } from '../../../../test/helpers/fixtures.js';
 import {
   DATABASES,
   json,
@@ -6,10 +7,6 @@ import {
   startTestServer,
   type TestServer,
 } from '../../../../test/helpers/server.js';
-import { createRepositories } from '../../../storage/repositories.js';
-import { PartitionsRepository } from '../partitions/repository.js';
-import { RetentionRepository } from './repository.js';
-import { LogRetention } from './service.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const daysAgo = (days: number) => new Date(Date.now() - days * DAY_MS).toISOString();
@@ -20,18 +17,6 @@ describe.each(DATABASES)('audit log retention on %s', (database) => {
     server = await startTestServer(database);
   });
   afterAll(() => server?.stop());
-
-  /** A 30-day retention on the server's database (the server itself keeps every entry). */
-  const retention30 = () => {
-    const store = createRepositories(server.db);
-    return new LogRetention(
-      store,
-      new PartitionsRepository(store.connection),
-      new RetentionRepository(store.connection),
-      server.services.audit,
-      30,
-    );
-  };
 
   const ingest = async (event: string, timestamps: string[]) => {
     const res = await raw(server, '/v1/logs', {
@@ -120,7 +105,7 @@ describe.each(DATABASES)('audit log retention on %s', (database) => {
     const many = Array.from({ length: 1000 }, (_, i) => daysAgo(60 + i / 1000));
     for (let i = 0; i < 6; i++) await ingest('retention.batch_probe', many);
     await server.sealer.flush();
-    const retention = retention30();
+    const retention = retentionOn(server.db, 30);
     const before = await recordedCounts();
 
     const run = await retention.apply();
@@ -148,7 +133,7 @@ describe.each(DATABASES)('audit log retention on %s', (database) => {
     await ingest('retention.late_probe', [daysAgo(1)]);
     await server.sealer.flush();
     const records = (await recordedCounts()).length;
-    const retention = retention30();
+    const retention = retentionOn(server.db, 30);
 
     // 60 days from now, everything sealed so far is older than the window.
     const run = await retention.apply(new Date(Date.now() + 60 * DAY_MS));
@@ -177,7 +162,7 @@ describe.each(DATABASES)('audit log retention on %s', (database) => {
   it('removes an ingested lookalike of its record like any other old entry', async () => {
     await ingest('logs.retention.applied', [daysAgo(60)]);
     await server.sealer.flush();
-    const retention = retention30();
+    const retention = retentionOn(server.db, 30);
 
     const run = await retention.apply();
     expect(run.removedEntries).toBe(1);
