@@ -1,6 +1,6 @@
 import { type Export, Prisma } from '@secadmin/db';
 import type { Connection } from '../../../storage/connection.js';
-import { filterSql, keysetAfter, type LogFilter, type LogPosition } from '../entries/sql.js';
+import { filterSql, type LogFilter } from '../entries/sql.js';
 import { PLAIN_CELLS_SQL } from './csv-sql.js';
 
 export type ExportRow = Export;
@@ -8,8 +8,11 @@ export type ExportRow = Export;
 /** An entry's cells before metadata as PostgreSQL writes them (csv-sql.ts). */
 export interface CsvCellsRow {
   id: string;
-  /** The entry's timestamp: where the next batch starts. */
-  at: Date;
+  /**
+   * The entry's timestamp as PostgreSQL writes it (with its offset): where the next batch
+   * starts. Text, because a Date parsed for every row made reading the cells half as slow again.
+   */
+  at: string;
   cells: string;
   /** jsonb's text, when the export includes metadata. */
   metadata: string | null;
@@ -78,15 +81,18 @@ export class ExportsRepository {
   /** The plain CSV cells of the entries of an export's filter, newest first, after `after`. */
   csvCells(
     filter: LogFilter,
-    after: LogPosition | undefined,
+    after: Pick<CsvCellsRow, 'at' | 'id'> | undefined,
     take: number,
     includeMetadata: boolean,
   ): Promise<CsvCellsRow[]> {
+    const keyset = after
+      ? Prisma.sql`AND (timestamp, id) < (${after.at}::timestamptz, ${after.id})`
+      : Prisma.empty;
     const sql = Prisma.sql`
-      SELECT id, timestamp AS at,
+      SELECT id, timestamp::text AS at,
         ${Prisma.raw(includeMetadata ? 'metadata::text' : 'NULL::text')} AS metadata, ${Prisma.raw(PLAIN_CELLS_SQL)}
       FROM log_entries
-      WHERE ${filterSql(filter)} ${keysetAfter(after)}
+      WHERE ${filterSql(filter)} ${keyset}
       ORDER BY timestamp DESC, id DESC
       LIMIT ${take}`;
     return this.c.sql<CsvCellsRow>(sql.text, sql.values);

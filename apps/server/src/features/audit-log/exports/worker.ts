@@ -2,10 +2,10 @@ import type { Logger } from 'pino';
 import { ulid } from '../../../lib/ids.js';
 import { type Job, pollLoop } from '../../../lib/poll-loop.js';
 import type { EntriesRepository } from '../entries/repository.js';
-import type { LogFilter, LogPosition, LogRow } from '../entries/sql.js';
+import type { LogFilter, LogRow } from '../entries/sql.js';
 import type { ExportFiles, ExportFileWriter } from './files.js';
 import { csvHeader, csvLine, csvLineFromCells, type ExportFormat, jsonArray } from './formats.js';
-import type { ExportRow, ExportsRepository } from './repository.js';
+import type { CsvCellsRow, ExportRow, ExportsRepository } from './repository.js';
 
 /** Entries per read: larger batches read no faster here, and hold more memory. */
 const BATCH = 2000;
@@ -217,7 +217,7 @@ export class ExportWorker implements Required<Job> {
     abandoned: () => boolean,
   ): Promise<number | undefined> {
     const { exports, entries } = this.options;
-    const batch = (after: LogPosition | undefined) =>
+    const batch = (after: Pick<CsvCellsRow, 'at' | 'id'> | undefined) =>
       exports.csvCells(filter, after, BATCH, job.includeMetadata);
     out.add(csvHeader(job.includeMetadata));
     let total = 0;
