@@ -1,6 +1,4 @@
-// The server's layering, by folder. `pnpm lint` (and so `pnpm test`) fails on an error.
-// The warnings are the target shape of issue 21's restructure ("features own their tables"):
-// they do not hold yet, and that restructure turns each of them into an error.
+// The server's layering, by folder. `pnpm lint` (and so `pnpm test`) fails on any violation.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -21,25 +19,25 @@ module.exports = {
     },
     {
       name: 'http-imports-no-feature',
-      severity: 'warn',
+      severity: 'error',
       comment:
-        'http/ is the plumbing every operation shares; features are wired in by the composition root. Issue 21 makes this an error.',
+        'http/ is the plumbing every operation shares; features are wired in by the composition root.',
       from: { path: '^src/http/' },
       to: { path: '^src/features/' },
     },
     {
       name: 'storage-imports-no-feature',
-      severity: 'warn',
+      severity: 'error',
       comment:
-        'storage/ keeps the connection and the transaction runner; each feature owns its tables. Issue 21 makes this an error.',
+        'storage/ keeps the connection and the transaction runner; each feature owns its tables.',
       from: { path: '^src/storage/' },
       to: { path: '^src/features/' },
     },
     {
       name: 'features-import-only-lib-storage-and-feature-indexes',
-      severity: 'warn',
+      severity: 'error',
       comment:
-        "A feature imports lib/, storage/, its own files, other features' index.ts and http/index.ts (what a handler or a dispatch step uses of http/) only. Issue 21 makes this an error.",
+        "A feature imports lib/, storage/, its own files, other features' index.ts and http/index.ts (what a handler or a dispatch step uses of http/) only.",
       from: { path: '^src/features/([^/]+)/', pathNot: '\\.test\\.ts$' },
       to: {
         path: '^src/',

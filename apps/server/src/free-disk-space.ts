@@ -1,36 +1,45 @@
 import { statfs } from 'node:fs/promises';
 import type { Logger } from 'pino';
+import { type Job, pollLoop } from './lib/poll-loop.js';
 
 /** How often the data dir's filesystem is looked at: one `statfs`, cheap enough to repeat every second (bench/results/findings.md). */
 const CHECK_EVERY_MS = 1_000;
 
 /**
  * docs/operations.md: whether the data dir's filesystem has less than `minFreeBytes` available.
- * Requests read the last answer (never wait for the disk); the check repeats on an unref'd
- * timer, so the state clears by itself once space is freed. `minFreeBytes` 0 turns it off.
+ * Requests read the last answer (never wait for the disk); the job repeats the check, so the
+ * state clears by itself once space is freed. `minFreeBytes` 0 turns it off.
  */
-export class FreeDiskSpace {
+export class FreeDiskSpace implements Job {
   private low = false;
-  private checking = false;
   private failing = false;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly loop: Job;
 
   constructor(
     private readonly dir: string,
     private readonly minFreeBytes: number,
     private readonly logger: Logger,
-  ) {}
-
-  /** Checks once, then keeps checking until `stop()`. */
-  async start(): Promise<void> {
-    if (this.minFreeBytes === 0) return;
-    await this.check();
-    this.timer = setInterval(() => void this.check(), CHECK_EVERY_MS);
-    this.timer.unref();
+  ) {
+    this.loop = pollLoop({
+      name: 'free disk space check',
+      everyMs: CHECK_EVERY_MS,
+      logger,
+      firstTurn: 'after-a-wait',
+      turn: () => this.check(),
+    });
   }
 
-  stop(): void {
-    clearInterval(this.timer);
+  /** The first check, before the server takes requests. */
+  async prime(): Promise<void> {
+    if (this.minFreeBytes > 0) await this.check();
+  }
+
+  start(): void {
+    if (this.minFreeBytes > 0) this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** True while writes must be refused. */
@@ -39,8 +48,6 @@ export class FreeDiskSpace {
   }
 
   private async check(): Promise<void> {
-    if (this.checking) return;
-    this.checking = true;
     try {
       const stats = await statfs(this.dir);
       const freeBytes = stats.bavail * stats.bsize;
@@ -68,8 +75,6 @@ export class FreeDiskSpace {
           'cannot read free disk space',
         );
       this.failing = true;
-    } finally {
-      this.checking = false;
     }
   }
 }

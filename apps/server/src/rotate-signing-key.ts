@@ -3,10 +3,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '@secadmin/db';
 import { loadConfig } from './config.js';
-import { loadSigningKey, signingKeyFromPem } from './features/audit-log/chain/signing-key.js';
-import { rotateSigningKey } from './features/audit-log/chain/signing-keys.js';
+import { loadSigningKey, signingKeyFromPem, signingKeysOn } from './features/audit-log/index.js';
 import { createSecretFile } from './lib/secret-file.js';
-import { createRepositories } from './storage/repositories.js';
+import { createStore } from './storage/store.js';
 
 /**
  * `pnpm signing-key:rotate --new-key <file>`: hands the audit-log chain from the current key
@@ -31,7 +30,7 @@ if (current.generatedFile) {
 const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
 try {
   await db.migrate();
-  const rotated = await rotateSigningKey(createRepositories(db), current, next);
+  const rotated = await signingKeysOn(createStore(db)).rotate(current, next);
   console.log(
     `Checkpoints from seq ${rotated.fromSeq} on are signed by ${rotated.fingerprint} (was ${rotated.previous}).`,
   );

@@ -5,40 +5,31 @@ import { type Database, openDatabase } from '@secadmin/db';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
-import { Sealer } from './features/audit-log/chain/sealer.js';
-import { loadSigningKey } from './features/audit-log/chain/signing-key.js';
-import { registerSigningKey } from './features/audit-log/chain/signing-keys.js';
-import { DataDirExportFiles, type ExportFiles } from './features/audit-log/exports/files.js';
-import { PostgresExportFiles } from './features/audit-log/exports/postgres-files.js';
-import { ExportWorker } from './features/audit-log/exports/worker.js';
-import { LogPartitions } from './features/audit-log/partitions/service.js';
-import { maintainLogHourly } from './features/audit-log/retention/schedule.js';
-import { LogRetention } from './features/audit-log/retention/service.js';
-import { sweepIdempotencyKeys } from './features/idempotency/sweeper.js';
-import { createServices, type Services } from './features/services.js';
+import { loadSigningKey } from './features/audit-log/index.js';
+import { type Composition, createServices, type Services } from './features/services.js';
 import { FreeDiskSpace } from './free-disk-space.js';
 import { InFlightRequests } from './http/in-flight.js';
+import type { Job } from './lib/poll-loop.js';
 import { Metrics } from './metrics.js';
 import { FaultTolerantRateLimitStore } from './rate-limit/fault-tolerant-store.js';
 import { MemoryRateLimitStore } from './rate-limit/memory-store.js';
 import { RedisRateLimitStore } from './rate-limit/redis-store.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 import { loadSecret } from './secrets.js';
-import { mapDatabaseErrors } from './storage/database-errors.js';
-import { createRepositories } from './storage/repositories.js';
+import { createStore } from './storage/store.js';
 import { waitForDatabase } from './storage/wait-for-database.js';
 
 export interface RunningServer {
   url: string;
   db: Database;
   services: Services;
-  worker: ExportWorker;
+  worker: Composition['jobs']['exportWorker'];
   /** Seals entries into the hash chain; `flush()` seals now and signs a checkpoint (tests). */
-  sealer: Sealer;
+  sealer: Composition['jobs']['sealer'];
   /** `GET /metrics` of this server; undefined when `metricsPort` is 0. */
   metricsUrl: string | undefined;
   /**
-   * Stops accepting, finishes in-flight requests, stops the worker, closes the database; each
+   * Stops accepting, finishes in-flight requests, stops the jobs, closes the database; each
    * step has its own bound, so it settles within `SHUTDOWN_BUDGET_MS` whatever hangs.
    */
   close(): Promise<void>;
@@ -48,7 +39,7 @@ export interface RunningServer {
 export const SHUTDOWN_BUDGET_MS = 8_000;
 /** In-flight requests get this long to finish; then their connections are cut. */
 const DRAIN_MS = 4_500;
-/** Then the export worker and retention, and the rate-limit store, each at most this long. */
+/** Then the background jobs, and the rate-limit store, each at most this long. */
 const STEP_MS = 1_000;
 
 /** Waits for `work`, but no longer than `ms`: a step that hangs must not hold up shutdown. */
@@ -83,7 +74,6 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   });
   let rateLimits: RateLimitStore | undefined;
   let metricsListener: { url: string; server: Server } | undefined;
-  let stopDisk = () => {};
   try {
     await waitForDatabase(db, config, logger);
     const applied = await db.migrate();
@@ -96,42 +86,33 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         'audit-log signing key generated; its private key is in this file',
       );
     const metrics = new Metrics();
-    const store = createRepositories(db);
-    await registerSigningKey(store, signingKey);
+    const store = createStore(db);
+    const { services, prepare, jobs } = createServices(store, {
+      secret,
+      soleWriter: db.kind === 'embedded',
+      counters: metrics,
+      logger,
+      maxKeptBytes: config.idempotencyMaxKeptBytes,
+      auditLog: {
+        signingKey,
+        exports: {
+          downloadUrl: config.downloadUrl,
+          files:
+            db.kind === 'postgres'
+              ? { in: 'database' }
+              : { in: 'data-dir', dataDir: config.dataDir },
+          maxBytes: config.exportsMaxBytes,
+          ttlSeconds: config.downloadTtlSeconds,
+          reclaimAllAtStart: db.kind === 'embedded',
+        },
+        retentionDays: config.logRetentionDays,
+      },
+    });
+    await prepare();
     logger.info(
       { fingerprint: signingKey.fingerprint },
       'audit-log checkpoints are signed by this key',
     );
-    const sealer = new Sealer({
-      store,
-      key: signingKey,
-      logger,
-      observeLag: (seconds) => metrics.sealLag(seconds),
-    });
-    const files: ExportFiles =
-      db.kind === 'postgres'
-        ? new PostgresExportFiles(mapDatabaseErrors(db))
-        : new DataDirExportFiles(config.dataDir);
-    const worker = new ExportWorker({
-      store,
-      files,
-      maxBytes: config.exportsMaxBytes,
-      ttlSeconds: config.downloadTtlSeconds,
-      logger,
-      counters: metrics,
-      reclaimAllAtStart: db.kind === 'embedded',
-    });
-    const services = createServices(store, {
-      secret,
-      files,
-      downloadUrl: config.downloadUrl,
-      onCreated: () => worker.kick(),
-      soleWriter: db.kind === 'embedded',
-      counters: metrics,
-      signingKey,
-      onIngested: () => sealer.kick(),
-      maxKeptBytes: config.idempotencyMaxKeptBytes,
-    });
     const root = await services.apiKeys.ensureRootKey({
       secret: config.adminApiKey,
       dataDir: config.dataDir,
@@ -154,8 +135,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     } else rateLimits = new MemoryRateLimitStore();
     const inFlight = new InFlightRequests();
     const disk = new FreeDiskSpace(config.dataDir, config.minFreeDiskBytes, logger);
-    await disk.start();
-    stopDisk = () => disk.stop();
+    await disk.prime();
     const app = createApp({
       config,
       ping: db.ping,
@@ -170,24 +150,18 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       config.metricsPort === 0
         ? undefined
         : await metrics.listen(config.metricsPort, config.metricsHost);
-    // Before the first request: an entry of a month with no partition yet would otherwise
-    // land in the default partition and keep that month from getting one.
-    const partitions = new LogPartitions(store, logger);
-    await partitions.ensureAhead();
     const server: Server = await new Promise((resolve, reject) => {
       const s = app.listen(config.port, config.host ?? '::', () => resolve(s));
       s.once('error', reject);
     });
-    worker.start();
-    sealer.start();
-    const stopSweeping = sweepIdempotencyKeys(services.idempotency, logger);
-    const stopMaintenance = maintainLogHourly(
-      partitions,
-      config.logRetentionDays === undefined
-        ? undefined
-        : new LogRetention(store, services.audit, config.logRetentionDays),
-      logger,
-    );
+    const background: Job[] = [
+      jobs.exportWorker,
+      jobs.sealer,
+      jobs.idempotencySweeper,
+      jobs.logMaintenance,
+      disk,
+    ];
+    for (const job of background) job.start();
     const address = server.address() as AddressInfo;
     const host =
       address.family === 'IPv6'
@@ -201,8 +175,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       url: `http://${host}:${address.port}`,
       db,
       services,
-      worker,
-      sealer,
+      worker: jobs.exportWorker,
+      sealer: jobs.sealer,
       metricsUrl: metricsListener?.url,
       close: async () => {
         const deadline = Date.now() + SHUTDOWN_BUDGET_MS;
@@ -213,16 +187,13 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         // A client that keeps its connection (a stalled download) must not hold shutdown up.
         await atMost(upTo(DRAIN_MS), Promise.all([closed, inFlight.drained(DRAIN_MS)]));
         server.closeAllConnections();
-        stopSweeping();
-        disk.stop();
-        await atMost(upTo(STEP_MS), Promise.all([stopMaintenance(), worker.stop(), sealer.stop()]));
+        await atMost(upTo(STEP_MS), Promise.all(background.map((job) => job.stop())));
         await atMost(upTo(STEP_MS), limits.close());
         // The rest of the budget (at least 1.5 s): the embedded database's final checkpoint.
         await atMost(upTo(SHUTDOWN_BUDGET_MS), db.close());
       },
     };
   } catch (error) {
-    stopDisk();
     metricsListener?.server.close();
     await rateLimits?.close();
     await db.close();

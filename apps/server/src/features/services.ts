@@ -1,22 +1,27 @@
-import type { RequestActor } from '../lib/actor.js';
+import type { Logger } from 'pino';
 import { Cursors } from '../lib/cursor.js';
+import type { Job } from '../lib/poll-loop.js';
 import type { DomainCounters } from '../metrics.js';
-import type { Store } from '../storage/repositories.js';
 import { StateVersionsRepository, StateVersionsSource } from '../storage/state-versions.js';
+import type { Store } from '../storage/store.js';
 import { type ApiKeysService, createApiKeys } from './api-keys/index.js';
-import { type AuditRecord, type AuditWriter, createAuditWriter } from './audit-log/audit-writer.js';
-import { ChainService } from './audit-log/chain/service.js';
-import type { SigningKey } from './audit-log/chain/signing-key.js';
-import { LogsService } from './audit-log/entries/service.js';
-import { ExportsService, type ExportsServiceOptions } from './audit-log/exports/service.js';
-import { SearchService } from './audit-log/search/service.js';
-import { createIdempotency, type IdempotencyService } from './idempotency/index.js';
+import {
+  type AuditLog,
+  type AuditLogApi,
+  type AuditLogOptions,
+  createAuditLog,
+} from './audit-log/index.js';
+import {
+  createIdempotency,
+  type IdempotencyService,
+  idempotencySweeper,
+} from './idempotency/index.js';
 import { type Access, createPolicies } from './policies/index.js';
 import { createUsers } from './users/index.js';
 
 export interface Services {
   versions: StateVersionsSource;
-  audit: AuditWriter;
+  audit: AuditLogApi;
   access: Access;
   apiKeys: ApiKeysService;
   idempotency: IdempotencyService;
@@ -26,36 +31,53 @@ export interface Services {
   handlers: ReturnType<typeof createUsers>['handlers'] &
     ReturnType<typeof createPolicies>['handlers'] &
     ReturnType<typeof createApiKeys>['handlers'];
-  logs: LogsService;
-  chain: ChainService;
-  search: SearchService;
-  exports: ExportsService;
+  logs: AuditLog['logs'];
+  chain: AuditLog['chain'];
+  search: AuditLog['search'];
+  exports: AuditLog['exports'];
 }
 
-export interface ServicesOptions extends ExportsServiceOptions {
+export interface ServicesOptions {
+  secret: string;
   /** The embedded database: this process is its only writer (decides state-version reads). */
   soleWriter: boolean;
   counters?: DomainCounters;
-  signingKey: Pick<SigningKey, 'publicKeyPem' | 'fingerprint'>;
-  /** The most bytes of kept idempotent responses per API key (docs/idempotency.md). */
+  logger: Logger;
+  /** The most bytes of kept idempotent responses per principal (docs/idempotency.md). */
   maxKeptBytes?: number;
-  /** Entries were ingested: the sealer need not wait for its next poll. */
-  onIngested?: () => void;
+  auditLog: Omit<AuditLogOptions, 'cursors' | 'secret' | 'counters' | 'logger'>;
+}
+
+/** The services, and what the server runs beside them. */
+export interface Composition {
+  services: Services;
+  /** Before the first request (server.ts). */
+  prepare(): Promise<void>;
+  /** Started once the server listens, stopped at shutdown (server.ts). */
+  jobs: {
+    sealer: AuditLog['sealer'];
+    exportWorker: AuditLog['exportWorker'];
+    logMaintenance: Job;
+    idempotencySweeper: Job;
+  };
 }
 
 /** The composition root: the one place that knows every feature, and wires each to the others. */
-export function createServices(store: Store, options: ServicesOptions): Services {
+export function createServices(store: Store, options: ServicesOptions): Composition {
   const versions = new StateVersionsSource(
     new StateVersionsRepository(store.connection),
     options.soleWriter,
     () => store.inTransaction(),
   );
   const cursors = new Cursors(options.secret);
-  const audit = createAuditWriter(store);
-  // The store's own audit-log repositories join whatever transaction is open.
-  const trail = {
-    record: (actor: RequestActor, change: AuditRecord) => audit.record(store, actor, change),
-  };
+  const auditLog = createAuditLog(store, {
+    ...options.auditLog,
+    cursors,
+    secret: options.secret,
+    logger: options.logger,
+    ...(options.counters ? { counters: options.counters } : {}),
+  });
+  const audit = auditLog.api;
   const idempotency = createIdempotency(store, {
     secret: options.secret,
     maxKeptBytes: options.maxKeptBytes,
@@ -64,7 +86,7 @@ export function createServices(store: Store, options: ServicesOptions): Services
   const policies = createPolicies({
     store,
     versions,
-    audit: trail,
+    audit,
     cursors,
     userRoles: (userId) => users.service.roles(userId),
     currentVersions: () => versions.current(),
@@ -73,7 +95,7 @@ export function createServices(store: Store, options: ServicesOptions): Services
   const apiKeys = createApiKeys({
     store,
     versions,
-    audit: trail,
+    audit,
     cursors,
     keptResponses: idempotency.service,
     userExists: (userId) => users.service.exists(userId),
@@ -81,25 +103,34 @@ export function createServices(store: Store, options: ServicesOptions): Services
   const users = createUsers({
     store,
     versions,
-    audit: trail,
+    audit,
     cursors,
     access: policies.access,
     apiKeys: apiKeys.service,
     policies: policies.policies,
-    logs: { redactUser: (userId, email) => store.logs.redactUser(userId, email) },
+    logs: audit,
     keptResponses: idempotency.service,
   });
   return {
-    versions,
-    audit,
-    access: policies.access,
-    apiKeys: apiKeys.service,
-    idempotency: idempotency.service,
-    idempotencyStep: idempotency.step,
-    handlers: { ...users.handlers, ...policies.handlers, ...apiKeys.handlers },
-    logs: new LogsService(store, cursors, options.counters, options.onIngested),
-    chain: new ChainService(store, cursors, options.signingKey),
-    search: new SearchService(store, cursors),
-    exports: new ExportsService(store, audit, options),
+    services: {
+      versions,
+      audit,
+      access: policies.access,
+      apiKeys: apiKeys.service,
+      idempotency: idempotency.service,
+      idempotencyStep: idempotency.step,
+      handlers: { ...users.handlers, ...policies.handlers, ...apiKeys.handlers },
+      logs: auditLog.logs,
+      chain: auditLog.chain,
+      search: auditLog.search,
+      exports: auditLog.exports,
+    },
+    prepare: () => auditLog.prepare(),
+    jobs: {
+      sealer: auditLog.sealer,
+      exportWorker: auditLog.exportWorker,
+      logMaintenance: auditLog.maintenance,
+      idempotencySweeper: idempotencySweeper(idempotency.service, options.logger),
+    },
   };
 }

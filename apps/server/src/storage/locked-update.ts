@@ -1,8 +1,8 @@
 import { NotFound } from '../lib/errors.js';
 import { type Precondition, requirePrecondition, type Versioned } from '../lib/etag.js';
 import type { CachedState } from '../lib/state-versions.js';
-import type { Store } from './repositories.js';
 import type { StaleMarker } from './state-versions.js';
+import type { Store } from './store.js';
 
 /** One change of a stored resource, in the order `lockedUpdate` runs its steps. */
 export interface LockedChange<Row, T> {

@@ -1,5 +1,12 @@
 import type { SecadminClient } from '@secadmin/api-client';
-import type { LogRow } from '../../src/features/audit-log/repository.js';
+import type { Database } from '@secadmin/db';
+import { createAuditWriter } from '../../src/features/audit-log/audit-writer.js';
+import { EntriesRepository } from '../../src/features/audit-log/entries/repository.js';
+import type { LogRow } from '../../src/features/audit-log/entries/sql.js';
+import { PartitionsRepository } from '../../src/features/audit-log/partitions/repository.js';
+import { RetentionRepository } from '../../src/features/audit-log/retention/repository.js';
+import { LogRetention } from '../../src/features/audit-log/retention/service.js';
+import { createStore } from '../../src/storage/store.js';
 
 let counter = 0;
 export const uniqueEmail = (prefix = 'user') => `${prefix}.${Date.now()}.${counter++}@example.com`;
@@ -105,3 +112,18 @@ export const logRow = (fields: Partial<LogRow>): LogRow =>
     metadata: {},
     ...fields,
   }) as LogRow;
+
+/**
+ * A retention of `days` on a server's database, applied by the test (the test servers keep
+ * every entry). All its parts are on one store, so its record joins its transaction.
+ */
+export function retentionOn(db: Database, days: number): LogRetention {
+  const store = createStore(db);
+  return new LogRetention(
+    store,
+    new PartitionsRepository(store.connection),
+    new RetentionRepository(store.connection),
+    createAuditWriter(new EntriesRepository(store.connection)),
+    days,
+  );
+}

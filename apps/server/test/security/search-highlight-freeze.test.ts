@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SEARCH_CHUNK_ROWS } from '../../src/features/audit-log/repository.js';
 import { MAX_QUERY_TERMS } from '../../src/features/audit-log/search/query.js';
+import { SEARCH_CHUNK_ROWS } from '../../src/features/audit-log/search/repository.js';
 import { measureLoopDelay } from '../helpers/event-loop-delay.js';
 import { DATABASES, json, raw, startTestServer, type TestServer } from '../helpers/server.js';
 

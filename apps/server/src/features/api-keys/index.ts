@@ -1,4 +1,4 @@
-import type { Store } from '../../storage/repositories.js';
+import type { Store } from '../../storage/store.js';
 import { apiKeyHandlers } from './handlers.js';
 import { ApiKeysRepository } from './repository.js';
 import { type ApiKeysDeps, ApiKeysService } from './service.js';

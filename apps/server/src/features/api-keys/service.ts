@@ -12,8 +12,8 @@ import type { CachedState, StateVersions } from '../../lib/state-versions.js';
 import { INVALID_INSTANT, nowSeconds, parseInstant } from '../../lib/time.js';
 import { isUniqueViolation } from '../../storage/database-errors.js';
 import { lockedUpdate } from '../../storage/locked-update.js';
-import type { Store } from '../../storage/repositories.js';
 import type { StaleMarker } from '../../storage/state-versions.js';
+import type { Store } from '../../storage/store.js';
 import type { KeptResponses } from '../idempotency/index.js';
 import type { ApiKeyRow, ApiKeysRepository } from './repository.js';
 

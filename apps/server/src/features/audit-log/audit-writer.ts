@@ -1,6 +1,6 @@
 import type { RequestActor } from '../../lib/actor.js';
 import { newId } from '../../lib/ids.js';
-import type { Repositories, Store } from '../../storage/repositories.js';
+import type { EntriesRepository } from './entries/repository.js';
 
 /**
  * The log schema's limits (`LogContext` in the spec) on what the service copies from request
@@ -47,11 +47,12 @@ export interface SystemRecord {
 }
 
 /**
- * The one seam through which services write the service's own audit entries. It takes
- * the transaction's client, so a change and its entry commit together or not at all.
+ * The one seam through which services write the service's own audit entries. Each write
+ * joins the transaction open in the caller's async call chain, so a change and its entry
+ * commit together or not at all.
  */
 export interface AuditWriter {
-  record(repos: Repositories, actor: RequestActor, record: AuditRecord): Promise<void>;
+  record(actor: RequestActor, record: AuditRecord): Promise<void>;
   /** A rejected key (the secret itself is never recorded). */
   recordAuthFailure(request: {
     ip: string | undefined;
@@ -59,12 +60,12 @@ export interface AuditWriter {
     reason: string;
   }): Promise<void>;
   /** Within the transaction of what it records. */
-  recordSystem(repos: Repositories, record: SystemRecord): Promise<void>;
+  recordSystem(record: SystemRecord): Promise<void>;
 }
 
-export const createAuditWriter = (store: Store): AuditWriter => ({
-  async record(repos, actor, { event, target, metadata }) {
-    await repos.logs.insert([
+export const createAuditWriter = (entries: Pick<EntriesRepository, 'insert'>): AuditWriter => ({
+  async record(actor, { event, target, metadata }) {
+    await entries.insert([
       {
         id: newId('log'),
         timestamp: new Date(),
@@ -82,7 +83,7 @@ export const createAuditWriter = (store: Store): AuditWriter => ({
     ]);
   },
   async recordAuthFailure({ ip, userAgent, reason }) {
-    await store.logs.insert([
+    await entries.insert([
       {
         id: newId('log'),
         timestamp: new Date(),
@@ -96,8 +97,8 @@ export const createAuditWriter = (store: Store): AuditWriter => ({
       },
     ]);
   },
-  async recordSystem(repos, { event, target, metadata }) {
-    await repos.logs.insert([
+  async recordSystem({ event, target, metadata }) {
+    await entries.insert([
       {
         id: newId('log'),
         timestamp: new Date(),

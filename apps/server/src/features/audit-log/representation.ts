@@ -1,6 +1,6 @@
 import type { components } from '@secadmin/api-types';
 import { isoMillis } from '../../lib/time.js';
-import type { LogRow } from './repository.js';
+import type { LogRow } from './entries/sql.js';
 
 type Schemas = components['schemas'];
 

@@ -1,10 +1,10 @@
-import type { Store } from '../../storage/repositories.js';
+import type { Store } from '../../storage/store.js';
 import { idempotencyStep } from './http-step.js';
 import { IdempotencyRepository } from './repository.js';
 import { IdempotencyService } from './service.js';
 
 export type { IdempotencyService } from './service.js';
-export { sweepIdempotencyKeys } from './sweeper.js';
+export { idempotencySweeper } from './sweeper.js';
 
 /** What other features do to kept responses when what those show goes away, in their transaction. */
 export type KeptResponses = Pick<

@@ -173,7 +173,7 @@ describe.each(DATABASES)('kept idempotent responses on %s', (database) => {
       },
     });
     await new IdempotencyService(
-      { transaction: (work) => work({} as never) },
+      { transaction: (work) => work() },
       explaining,
       'any server secret',
     ).forgetResponsesMentioning('someone.else@example.com');

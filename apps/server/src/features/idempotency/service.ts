@@ -1,5 +1,5 @@
 import { Conflict, IdempotencyKeyReused, Throttled } from '../../lib/errors.js';
-import type { Store } from '../../storage/repositories.js';
+import type { Store } from '../../storage/store.js';
 import { IdempotencyDigests, seal, unseal } from './crypto.js';
 import type { IdempotencyRepository, StoredResponse } from './repository.js';
 

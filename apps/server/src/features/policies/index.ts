@@ -1,4 +1,4 @@
-import type { Store } from '../../storage/repositories.js';
+import type { Store } from '../../storage/store.js';
 import { AccessService } from './access-service.js';
 import { policyHandlers } from './handlers.js';
 import { PoliciesRepository } from './repository.js';

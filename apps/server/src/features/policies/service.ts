@@ -10,8 +10,8 @@ import type { CachedState } from '../../lib/state-versions.js';
 import { INVALID_INSTANT, nowSeconds, parseInstant } from '../../lib/time.js';
 import { conflictOnDuplicate } from '../../storage/database-errors.js';
 import { lockedUpdate } from '../../storage/locked-update.js';
-import type { Store } from '../../storage/repositories.js';
 import type { StaleMarker } from '../../storage/state-versions.js';
+import type { Store } from '../../storage/store.js';
 import type { PoliciesRepository, PolicyChanges, PolicyRow } from './repository.js';
 
 type PolicyCreate = components['schemas']['PolicyCreate'];

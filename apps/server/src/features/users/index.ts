@@ -1,4 +1,4 @@
-import type { Store } from '../../storage/repositories.js';
+import type { Store } from '../../storage/store.js';
 import { userHandlers } from './handlers.js';
 import { UsersRepository } from './repository.js';
 import { type UsersDeps, UsersService } from './service.js';

@@ -1,6 +1,6 @@
 import { canonicalForm } from '@secadmin/log-chain';
 import { describe, expect, it } from 'vitest';
-import type { LogRow } from '../repository.js';
+import type { LogRow } from '../entries/sql.js';
 import { logDetail } from '../representation.js';
 import { chainEntry } from './canonical-columns.js';
 

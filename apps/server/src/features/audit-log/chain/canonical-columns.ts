@@ -1,6 +1,6 @@
 import type { ChainEntry } from '@secadmin/log-chain';
 import { isoMillis } from '../../../lib/time.js';
-import type { LogRow } from '../repository.js';
+import type { LogRow } from '../entries/sql.js';
 
 /** The columns of an entry that its canonical form holds (metadata only through digests). */
 export type CanonicalColumns = Pick<

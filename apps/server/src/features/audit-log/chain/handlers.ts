@@ -1,5 +1,4 @@
-import type { Handler } from '../../../http/context.js';
-import { ok, sendPage } from '../../../http/respond.js';
+import { type Handler, ok, sendPage } from '../../../http/index.js';
 import { isoMillis } from '../../../lib/time.js';
 import type { ChainService } from './service.js';
 

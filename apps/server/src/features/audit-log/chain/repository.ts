@@ -1,7 +1,8 @@
 import { Prisma } from '@secadmin/db';
 import { arrayLiteral } from '../../../storage/array-literal.js';
 import type { Connection } from '../../../storage/connection.js';
-import { LOG_COLUMNS, type LogRow, RETENTION_EVENT, UNSEALED_COLUMNS } from '../repository.js';
+import { LOG_COLUMNS, type LogRow, UNSEALED_COLUMNS } from '../entries/sql.js';
+import { RETENTION_EVENT } from '../retention/repository.js';
 import type { CanonicalColumns } from './canonical-columns.js';
 
 /** Any constant: the instance holding this transaction-level lock is the one sealing. */

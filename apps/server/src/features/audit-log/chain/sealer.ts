@@ -1,16 +1,25 @@
 import { CANONICAL_VERSION, entryHash, GENESIS_HASH } from '@secadmin/log-chain';
-import type { Logger } from 'pino';
-import type { Store } from '../../../storage/repositories.js';
+import { type Job, type JobLogger, pollLoop } from '../../../lib/poll-loop.js';
+import type { Store } from '../../../storage/store.js';
 import { type CanonicalColumns, chainEntry } from './canonical-columns.js';
 import { commit } from './commitments.js';
-import type { ChainHead, ChainRow, ChainState, CheckpointRow, QueuedEntry } from './repository.js';
+import type {
+  ChainHead,
+  ChainRepository,
+  ChainRow,
+  ChainState,
+  CheckpointRow,
+  QueuedEntry,
+} from './repository.js';
 import type { SigningKey } from './signing-key.js';
 import type { SigningKeysRepository } from './signing-keys-repository.js';
 
 export interface SealerOptions {
-  store: Store;
+  store: Pick<Store, 'transaction'>;
+  chain: Pick<ChainRepository, 'hasQueued' | 'pending' | 'unsealed' | 'trySealerLock' | 'seal'>;
+  signingKeys: Pick<SigningKeysRepository, 'active'>;
   key: SigningKey;
-  logger: Logger;
+  logger: JobLogger;
   /** Seconds from an entry's write to its seal, per sealed entry (the seal-lag metric). */
   observeLag?: (seconds: number) => void;
   /**
@@ -43,32 +52,40 @@ const STALE = new Error('the chain moved while the batch was hashed');
  * deletes the queue rows and adds the checkpoints that are due. A crash anywhere rolls the
  * whole batch back, so every acknowledged entry stays queued until it is sealed exactly once.
  */
-export class Sealer {
-  private stopped = false;
-  private wake: (() => void) | undefined;
-  private loop: Promise<void> | undefined;
+export class Sealer implements Required<Job> {
   private lastFullPass = 0;
-  private failing = false;
+  private readonly loop: Required<Job>;
 
-  constructor(private readonly options: SealerOptions) {}
+  constructor(private readonly options: SealerOptions) {
+    this.loop = pollLoop({
+      name: 'sealer',
+      everyMs: options.pollMs ?? 100,
+      logger: options.logger,
+      turn: async () => {
+        const due = Date.now() - this.lastFullPass >= IDLE_CHECK_MS;
+        if (!due && !(await options.chain.hasQueued())) return false;
+        const sealed = await this.sealBatch(false);
+        this.lastFullPass = Date.now();
+        return sealed === this.batchSize;
+      },
+    });
+  }
 
   private get batchSize(): number {
     return this.options.batchSize ?? 5_000;
   }
 
   start(): void {
-    this.loop = this.run();
+    this.loop.start();
   }
 
   /** Entries were written: seal them now rather than at the next poll. */
   kick(): void {
-    this.wake?.();
+    this.loop.kick();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.wake?.();
-    await this.loop;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Seals everything queued now and signs a checkpoint at the head (tests, tooling). */
@@ -77,33 +94,6 @@ export class Sealer {
       const sealed = await this.sealBatch(true);
       if (sealed === 'busy') await new Promise((r) => setTimeout(r, 20));
       else if (sealed < this.batchSize) return;
-    }
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      let sealed: number | 'busy' = 0;
-      try {
-        const due = Date.now() - this.lastFullPass >= IDLE_CHECK_MS;
-        if (due || (await this.options.store.chain.hasQueued())) {
-          sealed = await this.sealBatch(false);
-          this.lastFullPass = Date.now();
-        }
-        if (this.failing) this.options.logger.info('sealer recovered');
-        this.failing = false;
-      } catch (error) {
-        if (!this.failing) this.options.logger.error({ err: error }, 'sealer failed; retrying');
-        this.failing = true;
-      }
-      if (sealed === this.batchSize) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.options.pollMs ?? 100);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
     }
   }
 
@@ -117,9 +107,9 @@ export class Sealer {
    * the lock.
    */
   private async sealBatch(forceCheckpoint: boolean): Promise<number | 'busy'> {
-    const { store } = this.options;
+    const { store, chain, signingKeys } = this.options;
     for (;;) {
-      const { state, queued } = await store.chain.pending(this.batchSize);
+      const { state, queued } = await chain.pending(this.batchSize);
       const { entries, late } = await this.entries(queued);
       const rows = this.hash(state.head, queued, entries);
       const sealedAt = new Date();
@@ -127,10 +117,10 @@ export class Sealer {
       if (queued.length === 0 && checkpoints.length === 0) return 0;
       let sealed: 'sealed' | 'busy';
       try {
-        sealed = await store.transaction(async (repos) => {
-          if (!(await repos.chain.trySealerLock())) return 'busy' as const;
-          if (checkpoints.length > 0) await this.assertActiveKey(repos.signingKeys);
-          const fresh = await repos.chain.seal({
+        sealed = await store.transaction(async () => {
+          if (!(await chain.trySealerLock())) return 'busy' as const;
+          if (checkpoints.length > 0) await this.assertActiveKey(signingKeys);
+          const fresh = await chain.seal({
             expectedHeadSeq: state.head?.seq ?? null,
             rows,
             dequeued: queued.map((q) => q.queueNo),
@@ -183,7 +173,7 @@ export class Sealer {
       if (entry?.digests === null) late.ids.add(entry.id);
       else if (entry) entries.set(entry.id, entry);
     if (late.ids.size === 0) return { entries, late };
-    for (const row of await this.options.store.chain.unsealed([...late.ids])) {
+    for (const row of await this.options.chain.unsealed([...late.ids])) {
       const committed = commit(row);
       late.commitments.push({ id: row.id, ...committed });
       entries.set(row.id, { ...row, digests: committed.digests });

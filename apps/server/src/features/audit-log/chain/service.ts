@@ -7,11 +7,11 @@ import {
 } from '@secadmin/log-chain';
 import { type Cursors, listScope, type Page } from '../../../lib/cursor.js';
 import { invalid, Unavailable } from '../../../lib/errors.js';
-import type { Store } from '../../../storage/repositories.js';
 import { logDetail } from '../representation.js';
-import type { CheckpointRow } from './repository.js';
+import type { ChainRepository, CheckpointRow } from './repository.js';
 import type { SigningKey } from './signing-key.js';
 import { keyRecord } from './signing-keys.js';
+import type { SigningKeysRepository } from './signing-keys-repository.js';
 
 /** Chain rows read per round trip while verifying. */
 const VERIFY_BATCH = 2_000;
@@ -35,14 +35,18 @@ export class ChainService {
   private verifying = false;
 
   constructor(
-    private readonly store: Store,
+    private readonly chain: Pick<
+      ChainRepository,
+      'checkpoints' | 'state' | 'firstCheckpointFrom' | 'checkpointsBetween' | 'links' | 'removals'
+    >,
+    private readonly signingKeys: Pick<SigningKeysRepository, 'all'>,
     private readonly cursors: Cursors,
     private readonly key: Pick<SigningKey, 'publicKeyPem' | 'fingerprint'>,
   ) {}
 
   /** This instance's (the active) key, and every key that signed, with its range and rotation. */
   async publicKey(): Promise<PublicKeys> {
-    const keys = (await this.store.signingKeys.all()).map(keyRecord);
+    const keys = (await this.signingKeys.all()).map(keyRecord);
     return {
       algorithm: 'Ed25519',
       publicKey: this.key.publicKeyPem,
@@ -54,7 +58,7 @@ export class ChainService {
   async checkpoints(limit: number, cursor: string | undefined): Promise<Page<CheckpointRow>> {
     const scope = listScope('checkpoints', {});
     const after = this.cursors.decode(scope, SEQ_ID, cursor);
-    const rows = await this.store.chain.checkpoints(after && Number(after.id), limit + 1);
+    const rows = await this.chain.checkpoints(after && Number(after.id), limit + 1);
     return this.cursors.page(
       rows.map((row) => ({ ...row, id: String(row.seq) })),
       limit,
@@ -86,11 +90,11 @@ export class ChainService {
    * vouches for all of it; the entries after the newest checkpoint are counted as uncovered.
    */
   private async walk(fromSeq: number, toSeq: number | undefined): Promise<VerifyResult> {
-    const head = (await this.store.chain.state()).head?.seq ?? 0;
+    const head = (await this.chain.state()).head?.seq ?? 0;
     const end = Math.min(toSeq ?? head, head);
-    const last = (await this.store.chain.firstCheckpointFrom(end)) ?? end;
-    const keys = (await this.store.signingKeys.all()).map(keyRecord);
-    const checkpoints = (await this.store.chain.checkpointsBetween(fromSeq - 1, last)).map(
+    const last = (await this.chain.firstCheckpointFrom(end)) ?? end;
+    const keys = (await this.signingKeys.all()).map(keyRecord);
+    const checkpoints = (await this.chain.checkpointsBetween(fromSeq - 1, last)).map(
       ({ createdAt: _, ...checkpoint }) => checkpoint,
     );
     let verifier: ChainVerifier;
@@ -112,7 +116,7 @@ export class ChainService {
     let walked = fromSeq - 1;
     let next = fromSeq;
     while (next <= last && !verifier.failed) {
-      const links = await this.store.chain.links(next, last, VERIFY_BATCH);
+      const links = await this.chain.links(next, last, VERIFY_BATCH);
       if (links.length === 0) break;
       let run: ChainEntry[] = [];
       for (const link of links) {
@@ -142,7 +146,7 @@ export class ChainService {
    * it also forges a retention record (which the chain then holds in plain sight).
    */
   private async accountForRemovals(result: VerifyResult): Promise<VerifyResult> {
-    const { marked, recorded } = await this.store.chain.removals();
+    const { marked, recorded } = await this.chain.removals();
     if (marked === recorded) return result;
     return {
       ...result,

@@ -13,10 +13,10 @@ import {
 import { type Config, loadConfig } from '../../../config.js';
 import { createLogger } from '../../../logger.js';
 import { type RunningServer, startServer } from '../../../server.js';
-import { createRepositories } from '../../../storage/repositories.js';
+import { createStore } from '../../../storage/store.js';
 import { generateSecret } from '../../api-keys/service.js';
+import { signingKeysOn } from '../index.js';
 import { signingKeyFromPem } from './signing-key.js';
-import { rotateSigningKey } from './signing-keys.js';
 
 const newPrivateKeyPem = () =>
   generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
@@ -202,7 +202,7 @@ describe.each(DATABASES)('checkpoint signing keys on %s', { timeout: 120_000 }, 
     // Sealed but not checkpointed: the rotation checkpoints the head with the old key.
     await until(old, 'SELECT 1 FROM log_chain WHERE seq = 10', 'sealing seq 10');
 
-    const rotated = await rotateSigningKey(createRepositories(old.db), signerA, signerB);
+    const rotated = await signingKeysOn(createStore(old.db)).rotate(signerA, signerB);
     expect(rotated).toEqual({
       fromSeq: 11,
       previous: signerA.fingerprint,

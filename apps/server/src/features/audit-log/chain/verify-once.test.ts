@@ -3,7 +3,7 @@ import { keyFingerprint } from '@secadmin/log-chain';
 import { expect, it } from 'vitest';
 import { Cursors } from '../../../lib/cursor.js';
 import { Unavailable } from '../../../lib/errors.js';
-import type { Store } from '../../../storage/repositories.js';
+import type { ChainRepository } from './repository.js';
 import { ChainService } from './service.js';
 
 it('walks the chain once at a time per instance: a second verify meanwhile is 503, later it runs', async () => {
@@ -11,18 +11,15 @@ it('walks the chain once at a time per instance: a second verify meanwhile is 50
   const head = new Promise<{ head: undefined }>((resolve) => {
     release = () => resolve({ head: undefined });
   });
-  const store = {
-    chain: {
-      state: () => head,
-      checkpointsBetween: async () => [],
-      firstCheckpointFrom: async () => undefined,
-      removals: async () => ({ marked: 0, recorded: 0 }),
-    },
-    signingKeys: { all: async () => [] },
-  } as unknown as Store;
+  const chain = {
+    state: () => head,
+    checkpointsBetween: async () => [],
+    firstCheckpointFrom: async () => undefined,
+    removals: async () => ({ marked: 0, recorded: 0 }),
+  } as unknown as ChainRepository;
   const { publicKey } = generateKeyPairSync('ed25519');
   const publicKeyPem = publicKey.export({ format: 'pem', type: 'spki' }).toString();
-  const service = new ChainService(store, new Cursors('s'.repeat(32)), {
+  const service = new ChainService(chain, { all: async () => [] }, new Cursors('s'.repeat(32)), {
     publicKeyPem,
     fingerprint: await keyFingerprint(publicKeyPem),
   });

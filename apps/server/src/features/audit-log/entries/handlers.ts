@@ -1,5 +1,4 @@
-import type { Handler } from '../../../http/context.js';
-import { created, ok, sendPage } from '../../../http/respond.js';
+import { created, type Handler, ok, sendPage } from '../../../http/index.js';
 import { isoMillis } from '../../../lib/time.js';
 import { logDetail, logListItem } from '../representation.js';
 import type { LogsService } from './service.js';

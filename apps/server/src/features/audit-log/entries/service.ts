@@ -2,11 +2,12 @@ import type { components } from '@secadmin/api-types';
 import { type Cursors, listScope, type Page } from '../../../lib/cursor.js';
 import { invalid, NotFound } from '../../../lib/errors.js';
 import { idPattern, newId } from '../../../lib/ids.js';
+import type { Job } from '../../../lib/poll-loop.js';
 import { INVALID_INSTANT, parseInstant } from '../../../lib/time.js';
-import type { DomainCounters } from '../../../metrics.js';
-import type { Store } from '../../../storage/repositories.js';
+import type { LogOrigin } from '../origin.js';
 import { parseRange } from '../range.js';
-import type { LogFilter, LogOrigin, LogRow, NewLogRow } from '../repository.js';
+import type { EntriesRepository } from './repository.js';
+import type { LogFilter, LogRow, NewLogRow } from './sql.js';
 
 type LogEntryInput = components['schemas']['LogEntryInput'];
 
@@ -70,10 +71,11 @@ function toRow(input: LogEntryInput, index: number, now: Date, keyId: string): N
 
 export class LogsService {
   constructor(
-    private readonly store: Store,
+    private readonly entries: Pick<EntriesRepository, 'insert' | 'find' | 'list'>,
     private readonly cursors: Cursors,
-    private readonly counters?: Pick<DomainCounters, 'ingested'>,
-    private readonly onIngested?: () => void,
+    /** Woken when entries were written: they need not wait for its next poll. */
+    private readonly sealer: Required<Pick<Job, 'kick'>>,
+    private readonly counters?: { ingested(entries: number): void },
   ) {}
 
   /** All entries in one transaction; acknowledged only once committed. */
@@ -83,14 +85,14 @@ export class LogsService {
   ): Promise<{ id: string; timestamp: Date }[]> {
     const now = new Date();
     const rows = entries.map((entry, i) => toRow(entry, i, now, keyId));
-    await this.store.logs.insert(rows);
+    await this.entries.insert(rows);
     this.counters?.ingested(rows.length);
-    this.onIngested?.();
+    this.sealer.kick();
     return rows.map((row) => ({ id: row.id as string, timestamp: row.timestamp as Date }));
   }
 
   async get(id: string): Promise<LogRow> {
-    const entry = await this.store.logs.find(id);
+    const entry = await this.entries.find(id);
     if (!entry) throw new NotFound('log entry');
     return entry;
   }
@@ -106,7 +108,7 @@ export class LogsService {
       result: query.result,
       origin: query.origin,
     };
-    const rows = await this.store.logs.list(filter, after, query.limit + 1);
+    const rows = await this.entries.list(filter, after, query.limit + 1);
     return this.cursors.page(rows, limit, scope, (row) => row.timestamp);
   }
 }

@@ -9,8 +9,9 @@ import {
 } from '../../../../test/helpers/server.js';
 import { waitForExport } from '../../../../test/helpers/wait.js';
 import { newId } from '../../../lib/ids.js';
-import { createRepositories } from '../../../storage/repositories.js';
-import type { NewLogRow } from '../repository.js';
+import { createStore } from '../../../storage/store.js';
+import { EntriesRepository } from '../entries/repository.js';
+import type { NewLogRow } from '../entries/sql.js';
 import { csvHeader, csvLine } from './formats.js';
 
 async function exportOf(server: TestServer, body: Record<string, unknown>) {
@@ -87,10 +88,10 @@ describe.each(DATABASES)('exports on %s', (database) => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer(database);
-    const store = createRepositories(server.db);
-    await store.logs.insert(CASES);
+    const entries = new EntriesRepository(createStore(server.db).connection);
+    await entries.insert(CASES);
     // Enough plain rows for several batches, so that batches follow each other exactly.
-    await store.logs.insert(
+    await entries.insert(
       Array.from({ length: 4500 }, (_, i) =>
         row(new Date(Date.parse('2019-05-06T00:00:00Z') + (i % 1500) * 1000).toISOString(), {
           actorId: `bulk-${i}`,
@@ -109,8 +110,7 @@ describe.each(DATABASES)('exports on %s', (database) => {
       expect(done.status).toBe('completed');
       const file = await fetch(localDownload(server, done.downloadUrl as string));
       const text = await file.text();
-      const store = createRepositories(server.db);
-      const entries = await store.logs.list(
+      const entries = await new EntriesRepository(createStore(server.db).connection).list(
         { from: new Date(range.from), to: new Date(range.to) },
         undefined,
         10_000,
@@ -130,8 +130,7 @@ describe.each(DATABASES)('exports on %s', (database) => {
   it('fails an export that would take stored exports past SECADMIN_EXPORTS_MAX_BYTES, and keeps none of it', async () => {
     const small = await startTestServer(database, { exportsMaxBytes: 1_500_000 });
     try {
-      const store = createRepositories(small.db);
-      await store.logs.insert(
+      await new EntriesRepository(createStore(small.db).connection).insert(
         Array.from({ length: 8000 }, (_, i) =>
           row(new Date(Date.parse('2019-07-01T00:00:00Z') + i * 1000).toISOString(), {
             userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0',

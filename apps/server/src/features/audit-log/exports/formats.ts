@@ -1,4 +1,4 @@
-import type { LogRow } from '../repository.js';
+import type { LogRow } from '../entries/sql.js';
 import { logDetail } from '../representation.js';
 
 export type ExportFormat = 'json' | 'csv';

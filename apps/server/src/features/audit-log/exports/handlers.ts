@@ -1,6 +1,5 @@
 import { pipeline } from 'node:stream/promises';
-import type { Handler } from '../../../http/context.js';
-import { created, ok } from '../../../http/respond.js';
+import { created, type Handler, ok } from '../../../http/index.js';
 import { CONTENT_TYPES, type ExportFormat } from './formats.js';
 import type { ExportsService } from './service.js';
 

@@ -2,7 +2,9 @@ import { type Database, openDatabase } from '@secadmin/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../../../test/helpers/server.js';
 import { newId } from '../../../lib/ids.js';
+import { createStore } from '../../../storage/store.js';
 import { PostgresExportFiles } from './postgres-files.js';
+import { ExportsRepository } from './repository.js';
 
 async function content(files: PostgresExportFiles, id: string): Promise<string | undefined> {
   const pieces = await files.read(id);
@@ -26,7 +28,8 @@ describe('export files in PostgreSQL', () => {
   });
 
   it('keep the pieces of an instance that lost its claim apart from the new claimant’s', async () => {
-    const files = new PostgresExportFiles(db);
+    const store = createStore(db);
+    const files = new PostgresExportFiles(store, new ExportsRepository(store.connection));
     const id = newId('exp');
     const stale = await files.create(id);
     await stale.write(Buffer.from('stale 0;'));

@@ -1,6 +1,6 @@
 import { type Export, Prisma } from '@secadmin/db';
 import type { Connection } from '../../../storage/connection.js';
-import { filterSql, type LogFilter } from '../repository.js';
+import { filterSql, type LogFilter } from '../entries/sql.js';
 import { PLAIN_CELLS_SQL } from './csv-sql.js';
 
 export type ExportRow = Export;
@@ -8,11 +8,17 @@ export type ExportRow = Export;
 /** An entry's cells before metadata as PostgreSQL writes them (csv-sql.ts). */
 export interface CsvCellsRow {
   id: string;
+  /**
+   * The entry's timestamp as PostgreSQL writes it (with its offset): where the next batch
+   * starts. Text: only the last row's is used, and a Date parsed for every row slowed the read.
+   */
+  at: string;
   cells: string;
   /** jsonb's text, when the export includes metadata. */
   metadata: string | null;
 }
 
+/** The exports, and their files' pieces when the files are kept in PostgreSQL (`export_chunks`). */
 export class ExportsRepository {
   constructor(private readonly c: Connection) {}
 
@@ -75,7 +81,7 @@ export class ExportsRepository {
   /** The plain CSV cells of the entries of an export's filter, newest first, after `after`. */
   csvCells(
     filter: LogFilter,
-    after: { at: Date | string; id: string } | undefined,
+    after: Pick<CsvCellsRow, 'at' | 'id'> | undefined,
     take: number,
     includeMetadata: boolean,
   ): Promise<CsvCellsRow[]> {
@@ -83,7 +89,8 @@ export class ExportsRepository {
       ? Prisma.sql`AND (timestamp, id) < (${after.at}::timestamptz, ${after.id})`
       : Prisma.empty;
     const sql = Prisma.sql`
-      SELECT id, ${Prisma.raw(includeMetadata ? 'metadata::text' : 'NULL::text')} AS metadata, ${Prisma.raw(PLAIN_CELLS_SQL)}
+      SELECT id, timestamp::text AS at,
+        ${Prisma.raw(includeMetadata ? 'metadata::text' : 'NULL::text')} AS metadata, ${Prisma.raw(PLAIN_CELLS_SQL)}
       FROM log_entries
       WHERE ${filterSql(filter)} ${keyset}
       ORDER BY timestamp DESC, id DESC
@@ -103,5 +110,44 @@ export class ExportsRepository {
       where: { id, fileDeletedAt: null },
       data: { fileDeletedAt: new Date() },
     });
+  }
+
+  /** Removes the pieces of every unfinished file of `fileId` (those are `<fileId>.<writer>`). */
+  async removePartialPieces(fileId: string): Promise<void> {
+    await this.c.sql('DELETE FROM export_chunks WHERE starts_with(export_id, $1)', [`${fileId}.`]);
+  }
+
+  async addPiece(fileId: string, n: number, data: Buffer): Promise<void> {
+    await this.c.sql('INSERT INTO export_chunks (export_id, n, data) VALUES ($1, $2, $3)', [
+      fileId,
+      n,
+      data,
+    ]);
+  }
+
+  /** Within a transaction: the pieces of `from` become those of `to`, replacing what `to` had. */
+  async movePieces(from: string, to: string): Promise<void> {
+    await this.removePieces(to);
+    await this.c.sql('UPDATE export_chunks SET export_id = $1 WHERE export_id = $2', [to, from]);
+  }
+
+  async piece(fileId: string, n: number): Promise<Buffer | undefined> {
+    const [row] = await this.c.sql<{ data: Buffer }>(
+      'SELECT data FROM export_chunks WHERE export_id = $1 AND n = $2',
+      [fileId, n],
+    );
+    return row?.data;
+  }
+
+  async removePieces(fileId: string): Promise<void> {
+    await this.c.sql('DELETE FROM export_chunks WHERE export_id = $1', [fileId]);
+  }
+
+  /** What all pieces take together. */
+  async piecesBytes(): Promise<number> {
+    const [row] = await this.c.sql<{ n: string }>(
+      'SELECT coalesce(sum(octet_length(data)), 0)::text AS n FROM export_chunks',
+    );
+    return Number(row?.n ?? 0);
   }
 }

@@ -2,12 +2,14 @@ import type { components } from '@secadmin/api-types';
 import type { RequestActor } from '../../../lib/actor.js';
 import { Forbidden, Gone, invalid, NotFound, Throttled } from '../../../lib/errors.js';
 import { idText, newId } from '../../../lib/ids.js';
-import type { Store } from '../../../storage/repositories.js';
+import type { Job } from '../../../lib/poll-loop.js';
+import type { Store } from '../../../storage/store.js';
 import type { AuditWriter } from '../audit-writer.js';
+import type { EntriesRepository } from '../entries/repository.js';
 import { parseRange } from '../range.js';
 import { signDownload, verifyDownload } from './download-token.js';
 import type { ExportFiles } from './files.js';
-import type { ExportRow } from './repository.js';
+import type { ExportRow, ExportsRepository } from './repository.js';
 
 type ExportRequest = components['schemas']['ExportRequest'];
 type ExportView = components['schemas']['Export'];
@@ -22,14 +24,19 @@ export interface ExportsServiceOptions {
   secret: string;
   files: ExportFiles;
   downloadUrl: string;
-  /** Tells the worker there is something to do. */
-  onCreated: () => void;
 }
 
 export class ExportsService {
   constructor(
-    private readonly store: Store,
-    private readonly audit: AuditWriter,
+    private readonly store: Pick<Store, 'transaction'>,
+    private readonly exports: Pick<
+      ExportsRepository,
+      'lockOfKey' | 'countProcessing' | 'insert' | 'find' | 'markFileDeleted'
+    >,
+    private readonly entries: Pick<EntriesRepository, 'count'>,
+    private readonly audit: Pick<AuditWriter, 'record'>,
+    /** Woken when an export was created: it need not wait for its next poll. */
+    private readonly worker: Required<Pick<Job, 'kick'>>,
     private readonly options: ExportsServiceOptions,
   ) {}
 
@@ -37,21 +44,21 @@ export class ExportsService {
     const range = parseRange(input.from, input.to);
     if (!range.from || !range.to) throw invalid('from', 'from and to are required');
     const events = input.events ?? [];
-    const estimatedRecords = await this.store.logs.countMatching({
+    const estimatedRecords = await this.entries.count({
       from: range.from,
       to: range.to,
       events: events.length > 0 ? events : undefined,
     });
-    const row = await this.store.transaction(async (repos) => {
+    const row = await this.store.transaction(async () => {
       // Serializes this key's creations, so the limit holds under concurrent requests.
-      await repos.exports.lockOfKey(actor.keyId);
-      if ((await repos.exports.countProcessing(actor.keyId)) >= MAX_PROCESSING_EXPORTS_PER_KEY) {
+      await this.exports.lockOfKey(actor.keyId);
+      if ((await this.exports.countProcessing(actor.keyId)) >= MAX_PROCESSING_EXPORTS_PER_KEY) {
         throw new Throttled(
           `At most ${MAX_PROCESSING_EXPORTS_PER_KEY} exports per key may be processing at once.`,
           EXPORT_RETRY_AFTER_SECONDS,
         );
       }
-      const created = await repos.exports.insert({
+      const created = await this.exports.insert({
         id: newId('exp'),
         status: 'processing',
         format: input.format ?? 'json',
@@ -63,18 +70,18 @@ export class ExportsService {
         keyId: actor.keyId,
         createdAt: new Date(),
       });
-      await this.audit.record(repos, actor, {
+      await this.audit.record(actor, {
         event: 'logs.export.created',
         target: { id: created.id, type: 'export' },
       });
       return created;
     });
-    this.options.onCreated();
+    this.worker.kick();
     return row;
   }
 
   async get(id: string): Promise<ExportRow> {
-    const row = await this.store.exports.find(id);
+    const row = await this.exports.find(id);
     if (!row) throw new NotFound('export');
     return row;
   }
@@ -113,7 +120,7 @@ export class ExportsService {
     token: string,
   ): Promise<{ content: AsyncIterable<Buffer>; row: ExportRow; size: number }> {
     const match = EXPORT_FILE.exec(file);
-    const row = match ? await this.store.exports.find(match[1] as string) : null;
+    const row = match ? await this.exports.find(match[1] as string) : null;
     if (!match || !row || row.status !== 'completed' || row.format !== match[2] || !row.expiresAt) {
       throw new NotFound('export file', 'No export file with this name.');
     }
@@ -123,7 +130,7 @@ export class ExportsService {
     const { files } = this.options;
     if (row.expiresAt <= new Date() || row.fileDeletedAt) {
       await files.remove(row.id, row.format);
-      await this.store.exports.markFileDeleted(row.id);
+      await this.exports.markFileDeleted(row.id);
       throw new Gone('This download link has expired; create a new export.');
     }
     const content = await files.read(row.id, row.format);

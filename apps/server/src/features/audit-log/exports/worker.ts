@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import { ulid } from '../../../lib/ids.js';
-import type { DomainCounters } from '../../../metrics.js';
-import type { Store } from '../../../storage/repositories.js';
-import type { LogFilter, LogRow } from '../repository.js';
+import { type Job, pollLoop } from '../../../lib/poll-loop.js';
+import type { EntriesRepository } from '../entries/repository.js';
+import type { LogFilter, LogRow } from '../entries/sql.js';
 import type { ExportFiles, ExportFileWriter } from './files.js';
 import { csvHeader, csvLine, csvLineFromCells, type ExportFormat, jsonArray } from './formats.js';
-import type { CsvCellsRow, ExportRow } from './repository.js';
+import type { CsvCellsRow, ExportRow, ExportsRepository } from './repository.js';
 
 /** Entries per read: larger batches read no faster here, and hold more memory. */
 const BATCH = 2000;
@@ -14,16 +14,6 @@ const CHUNK_CHARS = 1 << 20;
 const HEARTBEAT_MS = 5_000;
 /** A claim not renewed for this long belongs to a dead instance and is taken over. */
 const STALE_CLAIM_MS = 15_000;
-
-/** Where the batch after `row` starts: its timestamp follows its id in the cells. */
-function cursorOf(
-  row: CsvCellsRow,
-  entries: Map<string, LogRow>,
-): { at: Date | string; id: string } {
-  const at =
-    entries.get(row.id)?.timestamp ?? row.cells.slice(row.id.length + 1, row.id.length + 25);
-  return { at, id: row.id };
-}
 
 /** The file being written: `add` says when a chunk is full, then `flush` writes it. */
 interface Output {
@@ -35,13 +25,17 @@ interface Output {
 class OverQuota extends Error {}
 
 export interface ExportWorkerOptions {
-  store: Store;
+  exports: Pick<
+    ExportsRepository,
+    'claim' | 'heartbeat' | 'finish' | 'csvCells' | 'expiredFiles' | 'markFileDeleted'
+  >;
+  entries: Pick<EntriesRepository, 'list' | 'findMany'>;
   files: ExportFiles;
   /** The most that stored export files may take together. */
   maxBytes: number;
   ttlSeconds: number;
-  logger: Logger;
-  counters?: Pick<DomainCounters, 'exportFinished'>;
+  logger: Pick<Logger, 'info' | 'error'>;
+  counters?: { exportFinished(status: 'completed' | 'failed'): void };
   /** With the embedded database no other process can hold a claim: take them all at start. */
   reclaimAllAtStart: boolean;
   pollMs?: number;
@@ -53,66 +47,66 @@ export interface ExportWorkerOptions {
  * its entries in keyset batches into its file, then marks it completed. Also deletes the
  * files of expired exports.
  */
-export class ExportWorker {
+export class ExportWorker implements Required<Job> {
   readonly instanceId = ulid();
   private stopped = false;
-  private wake: (() => void) | undefined;
-  private loop: Promise<void> | undefined;
-  private sweeper: NodeJS.Timeout | undefined;
+  /** With `reclaimAllAtStart`, until the first claim finds nothing: every claim is stale. */
+  private reclaimingAll: boolean;
+  private readonly claims: Required<Job>;
+  private readonly sweeps: Job;
 
-  constructor(private readonly options: ExportWorkerOptions) {}
+  constructor(private readonly options: ExportWorkerOptions) {
+    this.reclaimingAll = options.reclaimAllAtStart;
+    this.claims = pollLoop({
+      name: 'export worker',
+      everyMs: options.pollMs ?? 1000,
+      logger: options.logger,
+      turn: () => this.claimAndProcess(),
+    });
+    this.sweeps = pollLoop({
+      name: 'export sweep',
+      everyMs: options.sweepMs ?? 60_000,
+      logger: options.logger,
+      firstTurn: 'after-a-wait',
+      turn: () => this.sweep(),
+    });
+  }
 
   start(): void {
-    this.loop = this.run();
-    this.sweeper = setInterval(() => void this.sweep(), this.options.sweepMs ?? 60_000);
-    this.sweeper.unref();
+    this.stopped = false;
+    this.claims.start();
+    this.sweeps.start();
   }
 
   /** Something new to do: don't wait for the next poll. */
   kick(): void {
-    this.wake?.();
+    this.claims.kick();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.sweeper);
-    this.wake?.();
-    await this.loop;
+    await Promise.all([this.claims.stop(), this.sweeps.stop()]);
   }
 
-  private async run(): Promise<void> {
-    let staleBefore = this.options.reclaimAllAtStart
-      ? () => new Date(Date.now() + 1000)
-      : undefined;
-    while (!this.stopped) {
-      let claimed: ExportRow | null = null;
-      try {
-        const before = staleBefore?.() ?? new Date(Date.now() - STALE_CLAIM_MS);
-        claimed = await this.options.store.exports.claim(this.instanceId, before);
-        if (!claimed) staleBefore = undefined;
-      } catch (error) {
-        this.options.logger.error({ err: error }, 'export worker could not claim');
-      }
-      if (claimed) {
-        await this.process(claimed);
-        continue;
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.options.pollMs ?? 1000);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
+  /** Claims one export and writes its file; true when it did (there may be more). */
+  private async claimAndProcess(): Promise<boolean> {
+    const staleBefore = this.reclaimingAll
+      ? new Date(Date.now() + 1000)
+      : new Date(Date.now() - STALE_CLAIM_MS);
+    const claimed = await this.options.exports.claim(this.instanceId, staleBefore);
+    if (!claimed) {
+      this.reclaimingAll = false;
+      return false;
     }
+    await this.process(claimed);
+    return true;
   }
 
   private async process(job: ExportRow): Promise<void> {
-    const { store, files, logger } = this.options;
+    const { exports, files, logger } = this.options;
     let lost = false;
     const heartbeat = setInterval(() => {
-      store.exports
+      exports
         .heartbeat(job.id, this.instanceId)
         .then((mine) => {
           lost ||= !mine;
@@ -129,7 +123,7 @@ export class ExportWorker {
       }
       await file.finish();
       const completedAt = new Date();
-      await store.exports.finish(job.id, this.instanceId, {
+      await exports.finish(job.id, this.instanceId, {
         status: 'completed',
         totalRecords: written.total,
         fileSizeBytes: BigInt(written.bytes),
@@ -145,7 +139,7 @@ export class ExportWorker {
       logger.error({ err: error, exportId: job.id }, 'export failed');
       this.options.counters?.exportFinished('failed');
       await file?.discard().catch(() => {});
-      await store.exports
+      await exports
         .finish(job.id, this.instanceId, {
           status: 'failed',
           error:
@@ -222,9 +216,9 @@ export class ExportWorker {
     out: Output,
     abandoned: () => boolean,
   ): Promise<number | undefined> {
-    const { store } = this.options;
-    const batch = (after: { at: Date | string; id: string } | undefined) =>
-      store.exports.csvCells(filter, after, BATCH, job.includeMetadata);
+    const { exports, entries } = this.options;
+    const batch = (after: Pick<CsvCellsRow, 'at' | 'id'> | undefined) =>
+      exports.csvCells(filter, after, BATCH, job.includeMetadata);
     out.add(csvHeader(job.includeMetadata));
     let total = 0;
     let rows = await batch(undefined);
@@ -232,15 +226,15 @@ export class ExportWorker {
       if (abandoned()) return undefined;
       const lines = rows.map((r) => csvLineFromCells(r.cells, r.metadata, job.includeMetadata));
       const byJs = rows.filter((_, i) => lines[i] === undefined).map((r) => r.id);
-      const entries = new Map(
-        byJs.length > 0 ? (await store.logs.findMany(byJs)).map((e) => [e.id, e]) : [],
+      const byId = new Map(
+        byJs.length > 0 ? (await entries.findMany(byJs)).map((e) => [e.id, e]) : [],
       );
       const last = rows[rows.length - 1];
       // The database reads the next batch while this one is written.
-      const next = last && rows.length === BATCH ? batch(cursorOf(last, entries)) : undefined;
+      const next = last && rows.length === BATCH ? batch({ at: last.at, id: last.id }) : undefined;
       next?.catch(() => {});
       for (const [i, row] of rows.entries()) {
-        const entry = entries.get(row.id);
+        const entry = byId.get(row.id);
         // An entry removed (retention) between the two reads is left out.
         const line = lines[i] ?? (entry && csvLine(entry, job.includeMetadata));
         if (line === undefined) continue;
@@ -258,18 +252,18 @@ export class ExportWorker {
     out: Output,
     abandoned: () => boolean,
   ): Promise<number | undefined> {
-    const { store } = this.options;
+    const { entries } = this.options;
     const batchAfter = (rows: LogRow[]) => {
       const last = rows[rows.length - 1];
       return last && rows.length === BATCH ? { at: last.timestamp, id: last.id } : undefined;
     };
     out.add(jsonArray.head);
     let total = 0;
-    let rows = await store.logs.list(filter, undefined, BATCH);
+    let rows = await entries.list(filter, undefined, BATCH);
     for (;;) {
       if (abandoned()) return undefined;
       const after = batchAfter(rows);
-      const next = after && store.logs.list(filter, after, BATCH);
+      const next = after && entries.list(filter, after, BATCH);
       next?.catch(() => {});
       for (const row of rows) {
         const full = out.add(jsonArray.entry(row, total === 0, job.includeMetadata));
@@ -284,14 +278,11 @@ export class ExportWorker {
   }
 
   /** Deletes the files of exports past their expiry. */
-  async sweep(now = new Date()): Promise<void> {
-    try {
-      for (const row of await this.options.store.exports.expiredFiles(now)) {
-        await this.options.files.remove(row.id, row.format);
-        await this.options.store.exports.markFileDeleted(row.id);
-      }
-    } catch (error) {
-      this.options.logger.error({ err: error }, 'export sweep failed');
+  private async sweep(): Promise<void> {
+    const { exports, files } = this.options;
+    for (const row of await exports.expiredFiles(new Date())) {
+      await files.remove(row.id, row.format);
+      await exports.markFileDeleted(row.id);
     }
   }
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { retentionOn } from '../../../../test/helpers/fixtures.js';
 import {
   DATABASES,
   json,
@@ -7,11 +8,11 @@ import {
   type TestServer,
 } from '../../../../test/helpers/server.js';
 import { createLogger } from '../../../logger.js';
-import { createRepositories } from '../../../storage/repositories.js';
-import { LogsRepository } from '../repository.js';
-import { LogRetention } from '../retention/service.js';
+import { createStore } from '../../../storage/store.js';
+import { EntriesRepository } from '../entries/repository.js';
 import { parseSearchQuery } from '../search/query.js';
-import { monthOf } from './repository.js';
+import { SearchRepository } from '../search/repository.js';
+import { monthOf, PartitionsRepository } from './repository.js';
 import { LogPartitions } from './service.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -24,12 +25,19 @@ describe.each(DATABASES)('audit log partitions on %s', (database) => {
   let partitions: () => LogPartitions;
   beforeAll(async () => {
     server = await startTestServer(database);
-    partitions = () => new LogPartitions(createRepositories(server.db), createLogger('silent'));
+    partitions = () => {
+      const store = createStore(server.db);
+      return new LogPartitions(
+        store,
+        new PartitionsRepository(store.connection),
+        createLogger('silent'),
+      );
+    };
   });
   afterAll(() => server?.stop());
 
   const months = async () =>
-    (await createRepositories(server.db).partitions.months()).map((m) => m.name);
+    (await new PartitionsRepository(createStore(server.db).connection).months()).map((m) => m.name);
   const ingest = async (event: string, timestamps: Date[], note = 'probe') => {
     const res = await raw(server, '/v1/logs', {
       method: 'POST',
@@ -109,8 +117,7 @@ describe.each(DATABASES)('audit log partitions on %s', (database) => {
     expect(inOldMonth[0]?.n).toBe(4);
     await server.sealer.flush();
 
-    const store = createRepositories(server.db);
-    const run = await new LogRetention(store, server.services.audit, 30).apply();
+    const run = await retentionOn(server.db, 30).apply();
     // The old month's four entries, and the backfilled entry of the default partition.
     expect(run.removedEntries).toBe(5);
     expect(await months()).not.toContain(oldMonth);
@@ -148,7 +155,7 @@ describe.each(DATABASES)('audit log partitions on %s', (database) => {
       if (plan['Relation Name']?.startsWith('log_entries')) relations.push(plan['Relation Name']);
       for (const child of plan.Plans ?? []) collect(child as typeof plan);
     };
-    const logs = new LogsRepository({
+    const explaining = {
       db: server.db.prisma,
       sql: async <T>(text: string, values: unknown[] = []) => {
         const [explained] = await server.db.query<{ 'QUERY PLAN': [{ Plan: never }] }>(
@@ -158,15 +165,17 @@ describe.each(DATABASES)('audit log partitions on %s', (database) => {
         collect(explained?.['QUERY PLAN'][0].Plan ?? {});
         return server.db.query<T>(text, values);
       },
-    });
+    };
+    const entries = new EntriesRepository(explaining);
+    const search = new SearchRepository(explaining);
     const month = { from: monthsFromNow(0), to: monthsFromNow(1) };
-    await logs.list(month, undefined, 50);
-    await logs.search(parseSearchQuery('probe'), month, undefined, undefined, 51);
-    await logs.countSearch(parseSearchQuery('probe'), month, undefined, false);
+    await entries.list(month, undefined, 50);
+    await search.search(parseSearchQuery('probe'), month, undefined, 51);
+    await search.count(parseSearchQuery('probe'), month, false);
     expect([...new Set(relations)]).toEqual([monthOf(month.from).name]);
 
     relations.length = 0;
-    await logs.list({}, undefined, 50);
+    await entries.list({}, undefined, 50);
     expect(new Set(relations).size).toBeGreaterThan(3);
   });
 });

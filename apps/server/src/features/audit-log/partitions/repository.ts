@@ -1,5 +1,5 @@
 import type { Connection } from '../../../storage/connection.js';
-import { RETENTION_EVENT } from '../repository.js';
+import { RETENTION_EVENT } from '../retention/repository.js';
 
 /** Any constant: instances create partitions one at a time. */
 const PARTITIONS_LOCK_ID = 7_246_614_223;

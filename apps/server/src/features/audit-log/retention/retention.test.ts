@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { retentionOn } from '../../../../test/helpers/fixtures.js';
 import {
   DATABASES,
   json,
@@ -6,8 +7,6 @@ import {
   startTestServer,
   type TestServer,
 } from '../../../../test/helpers/server.js';
-import { createRepositories } from '../../../storage/repositories.js';
-import { LogRetention } from './service.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const daysAgo = (days: number) => new Date(Date.now() - days * DAY_MS).toISOString();
@@ -106,7 +105,7 @@ describe.each(DATABASES)('audit log retention on %s', (database) => {
     const many = Array.from({ length: 1000 }, (_, i) => daysAgo(60 + i / 1000));
     for (let i = 0; i < 6; i++) await ingest('retention.batch_probe', many);
     await server.sealer.flush();
-    const retention = new LogRetention(createRepositories(server.db), server.services.audit, 30);
+    const retention = retentionOn(server.db, 30);
     const before = await recordedCounts();
 
     const run = await retention.apply();
@@ -134,7 +133,7 @@ describe.each(DATABASES)('audit log retention on %s', (database) => {
     await ingest('retention.late_probe', [daysAgo(1)]);
     await server.sealer.flush();
     const records = (await recordedCounts()).length;
-    const retention = new LogRetention(createRepositories(server.db), server.services.audit, 30);
+    const retention = retentionOn(server.db, 30);
 
     // 60 days from now, everything sealed so far is older than the window.
     const run = await retention.apply(new Date(Date.now() + 60 * DAY_MS));
@@ -163,7 +162,7 @@ describe.each(DATABASES)('audit log retention on %s', (database) => {
   it('removes an ingested lookalike of its record like any other old entry', async () => {
     await ingest('logs.retention.applied', [daysAgo(60)]);
     await server.sealer.flush();
-    const retention = new LogRetention(createRepositories(server.db), server.services.audit, 30);
+    const retention = retentionOn(server.db, 30);
 
     const run = await retention.apply();
     expect(run.removedEntries).toBe(1);

@@ -1,22 +1,24 @@
 import type { Logger } from 'pino';
+import { type Job, pollLoop } from '../../../lib/poll-loop.js';
 import type { LogPartitions } from '../partitions/service.js';
 import type { LogRetention } from './service.js';
 
 const EVERY_MS = 60 * 60 * 1000;
 
 /**
- * Now and then every hour, one run at a time: creates the log's partitions ahead, then
- * applies retention (when configured), until the returned function is called; that
- * function resolves once a run in progress has ended.
+ * At start and then every hour, one run at a time: creates the log's partitions ahead, then
+ * applies retention (when configured). Stopping lets a retention run end after its batch.
  */
-export function maintainLogHourly(
-  partitions: LogPartitions,
+export function hourlyLogMaintenance(
+  partitions: Pick<LogPartitions, 'ensureAhead'>,
   retention: LogRetention | undefined,
-  logger: Logger,
-): () => Promise<void> {
-  let running: Promise<void> = Promise.resolve();
-  const run = () => {
-    running = running.then(async () => {
+  logger: Pick<Logger, 'info' | 'error'>,
+): Job {
+  const loop = pollLoop({
+    name: 'audit log maintenance',
+    everyMs: EVERY_MS,
+    logger,
+    turn: async () => {
       try {
         await partitions.ensureAhead();
       } catch (error) {
@@ -30,14 +32,13 @@ export function maintainLogHourly(
       } catch (error) {
         logger.error({ err: error }, 'audit log retention failed; it is tried again in an hour');
       }
-    });
-  };
-  run();
-  const timer = setInterval(run, EVERY_MS);
-  timer.unref();
-  return () => {
-    clearInterval(timer);
-    retention?.stop();
-    return running;
+    },
+  });
+  return {
+    start: () => loop.start(),
+    stop: () => {
+      retention?.stop();
+      return loop.stop();
+    },
   };
 }

@@ -1,6 +1,7 @@
-import type { Repositories, Store } from '../../../storage/repositories.js';
+import type { Store } from '../../../storage/store.js';
 import type { AuditWriter } from '../audit-writer.js';
-import { RETENTION_EVENT } from '../repository.js';
+import type { PartitionsRepository } from '../partitions/repository.js';
+import { RETENTION_EVENT, type RetentionRepository } from './repository.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Entries removed per statement: small enough that no transaction holds locks for long. */
@@ -16,8 +17,10 @@ export class LogRetention {
   private stopping = false;
 
   constructor(
-    private readonly store: Store,
-    private readonly audit: AuditWriter,
+    private readonly store: Pick<Store, 'transaction'>,
+    private readonly partitions: Pick<PartitionsRepository, 'months' | 'dropSealed'>,
+    private readonly retention: Pick<RetentionRepository, 'removeOlderThan'>,
+    private readonly audit: Pick<AuditWriter, 'recordSystem'>,
     readonly days: number,
   ) {}
 
@@ -33,18 +36,18 @@ export class LogRetention {
   async apply(now = new Date()): Promise<RetentionRun> {
     const cutoff = new Date(now.getTime() - this.days * DAY_MS);
     let removedEntries = 0;
-    for (const month of await this.store.partitions.months()) {
+    for (const month of await this.partitions.months()) {
       if (month.to > cutoff || this.stopping) break;
-      removedEntries += await this.store.transaction(async (repos) => {
-        const removed = await repos.partitions.dropSealed(month);
-        if (removed) await this.record(repos, cutoff, removed, { partition: month.name });
+      removedEntries += await this.store.transaction(async () => {
+        const removed = await this.partitions.dropSealed(month);
+        if (removed) await this.record(cutoff, removed, { partition: month.name });
         return removed ?? 0;
       });
     }
     while (!this.stopping) {
-      const removed = await this.store.transaction(async (repos) => {
-        const n = await repos.logs.removeOlderThan(cutoff, BATCH);
-        if (n > 0) await this.record(repos, cutoff, n);
+      const removed = await this.store.transaction(async () => {
+        const n = await this.retention.removeOlderThan(cutoff, BATCH);
+        if (n > 0) await this.record(cutoff, n);
         return n;
       });
       removedEntries += removed;
@@ -54,12 +57,11 @@ export class LogRetention {
   }
 
   private record(
-    repos: Repositories,
     cutoff: Date,
     removedEntries: number,
     more: Record<string, string> = {},
   ): Promise<void> {
-    return this.audit.recordSystem(repos, {
+    return this.audit.recordSystem({
       event: RETENTION_EVENT,
       target: { type: 'audit_log' },
       metadata: { retentionDays: this.days, cutoff: cutoff.toISOString(), removedEntries, ...more },

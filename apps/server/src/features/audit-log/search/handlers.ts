@@ -1,5 +1,4 @@
-import type { Handler } from '../../../http/context.js';
-import { sendPage } from '../../../http/respond.js';
+import { type Handler, sendPage } from '../../../http/index.js';
 import { logListItem } from '../representation.js';
 import type { SearchService } from './service.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { logRow as row } from '../../../../test/helpers/fixtures.js';
 import { loadSpec } from '../../../http/operations.js';
-import type { LogRow } from '../repository.js';
+import type { LogRow } from '../entries/sql.js';
 import { compileHighlighter, HIGHLIGHT_LIMITS } from './highlight.js';
 import { PhraseMatcher } from './phrase-matcher.js';
 import { MAX_QUERY_TERMS, parseSearchQuery } from './query.js';

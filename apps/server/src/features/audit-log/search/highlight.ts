@@ -1,4 +1,4 @@
-import type { LogRow } from '../repository.js';
+import type { LogRow } from '../entries/sql.js';
 import { PhraseMatcher } from './phrase-matcher.js';
 import { type Atom, type SearchQuery, WORD, words } from './query.js';
 

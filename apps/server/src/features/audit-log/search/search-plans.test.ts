@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { type Database, openDatabase } from '@secadmin/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../../../test/helpers/server.js';
+import type { LogOrigin } from '../origin.js';
 import { monthOf, PartitionsRepository } from '../partitions/repository.js';
-import { type LogOrigin, LogsRepository } from '../repository.js';
 import { parseSearchQuery } from './query.js';
+import { SearchRepository } from './repository.js';
 
 // PostgreSQL only: the plans guarded here are PostgreSQL's at scale. The embedded database
 // runs the same SQL (every search test runs on both), but seeding a table big enough for the
@@ -99,7 +100,7 @@ describe('search plans on a log big enough for the planner to care (PostgreSQL)'
   let dataDir: string;
   /** The plans of the statements a search ran, in order. */
   let plans: PlanNode[] = [];
-  let logs: LogsRepository;
+  let search: SearchRepository;
 
   beforeAll(async () => {
     scratch = await createTestDatabase();
@@ -110,7 +111,7 @@ describe('search plans on a log big enough for the planner to care (PostgreSQL)'
     await db.query(SEED, [ROWS]);
     await db.query('VACUUM ANALYZE log_entries');
     // Each statement is explained, then run, so that what follows sees its real rows.
-    logs = new LogsRepository({
+    search = new SearchRepository({
       db: db.prisma,
       sql: async <T>(text: string, values: unknown[] = []) => {
         const [explained] = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
@@ -133,10 +134,10 @@ describe('search plans on a log big enough for the planner to care (PostgreSQL)'
   async function searchPlans(text: string, origin?: LogOrigin) {
     const query = parseSearchQuery(text);
     plans = [];
-    await logs.search(query, {}, origin, undefined, 51);
+    await search.search(query, { origin }, undefined, 51);
     const page = plans;
     plans = [];
-    const total = await logs.countSearch(query, {}, origin, false);
+    const total = await search.count(query, { origin }, false);
     return { page, count: plans[0] as PlanNode, total };
   }
 

@@ -1,5 +1,4 @@
 import { Prisma } from '@secadmin/db';
-import type { LogOrigin } from '../origin.js';
 import type { Atom, SearchQuery } from './query.js';
 
 /**
@@ -40,16 +39,4 @@ export function searchMatch(query: SearchQuery): Prisma.Sql {
     (clause) => Prisma.sql`(${Prisma.join(clause.map(atomQuery), ' || ')})`,
   );
   return Prisma.sql`search @@ (${Prisma.join(clauses, ' && ')})`;
-}
-
-/** The conditions of a search's time range and origin (always true without either). */
-export function searchScope(
-  range: { from?: Date; to?: Date },
-  origin: LogOrigin | undefined,
-): Prisma.Sql {
-  const parts = [Prisma.sql`TRUE`];
-  if (range.from) parts.push(Prisma.sql`timestamp >= ${range.from}`);
-  if (range.to) parts.push(Prisma.sql`timestamp < ${range.to}`);
-  if (origin) parts.push(Prisma.sql`origin = ${origin}`);
-  return Prisma.join(parts, ' AND ');
 }

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASES, startTestServer, type TestServer } from '../../../../test/helpers/server.js';
-import { createRepositories } from '../../../storage/repositories.js';
-import { TOTAL_HITS_BOUND } from '../repository.js';
+import { createStore } from '../../../storage/store.js';
 import { parseSearchQuery } from './query.js';
+import { SearchRepository, TOTAL_HITS_BOUND } from './repository.js';
 
 const BATCH = 1000;
 // Two more than the bound: a count that stopped at 10,001 would differ from the exact one.
@@ -40,10 +40,10 @@ describe.each(DATABASES)('bounded search totals on %s', (database) => {
   });
 
   it('stops the count one past the bound instead of counting every match', async () => {
-    const logs = createRepositories(server.db).logs;
+    const search = new SearchRepository(createStore(server.db).connection);
     const query = parseSearchQuery(tag);
-    expect(await logs.countSearch(query, {}, undefined, false)).toBe(TOTAL_HITS_BOUND + 1);
-    expect(await logs.countSearch(query, {}, undefined, true)).toBe(MATCHING);
+    expect(await search.count(query, {}, false)).toBe(TOTAL_HITS_BOUND + 1);
+    expect(await search.count(query, {}, true)).toBe(MATCHING);
   });
 
   it('counts every match with exactTotal', async () => {

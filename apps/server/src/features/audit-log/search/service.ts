@@ -2,11 +2,11 @@ import type { components } from '@secadmin/api-types';
 import { type Cursors, listScope } from '../../../lib/cursor.js';
 import { idPattern } from '../../../lib/ids.js';
 import { mapInSlices } from '../../../lib/slices.js';
-import type { Store } from '../../../storage/repositories.js';
+import type { LogRow } from '../entries/sql.js';
 import { parseRange } from '../range.js';
-import { type LogRow, TOTAL_HITS_BOUND } from '../repository.js';
 import { compileHighlighter } from './highlight.js';
 import { parseSearchQuery } from './query.js';
+import { type SearchRepository, TOTAL_HITS_BOUND } from './repository.js';
 
 type SearchRequest = components['schemas']['SearchRequest'];
 
@@ -23,16 +23,16 @@ export interface SearchResult {
 
 export class SearchService {
   constructor(
-    private readonly store: Store,
+    private readonly hits: Pick<SearchRepository, 'search' | 'count'>,
     private readonly cursors: Cursors,
   ) {}
 
   async search(request: SearchRequest): Promise<SearchResult> {
     const started = performance.now();
     const query = parseSearchQuery(request.query);
-    const range = parseRange(request.from, request.to);
     const limit = request.limit ?? 50;
     const { origin } = request;
+    const within = { ...parseRange(request.from, request.to), origin };
     const scope = listScope('search', {
       query: request.query,
       from: request.from,
@@ -41,8 +41,8 @@ export class SearchService {
     });
     const after = this.cursors.decode(scope, LOG_ID, request.cursor);
     const [rows, counted] = await Promise.all([
-      this.store.logs.search(query, range, origin, after, limit + 1),
-      this.store.logs.countSearch(query, range, origin, request.exactTotal ?? false),
+      this.hits.search(query, within, after, limit + 1),
+      this.hits.count(query, within, request.exactTotal ?? false),
     ]);
     const bounded = !request.exactTotal && counted > TOTAL_HITS_BOUND;
     const page = this.cursors.page(rows, limit, scope, (row) => row.timestamp);

@@ -1,23 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Database } from '@secadmin/db';
-import { ChainRepository } from '../features/audit-log/chain/repository.js';
-import { SigningKeysRepository } from '../features/audit-log/chain/signing-keys-repository.js';
-import { ExportsRepository } from '../features/audit-log/exports/repository.js';
-import { PartitionsRepository } from '../features/audit-log/partitions/repository.js';
-import { LogsRepository } from '../features/audit-log/repository.js';
 import { type Connection, transactionConnection } from './connection.js';
 import { mapDatabaseErrors } from './database-errors.js';
 
-/** The audit log's repositories, on one connection (the database's, or a transaction's). */
-export interface Repositories {
-  logs: LogsRepository;
-  chain: ChainRepository;
-  signingKeys: SigningKeysRepository;
-  partitions: PartitionsRepository;
-  exports: ExportsRepository;
-}
-
-export interface Store extends Repositories {
+/**
+ * The storage of the service: a connection and a transaction runner. Each feature builds its
+ * own repositories once, on `connection`; they join whatever transaction is open in the current
+ * async call chain of this store (a repository built on another store's connection does not).
+ */
+export interface Store {
   /** The connection of the transaction this async call chain runs in, else the database's. */
   readonly connection: Connection;
   /**
@@ -26,19 +17,9 @@ export interface Store extends Repositories {
    * a failure of `work` undoes only what `work` wrote, and the outer transaction decides.
    * While `work` runs, every repository built on `connection` uses the transaction.
    */
-  transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
+  transaction<T>(work: () => Promise<T>): Promise<T>;
   /** Whether this async call chain runs inside a transaction of the store. */
   inTransaction(): boolean;
-}
-
-function repositoriesOn(connection: Connection): Repositories {
-  return {
-    logs: new LogsRepository(connection),
-    chain: new ChainRepository(connection),
-    signingKeys: new SigningKeysRepository(connection),
-    partitions: new PartitionsRepository(connection),
-    exports: new ExportsRepository(connection),
-  };
 }
 
 /**
@@ -50,15 +31,14 @@ const TIMEOUTS = { maxWait: 10_000, timeout: 20_000 };
 
 interface OpenTransaction {
   connection: Connection;
-  repos: Repositories;
   savepoints: number;
 }
 
 /**
- * The storage of the service: the only way services reach the database. A statement that
- * cannot reach it throws `Unavailable` (storage/database-errors.ts).
+ * The only way services reach the database. A statement that cannot reach it throws
+ * `Unavailable` (storage/database-errors.ts).
  */
-export function createRepositories(database: Database): Store {
+export function createStore(database: Database): Store {
   const db = mapDatabaseErrors(database);
   // The transaction this async call chain runs in: a statement issued through the store while
   // one is open must run in it (the embedded database would wait for it forever otherwise).
@@ -70,14 +50,11 @@ export function createRepositories(database: Database): Store {
     sql: (text, params) => (open.getStore()?.connection.sql ?? db.query)(text, params),
   };
 
-  async function inSavepoint<T>(
-    outer: OpenTransaction,
-    work: (repos: Repositories) => Promise<T>,
-  ): Promise<T> {
+  async function inSavepoint<T>(outer: OpenTransaction, work: () => Promise<T>): Promise<T> {
     const name = `nested_${++outer.savepoints}`;
     await outer.connection.sql(`SAVEPOINT ${name}`);
     try {
-      const result = await work(outer.repos);
+      const result = await work();
       await outer.connection.sql(`RELEASE SAVEPOINT ${name}`);
       return result;
     } catch (error) {
@@ -87,16 +64,14 @@ export function createRepositories(database: Database): Store {
   }
 
   return {
-    ...repositoriesOn(connection),
     connection,
     inTransaction: () => open.getStore() !== undefined,
     transaction: (work) => {
       const outer = open.getStore();
       if (outer) return inSavepoint(outer, work);
       return db.transaction((tx, sql) => {
-        const connection = transactionConnection(tx, sql);
-        const transaction = { connection, repos: repositoriesOn(connection), savepoints: 0 };
-        return open.run(transaction, () => work(transaction.repos));
+        const transaction = { connection: transactionConnection(tx, sql), savepoints: 0 };
+        return open.run(transaction, work);
       }, TIMEOUTS);
     },
   };

@@ -1,0 +1,97 @@
+import { type LogEntry, Prisma } from '@secadmin/db';
+import type { Connection } from '../../../storage/connection.js';
+import type { LogOrigin } from '../origin.js';
+
+/** A stored entry and its place in the hash chain (all null until it is sealed). */
+export type LogRow = Omit<LogEntry, 'search'> & {
+  seq: number | null;
+  hash: string | null;
+  prevHash: string | null;
+  canonicalVersion: number | null;
+};
+export type NewLogRow = Omit<Prisma.LogEntryCreateManyInput, 'digests' | 'salts'>;
+
+/** The log_entries columns under the names of the Prisma model, for plain SQL. */
+const ENTRY_COLUMNS = Prisma.sql`
+  id, timestamp, event, actor_id AS "actorId", actor_email AS "actorEmail",
+  actor_email_redacted AS "actorEmailRedacted", actor_type AS "actorType",
+  target_id AS "targetId", target_type AS "targetType", ip, user_agent AS "userAgent",
+  city, country, region, lat, lng, result, trace_id AS "traceId", metadata, origin,
+  ingested_by AS "ingestedBy", received_at AS "receivedAt", digests, salts`;
+
+/**
+ * ENTRY_COLUMNS and the entry's chain row (`FROM ${LOG_FROM}`). `seq` as float8: a
+ * JavaScript number from both drivers (exact far beyond any log's length), where bigint
+ * would be a string or a BigInt.
+ */
+export const LOG_COLUMNS = Prisma.sql`${ENTRY_COLUMNS},
+  log_chain.seq::float8 AS seq, log_chain.hash, log_chain.prev_hash AS "prevHash",
+  log_chain.canonical_version AS "canonicalVersion"`;
+
+/** ENTRY_COLUMNS of an entry not sealed yet. */
+export const UNSEALED_COLUMNS = Prisma.sql`${ENTRY_COLUMNS},
+  NULL::float8 AS seq, NULL::text AS hash, NULL::text AS "prevHash",
+  NULL::int AS "canonicalVersion"`;
+
+export const LOG_FROM = Prisma.sql`log_entries LEFT JOIN log_chain ON log_chain.entry_id = log_entries.id`;
+
+/** A keyset position in newest-first order: the last entry of the page before. */
+export interface LogPosition {
+  at: Date;
+  id: string;
+}
+
+export interface LogFilter {
+  from?: Date | undefined;
+  to?: Date | undefined;
+  events?: string[] | undefined;
+  actorId?: string | undefined;
+  result?: string | undefined;
+  origin?: LogOrigin | undefined;
+}
+
+/** The SQL condition of a list, search or export filter (always true without one). */
+export function filterSql(filter: LogFilter): Prisma.Sql {
+  const parts: Prisma.Sql[] = [Prisma.sql`TRUE`];
+  if (filter.from) parts.push(Prisma.sql`timestamp >= ${filter.from}`);
+  if (filter.to) parts.push(Prisma.sql`timestamp < ${filter.to}`);
+  if (filter.events) parts.push(Prisma.sql`event = ANY(${filter.events}::text[])`);
+  if (filter.actorId !== undefined) parts.push(Prisma.sql`actor_id = ${filter.actorId}`);
+  if (filter.result !== undefined) parts.push(Prisma.sql`result = ${filter.result}`);
+  if (filter.origin !== undefined) parts.push(Prisma.sql`origin = ${filter.origin}`);
+  return Prisma.join(parts, ' AND ');
+}
+
+/** Strictly after a keyset position in newest-first order (nothing without one). */
+export function keysetAfter(after: LogPosition | undefined): Prisma.Sql {
+  return after ? Prisma.sql`AND (timestamp, id) < (${after.at}, ${after.id})` : Prisma.empty;
+}
+
+/**
+ * Entries matching `where`, newest first by (timestamp, id), strictly after `after`. The
+ * row comparison lets PostgreSQL start the index scan at the cursor, so a deep page costs
+ * what the first one does. Plain SQL: lists, searches and exports read many rows, and
+ * Prisma's per-value conversion of raw results costs more than the query.
+ */
+export function newestSql(
+  where: Prisma.Sql,
+  after: LogPosition | undefined,
+  take: number,
+): Prisma.Sql {
+  return Prisma.sql`
+    SELECT ${LOG_COLUMNS} FROM ${LOG_FROM}
+    WHERE ${where} ${keysetAfter(after)}
+    ORDER BY timestamp DESC, id DESC
+    LIMIT ${take}`;
+}
+
+/** How many entries match `where`. */
+export function countWhere(c: Pick<Connection, 'sql'>, where: Prisma.Sql): Promise<number> {
+  return countOf(c, Prisma.sql`SELECT count(*)::int AS n FROM log_entries WHERE ${where}`);
+}
+
+/** The count a statement returns as its first row's column `n`. */
+export async function countOf(c: Pick<Connection, 'sql'>, sql: Prisma.Sql): Promise<number> {
+  const rows = await c.sql<{ n: number }>(sql.text, sql.values);
+  return rows[0]?.n ?? 0;
+}

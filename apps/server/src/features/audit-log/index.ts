@@ -1,0 +1,159 @@
+import type { Logger } from 'pino';
+import type { Cursors } from '../../lib/cursor.js';
+import type { Job } from '../../lib/poll-loop.js';
+import type { Connection } from '../../storage/connection.js';
+import type { Store } from '../../storage/store.js';
+import { type AuditWriter, createAuditWriter } from './audit-writer.js';
+import { ChainRepository } from './chain/repository.js';
+import { Sealer } from './chain/sealer.js';
+import { ChainService } from './chain/service.js';
+import type { SigningKey } from './chain/signing-key.js';
+import { SigningKeys } from './chain/signing-keys.js';
+import { SigningKeysRepository } from './chain/signing-keys-repository.js';
+import { EntriesRepository } from './entries/repository.js';
+import { LogsService } from './entries/service.js';
+import { DataDirExportFiles, type ExportFiles } from './exports/files.js';
+import { PostgresExportFiles } from './exports/postgres-files.js';
+import { ExportsRepository } from './exports/repository.js';
+import { ExportsService } from './exports/service.js';
+import { ExportWorker } from './exports/worker.js';
+import { PartitionsRepository } from './partitions/repository.js';
+import { LogPartitions } from './partitions/service.js';
+import { RedactionRepository } from './redaction/repository.js';
+import { RetentionRepository } from './retention/repository.js';
+import { hourlyLogMaintenance } from './retention/schedule.js';
+import { LogRetention } from './retention/service.js';
+import { SearchRepository } from './search/repository.js';
+import { SearchService } from './search/service.js';
+
+export type { AuditRecord, AuditWriter, SystemRecord } from './audit-writer.js';
+export { loadSigningKey, type SigningKey, signingKeyFromPem } from './chain/signing-key.js';
+
+/** What other features may call; each call joins the transaction open in the caller's call chain. */
+export interface AuditLogApi extends AuditWriter {
+  /**
+   * Removes a deleted user's email address from the entries linked to the user (see
+   * redaction/repository.ts); returns how many entries it altered.
+   */
+  redactUser(userId: string, email: string): Promise<number>;
+}
+
+export interface AuditLogOptions {
+  cursors: Cursors;
+  /** Signs export download tokens. */
+  secret: string;
+  signingKey: SigningKey;
+  logger: Logger;
+  counters?: {
+    ingested(entries: number): void;
+    /** Seconds from an entry's write to its seal, per sealed entry. */
+    sealLag(seconds: number): void;
+    exportFinished(status: 'completed' | 'failed'): void;
+  };
+  exports: {
+    downloadUrl: string;
+    /** In the database (PostgreSQL), or as files under the data dir. */
+    files: { in: 'database' } | { in: 'data-dir'; dataDir: string };
+    /** The most that stored export files may take together. */
+    maxBytes: number;
+    ttlSeconds: number;
+    /** With the embedded database no other process can hold a claim: take them all at start. */
+    reclaimAllAtStart: boolean;
+  };
+  /** `SECADMIN_LOG_RETENTION_DAYS`; undefined keeps every entry. */
+  retentionDays: number | undefined;
+}
+
+export interface AuditLog {
+  api: AuditLogApi;
+  /** The services behind audit-log's handlers. */
+  logs: LogsService;
+  chain: ChainService;
+  search: SearchService;
+  exports: ExportsService;
+  /** Seals entries into the hash chain; `flush()` seals now and signs a checkpoint (tests). */
+  sealer: Sealer;
+  exportWorker: ExportWorker;
+  /** Creates partitions ahead and applies retention, hourly. */
+  maintenance: Job;
+  /** Before the first request: registers the signing key and creates the log's partitions ahead. */
+  prepare(): Promise<void>;
+}
+
+function repositoriesOn(connection: Connection) {
+  return {
+    entries: new EntriesRepository(connection),
+    search: new SearchRepository(connection),
+    retention: new RetentionRepository(connection),
+    redaction: new RedactionRepository(connection),
+    chain: new ChainRepository(connection),
+    signingKeys: new SigningKeysRepository(connection),
+    partitions: new PartitionsRepository(connection),
+    exports: new ExportsRepository(connection),
+  };
+}
+
+/** The audit log's parts, on repositories of its own that join the caller's transaction. */
+export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog {
+  const repos = repositoriesOn(store.connection);
+  const { logger, counters } = options;
+  const writer = createAuditWriter(repos.entries);
+  const signingKeys = new SigningKeys(store, repos.signingKeys, repos.chain);
+  const sealer = new Sealer({
+    store,
+    chain: repos.chain,
+    signingKeys: repos.signingKeys,
+    key: options.signingKey,
+    logger,
+    ...(counters ? { observeLag: (seconds: number) => counters.sealLag(seconds) } : {}),
+  });
+  const { exports: exportOptions } = options;
+  const files: ExportFiles =
+    exportOptions.files.in === 'database'
+      ? new PostgresExportFiles(store, repos.exports)
+      : new DataDirExportFiles(exportOptions.files.dataDir);
+  const exportWorker = new ExportWorker({
+    exports: repos.exports,
+    entries: repos.entries,
+    files,
+    maxBytes: exportOptions.maxBytes,
+    ttlSeconds: exportOptions.ttlSeconds,
+    logger,
+    ...(counters ? { counters } : {}),
+    reclaimAllAtStart: exportOptions.reclaimAllAtStart,
+  });
+  const partitions = new LogPartitions(store, repos.partitions, logger);
+  const retention =
+    options.retentionDays === undefined
+      ? undefined
+      : new LogRetention(store, repos.partitions, repos.retention, writer, options.retentionDays);
+  return {
+    api: {
+      ...writer,
+      redactUser: (userId, email) => repos.redaction.redactUser(userId, email),
+    },
+    logs: new LogsService(repos.entries, options.cursors, sealer, counters),
+    chain: new ChainService(repos.chain, repos.signingKeys, options.cursors, options.signingKey),
+    search: new SearchService(repos.search, options.cursors),
+    exports: new ExportsService(store, repos.exports, repos.entries, writer, exportWorker, {
+      secret: options.secret,
+      files,
+      downloadUrl: exportOptions.downloadUrl,
+    }),
+    sealer,
+    exportWorker,
+    maintenance: hourlyLogMaintenance(partitions, retention, logger),
+    prepare: async () => {
+      await signingKeys.register(options.signingKey);
+      // An entry of a month with no partition yet would otherwise land in the default
+      // partition and keep that month from getting one.
+      await partitions.ensureAhead();
+    },
+  };
+}
+
+/** Registration and rotation of signing keys alone (the rotation command). */
+export function signingKeysOn(store: Store): SigningKeys {
+  const { signingKeys, chain } = repositoriesOn(store.connection);
+  return new SigningKeys(store, signingKeys, chain);
+}
