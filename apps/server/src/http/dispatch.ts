@@ -96,9 +96,9 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
     const body = await readJsonBody(req, res, operation.maxBodyBytes);
     const query = req.query as Record<string, unknown>;
     const violations = [
-      ...jsonViolations(body, 'body'),
-      ...jsonViolations(query, 'query'),
-      ...jsonViolations(params, 'path'),
+      ...(await jsonViolations(body, 'body')),
+      ...(await jsonViolations(query, 'query')),
+      ...(await jsonViolations(params, 'path')),
     ];
     if (violations.length > 0)
       throw new ApiError('invalid_request', 'The request is invalid.', violations);
@@ -110,7 +110,7 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
             keyId: auth.key.id,
             callerSecret,
             idempotencyKey,
-            fingerprint: deps.idempotency.fingerprint(req.method, req.path, body),
+            fingerprint: await deps.idempotency.fingerprint(req.method, req.path, body),
           }
         : undefined;
     const entry = served.get(operation) as Served;

@@ -1,3 +1,4 @@
+import { canonicalJson } from '../../lib/canonical-json.js';
 import { Conflict, IdempotencyKeyReused, Throttled } from '../../lib/errors.js';
 import type { Store } from '../../storage/repositories.js';
 import { IdempotencyDigests, seal, unseal } from './crypto.js';
@@ -26,18 +27,6 @@ export interface WorkOutcome {
 }
 
 export type RunOutcome = { kind: 'done' } | { kind: 'replay'; response: StoredResponse };
-
-/** JSON with object keys sorted and no whitespace: the same value always gives the same text. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
@@ -85,8 +74,8 @@ export class IdempotencyService {
    * key order and whitespace do not make two requests different; the same key on another path
    * does; and without the server secret nothing about the body can be tested against it.
    */
-  fingerprint(method: string, path: string, body: unknown): string {
-    return this.digests.fingerprint(method, path, body === undefined ? '' : canonicalJson(body));
+  fingerprint(method: string, path: string, body: unknown): Promise<string> {
+    return this.digests.fingerprint(method, path, body === undefined ? [] : canonicalJson(body));
   }
 
   /**

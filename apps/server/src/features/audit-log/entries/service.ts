@@ -2,11 +2,13 @@ import type { components } from '@secadmin/api-types';
 import { type Cursors, listScope, type Page } from '../../../lib/cursor.js';
 import { invalid, NotFound } from '../../../lib/errors.js';
 import { newId } from '../../../lib/ids.js';
+import { mapInSlices } from '../../../lib/slices.js';
 import { INVALID_INSTANT, parseInstant } from '../../../lib/time.js';
 import type { DomainCounters } from '../../../metrics.js';
 import type { Store } from '../../../storage/repositories.js';
 import { parseRange } from '../range.js';
 import type { LogFilter, LogOrigin, LogRow, NewLogRow } from '../repository.js';
+import { insertInChunks } from './insert-in-chunks.js';
 
 type LogEntryInput = components['schemas']['LogEntryInput'];
 
@@ -76,14 +78,15 @@ export class LogsService {
     private readonly onIngested?: () => void,
   ) {}
 
-  /** All entries in one transaction; acknowledged only once committed. */
+  /** All entries in one transaction (in statements of bounded size); acknowledged only once committed. */
   async ingest(
     entries: LogEntryInput[],
     keyId: string,
   ): Promise<{ id: string; timestamp: Date }[]> {
     const now = new Date();
-    const rows = entries.map((entry, i) => toRow(entry, i, now, keyId));
-    await this.store.logs.insert(rows);
+    let index = 0;
+    const rows = await mapInSlices(entries, (entry) => toRow(entry, index++, now, keyId));
+    await insertInChunks(this.store, rows);
     this.counters?.ingested(rows.length);
     this.onIngested?.();
     return rows.map((row) => ({ id: row.id as string, timestamp: row.timestamp as Date }));
