@@ -64,8 +64,8 @@ const MAX_DEPTH = 32;
 /** Keys that mean something to JavaScript objects: never data. */
 const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const MAX_DETAILS = 20;
-/** Visits between two looks at the clock. */
-const VISITS_PER_PACE = 1024;
+/** Keys or items walked between two looks at the clock. */
+const STEPS_PER_PACE = 1024;
 /** A surrogate without its pair: not a character, and not storable as PostgreSQL text or jsonb. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -111,9 +111,7 @@ export async function jsonViolations(value: unknown, root: string): Promise<Erro
   const violations: ErrorDetail[] = [];
   const stack: Visit[] = [{ value, parent: undefined, step: 0, depth: 0 }];
   const pacer = new Pacer();
-  let visits = 0;
   while (stack.length > 0 && violations.length < MAX_DETAILS) {
-    if (++visits % VISITS_PER_PACE === 0) await pacer.pace();
     const visit = stack.pop() as Visit;
     const { value, depth } = visit;
     if (typeof value === 'string') {
@@ -131,13 +129,17 @@ export async function jsonViolations(value: unknown, root: string): Promise<Erro
     }
     // Pushed in reverse, so that violations are reported in document order.
     if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--)
+      for (let i = value.length - 1; i >= 0; i--) {
+        if (i % STEPS_PER_PACE === 0) await pacer.pace();
         if (mayViolate(value[i]))
           stack.push({ value: value[i], parent: visit, step: i, depth: depth + 1 });
+      }
       continue;
     }
     const keys = Object.keys(value);
-    for (const key of keys) {
+    for (let i = 0; i < keys.length; i++) {
+      if (i % STEPS_PER_PACE === 0) await pacer.pace();
+      const key = keys[i] as string;
       if (RESERVED_KEYS.has(key))
         violations.push({
           field: `${pathOf(visit, root)}.${key}`,
