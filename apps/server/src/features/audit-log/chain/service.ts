@@ -88,6 +88,7 @@ export class ChainService {
    */
   private async walk(fromSeq: number, toSeq: number | undefined): Promise<VerifyResult> {
     const head = (await this.store.chain.state()).head?.seq ?? 0;
+    if (fromSeq > Math.max(head, 1)) return pastTheHead(fromSeq, head);
     const end = Math.min(toSeq ?? head, head);
     const last = (await this.store.chain.firstCheckpointFrom(end)) ?? end;
     const keys = (await this.store.signingKeys.all()).map(keyRecord);
@@ -153,6 +154,16 @@ export class ChainService {
       reason: `${marked} chain rows are marked removed, but logs.retention.applied entries account for ${recorded}`,
     };
   }
+}
+
+/** A range that starts after the newest sealed entry holds nothing to vouch for: not valid. */
+function pastTheHead(fromSeq: number, head: number): VerifyResult {
+  return {
+    valid: false,
+    checkedEntries: 0,
+    lastCheckpointSeq: null,
+    reason: `seq ${fromSeq} is past the head of the chain (seq ${head}): nothing was verified`,
+  };
 }
 
 /**
