@@ -36,14 +36,15 @@ interface Served {
   /** Where the handler's input came from, for the field names of its `Invalid` errors. */
   inputLocation: 'body' | 'query';
   // biome-ignore lint/suspicious/noExplicitAny: each entry's handler is typed by its operation in `Handlers`
-  handler: (ctx: any) => Promise<void> | void;
+  handler: ((ctx: any) => Promise<void> | void) & { prepare?: (ctx: any) => Promise<unknown> };
 }
 
 /**
  * Serves every operation of the spec, in this order: route → key (401, 429) → policy (403)
  * → disk low for a write (503) → `Idempotency-Key` of a write (400) → media type (415) → body (413, malformed JSON) → reserved keys,
- * depth, NUL → schema (400) → idempotency (replay, 409, 422, 429) → handler (under an
- * `Idempotency-Key`, in one transaction with the kept response). Nothing is read from the body
+ * depth, NUL → schema (400) → the handler's work before any transaction (`preparedFirst`) →
+ * idempotency (replay, 409, 422, 429) → handler (under an `Idempotency-Key`, in one
+ * transaction with the kept response). Nothing is read from the body
  * before the key and its rights are known.
  */
 export function dispatcher(deps: DispatchDeps): RequestHandler {
@@ -116,9 +117,13 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
     const entry = served.get(operation) as Served;
     const input = entry.validate({ params, query, body });
     if (entry.respondsAs) checkResponses(res, entry.respondsAs);
+    const ctx = { ...input, ...auth, requestId: res.locals.requestId, req, res };
+    const prepared = entry.handler.prepare
+      ? { value: await entry.handler.prepare(ctx) }
+      : undefined;
     const handle = async () => {
       try {
-        await entry.handler({ ...input, ...auth, requestId: res.locals.requestId, req, res });
+        await entry.handler({ ...ctx, prepared });
       } catch (error) {
         throw error instanceof DomainError ? fromDomainError(error, entry.inputLocation) : error;
       }
