@@ -1,4 +1,4 @@
-import { rotationMessage, type SigningKeyRecord } from '@secadmin/log-chain';
+import { KeySchedule, rotationMessage, type SigningKeyRecord } from '@secadmin/log-chain';
 import type { Store } from '../../../storage/repositories.js';
 import { assertSignsTheChain, type SigningKey } from './signing-key.js';
 import type { SigningKeyRow } from './signing-keys-repository.js';
@@ -21,7 +21,8 @@ export function keyRecord(row: SigningKeyRow): SigningKeyRecord & { fingerprint:
  * (from seq 1, once it has checked that it signed the newest checkpoint, for a database from
  * before the list existed); every later one must hold the active key. Two instances that
  * start together with different keys cannot both pass: the second waits for the lock and
- * then finds the first one's key.
+ * then finds the first one's key. A list whose rotation records are not signed by both keys
+ * stops the start.
  */
 export async function registerSigningKey(store: Store, key: SigningKey): Promise<void> {
   await store.transaction(async (repos) => {
@@ -39,12 +40,27 @@ export async function registerSigningKey(store: Store, key: SigningKey): Promise
       });
       return;
     }
+    await assertRotationsHold(keys);
     if (active.fingerprint === key.fingerprint) return;
     const retired = keys.find((row) => row.fingerprint === key.fingerprint);
     throw new Error(
       `the audit-log signing key ${key.fingerprint}${key.generatedFile ? ` (just generated into ${key.generatedFile})` : ''} is not the active key of this database: ${retired ? `it was rotated out at seq ${active.fromSeq}` : 'it is not registered'}, and ${active.fingerprint} signs checkpoints from seq ${active.fromSeq} on. Every instance on one database must use the active key (SECADMIN_SIGNING_KEY, or the first instance's signing-key.pem); to change it, rotate it (README, "Rotating the signing key"). Refusing to start rather than sign the chain with another key.`,
     );
   });
+}
+
+/**
+ * Every rotation record must carry both keys' signatures: one a database writer added to
+ * list a key of its own would otherwise let an instance holding that key start and sign.
+ */
+async function assertRotationsHold(keys: SigningKeyRow[]): Promise<void> {
+  try {
+    await KeySchedule.trust(keys.map(keyRecord), undefined);
+  } catch (error) {
+    throw new Error(
+      `the audit-log signing keys listed in this database do not hold: ${(error as Error).message}. Refusing to start rather than sign the chain under a key list that was altered; see the README, "Rotating the signing key".`,
+    );
+  }
 }
 
 /**
