@@ -109,6 +109,7 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
       auth && idempotencyKey !== undefined
         ? {
             keyId: auth.key.id,
+            principal: auth.key.principal,
             callerSecret,
             idempotencyKey,
             fingerprint: await deps.idempotency.fingerprint(req.method, req.path, body),

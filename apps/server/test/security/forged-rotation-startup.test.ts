@@ -22,7 +22,7 @@ describe.each(DATABASES)('a forged rotation record at startup on %s', (database)
         entries: [1, 2, 3].map(() => ({
           event: 'a.b',
           actor: { type: 'user' },
-          result: 'success',
+          result: 'success' as const,
         })),
       },
     });
