@@ -1,4 +1,6 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
+import { Pacer } from '../lib/pacer.js';
+import { JsonSyntaxError, parseJsonInSlices } from '../lib/parse-json-in-slices.js';
 import { ApiError, type ErrorDetail } from './errors.js';
 import { hasBody } from './unread-body.js';
 
@@ -10,23 +12,50 @@ export function requireJsonBody(req: Request): void {
     throw new ApiError('unsupported_media_type', 'Request bodies must be application/json.');
 }
 
-const parsers = new Map<number, RequestHandler>();
+const readers = new Map<number, RequestHandler>();
+/** RFC 8259: JSON is exchanged in UTF-8 (older texts allowed UTF-16 and UTF-32). */
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)/i;
+/** The first character of a JSON text that is not its whitespace. */
+const firstOf = (text: string) => /[^ \t\n\r]/.exec(text)?.[0];
 
-/** Reads and parses the JSON body, up to the operation's limit (413 beyond it); `undefined` if none. */
+/** Reported as body-parser reports malformed JSON (see the error handler). */
+const malformed = (error: Error) => Object.assign(error, { type: 'entity.parse.failed' });
+
+/**
+ * Reads and parses the JSON body, up to the operation's limit (413 beyond it); `undefined` if
+ * none. Only objects and arrays, and an empty body is `{}`, as `express.json` had it; the text
+ * is parsed in slices that let other requests run (a 10 MiB body is seconds of parsing).
+ */
 export async function readJsonBody(
   req: Request,
   res: Response,
   maxBytes: number,
 ): Promise<unknown> {
-  let parse = parsers.get(maxBytes);
-  if (!parse) {
-    parse = express.json({ limit: maxBytes, type: JSON_TYPES });
-    parsers.set(maxBytes, parse);
+  const charset = CHARSET.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+  if (charset !== undefined && !charset.startsWith('utf-'))
+    throw Object.assign(new Error(`unsupported charset "${charset}"`), {
+      type: 'charset.unsupported',
+    });
+  let read = readers.get(maxBytes);
+  if (!read) {
+    read = express.text({ limit: maxBytes, type: JSON_TYPES, defaultCharset: 'utf-8' });
+    readers.set(maxBytes, read);
   }
-  const parser = parse;
+  const reader = read;
   await new Promise<void>((resolve, reject) =>
-    parser(req, res, (error?: unknown) => (error ? reject(error) : resolve())),
+    reader(req, res, (error?: unknown) => (error ? reject(error) : resolve())),
   );
+  const text = req.body as string | undefined;
+  if (text === undefined) return undefined;
+  if (text.length === 0) return {};
+  const first = firstOf(text);
+  if (first !== '{' && first !== '[')
+    throw malformed(new SyntaxError('A JSON body must be an object or an array.'));
+  try {
+    req.body = await parseJsonInSlices(text);
+  } catch (error) {
+    throw error instanceof JsonSyntaxError ? malformed(error) : error;
+  }
   return req.body;
 }
 
@@ -35,6 +64,8 @@ const MAX_DEPTH = 32;
 /** Keys that mean something to JavaScript objects: never data. */
 const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const MAX_DETAILS = 20;
+/** Keys or items walked between two looks at the clock. */
+const STEPS_PER_PACE = 1024;
 /** A surrogate without its pair: not a character, and not storable as PostgreSQL text or jsonb. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -73,11 +104,13 @@ function pathOf(visit: Visit, root: string): string {
  * Everything in a JSON value that no field may hold: U+0000 and unpaired surrogates (PostgreSQL
  * cannot store them), reserved keys, and nesting deeper than 32 levels. Walks with an explicit stack, so that a
  * hostile depth cannot exhaust the call stack, and stops below the depth limit. Every value of
- * an ingest batch passes here: paths are built only for what is reported.
+ * an ingest batch passes here: paths are built only for what is reported, and the walk lets
+ * other requests run now and then.
  */
-export function jsonViolations(value: unknown, root: string): ErrorDetail[] {
+export async function jsonViolations(value: unknown, root: string): Promise<ErrorDetail[]> {
   const violations: ErrorDetail[] = [];
   const stack: Visit[] = [{ value, parent: undefined, step: 0, depth: 0 }];
+  const pacer = new Pacer();
   while (stack.length > 0 && violations.length < MAX_DETAILS) {
     const visit = stack.pop() as Visit;
     const { value, depth } = visit;
@@ -96,13 +129,17 @@ export function jsonViolations(value: unknown, root: string): ErrorDetail[] {
     }
     // Pushed in reverse, so that violations are reported in document order.
     if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--)
+      for (let i = value.length - 1; i >= 0; i--) {
+        if (i % STEPS_PER_PACE === 0) await pacer.pace();
         if (mayViolate(value[i]))
           stack.push({ value: value[i], parent: visit, step: i, depth: depth + 1 });
+      }
       continue;
     }
     const keys = Object.keys(value);
-    for (const key of keys) {
+    for (let i = 0; i < keys.length; i++) {
+      if (i % STEPS_PER_PACE === 0) await pacer.pace();
+      const key = keys[i] as string;
       if (RESERVED_KEYS.has(key))
         violations.push({
           field: `${pathOf(visit, root)}.${key}`,

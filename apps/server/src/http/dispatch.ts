@@ -29,7 +29,7 @@ export interface IdempotencyStep {
   /** The request's `Idempotency-Key`, if it sent one; throws (400) when it is not a valid one. */
   keyOf(req: Request): string | undefined;
   /** The request as sent (method, path and parsed body), to tell a replay from another request. */
-  fingerprint(method: string, path: string, body: unknown): string;
+  fingerprint(method: string, path: string, body: unknown): Promise<string>;
   /**
    * Runs `handle` once for the key and answers with its response, or with the one kept for
    * the key. `handle` throws what the client should see as an `ApiError`.
@@ -51,14 +51,15 @@ interface Served {
   /** Where the handler's input came from, for the field names of its `Invalid` errors. */
   inputLocation: 'body' | 'query';
   // biome-ignore lint/suspicious/noExplicitAny: each entry's handler is typed by its operation in `Handlers`
-  handler: (ctx: any) => Promise<void> | void;
+  handler: ((ctx: any) => Promise<void> | void) & { prepare?: (ctx: any) => Promise<unknown> };
 }
 
 /**
  * Serves every operation of the spec, in this order: route → key (401, 429) → policy (403)
  * → disk low for a write (503) → `Idempotency-Key` of a write (400) → media type (415) → body (413, malformed JSON) → reserved keys,
- * depth, NUL → schema (400) → idempotency (replay, 409, 422, 429) → handler (under an
- * `Idempotency-Key`, in one transaction with the kept response). Nothing is read from the body
+ * depth, NUL → schema (400) → the handler's work before any transaction (`preparedFirst`) →
+ * idempotency (replay, 409, 422, 429) → handler (under an `Idempotency-Key`, in one
+ * transaction with the kept response). Nothing is read from the body
  * before the key and its rights are known.
  */
 export function dispatcher(deps: DispatchDeps): RequestHandler {
@@ -111,9 +112,9 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
     const body = await readJsonBody(req, res, operation.maxBodyBytes);
     const query = req.query as Record<string, unknown>;
     const violations = [
-      ...jsonViolations(body, 'body'),
-      ...jsonViolations(query, 'query'),
-      ...jsonViolations(params, 'path'),
+      ...(await jsonViolations(body, 'body')),
+      ...(await jsonViolations(query, 'query')),
+      ...(await jsonViolations(params, 'path')),
     ];
     if (violations.length > 0)
       throw new ApiError('invalid_request', 'The request is invalid.', violations);
@@ -123,17 +124,22 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
       auth && idempotencyKey !== undefined
         ? {
             keyId: auth.key.id,
+            principal: auth.key.principal,
             callerSecret,
             idempotencyKey,
-            fingerprint: deps.idempotency.fingerprint(req.method, req.path, body),
+            fingerprint: await deps.idempotency.fingerprint(req.method, req.path, body),
           }
         : undefined;
     const entry = served.get(operation) as Served;
     const input = entry.validate({ params, query, body });
     if (entry.respondsAs) checkResponses(res, entry.respondsAs);
+    const ctx = { ...input, ...auth, requestId: res.locals.requestId, req, res };
+    const prepared = entry.handler.prepare
+      ? { value: await entry.handler.prepare(ctx) }
+      : undefined;
     const handle = async () => {
       try {
-        await entry.handler({ ...input, ...auth, requestId: res.locals.requestId, req, res });
+        await entry.handler({ ...ctx, prepared });
       } catch (error) {
         throw error instanceof DomainError ? fromDomainError(error, entry.inputLocation) : error;
       }

@@ -131,7 +131,7 @@ export class SpecValidator {
     const bodyRequired = (operation.spec.requestBody as Schema | undefined)?.required === true;
     const body = requestBody ? this.compile(requestBody.schema) : undefined;
     const normalize = requestBody ? this.nfcNormalizer(requestBody.schema) : undefined;
-    const oversized = requestBody ? this.arraySizeCheck(requestBody.schema, 'body') : undefined;
+    const oversized = requestBody ? this.oversizeCheck(requestBody.schema, 'body') : undefined;
 
     return (input) => {
       const details: ErrorDetail[] = [];
@@ -142,7 +142,7 @@ export class SpecValidator {
         if (input.body === undefined) {
           if (bodyRequired) details.push({ field: 'body', message: 'is required' });
         } else {
-          // An array past its maxItems is refused before the schema sees its every item.
+          // Past its bounds, a body is refused before the schema sees its every item or key.
           const tooLong = oversized?.(input.body) ?? [];
           if (tooLong.length > 0) throw invalidRequest([...details, ...tooLong]);
           normalize?.(input.body);
@@ -202,8 +202,13 @@ export class SpecValidator {
     };
   }
 
-  /** The arrays of a body longer than their schema's `maxItems`, found without walking their items. */
-  private arraySizeCheck(
+  /**
+   * What a body holds past its schema's bounds that the schema would report item by item or key
+   * by key: arrays longer than their `maxItems`, and objects with more unknown keys than a
+   * response reports (`additionalProperties: false`; 90,000 of them were as many errors).
+   * Found without walking the items; `undefined` when the schema has no such bound.
+   */
+  private oversizeCheck(
     node: Schema,
     path: string,
   ): ((data: unknown) => ErrorDetail[]) | undefined {
@@ -217,10 +222,11 @@ export class SpecValidator {
           : [],
       );
     }
-    for (const [key, child] of Object.entries(
-      (schema.properties ?? {}) as Record<string, Schema>,
-    )) {
-      const check = this.arraySizeCheck(child, `${path}.${key}`);
+    const properties = (schema.properties ?? {}) as Record<string, Schema>;
+    if (schema.additionalProperties === false)
+      checks.push((data) => unknownKeysPastReport(data, properties, path));
+    for (const [key, child] of Object.entries(properties)) {
+      const check = this.oversizeCheck(child, `${path}.${key}`);
       if (check)
         checks.push((data) =>
           data !== null && typeof data === 'object' && Object.hasOwn(data, key)
@@ -228,6 +234,18 @@ export class SpecValidator {
             : [],
         );
     }
+    const items = schema.items ? this.oversizeCheck(schema.items, `${path}[]`) : undefined;
+    if (items)
+      checks.push((data) =>
+        Array.isArray(data)
+          ? data.flatMap((item, i) =>
+              (items(item) as ErrorDetail[]).map((detail) => ({
+                ...detail,
+                field: detail.field.replace(`${path}[]`, `${path}[${i}]`),
+              })),
+            )
+          : [],
+      );
     if (checks.length === 0) return undefined;
     return (data) => checks.flatMap((check) => check(data));
   }
@@ -241,6 +259,27 @@ export class SpecValidator {
   private resolveParameter(ref: string): Parameter {
     return this.resolveRef(ref) as Parameter;
   }
+}
+
+/**
+ * The unknown keys of an object, when there are more than a response reports (none otherwise:
+ * the schema reports them then, with everything else).
+ */
+function unknownKeysPastReport(
+  data: unknown,
+  properties: Record<string, Schema>,
+  path: string,
+): ErrorDetail[] {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return [];
+  const unknown: ErrorDetail[] = [];
+  let count = 0;
+  for (const key of Object.keys(data)) {
+    if (Object.hasOwn(properties, key)) continue;
+    count++;
+    if (unknown.length < MAX_DETAILS)
+      unknown.push({ field: `${path}.${key}`, message: 'is not allowed' });
+  }
+  return count > MAX_DETAILS ? unknown : [];
 }
 
 /** The parameters of one location as one object schema: unknown names are refused. */

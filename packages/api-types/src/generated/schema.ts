@@ -1139,7 +1139,7 @@ export interface components {
             evaluationTimeMs: number;
             /** @description Only with `explain: true`. One item per policy considered. */
             explanation?: components["schemas"]["PolicyExplanation"][];
-            /** @description Only with `explain: true`. Context keys that a condition needed but the request lacked. */
+            /** @description Only with `explain: true`. Context keys that a condition needed but the request lacked, among the conditions of policies shown by name: a policy shown as `hidden` adds none. */
             missingContextKeys?: string[];
         };
         /**
@@ -1752,7 +1752,7 @@ export interface components {
             toSeq?: number;
         };
         /**
-         * @description The outcome of checking the chain. When `valid` is false, `reason` says why and `firstInvalidSeq` is the first seq that failed — absent only when the chain links but more (or fewer) chain rows are marked removed than the `logs.retention.applied` entries account for (the count cannot say which row), when no checkpoint covers any entry of the range (`no checkpoint covers seq …`: nothing is proven), or when the signing keys' rotation records do not hold.
+         * @description The outcome of checking the chain. When `valid` is false, `reason` says why and `firstInvalidSeq` is the first seq that failed — absent only when the chain links but more (or fewer) chain rows are marked removed than the `logs.retention.applied` entries account for (the count cannot say which row), when no checkpoint covers any entry of the range (`no checkpoint covers seq …`: nothing is proven), when the range starts past the chain's head (`seq … is past the head of the chain …`: there is nothing to prove), or when the signing keys' rotation records do not hold.
          * @example {
          *       "valid": false,
          *       "checkedEntries": 41,
@@ -2380,8 +2380,8 @@ export interface components {
          *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
          *     work and the kept response commit together. The same key with a different request is a 422
          *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
-         *     past the API key's bound on kept responses (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB
-         *     over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
+         *     past the bound on the responses kept for the principal's API keys
+         *     (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
          * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
          */
         IdempotencyKey: string;
@@ -2573,8 +2573,8 @@ export interface operations {
                  *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
                  *     work and the kept response commit together. The same key with a different request is a 422
                  *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
-                 *     past the API key's bound on kept responses (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB
-                 *     over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
+                 *     past the bound on the responses kept for the principal's API keys
+                 *     (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
                  * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2922,8 +2922,8 @@ export interface operations {
                  *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
                  *     work and the kept response commit together. The same key with a different request is a 422
                  *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
-                 *     past the API key's bound on kept responses (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB
-                 *     over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
+                 *     past the bound on the responses kept for the principal's API keys
+                 *     (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
                  * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3495,8 +3495,8 @@ export interface operations {
                  *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
                  *     work and the kept response commit together. The same key with a different request is a 422
                  *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
-                 *     past the API key's bound on kept responses (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB
-                 *     over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
+                 *     past the bound on the responses kept for the principal's API keys
+                 *     (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
                  * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3641,8 +3641,8 @@ export interface operations {
                  *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
                  *     work and the kept response commit together. The same key with a different request is a 422
                  *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
-                 *     past the API key's bound on kept responses (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB
-                 *     over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
+                 *     past the bound on the responses kept for the principal's API keys
+                 *     (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
                  * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4057,8 +4057,8 @@ export interface operations {
                  *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
                  *     work and the kept response commit together. The same key with a different request is a 422
                  *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
-                 *     past the API key's bound on kept responses (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB
-                 *     over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
+                 *     past the bound on the responses kept for the principal's API keys
+                 *     (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
                  * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];

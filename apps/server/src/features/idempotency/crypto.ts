@@ -23,11 +23,15 @@ export class IdempotencyDigests {
     this.mentionKey = subkey(serverSecret, 'mention');
   }
 
-  /** HMAC-SHA-256 of the operation and the canonical request body. */
-  fingerprint(method: string, path: string, canonicalBody: string): string {
-    return createHmac('sha256', this.fingerprintKey)
-      .update(`${method} ${path}\n${canonicalBody}`)
-      .digest('hex');
+  /** HMAC-SHA-256 of the operation and the canonical request body, given in pieces. */
+  async fingerprint(
+    method: string,
+    path: string,
+    canonicalBody: AsyncIterable<string> | Iterable<string>,
+  ): Promise<string> {
+    const hmac = createHmac('sha256', this.fingerprintKey).update(`${method} ${path}\n`);
+    for await (const piece of canonicalBody) hmac.update(piece);
+    return hmac.digest('hex');
   }
 
   /** The tag under which a kept response is found again when what it mentions goes away. */

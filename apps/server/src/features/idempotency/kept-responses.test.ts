@@ -155,8 +155,9 @@ describe.each(DATABASES)('kept idempotent responses on %s', (database) => {
     // Many kept responses, none about this user; the plan of the statement a deletion runs.
     await server.db.query(
       `INSERT INTO idempotency_keys
-         (key_id, idempotency_key, fingerprint, created_at, status, response, response_bytes)
-       SELECT 'key_filler', 'filler-' || i, md5(i::text), now(), 201, '\\x00', 1
+         (key_id, idempotency_key, fingerprint, created_at, status, response, response_bytes,
+          principal)
+       SELECT 'key_filler', 'filler-' || i, md5(i::text), now(), 201, '\\x00', 1, 'service:filler'
        FROM generate_series(1, 20000) AS i`,
     );
     await server.db.query(
@@ -183,7 +184,7 @@ describe.each(DATABASES)('kept idempotent responses on %s', (database) => {
     await server.db.query("DELETE FROM idempotency_keys WHERE key_id = 'key_filler'");
   });
 
-  it('bounds the bytes kept per API key: past the bound a 429 with Retry-After, and nothing done', async () => {
+  it('bounds the bytes kept per principal: past the bound a 429 with Retry-After, and nothing done', async () => {
     const bounded = await startTestServer(database, { idempotencyMaxKeptBytes: 2048 });
     try {
       const event = `kept.bound_${Date.now()}`;

@@ -17,6 +17,8 @@ export interface KeptRow {
 
 export interface KeptResponse {
   keyId: string;
+  /** The calling key's principal, whose bound the response counts against. */
+  principal: string;
   idempotencyKey: string;
   fingerprint: string;
   createdAt: Date;
@@ -54,12 +56,12 @@ export class IdempotencyRepository {
     return { ...row, response: row.response === null ? null : Buffer.from(row.response, 'base64') };
   }
 
-  /** Bytes kept for the API key since `since`, and when the oldest of them was kept. */
-  async usage(keyId: string, since: Date): Promise<{ bytes: number; oldest: Date | null }> {
+  /** Bytes kept for the principal's keys since `since`, and when the oldest of them was kept. */
+  async usage(principal: string, since: Date): Promise<{ bytes: number; oldest: Date | null }> {
     const rows = await this.c.sql<{ bytes: number; oldest: Date | null }>(
       `SELECT coalesce(sum(response_bytes), 0)::float8 AS bytes, min(created_at) AS oldest
-       FROM idempotency_keys WHERE key_id = $1 AND created_at >= $2`,
-      [keyId, since],
+       FROM idempotency_keys WHERE principal = $1 AND created_at >= $2`,
+      [principal, since],
     );
     return rows[0] ?? { bytes: 0, oldest: null };
   }
@@ -68,10 +70,12 @@ export class IdempotencyRepository {
   async keep(kept: KeptResponse): Promise<void> {
     await this.c.sql(
       `INSERT INTO idempotency_keys
-         (key_id, idempotency_key, fingerprint, created_at, status, response, response_bytes)
-       VALUES ($1, $2, $3, $4, $5, decode($6, 'base64'), $7)
+         (key_id, idempotency_key, fingerprint, created_at, status, response, response_bytes,
+          principal)
+       VALUES ($1, $2, $3, $4, $5, decode($6, 'base64'), $7, $8)
        ON CONFLICT (key_id, idempotency_key) DO UPDATE
          SET fingerprint = EXCLUDED.fingerprint, created_at = EXCLUDED.created_at,
+             principal = EXCLUDED.principal,
              status = EXCLUDED.status, response = EXCLUDED.response,
              response_bytes = EXCLUDED.response_bytes`,
       [
@@ -82,6 +86,7 @@ export class IdempotencyRepository {
         kept.status,
         kept.response.toString('base64'),
         kept.response.byteLength,
+        kept.principal,
       ],
     );
     await this.c.sql(

@@ -1,3 +1,4 @@
+import { canonicalJson } from '../../lib/canonical-json.js';
 import { Conflict, IdempotencyKeyReused, Throttled } from '../../lib/errors.js';
 import type { Store } from '../../storage/store.js';
 import { IdempotencyDigests, seal, unseal } from './crypto.js';
@@ -7,12 +8,14 @@ export type { StoredResponse } from './repository.js';
 
 /** How long a response is kept (docs/idempotency.md). */
 export const RETENTION_MS = 24 * 60 * 60 * 1000;
-/** The default bound on the bytes kept for one API key over the 24 hours. */
+/** The default bound on the bytes kept for one principal's API keys over the 24 hours. */
 export const DEFAULT_MAX_KEPT_BYTES = 64 * 1024 * 1024;
 
 /** One request's idempotency key: which API key sent it, the key, and what was sent. */
 export interface IdempotentRequest {
   keyId: string;
+  /** The calling key's principal: its keys share one bound on kept bytes. */
+  principal: string;
   /** The calling API key's secret: the sealed response opens only with it. */
   callerSecret: string;
   idempotencyKey: string;
@@ -26,18 +29,6 @@ export interface WorkOutcome {
 }
 
 export type RunOutcome = { kind: 'done' } | { kind: 'replay'; response: StoredResponse };
-
-/** JSON with object keys sorted and no whitespace: the same value always gives the same text. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
@@ -95,8 +86,8 @@ export class IdempotencyService {
    * key order and whitespace do not make two requests different; the same key on another path
    * does; and without the server secret nothing about the body can be tested against it.
    */
-  fingerprint(method: string, path: string, body: unknown): string {
-    return this.digests.fingerprint(method, path, body === undefined ? '' : canonicalJson(body));
+  fingerprint(method: string, path: string, body: unknown): Promise<string> {
+    return this.digests.fingerprint(method, path, body === undefined ? [] : canonicalJson(body));
   }
 
   /**
@@ -104,7 +95,7 @@ export class IdempotencyService {
    * commit in one transaction, so a crash at any point leaves either nothing (a retry does the
    * work) or all of it (a retry replays). A response with status 400 or more is kept but the
    * work's writes are undone; one of 500 or more is not kept. The same key with another request
-   * → `IdempotencyKeyReused`; while another request holds it → `Conflict`; past the API key's
+   * → `IdempotencyKeyReused`; while another request holds it → `Conflict`; past the principal's
    * bound on kept bytes → `Throttled`.
    */
   run(request: IdempotentRequest, work: () => Promise<WorkOutcome>, now = new Date()) {
@@ -124,11 +115,11 @@ export class IdempotencyService {
         if (kept.response === null) throw withdrawn();
         return { kind: 'replay', response: unseal(kept.response, context) as StoredResponse };
       }
-      const usage = await idempotency.usage(request.keyId, since);
+      const usage = await idempotency.usage(request.principal, since);
       if (usage.bytes >= this.maxKeptBytes) {
         const frees = (usage.oldest?.getTime() ?? now.getTime()) + RETENTION_MS - now.getTime();
         throw new Throttled(
-          'This API key has reached its bound on responses kept for Idempotency-Key replays; retry later, or without an Idempotency-Key.',
+          'The API keys of this principal have reached their bound on responses kept for Idempotency-Key replays; retry later, or without an Idempotency-Key.',
           Math.max(1, Math.ceil(frees / 1000)),
         );
       }
@@ -145,6 +136,7 @@ export class IdempotencyService {
       if (response && response.status < 500)
         await idempotency.keep({
           keyId: request.keyId,
+          principal: request.principal,
           idempotencyKey: request.idempotencyKey,
           fingerprint,
           createdAt: now,

@@ -17,10 +17,21 @@ export type ShownDecision = Omit<TimedDecision, 'explanation'> & {
 };
 
 /**
+ * The missing context keys that a shown policy's conditions ask for (`ip` for `ip.allowlist`):
+ * that a hidden policy has an IP condition is its own, not the caller's, to know.
+ */
+function missingFor(keys: string[], shown: ShownExplanation[]): string[] {
+  return keys.filter((key) =>
+    shown.some((item) => Object.keys(item.conditions ?? {}).some((c) => c.startsWith(`${key}.`))),
+  );
+}
+
+/**
  * Names a stored policy in a simulation answer only to a caller that may read it
  * (`policies:read` on `policies/<id>`; the root key may always); others see its effect
- * under the id and name `hidden`. The request's own drafts are always named. One per request:
- * it remembers what the caller may read.
+ * under the id and name `hidden`, and no context key that only its conditions ask for. The
+ * request's own drafts are always named. One per request: it remembers what the caller may
+ * read.
  */
 export class PolicyVisibility {
   private readonly readable = new Map<string, Promise<boolean>>();
@@ -54,6 +65,8 @@ export class PolicyVisibility {
         )
         .sort((a, b) => a.policyName.localeCompare(b.policyName));
     }
+    if (decision.missingContextKeys)
+      shown.missingContextKeys = missingFor(decision.missingContextKeys, shown.explanation ?? []);
     return shown;
   }
 

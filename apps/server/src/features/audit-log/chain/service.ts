@@ -7,14 +7,14 @@ import {
 } from '@secadmin/log-chain';
 import { type Cursors, listScope, type Page } from '../../../lib/cursor.js';
 import { invalid, Unavailable } from '../../../lib/errors.js';
+import { Pacer } from '../../../lib/pacer.js';
 import { logDetail } from '../representation.js';
 import type { ChainRepository, CheckpointRow } from './repository.js';
 import type { SigningKey } from './signing-key.js';
 import { keyRecord } from './signing-keys.js';
 import type { SigningKeysRepository } from './signing-keys-repository.js';
+import { VerifyBatches } from './verify-batches.js';
 
-/** Chain rows read per round trip while verifying. */
-const VERIFY_BATCH = 2_000;
 const SEQ_ID = /^[1-9][0-9]{0,15}$/;
 
 export interface PublicKeys {
@@ -68,10 +68,11 @@ export class ChainService {
   }
 
   /**
-   * Walks the chain in seq order, VERIFY_BATCH rows at a time (memory holds one batch and
-   * the range's checkpoints), with the same checks an offline verifier makes. A chain row
-   * whose entry retention removed links the chain by its stored hash; one whose entry row
-   * is otherwise gone is left out, so the verifier reports its seq as missing.
+   * Walks the chain in seq order, in reads of bounded size (memory holds one read and the
+   * range's checkpoints) and in slices that let other requests run, with the same checks an
+   * offline verifier makes. A chain row whose entry retention removed links the chain by its
+   * stored hash; one whose entry row is otherwise gone is left out, so the verifier reports
+   * its seq as missing.
    */
   async verify({ fromSeq = 1, toSeq }: VerifyRange): Promise<VerifyResult> {
     if (toSeq !== undefined && toSeq < fromSeq) throw invalid('toSeq', 'must not be below fromSeq');
@@ -91,6 +92,7 @@ export class ChainService {
    */
   private async walk(fromSeq: number, toSeq: number | undefined): Promise<VerifyResult> {
     const head = (await this.chain.state()).head?.seq ?? 0;
+    if (fromSeq > Math.max(head, 1)) return pastTheHead(fromSeq, head);
     const end = Math.min(toSeq ?? head, head);
     const last = (await this.chain.firstCheckpointFrom(end)) ?? end;
     const keys = (await this.signingKeys.all()).map(keyRecord);
@@ -115,19 +117,21 @@ export class ChainService {
     }
     let walked = fromSeq - 1;
     let next = fromSeq;
+    const batches = new VerifyBatches();
+    const pacer = new Pacer();
     while (next <= last && !verifier.failed) {
-      const links = await this.chain.links(next, last, VERIFY_BATCH);
+      const links = await this.chain.links(next, last, batches.size);
       if (links.length === 0) break;
-      let run: ChainEntry[] = [];
+      const entries: ChainEntry[] = [];
       for (const link of links) {
-        if (link.entry) run.push(logDetail(link.entry));
-        else if (link.removed) {
-          await verifier.add(run);
-          run = [];
-          await verifier.removed(link);
-        }
+        if (link.entry) {
+          const entry = logDetail(link.entry);
+          entries.push(entry);
+          await verifier.add([entry]);
+        } else if (link.removed) await verifier.removed(link);
+        await pacer.pace();
       }
-      await verifier.add(run);
+      batches.observe(entries);
       walked = links[links.length - 1]?.seq ?? last;
       next = walked + 1;
     }
@@ -154,6 +158,16 @@ export class ChainService {
       reason: `${marked} chain rows are marked removed, but logs.retention.applied entries account for ${recorded}`,
     };
   }
+}
+
+/** A range that starts after the newest sealed entry holds nothing to vouch for: not valid. */
+function pastTheHead(fromSeq: number, head: number): VerifyResult {
+  return {
+    valid: false,
+    checkedEntries: 0,
+    lastCheckpointSeq: null,
+    reason: `seq ${fromSeq} is past the head of the chain (seq ${head}): nothing was verified`,
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { rotationMessage, type SigningKeyRecord } from '@secadmin/log-chain';
+import { KeySchedule, rotationMessage, type SigningKeyRecord } from '@secadmin/log-chain';
 import type { Store } from '../../../storage/store.js';
 import type { ChainRepository } from './repository.js';
 import { assertSignsTheChain, type SigningKey } from './signing-key.js';
@@ -33,7 +33,8 @@ export class SigningKeys {
    * (from seq 1, once it has checked that it signed the newest checkpoint, for a database from
    * before the list existed); every later one must hold the active key. Two instances that
    * start together with different keys cannot both pass: the second waits for the lock and
-   * then finds the first one's key.
+   * then finds the first one's key. A list whose rotation records are not signed by both keys
+   * stops the start.
    */
   async register(key: SigningKey): Promise<void> {
     await this.store.transaction(async () => {
@@ -51,6 +52,7 @@ export class SigningKeys {
         });
         return;
       }
+      await assertRotationsHold(keys);
       if (active.fingerprint === key.fingerprint) return;
       const retired = keys.find((row) => row.fingerprint === key.fingerprint);
       throw new Error(
@@ -105,5 +107,19 @@ export class SigningKeys {
       });
       return { fromSeq, previous: current.fingerprint, fingerprint: next.fingerprint };
     });
+  }
+}
+
+/**
+ * Every rotation record must carry both keys' signatures: one a database writer added to
+ * list a key of its own would otherwise let an instance holding that key start and sign.
+ */
+async function assertRotationsHold(keys: SigningKeyRow[]): Promise<void> {
+  try {
+    await KeySchedule.trust(keys.map(keyRecord), undefined);
+  } catch (error) {
+    throw new Error(
+      `the audit-log signing keys listed in this database do not hold: ${(error as Error).message}. Refusing to start rather than sign the chain under a key list that was altered; see the README, "Rotating the signing key".`,
+    );
   }
 }

@@ -3,9 +3,12 @@ import { type Cursors, listScope, type Page } from '../../../lib/cursor.js';
 import { invalid, NotFound } from '../../../lib/errors.js';
 import { idPattern, newId } from '../../../lib/ids.js';
 import type { Job } from '../../../lib/poll-loop.js';
+import { mapInSlices } from '../../../lib/slices.js';
 import { INVALID_INSTANT, parseInstant } from '../../../lib/time.js';
+import type { Store } from '../../../storage/store.js';
 import type { LogOrigin } from '../origin.js';
 import { parseRange } from '../range.js';
+import { insertInChunks } from './insert-in-chunks.js';
 import type { EntriesRepository } from './repository.js';
 import type { LogFilter, LogRow, NewLogRow } from './sql.js';
 
@@ -71,6 +74,7 @@ function toRow(input: LogEntryInput, index: number, now: Date, keyId: string): N
 
 export class LogsService {
   constructor(
+    private readonly store: Pick<Store, 'transaction'>,
     private readonly entries: Pick<EntriesRepository, 'insert' | 'find' | 'list'>,
     private readonly cursors: Cursors,
     /** Woken when entries were written: they need not wait for its next poll. */
@@ -78,14 +82,15 @@ export class LogsService {
     private readonly counters?: { ingested(entries: number): void },
   ) {}
 
-  /** All entries in one transaction; acknowledged only once committed. */
+  /** All entries in one transaction (in statements of bounded size); acknowledged only once committed. */
   async ingest(
     entries: LogEntryInput[],
     keyId: string,
   ): Promise<{ id: string; timestamp: Date }[]> {
     const now = new Date();
-    const rows = entries.map((entry, i) => toRow(entry, i, now, keyId));
-    await this.entries.insert(rows);
+    let index = 0;
+    const rows = await mapInSlices(entries, (entry) => toRow(entry, index++, now, keyId));
+    await insertInChunks(this.store, this.entries, rows);
     this.counters?.ingested(rows.length);
     this.sealer.kick();
     return rows.map((row) => ({ id: row.id as string, timestamp: row.timestamp as Date }));

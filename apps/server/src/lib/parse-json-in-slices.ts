@@ -1,0 +1,39 @@
+import { JSONParser } from '@streamparser/json';
+import { Pacer } from './pacer.js';
+
+/** Characters parsed between two chances for the event loop to serve others. */
+const SLICE_CHARS = 64 * 1024;
+
+/** What `JSON.parse` would throw: the text is not one JSON value. */
+export class JsonSyntaxError extends SyntaxError {}
+
+/**
+ * `JSON.parse(text)`, in slices between which the event loop serves other requests: a body of
+ * megabytes is seconds of one uninterrupted parse otherwise. An incremental parser
+ * (@streamparser/json: maintained, no dependencies, and it keeps a `"__proto__"` key as an own
+ * property as `JSON.parse` does) takes the text a slice at a time; the result is the same value.
+ */
+export async function parseJsonInSlices(text: string): Promise<unknown> {
+  const parser = new JSONParser({ paths: ['$'], keepStack: false });
+  let result: { value: unknown } | undefined;
+  let failure: Error | undefined;
+  parser.onValue = ({ value }) => {
+    result = { value };
+  };
+  parser.onError = (error) => {
+    failure ??= error;
+  };
+  const pacer = new Pacer();
+  try {
+    for (let at = 0; at < text.length && !failure; at += SLICE_CHARS) {
+      parser.write(text.slice(at, at + SLICE_CHARS));
+      await pacer.pace();
+    }
+    if (!failure && !parser.isEnded) parser.end();
+  } catch (error) {
+    failure ??= error as Error;
+  }
+  if (failure || !result)
+    throw new JsonSyntaxError(failure?.message ?? 'Unexpected end of JSON input');
+  return result.value;
+}

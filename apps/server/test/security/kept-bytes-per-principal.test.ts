@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey, createPolicy } from '../helpers/fixtures.js';
+import { DATABASES, json, raw, startTestServer, type TestServer } from '../helpers/server.js';
+
+/** Small enough that a few ingests reach it. */
+const BOUND = 2048;
+
+/**
+ * Issue 20, L-e: the bound on bytes kept for Idempotency-Key replays was per API key, so a
+ * principal that mints itself more keys got a fresh bound with each. It is per principal.
+ */
+describe.each(DATABASES)('the bound on kept responses on %s', (database) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(database, { idempotencyMaxKeptBytes: BOUND });
+    await createPolicy(server.client, {
+      principals: ['service:ingester'],
+      actions: ['logs:write'],
+      resources: ['logs'],
+    });
+  });
+  afterAll(() => server?.stop());
+
+  let sent = 0;
+  const ingest = (secret: string) =>
+    raw(server, '/v1/logs', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${secret}`,
+        'content-type': 'application/json',
+        'idempotency-key': `kept-${sent++}`,
+      },
+      body: JSON.stringify({
+        entries: Array.from({ length: 20 }, () => ({
+          event: 'kept.bound',
+          actor: { type: 'system' },
+          result: 'success',
+        })),
+      }),
+    });
+
+  it('is shared by every key of a principal: a new key does not get a fresh one', async () => {
+    const first = (await createKey(server.client, 'service:ingester')).secret;
+    let refused: Response | undefined;
+    for (let i = 0; i < 100 && !refused; i++) {
+      const res = await ingest(first);
+      if (res.status !== 201) refused = res;
+    }
+    expect(refused?.status).toBe(429);
+    const second = (await createKey(server.client, 'service:ingester')).secret;
+    const res = await ingest(second);
+    expect(res.status).toBe(429);
+    expect((await json(res)).error.code).toBe('rate_limited');
+    // Another principal's keys have a bound of their own.
+    const root = await ingest(server.rootKey);
+    expect(root.status).toBe(201);
+  });
+});
