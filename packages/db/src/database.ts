@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { commitsReportFailure } from './commit-outcomes.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { driverTransactions } from './driver-transactions.js';
 import { stopAfterWriteFailure } from './embedded-failure.js';
@@ -70,7 +71,7 @@ async function openEmbedded(
     const pglite = await PGlite.create(join(dataDir, 'db'));
     const { failed } = stopAfterWriteFailure(pglite, onFailure);
     statementPerTurn(pglite);
-    const transactions = driverTransactions(new PrismaPGlite(pglite));
+    const transactions = driverTransactions(commitsReportFailure(pglite, new PrismaPGlite(pglite)));
     const prisma = new PrismaClient({ adapter: transactions.factory });
     const session: MigrationSession = {
       query: async <T>(sql: string, params?: unknown[]) =>

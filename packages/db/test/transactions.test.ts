@@ -51,6 +51,23 @@ describe.each(Object.keys(databases) as (keyof typeof databases)[])(
       expect(await db.query('SELECT id FROM notes')).toEqual([]);
     });
 
+    it('fail when COMMIT fails: work is never answered as done and then lost', async () => {
+      await db.query(
+        'CREATE TABLE deferred_notes (id int PRIMARY KEY DEFERRABLE INITIALLY DEFERRED)',
+      );
+      // The duplicate passes each INSERT and fails only at COMMIT.
+      await expect(
+        db.transaction(async (_tx, query) => {
+          await query('INSERT INTO deferred_notes VALUES (1)');
+          await query('INSERT INTO deferred_notes VALUES (1)');
+        }),
+      ).rejects.toThrow();
+      expect(await db.query('SELECT id FROM deferred_notes')).toEqual([]);
+      // And the connection is fine afterwards.
+      await db.transaction(async (_tx, query) => query('INSERT INTO deferred_notes VALUES (2)'));
+      expect(await db.query('SELECT id FROM deferred_notes')).toEqual([{ id: 2 }]);
+    });
+
     // Through Prisma's raw queries, its debug module keeps the parameters of the last 100 calls.
     it('keep nothing of the parameters of their plain SQL once done', async () => {
       const before = liveHeapMb();

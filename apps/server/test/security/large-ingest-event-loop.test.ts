@@ -66,7 +66,8 @@ describe.each(DATABASES)('a 10 MiB ingest on %s', (database) => {
     expect(status, measured).toBe(201);
     expect(acks).toHaveLength(ENTRIES);
     expect(attack.healthRequests, measured).toBeGreaterThan(0);
-    expect(attack.loopMaxMs, measured).toBeLessThan(idle.loopP99Ms + 100);
+    // Max against max: the idle run's longest delay is what the loaded machine alone causes.
+    expect(attack.loopMaxMs, measured).toBeLessThan(idle.loopMaxMs + 100);
     expect(attack.healthP99Ms, measured).toBeLessThan(idle.healthP99Ms + 100);
 
     const listed = await json(

@@ -60,7 +60,8 @@ describe.each(DATABASES)('verifying a chain of the largest entries on %s', (data
     const measured = JSON.stringify({ idle, attack, results });
     for (const result of results) expect(result.checkedEntries, measured).toBe(ENTRIES);
     expect(attack.healthRequests, measured).toBeGreaterThan(0);
-    expect(attack.loopMaxMs, measured).toBeLessThan(idle.loopP99Ms + 100);
+    // Max against max: the idle run's longest delay is what the loaded machine alone causes.
+    expect(attack.loopMaxMs, measured).toBeLessThan(idle.loopMaxMs + 100);
     expect(attack.healthP99Ms, measured).toBeLessThan(idle.healthP99Ms + 100);
   }, 120_000);
 });

@@ -1,0 +1,56 @@
+import type { PGlite, Transaction } from '@electric-sql/pglite';
+
+interface TransactionHandle {
+  /** The driver's handle of the transaction (pglite-prisma-adapter names it so). */
+  client?: unknown;
+  commit(): Promise<void>;
+}
+
+interface AdapterFactory {
+  connect(): Promise<{ startTransaction(...args: never[]): Promise<unknown> }>;
+}
+
+/**
+ * pglite-prisma-adapter reports a transaction committed as soon as it has asked PGlite to
+ * commit: the promise of PGlite's `transaction()`, which settles once COMMIT has run, ends in
+ * a `.catch` that drops the error. A COMMIT that failed (a deferred constraint, or the WAL
+ * write of a full disk) was answered as done, and its work lost. This keeps each PGlite
+ * transaction's own outcome and makes the adapter's `commit()` wait for it and throw its error.
+ */
+export function commitsReportFailure<F extends AdapterFactory>(pglite: PGlite, factory: F): F {
+  const outcomes = new WeakMap<Transaction, { failure?: Promise<unknown> }>();
+  const transaction = pglite.transaction.bind(pglite);
+  pglite.transaction = <T>(callback: (tx: Transaction) => Promise<T>) => {
+    const outcome: { failure?: Promise<unknown> } = {};
+    const result = transaction((tx) => {
+      outcomes.set(tx, outcome);
+      return callback(tx);
+    });
+    // Settles to the error, never rejects: the adapter handles `result` itself.
+    outcome.failure = result.then(
+      () => undefined,
+      (error: unknown) => error ?? new Error('The transaction failed.'),
+    );
+    return result;
+  };
+
+  const connect = factory.connect.bind(factory);
+  factory.connect = async () => {
+    const adapter = await connect();
+    const start = adapter.startTransaction.bind(adapter);
+    adapter.startTransaction = async (...args) => {
+      const handle = (await start(...args)) as TransactionHandle;
+      const commit = handle.commit.bind(handle);
+      handle.commit = async () => {
+        await commit();
+        const outcome = outcomes.get(handle.client as Transaction);
+        if (!outcome) throw new Error('The database adapter did not expose its transaction.');
+        const failure = await outcome.failure;
+        if (failure) throw failure;
+      };
+      return handle;
+    };
+    return adapter;
+  };
+  return factory;
+}
