@@ -62,7 +62,7 @@ describe('bodies of many keys', () => {
       const measured = JSON.stringify({ idle, attack });
       expect(statuses, measured).toEqual([400, 400, 400]);
       // Max against max: the idle run's longest delay is what the loaded machine alone causes.
-    expect(attack.loopMaxMs, measured).toBeLessThan(idle.loopMaxMs + 100);
+      expect(attack.loopMaxMs, measured).toBeLessThan(idle.loopMaxMs + 100);
       expect(attack.healthP99Ms, measured).toBeLessThan(idle.healthP99Ms + 100);
     },
     60_000,

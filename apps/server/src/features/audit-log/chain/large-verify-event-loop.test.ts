@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { measureLoopDelay } from '../helpers/event-loop-delay.js';
-import { DATABASES, json, raw, startTestServer, type TestServer } from '../helpers/server.js';
-import { waitFor } from '../helpers/wait.js';
+import { measureLoopDelay } from '../../../../test/helpers/event-loop-delay.js';
+import {
+  DATABASES,
+  json,
+  raw,
+  startTestServer,
+  type TestServer,
+} from '../../../../test/helpers/server.js';
+import { waitFor } from '../../../../test/helpers/wait.js';
 
 /** Entries of the largest metadata (16 KiB serialized), ingested in batches under 10 MiB. */
 const ENTRIES = 2000;

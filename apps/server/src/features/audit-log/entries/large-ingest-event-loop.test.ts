@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { measureLoopDelay } from '../helpers/event-loop-delay.js';
-import { DATABASES, json, raw, startTestServer, type TestServer } from '../helpers/server.js';
+import { measureLoopDelay } from '../../../../test/helpers/event-loop-delay.js';
+import {
+  DATABASES,
+  json,
+  raw,
+  startTestServer,
+  type TestServer,
+} from '../../../../test/helpers/server.js';
 
 /** The most entries one ingest takes, and a body just under its 10 MiB limit. */
 const ENTRIES = 1000;

@@ -1,8 +1,8 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, createPolicy } from '../helpers/fixtures.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { createKey, createPolicy } from '../../../test/helpers/fixtures.js';
+import { startTestServer, type TestServer } from '../../../test/helpers/server.js';
 
 /**
  * Issue 20, H2: one key with `policies:simulate` sends batches whose draft resources are

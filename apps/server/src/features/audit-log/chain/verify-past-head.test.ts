@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
-import { waitFor } from '../helpers/wait.js';
+import { DATABASES, startTestServer, type TestServer } from '../../../../test/helpers/server.js';
+import { waitFor } from '../../../../test/helpers/wait.js';
 
 /** Issue 20, L-a: a range past the head answered `valid: true` with nothing checked. */
 describe.each(DATABASES)('verify of a range past the head on %s', (database) => {

@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_QUERY_TERMS } from '../../src/features/audit-log/search/query.js';
-import { SEARCH_CHUNK_ROWS } from '../../src/features/audit-log/search/repository.js';
-import { measureLoopDelay } from '../helpers/event-loop-delay.js';
-import { DATABASES, json, raw, startTestServer, type TestServer } from '../helpers/server.js';
+import { measureLoopDelay } from '../../../../test/helpers/event-loop-delay.js';
+import {
+  DATABASES,
+  json,
+  raw,
+  startTestServer,
+  type TestServer,
+} from '../../../../test/helpers/server.js';
+import { MAX_QUERY_TERMS } from './query.js';
+import { SEARCH_CHUNK_ROWS } from './repository.js';
 
 interface SearchBody {
   data: { highlights: Record<string, string> }[];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, createPolicy } from '../helpers/fixtures.js';
-import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
+import { createKey, createPolicy } from '../../../test/helpers/fixtures.js';
+import { DATABASES, startTestServer, type TestServer } from '../../../test/helpers/server.js';
 
 /**
  * Issue 20, L-b: a simulation with `explain` and no IP named `ip` in `missingContextKeys`

@@ -1,10 +1,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer } from '../../../test/helpers/server.js';
 
 const hooks = vi.hoisted(() => ({ beforeHash: undefined as (() => Promise<void>) | undefined }));
-vi.mock('../../src/lib/password.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../src/lib/password.js')>();
+vi.mock('../../lib/password.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../lib/password.js')>();
   return {
     ...original,
     hashPassword: async (password: string) => {

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signingKeyFromPem } from '../../src/features/audit-log/chain/signing-key.js';
-import { DATABASES, startTestServer, type TestServer } from '../helpers/server.js';
+import { DATABASES, startTestServer, type TestServer } from '../../../../test/helpers/server.js';
+import { signingKeyFromPem } from './signing-key.js';
 
 const newPrivateKeyPem = () =>
   generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, createPolicy } from '../helpers/fixtures.js';
-import { DATABASES, json, raw, startTestServer, type TestServer } from '../helpers/server.js';
+import { createKey, createPolicy } from '../../../test/helpers/fixtures.js';
+import {
+  DATABASES,
+  json,
+  raw,
+  startTestServer,
+  type TestServer,
+} from '../../../test/helpers/server.js';
 
 /** Small enough that a few ingests reach it. */
 const BOUND = 2048;
