@@ -13,6 +13,31 @@ interface AdapterFactory {
 /** Where `startTransaction` leaves the driver handle of the transaction it opened. */
 interface Opening {
   driver?: DriverQueryable;
+  /** Prisma committed or rolled the transaction back (on its timeout, too). */
+  ended?: boolean;
+}
+
+interface TransactionHandle {
+  client?: DriverQueryable;
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+  executeRaw(query: { sql: string }): Promise<number>;
+}
+
+/** Prisma ends a pg transaction by sending these itself, then calls `commit`/`rollback`. */
+const ENDING = /^\s*(COMMIT|ROLLBACK)\s*;?\s*$/i;
+
+/**
+ * A statement sent after its transaction ended. Prisma rolls a transaction back when it runs
+ * past its timeout, but the work goes on: its next statements on the driver connection would
+ * run outside any transaction, each committing alone (part of an ingest batch kept, while the
+ * request failed), or inside another request's transaction once the connection is pooled again.
+ */
+export class TransactionEndedError extends Error {
+  readonly code = 'TransactionEnded';
+  constructor() {
+    super('The transaction ended before its work did (it ran past its time limit).');
+  }
 }
 
 /**
@@ -28,9 +53,28 @@ export function driverTransactions<F extends AdapterFactory>(factory: F) {
     const adapter = await connect();
     const start = adapter.startTransaction.bind(adapter);
     adapter.startTransaction = async (...args) => {
-      const transaction = await start(...args);
+      const transaction = (await start(...args)) as TransactionHandle;
       const slot = opening.getStore();
-      if (slot) slot.driver = (transaction as { client?: DriverQueryable }).client;
+      if (slot) {
+        slot.driver = transaction.client;
+        // Marked as soon as the end is asked for: a statement of the work queued behind the
+        // ROLLBACK of a timeout would otherwise run after it, on a connection back in the pool.
+        const commit = transaction.commit.bind(transaction);
+        const rollback = transaction.rollback.bind(transaction);
+        const executeRaw = transaction.executeRaw.bind(transaction);
+        transaction.commit = () => {
+          slot.ended = true;
+          return commit();
+        };
+        transaction.rollback = () => {
+          slot.ended = true;
+          return rollback();
+        };
+        transaction.executeRaw = (query) => {
+          if (ENDING.test(query.sql)) slot.ended = true;
+          return executeRaw(query);
+        };
+      }
       return transaction;
     };
     return adapter;
@@ -48,8 +92,10 @@ export function driverTransactions<F extends AdapterFactory>(factory: F) {
           const driver = slot.driver;
           if (typeof driver?.query !== 'function')
             throw new Error('The database adapter did not expose its transaction connection.');
-          return async <R>(text: string, params?: unknown[]) =>
-            (await driver.query(text, params)).rows as R[];
+          return async <R>(text: string, params?: unknown[]) => {
+            if (slot.ended) throw new TransactionEndedError();
+            return (await driver.query(text, params)).rows as R[];
+          };
         }),
       );
     },

@@ -6,5 +6,6 @@ export {
   openDatabase,
   type SqlQuery,
 } from './database.js';
+export { TransactionEndedError } from './driver-transactions.js';
 export * from './generated/prisma/client.js';
 export { applyMigrations, loadMigrations, type Migration } from './migrations.js';

@@ -59,11 +59,28 @@ const UNREACHABLE_MESSAGES = [
   /^Client has encountered a connection error and is not queryable$/,
 ];
 
-/** What a caller sees of a database that could not be reached: a 503 with `Retry-After`. */
+/**
+ * A transaction that waited past its bound for a connection, or ran past its time limit and was
+ * rolled back (Prisma's P2028; `TransactionEnded` from @secadmin/db for the work's statements
+ * after that): nothing of it was kept, and the database is busy rather than the request wrong.
+ */
+function isTransactionOverTime(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === 'P2028' || code === 'TransactionEnded';
+}
+
+/** What a caller sees of a database that could not be reached or not in time: a 503. */
 function unavailable(error: unknown): unknown {
-  return !(error instanceof Unavailable) && isDatabaseUnreachable(error)
-    ? new Unavailable('The database is unreachable; retry shortly.', 1, { cause: error })
-    : error;
+  if (error instanceof Unavailable) return error;
+  if (isDatabaseUnreachable(error))
+    return new Unavailable('The database is unreachable; retry shortly.', 1, { cause: error });
+  if (isTransactionOverTime(error))
+    return new Unavailable(
+      'The database did not finish this request in time, and kept nothing of it; retry shortly, or send less at once.',
+      1,
+      { cause: error },
+    );
+  return error;
 }
 
 const rethrow = (error: unknown): never => {
