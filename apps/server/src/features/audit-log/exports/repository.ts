@@ -44,7 +44,7 @@ export class ExportsRepository {
    * been silent since `staleBefore`. SKIP LOCKED: two instances never claim the same one.
    */
   async claim(instanceId: string, staleBefore: Date): Promise<ExportRow | null> {
-    const rows = await this.c.db.$queryRaw<{ id: string }[]>`
+    const sql = Prisma.sql`
       UPDATE exports SET claimed_by = ${instanceId}, heartbeat_at = now()
       WHERE id = (
         SELECT id FROM exports
@@ -53,6 +53,7 @@ export class ExportsRepository {
         LIMIT 1
         FOR UPDATE SKIP LOCKED)
       RETURNING id`;
+    const rows = await this.c.sql<{ id: string }>(sql.text, sql.values);
     const id = rows[0]?.id;
     return id === undefined ? null : this.find(id);
   }

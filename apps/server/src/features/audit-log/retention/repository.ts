@@ -1,3 +1,4 @@
+import { Prisma } from '@secadmin/db';
 import type { Connection } from '../../../storage/connection.js';
 
 /**
@@ -19,7 +20,7 @@ export class RetentionRepository {
    * `timestamp` condition keeps the DELETE to the partitions of old months.
    */
   async removeOlderThan(cutoff: Date, limit: number): Promise<number> {
-    const [result] = await this.c.db.$queryRaw<{ n: number }[]>`
+    const sql = Prisma.sql`
       WITH removed AS (
         DELETE FROM log_entries
         WHERE timestamp < ${cutoff} AND id IN (
@@ -31,6 +32,7 @@ export class RetentionRepository {
       marked AS (
         UPDATE log_chain SET removed_at = now() WHERE entry_id IN (SELECT id FROM removed))
       SELECT count(*)::int AS n FROM removed`;
+    const [result] = await this.c.sql<{ n: number }>(sql.text, sql.values);
     return result?.n ?? 0;
   }
 }
