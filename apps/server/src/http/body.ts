@@ -1,4 +1,5 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
+import { JsonTooDeepError } from '../lib/json-depth-guard.js';
 import { Pacer } from '../lib/pacer.js';
 import { JsonSyntaxError, parseJsonInSlices } from '../lib/parse-json-in-slices.js';
 import { ApiError, type ErrorDetail } from './errors.js';
@@ -11,6 +12,9 @@ export function requireJsonBody(req: Request): void {
   if (hasBody(req) && !req.is(JSON_TYPES))
     throw new ApiError('unsupported_media_type', 'Request bodies must be application/json.');
 }
+
+/** The body's top-level object or array is level 1; each nested one adds a level (docs/errors.md). */
+const MAX_DEPTH = 32;
 
 const readers = new Map<number, RequestHandler>();
 /** RFC 8259: JSON is exchanged in UTF-8 (older texts allowed UTF-16 and UTF-32). */
@@ -52,15 +56,17 @@ export async function readJsonBody(
   if (first !== '{' && first !== '[')
     throw malformed(new SyntaxError('A JSON body must be an object or an array.'));
   try {
-    req.body = await parseJsonInSlices(text);
+    req.body = await parseJsonInSlices(text, MAX_DEPTH);
   } catch (error) {
+    if (error instanceof JsonTooDeepError)
+      throw new ApiError('invalid_request', 'The request is invalid.', [
+        tooDeep(pathFrom('body', error.path)),
+      ]);
     throw error instanceof JsonSyntaxError ? malformed(error) : error;
   }
   return req.body;
 }
 
-/** The body's top-level object or array is level 1; each nested one adds a level (docs/errors.md). */
-const MAX_DEPTH = 32;
 /** Keys that mean something to JavaScript objects: never data. */
 const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const MAX_DETAILS = 20;
@@ -89,16 +95,22 @@ const mayViolate = (value: unknown) =>
   typeof value === 'string' || (value !== null && typeof value === 'object');
 
 /** `body.entries[0].metadata.note`: the root, then each step from the top down. */
+const pathFrom = (root: string, steps: readonly (number | string)[]) =>
+  steps.reduce<string>(
+    (path, step) => path + (typeof step === 'number' ? `[${step}]` : `.${step}`),
+    root,
+  );
+
 function pathOf(visit: Visit, root: string): string {
   const steps: (number | string)[] = [];
   for (let at: Visit = visit; at.parent; at = at.parent) steps.push(at.step);
-  let path = root;
-  for (let i = steps.length - 1; i >= 0; i--) {
-    const step = steps[i] as number | string;
-    path += typeof step === 'number' ? `[${step}]` : `.${step}`;
-  }
-  return path;
+  return pathFrom(root, steps.reverse());
 }
+
+const tooDeep = (field: string): ErrorDetail => ({
+  field,
+  message: `must not be nested more than ${MAX_DEPTH} levels deep`,
+});
 
 /**
  * Everything in a JSON value that no field may hold: U+0000 and unpaired surrogates (PostgreSQL
@@ -121,10 +133,7 @@ export async function jsonViolations(value: unknown, root: string): Promise<Erro
     }
     if (value === null || typeof value !== 'object') continue;
     if (depth + 1 > MAX_DEPTH) {
-      violations.push({
-        field: pathOf(visit, root),
-        message: `must not be nested more than ${MAX_DEPTH} levels deep`,
-      });
+      violations.push(tooDeep(pathOf(visit, root)));
       continue;
     }
     // Pushed in reverse, so that violations are reported in document order.

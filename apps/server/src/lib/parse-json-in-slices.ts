@@ -1,4 +1,5 @@
 import { JSONParser } from '@streamparser/json';
+import { JsonDepthGuard, JsonTooDeepError } from './json-depth-guard.js';
 import { Pacer } from './pacer.js';
 
 /** Characters parsed between two chances for the event loop to serve others. */
@@ -12,8 +13,11 @@ export class JsonSyntaxError extends SyntaxError {}
  * megabytes is seconds of one uninterrupted parse otherwise. An incremental parser
  * (@streamparser/json: maintained, no dependencies, and it keeps a `"__proto__"` key as an own
  * property as `JSON.parse` does) takes the text a slice at a time; the result is the same value.
+ * Each slice's nesting is checked before the parser sees it: past `maxDepth` levels, a
+ * `JsonTooDeepError` is thrown and nothing deeper is built.
  */
-export async function parseJsonInSlices(text: string): Promise<unknown> {
+export async function parseJsonInSlices(text: string, maxDepth: number): Promise<unknown> {
+  const depth = new JsonDepthGuard(text, maxDepth);
   const parser = new JSONParser({ paths: ['$'], keepStack: false });
   let result: { value: unknown } | undefined;
   let failure: Error | undefined;
@@ -26,11 +30,13 @@ export async function parseJsonInSlices(text: string): Promise<unknown> {
   const pacer = new Pacer();
   try {
     for (let at = 0; at < text.length && !failure; at += SLICE_CHARS) {
+      depth.scanTo(at + SLICE_CHARS);
       parser.write(text.slice(at, at + SLICE_CHARS));
       await pacer.pace();
     }
     if (!failure && !parser.isEnded) parser.end();
   } catch (error) {
+    if (error instanceof JsonTooDeepError) throw error;
     failure ??= error as Error;
   }
   if (failure || !result)

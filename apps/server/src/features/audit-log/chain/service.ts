@@ -8,12 +8,13 @@ import {
 import { type Cursors, listScope, type Page } from '../../../lib/cursor.js';
 import { invalid, Unavailable } from '../../../lib/errors.js';
 import { Pacer } from '../../../lib/pacer.js';
+import { ReadBatches } from '../../../lib/read-batches.js';
+import { entryReadBytes, LARGEST_ENTRY_BYTES } from '../entries/read-weight.js';
 import { logDetail } from '../representation.js';
 import type { ChainRepository, CheckpointRow } from './repository.js';
 import type { SigningKey } from './signing-key.js';
 import { keyRecord } from './signing-keys.js';
 import type { SigningKeysRepository } from './signing-keys-repository.js';
-import { VerifyBatches } from './verify-batches.js';
 
 const SEQ_ID = /^[1-9][0-9]{0,15}$/;
 
@@ -117,7 +118,10 @@ export class ChainService {
     }
     let walked = fromSeq - 1;
     let next = fromSeq;
-    const batches = new VerifyBatches();
+    const batches = new ReadBatches<ChainEntry>(
+      (entry) => entryReadBytes(entry.metadata, entry.context?.userAgent),
+      LARGEST_ENTRY_BYTES,
+    );
     const pacer = new Pacer();
     while (next <= last && !verifier.failed) {
       const links = await this.chain.links(next, last, batches.size);
