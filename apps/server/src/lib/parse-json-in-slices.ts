@@ -4,6 +4,11 @@ import { Pacer } from './pacer.js';
 
 /** Characters parsed between two chances for the event loop to serve others. */
 const SLICE_CHARS = 64 * 1024;
+/**
+ * Up to this size `JSON.parse` takes the whole text at once: a few milliseconds, and several
+ * times less CPU than the incremental parser (an ingest batch of 1,000 small entries).
+ */
+const AT_ONCE_CHARS = 4 * SLICE_CHARS;
 
 /** What `JSON.parse` would throw: the text is not one JSON value. */
 export class JsonSyntaxError extends SyntaxError {}
@@ -18,6 +23,14 @@ export class JsonSyntaxError extends SyntaxError {}
  */
 export async function parseJsonInSlices(text: string, maxDepth: number): Promise<unknown> {
   const depth = new JsonDepthGuard(text, maxDepth);
+  if (text.length <= AT_ONCE_CHARS) {
+    depth.scanTo(text.length);
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw new JsonSyntaxError((error as Error).message);
+    }
+  }
   const parser = new JSONParser({ paths: ['$'], keepStack: false });
   let result: { value: unknown } | undefined;
   let failure: Error | undefined;
