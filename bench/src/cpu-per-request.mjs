@@ -1,11 +1,12 @@
 // Server CPU per request of two builds, A/B: `pnpm --filter @secadmin/bench run cpu-ab --
 // --before <clone> --after <clone>`. Wall-clock throughput on a shared machine moves with
 // everything else it runs; the CPU time the server process spends per request (every thread,
-// from /proc) does not, so two builds' figures compare even under load. Each run starts one
-// build's server on a fresh PostgreSQL database or a fresh embedded one, seeds users,
-// policies and log entries, and times each request kind after a warm-up, one request at a
-// time, until the server is idle again (what the sealer does for an ingest counts). Builds
-// alternate within a round; the table holds medians over the rounds.
+// from /proc) hardly does, so two builds' figures compare even under load. Each round starts
+// both builds' servers side by side, each on a fresh PostgreSQL database or a fresh embedded
+// one, seeds users, policies and log entries, and sends each request kind after a warm-up,
+// one request at a time, in blocks that alternate between the two servers; a block is timed
+// until its server is idle again (what the sealer does for an ingest counts). The table holds
+// medians over the rounds.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -29,6 +30,8 @@ const { values: args } = parseArgs({
     // Multiplies every row's request count (0.1 for a quick look).
     scale: { type: 'string', default: '1' },
     'admin-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
+    // Only the rows whose names contain one of these comma-separated texts.
+    only: { type: 'string' },
     // Writes each server's V8 CPU profile into this directory (node --cpu-prof).
     profile: { type: 'string' },
     out: { type: 'string' },
@@ -36,7 +39,7 @@ const { values: args } = parseArgs({
 });
 if (!args.before || !args.after) {
   console.error(
-    'usage: cpu-per-request.mjs --before <clone or main.js> --after <clone or main.js> [--rounds 3] [--databases postgres,embedded] [--scale 1] [--profile <dir>] [--out <file.json>]',
+    'usage: cpu-per-request.mjs --before <clone or main.js> --after <clone or main.js> [--rounds 3] [--databases postgres,embedded] [--scale 1] [--only <row text,…>] [--profile <dir>] [--out <file.json>]',
   );
   process.exit(2);
 }
@@ -233,13 +236,12 @@ async function seed(base) {
  */
 
 /**
- * One build's server on a fresh database: every row's CPU per request.
+ * One build's server on a fresh database, seeded, with what it spends idle.
  * @param {string} main
  * @param {'postgres' | 'embedded'} database
  * @param {string} label
- * @returns {Promise<RowResult[]>}
  */
-async function measureRun(main, database, label) {
+async function startBuild(main, database, label) {
   const scratch = database === 'postgres' ? await freshDatabase(adminUrl) : undefined;
   const admin = scratch ? new pg.Client({ connectionString: adminUrl }) : undefined;
   await admin?.connect();
@@ -250,6 +252,11 @@ async function measureRun(main, database, label) {
       }
     : {};
   const server = await startSecadmin({ main, databaseUrl: scratch?.url, env });
+  const stop = async () => {
+    await server.stop();
+    await admin?.end();
+    await scratch?.drop();
+  };
   try {
     const databaseName = scratch ? new URL(scratch.url).pathname.slice(1) : '';
     const meter = cpuMeter(
@@ -271,67 +278,117 @@ async function measureRun(main, database, label) {
       await db.query('ANALYZE');
       await db.end();
     }
-    // What the idle server spends (the sealer's poll, the disk check), to take off each row.
-    const quiet = await settle(meter, 5e6);
-    await new Promise((r) => setTimeout(r, 2000));
-    const idle = spent(quiet, await meter());
-    const idlePerMs = {
-      server: idle.serverNs / idle.wallMs,
-      backends: idle.backendsNs / idle.wallMs,
-    };
-    const quietNs = Math.max(2e6, 2 * 250 * (idlePerMs.server + idlePerMs.backends));
-
-    /** @type {RowResult[]} */
-    const results = [];
-    for (const spec of rowSpecs(server.base, seeded)) {
-      const count = Math.max(4, Math.round(spec.count * scale));
-      const warmup = Math.max(1, Math.round(count / 10));
-      for (let i = 0; i < warmup; i++) await spec.request(i);
-      await settle(meter, quietNs);
-      /** @type {Set<string>} */
-      const work = new Set();
-      const start = await meter();
-      for (let i = warmup; i < warmup + count; i++) {
-        const figure = await spec.request(i);
-        if (figure !== undefined) work.add(String(figure));
-      }
-      /** @type {CpuSpent} */
-      const used = spent(start, await settle(meter, quietNs));
-      const net = (/** @type {number} */ ns, /** @type {number} */ perMs) =>
-        Math.max(0, ns - perMs * used.wallMs) / count / 1000;
-      results.push({
-        row: spec.name,
-        count,
-        serverUs: net(used.serverNs, idlePerMs.server),
-        backendsUs: net(used.backendsNs, idlePerMs.backends),
-        work: [...work].sort().join(' '),
-      });
-    }
-    console.log(
-      `${label}: ${results.map((r) => `${r.row} ${r.serverUs.toFixed(0)} µs`).join('; ')} (idle server ${idlePerMs.server.toFixed(0)} µs/s)`,
+    const only = args.only?.split(',');
+    const specs = rowSpecs(server.base, seeded).filter(
+      (spec) => !only || only.some((text) => spec.name.includes(text)),
     );
-    return results;
-  } finally {
-    await server.stop();
-    await admin?.end();
-    await scratch?.drop();
+    return { label, meter, specs, stop };
+  } catch (error) {
+    await stop();
+    throw error;
   }
 }
 
-/** @type {Map<string, { before: RowResult[], after: RowResult[] }>} key: database + row */
+/** @typedef {Awaited<ReturnType<typeof startBuild>>} Build */
+
+/**
+ * What each idle server spends (the sealer's poll, the disk check) per ms, to take off each
+ * row, and the CPU a quarter second under which a server counts as idle again.
+ * @param {Build[]} runs
+ */
+async function idleRates(runs) {
+  const quiet = await Promise.all(runs.map((run) => settle(run.meter, 5e6)));
+  await new Promise((r) => setTimeout(r, 2000));
+  return Promise.all(
+    runs.map(async (run, k) => {
+      const idle = spent(/** @type {CpuSample} */ (quiet[k]), await run.meter());
+      const server = idle.serverNs / idle.wallMs;
+      const backends = idle.backendsNs / idle.wallMs;
+      return { server, backends, quietNs: Math.max(2e6, 2 * 250 * (server + backends)) };
+    }),
+  );
+}
+
+/** Each row's requests go to the builds in turn, this many blocks each. */
+const BLOCKS = 8;
+
+/**
+ * One round on one kind of database: both builds' servers side by side, each row's requests
+ * sent to them in alternating blocks, so that both meet the same moments of a busy machine.
+ * Each block is timed until its server is idle again.
+ * @param {'postgres' | 'embedded'} database
+ * @param {number} round
+ * @returns {Promise<Record<'before' | 'after', RowResult[]>>}
+ */
+async function measureRound(database, round) {
+  /** @type {Build[]} */
+  const runs = [];
+  try {
+    for (const [build, main] of builds)
+      runs.push(await startBuild(main, database, `r${round}-${database}-${build}`));
+    const idle = await idleRates(runs);
+    /** @type {RowResult[][]} */
+    const results = runs.map(() => []);
+    for (const [r, { name, count: fullCount }] of (runs[0]?.specs ?? []).entries()) {
+      const count = Math.max(BLOCKS, Math.round(fullCount * scale));
+      const warmup = Math.max(1, Math.round(count / 10));
+      const used = runs.map(() => ({ serverNs: 0, backendsNs: 0, wallMs: 0 }));
+      const work = runs.map(() => /** @type {Set<string>} */ (new Set()));
+      for (const run of runs) for (let i = 0; i < warmup; i++) await run.specs[r]?.request(i);
+      for (const [k, run] of runs.entries()) await settle(run.meter, idle[k]?.quietNs ?? 0);
+      for (let block = 0; block < BLOCKS; block++) {
+        const from = warmup + Math.round((block * count) / BLOCKS);
+        const to = warmup + Math.round(((block + 1) * count) / BLOCKS);
+        const order = (block + round) % 2 === 0 ? [0, 1] : [1, 0];
+        for (const k of order) {
+          const run = /** @type {Build} */ (runs[k]);
+          const start = await run.meter();
+          for (let i = from; i < to; i++) {
+            const figure = await run.specs[r]?.request(i);
+            if (figure !== undefined) work[k]?.add(String(figure));
+          }
+          const cost = spent(start, await settle(run.meter, idle[k]?.quietNs ?? 0));
+          const sum = /** @type {CpuSpent} */ (used[k]);
+          sum.serverNs += cost.serverNs;
+          sum.backendsNs += cost.backendsNs;
+          sum.wallMs += cost.wallMs;
+        }
+      }
+      for (const [k, sum] of used.entries()) {
+        const rates = idle[k] ?? { server: 0, backends: 0 };
+        /** @param {number} ns @param {number} perMs */
+        const net = (ns, perMs) => Math.max(0, ns - perMs * sum.wallMs) / count / 1000;
+        results[k]?.push({
+          row: name,
+          count,
+          serverUs: net(sum.serverNs, rates.server),
+          backendsUs: net(sum.backendsNs, rates.backends),
+          work: [...(work[k] ?? [])].sort().join(' '),
+        });
+      }
+    }
+    for (const [k, run] of runs.entries())
+      console.log(
+        `${run.label}: ${results[k]?.map((r) => `${r.row} ${r.serverUs.toFixed(0)} µs`).join('; ')} (idle server ${idle[k]?.server.toFixed(0)} µs/s)`,
+      );
+    return { before: results[0] ?? [], after: results[1] ?? [] };
+  } finally {
+    for (const run of runs) await run.stop();
+  }
+}
+
+/** @type {Map<string, Record<'before' | 'after', RowResult[]>>} key: database + row */
 const collected = new Map();
 for (let round = 1; round <= rounds; round++) {
   for (const database of databases) {
-    // Alternate which build goes first, so that neither always meets the same moment.
-    const order = (round + databases.indexOf(database)) % 2 === 1 ? builds : [...builds].reverse();
-    for (const [build, main] of order) {
-      for (const result of await measureRun(main, database, `r${round}-${database}-${build}`)) {
+    const measured = await measureRound(database, round);
+    for (const build of /** @type {const} */ (['before', 'after']))
+      for (const result of measured[build]) {
         const key = `${database}\t${result.row}`;
         const entry = collected.get(key) ?? { before: [], after: [] };
         entry[build].push(result);
         collected.set(key, entry);
       }
-    }
   }
 }
 
