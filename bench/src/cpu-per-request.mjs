@@ -414,12 +414,14 @@ const table = [...collected].map(([key, { before, after }]) => {
   const [database, row] = key.split('\t');
   const b = medians(before);
   const a = medians(after);
+  // A round's two servers met the same moments of the machine: its ratio is the figure to trust.
   const paired = before.map((r, k) => (after[k]?.serverUs ?? Number.NaN) / r.serverUs);
+  const ratio = median(paired) ?? Number.NaN;
   const sameWork = before.every((r, k) => r.work === after[k]?.work);
-  return { database, row, before: b, after: a, ratio: a.serverUs / b.serverUs, paired, sameWork };
+  return { database, row, before: b, after: a, ratio, paired, sameWork };
 });
 const markdown = [
-  `Server CPU per request (µs, median of ${rounds} rounds; every thread of the server process, idle CPU taken off). PostgreSQL backends' CPU per request beside it.`,
+  `Server CPU per request (µs, median of ${rounds} rounds; every thread of the server process, idle CPU taken off); after ÷ before is the median of the rounds' ratios. PostgreSQL backends' CPU per request beside it.`,
   '',
   '| database | request | before | after | after ÷ before | rounds | backends before → after |',
   '| --- | --- | ---: | ---: | ---: | --- | --- |',
