@@ -67,13 +67,20 @@ const statusMb = (pid, field) =>
   1024;
 
 /**
- * The secadmin server in its own process (so its memory can be read), on `node`.
- * @param {{ node?: string, databaseUrl?: string, env?: Record<string, string> }} [options]
+ * The secadmin server in its own process (so its memory and CPU can be read), on `node`;
+ * `main` is the built server to run (this clone's unless given), `nodeArgs` the flags before it.
+ * @param {{ node?: string, nodeArgs?: string[], main?: string, databaseUrl?: string, env?: Record<string, string> }} [options]
  */
-export async function startSecadmin({ node = SYSTEM_NODE, databaseUrl, env = {} } = {}) {
+export async function startSecadmin({
+  node = SYSTEM_NODE,
+  nodeArgs = [],
+  main = SERVER_MAIN,
+  databaseUrl,
+  env = {},
+} = {}) {
   const dataDir = await mkdtemp(join(tmpdir(), 'secadmin-bench-'));
   const port = freePort();
-  const child = spawn(node, [SERVER_MAIN], {
+  const child = spawn(node, [...nodeArgs, main], {
     env: {
       ...process.env,
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATABASE_URL: '' }),
