@@ -82,9 +82,9 @@ describe('matchGlob', () => {
     const texts = Array.from({ length: 100 }, (_, i) => `${'a'.repeat(508)}${i}`);
     const fastest = (glob: ReturnType<typeof compileGlob>) => {
       let best = Number.POSITIVE_INFINITY;
-      for (let round = 0; round < 7; round++) {
+      for (let round = 0; round < 5; round++) {
         const started = Date.now();
-        for (let run = 0; run < 60; run++) for (const t of texts) matchGlob(glob, t);
+        for (let run = 0; run < 20; run++) for (const t of texts) matchGlob(glob, t);
         best = Math.min(best, Date.now() - started);
       }
       return best;
@@ -92,5 +92,6 @@ describe('matchGlob', () => {
     const plain = fastest(compileGlob(`*${'c'.repeat(150)}b*`));
     const pathological = fastest(compileGlob(`*${'a'.repeat(150)}b*`));
     expect(pathological / Math.max(plain, 1)).toBeLessThan(10);
-  });
+    // A ratio, not a time: turbo runs other packages' tests beside this one on 2 cores.
+  }, 60_000);
 });
