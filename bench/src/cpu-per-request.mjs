@@ -15,7 +15,7 @@ import { searchWords } from './cases/search-mix.mjs';
 import { cpuMeter, settle, spent } from './lib/cpu-time.mjs';
 import { cyclic, median } from './lib/measure.mjs';
 import { makePolicies, makeRequests } from './lib/policy-workload.mjs';
-import { freshDatabase, ROOT_KEY, startSecadmin } from './lib/processes.mjs';
+import { asRoot, freshDatabase, startSecadmin } from './lib/processes.mjs';
 
 /** @import { CpuSample, CpuSpent } from './lib/cpu-time.mjs' */
 
@@ -97,26 +97,6 @@ const LISTS = [
 ];
 
 /**
- * One request with the root key; throws unless 2xx.
- * @param {string} base
- * @param {string} path
- * @param {{ method?: string, body?: string, headers?: Record<string, string> }} [init]
- */
-async function send(base, path, init = {}) {
-  const res = await fetch(`${base}${path}`, {
-    ...init,
-    headers: {
-      authorization: `Bearer ${ROOT_KEY}`,
-      'content-type': 'application/json',
-      ...init.headers,
-    },
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${path}: ${res.status} ${text}`);
-  return { etag: res.headers.get('etag') ?? '', body: JSON.parse(text) };
-}
-
-/**
  * The request kinds measured, in the order they run on each server. `request(i)` sends the
  * i-th one (warm-up included) and may answer a figure that says what work it did, so that
  * both builds can be seen to have done the same.
@@ -141,14 +121,14 @@ function rowSpecs(base, { userIds, etags, batches }) {
     {
       name: 'GET /v1/users/{id}',
       count: 800,
-      request: (i) => send(base, `/v1/users/${cyclic(userIds, i)}`),
+      request: (i) => asRoot(base, `/v1/users/${cyclic(userIds, i)}`),
     },
     {
       name: 'PATCH /v1/users/{id} (If-Match)',
       count: 300,
       request: async (i) => {
         const id = cyclic(userIds, i);
-        const { etag } = await send(base, `/v1/users/${id}`, {
+        const { etag } = await asRoot(base, `/v1/users/${id}`, {
           method: 'PATCH',
           body: JSON.stringify({ name: `Bench user ${i}` }),
           headers: { 'if-match': etags.get(id) ?? '*' },
@@ -161,7 +141,7 @@ function rowSpecs(base, { userIds, etags, batches }) {
       count: 800,
       request: async (i) =>
         (
-          await send(base, '/v1/policies/simulate', {
+          await asRoot(base, '/v1/policies/simulate', {
             method: 'POST',
             body: cyclic(simulations, i),
           })
@@ -172,7 +152,7 @@ function rowSpecs(base, { userIds, etags, batches }) {
       count: 160,
       request: async (i) =>
         (
-          await send(base, '/v1/logs/search', {
+          await asRoot(base, '/v1/logs/search', {
             method: 'POST',
             body: JSON.stringify({ query: cyclic(SEARCHES, i), limit: 50 }),
           })
@@ -181,13 +161,14 @@ function rowSpecs(base, { userIds, etags, batches }) {
     {
       name: 'GET /v1/logs (list)',
       count: 200,
-      request: async (i) => (await send(base, cyclic(LISTS, i))).body.data.length,
+      request: async (i) => (await asRoot(base, cyclic(LISTS, i))).body.data.length,
     },
     {
       name: 'POST /v1/logs/verify (whole chain)',
       count: 8,
       request: async () => {
-        const { data } = (await send(base, '/v1/logs/verify', { method: 'POST', body: '{}' })).body;
+        const { data } = (await asRoot(base, '/v1/logs/verify', { method: 'POST', body: '{}' }))
+          .body;
         if (!data.valid) throw new Error(`verify: ${JSON.stringify(data)}`);
         return data.checkedEntries;
       },
@@ -196,7 +177,7 @@ function rowSpecs(base, { userIds, etags, batches }) {
       name: 'POST /v1/logs (1,000 entries)',
       count: 16,
       request: async (i) =>
-        (await send(base, '/v1/logs', { method: 'POST', body: cyclic(batches, i) })).body.data
+        (await asRoot(base, '/v1/logs', { method: 'POST', body: cyclic(batches, i) })).body.data
           .length,
     },
   ];
@@ -211,22 +192,22 @@ async function seed(base) {
   const userIds = [];
   const etags = new Map();
   for (let i = 0; i < SEED.users; i++) {
-    const { etag, body } = await send(base, '/v1/users', {
+    const { etag, body } = await asRoot(base, '/v1/users', {
       method: 'POST',
       body: JSON.stringify({ email: `bench${i}@example.com`, name: `Bench user ${i}` }),
     });
     userIds.push(body.data.id);
-    etags.set(body.data.id, etag || (await send(base, `/v1/users/${body.data.id}`)).etag);
+    etags.set(body.data.id, etag || (await asRoot(base, `/v1/users/${body.data.id}`)).etag);
   }
   for (const { name, effect, principals, actions, resources, conditions } of makePolicies(
     SEED.policies,
   ))
-    await send(base, '/v1/policies', {
+    await asRoot(base, '/v1/policies', {
       method: 'POST',
       body: JSON.stringify({ name, effect, principals, actions, resources, conditions }),
     });
   for (let b = 0; b < SEED.logBatches; b++)
-    await send(base, '/v1/logs', { method: 'POST', body: logBatch(b) });
+    await asRoot(base, '/v1/logs', { method: 'POST', body: logBatch(b) });
   const batches = Array.from({ length: 4 }, (_, k) => logBatch(SEED.logBatches + k));
   return { userIds, etags, batches };
 }

@@ -110,25 +110,34 @@ export async function startSecadmin({
      * @param {{ method?: string, body?: string, headers?: Record<string, string> }} [init]
      * @returns {Promise<unknown>}
      */
-    async api(path, init = {}) {
-      const res = await fetch(`${base}${path}`, {
-        ...init,
-        headers: {
-          authorization: `Bearer ${ROOT_KEY}`,
-          'content-type': 'application/json',
-          ...init.headers,
-        },
-      });
-      if (!res.ok)
-        throw new Error(`${init.method ?? 'GET'} ${path}: ${res.status} ${await res.text()}`);
-      return res.json();
-    },
+    api: async (path, init = {}) => (await asRoot(base, path, init)).body,
     async stop() {
       child.kill('SIGTERM');
       await once(child, 'exit');
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * One request with the root key; throws unless 2xx.
+ * @param {string} base
+ * @param {string} path
+ * @param {{ method?: string, body?: string, headers?: Record<string, string> }} [init]
+ * @returns {Promise<{ etag: string, body: any }>}
+ */
+export async function asRoot(base, path, init = {}) {
+  const res = await fetch(`${base}${path}`, {
+    ...init,
+    headers: {
+      authorization: `Bearer ${ROOT_KEY}`,
+      'content-type': 'application/json',
+      ...init.headers,
+    },
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${path}: ${res.status} ${text}`);
+  return { etag: res.headers.get('etag') ?? '', body: JSON.parse(text) };
 }
 
 /**
