@@ -1,13 +1,10 @@
 import type { PGlite, Transaction } from '@electric-sql/pglite';
+import { type AdapterFactory, onTransactionStart } from './transaction-hooks.js';
 
 interface TransactionHandle {
   /** The driver's handle of the transaction (pglite-prisma-adapter names it so). */
   client?: unknown;
   commit(): Promise<void>;
-}
-
-interface AdapterFactory {
-  connect(): Promise<{ startTransaction(...args: never[]): Promise<unknown> }>;
 }
 
 /**
@@ -34,23 +31,14 @@ export function commitsReportFailure<F extends AdapterFactory>(pglite: PGlite, f
     return result;
   };
 
-  const connect = factory.connect.bind(factory);
-  factory.connect = async () => {
-    const adapter = await connect();
-    const start = adapter.startTransaction.bind(adapter);
-    adapter.startTransaction = async (...args) => {
-      const handle = (await start(...args)) as TransactionHandle;
-      const commit = handle.commit.bind(handle);
-      handle.commit = async () => {
-        await commit();
-        const outcome = outcomes.get(handle.client as Transaction);
-        if (!outcome) throw new Error('The database adapter did not expose its transaction.');
-        const failure = await outcome.failure;
-        if (failure) throw failure;
-      };
-      return handle;
+  return onTransactionStart<F, TransactionHandle>(factory, (handle) => {
+    const commit = handle.commit.bind(handle);
+    handle.commit = async () => {
+      await commit();
+      const outcome = outcomes.get(handle.client as Transaction);
+      if (!outcome) throw new Error('The database adapter did not expose its transaction.');
+      const failure = await outcome.failure;
+      if (failure) throw failure;
     };
-    return adapter;
-  };
-  return factory;
+  });
 }

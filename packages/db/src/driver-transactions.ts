@@ -1,13 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { SqlQuery } from './database.js';
+import { type AdapterFactory, onTransactionStart } from './transaction-hooks.js';
 
 /** What both drivers' transaction handles answer: pg's pool client and PGlite's transaction. */
 interface DriverQueryable {
   query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
-}
-
-interface AdapterFactory {
-  connect(): Promise<{ startTransaction(...args: never[]): Promise<unknown> }>;
 }
 
 /** Where `startTransaction` leaves the driver handle of the transaction it opened. */
@@ -48,37 +45,28 @@ export class TransactionEndedError extends Error {
  */
 export function driverTransactions<F extends AdapterFactory>(factory: F) {
   const opening = new AsyncLocalStorage<Opening>();
-  const connect = factory.connect.bind(factory);
-  factory.connect = async () => {
-    const adapter = await connect();
-    const start = adapter.startTransaction.bind(adapter);
-    adapter.startTransaction = async (...args) => {
-      const transaction = (await start(...args)) as TransactionHandle;
-      const slot = opening.getStore();
-      if (slot) {
-        slot.driver = transaction.client;
-        // Marked as soon as the end is asked for: a statement of the work queued behind the
-        // ROLLBACK of a timeout would otherwise run after it, on a connection back in the pool.
-        const commit = transaction.commit.bind(transaction);
-        const rollback = transaction.rollback.bind(transaction);
-        const executeRaw = transaction.executeRaw.bind(transaction);
-        transaction.commit = () => {
-          slot.ended = true;
-          return commit();
-        };
-        transaction.rollback = () => {
-          slot.ended = true;
-          return rollback();
-        };
-        transaction.executeRaw = (query) => {
-          if (ENDING.test(query.sql)) slot.ended = true;
-          return executeRaw(query);
-        };
-      }
-      return transaction;
+  onTransactionStart<F, TransactionHandle>(factory, (transaction) => {
+    const slot = opening.getStore();
+    if (!slot) return;
+    slot.driver = transaction.client;
+    // Marked as soon as the end is asked for: a statement of the work queued behind the
+    // ROLLBACK of a timeout would otherwise run after it, on a connection back in the pool.
+    const commit = transaction.commit.bind(transaction);
+    const rollback = transaction.rollback.bind(transaction);
+    const executeRaw = transaction.executeRaw.bind(transaction);
+    transaction.commit = () => {
+      slot.ended = true;
+      return commit();
     };
-    return adapter;
-  };
+    transaction.rollback = () => {
+      slot.ended = true;
+      return rollback();
+    };
+    transaction.executeRaw = (query) => {
+      if (ENDING.test(query.sql)) slot.ended = true;
+      return executeRaw(query);
+    };
+  });
   return {
     factory,
     /**

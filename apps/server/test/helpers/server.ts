@@ -141,6 +141,24 @@ export function raw(
   return fetch(`${server.url}${path}`, init);
 }
 
+/** A POST of JSON text exactly as given (hostile bodies too), with the root key. */
+export function postText(
+  server: { url: string; rootKey: string },
+  path: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return raw(server, path, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${server.rootKey}`,
+      'content-type': 'application/json',
+      ...headers,
+    },
+    body,
+  });
+}
+
 /** Turns a downloadUrl (on SECADMIN_DOWNLOAD_URL) into one on the test server. */
 export function localDownload(server: { url: string }, downloadUrl: string): string {
   const url = new URL(downloadUrl);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measureLoopDelay } from '../helpers/event-loop-delay.js';
-import { raw, startTestServer, type TestServer } from '../helpers/server.js';
+import { postText, startTestServer, type TestServer } from '../helpers/server.js';
 
 /** About as many keys as fit in a body of the default 1 MiB limit. */
 const KEYS = 90_000;
@@ -19,15 +19,7 @@ describe('bodies of many keys', () => {
   afterAll(() => server?.stop());
 
   const post = (path: string, body: string, headers: Record<string, string> = {}) =>
-    raw(server, path, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${server.rootKey}`,
-        'content-type': 'application/json',
-        ...headers,
-      },
-      body,
-    });
+    postText(server, path, body, headers);
 
   const bodies: [string, string][] = [
     ['/v1/policies', JSON.stringify({ name: 'p', effect: 'allow', ...manyKeys() })],

@@ -3,6 +3,7 @@ import { measureLoopDelay } from '../../../../test/helpers/event-loop-delay.js';
 import {
   DATABASES,
   json,
+  postText,
   raw,
   startTestServer,
   type TestServer,
@@ -39,15 +40,7 @@ describe.each(DATABASES)('a 10 MiB ingest on %s', (database) => {
   afterAll(() => server?.stop());
 
   const ingest = (body: string, headers: Record<string, string> = {}) =>
-    raw(server, '/v1/logs', {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${server.rootKey}`,
-        'content-type': 'application/json',
-        ...headers,
-      },
-      body,
-    });
+    postText(server, '/v1/logs', body, headers);
 
   it('stores every entry in one request without holding the event loop', async () => {
     const small = JSON.stringify({
