@@ -59,7 +59,7 @@ export interface ApiKeysDeps {
   versions: StaleMarker;
   audit: AuditTrail<'apikey.created' | 'apikey.revoked', 'api_key'>;
   cursors: Pick<Cursors, 'decode' | 'page'>;
-  keptResponses: Pick<KeptResponses, 'withdrawResponsesShowing'>;
+  keptResponses: Pick<KeptResponses, 'forgetKey'>;
   /** Whether a user with this id exists (users). */
   userExists: (id: string) => Promise<boolean>;
 }
@@ -241,7 +241,7 @@ export class ApiKeysService {
       write: async (key) => {
         if (key.isRoot) throw new Forbidden('The root key cannot be revoked through the API.');
         await this.keys.delete(id);
-        await this.deps.keptResponses.withdrawResponsesShowing(id);
+        await this.deps.keptResponses.forgetKey(id);
         return { result: undefined, stale: ['apiKeys'] };
       },
       record: () =>
@@ -256,7 +256,7 @@ export class ApiKeysService {
    */
   async revokeAllOf(principal: string): Promise<CachedState[]> {
     for (const keyId of await this.keys.deleteOfPrincipal(principal))
-      await this.deps.keptResponses.withdrawResponsesShowing(keyId);
+      await this.deps.keptResponses.forgetKey(keyId);
     return ['apiKeys'];
   }
 }

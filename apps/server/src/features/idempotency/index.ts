@@ -7,10 +7,7 @@ export type { IdempotencyService } from './service.js';
 export { idempotencySweeper } from './sweeper.js';
 
 /** What other features do to kept responses when what those show goes away, in their transaction. */
-export type KeptResponses = Pick<
-  IdempotencyService,
-  'forgetResponsesMentioning' | 'withdrawResponsesShowing'
->;
+export type KeptResponses = Pick<IdempotencyService, 'forgetResponsesMentioning' | 'forgetKey'>;
 
 export function createIdempotency(
   store: Pick<Store, 'connection' | 'transaction'>,

@@ -61,4 +61,20 @@ describe.each(DATABASES)('the bound on kept responses on %s', (database) => {
     const root = await ingest(server.rootKey);
     expect(root.status).toBe(201);
   });
+
+  it("frees a revoked key's room: what it kept can never be replayed", async () => {
+    await createPolicy(server.client, {
+      principals: ['service:revoked'],
+      actions: ['logs:write'],
+      resources: ['logs'],
+    });
+    const filler = await createKey(server.client, 'service:revoked');
+    const sibling = (await createKey(server.client, 'service:revoked')).secret;
+    let status = 201;
+    for (let i = 0; i < 100 && status === 201; i++) status = (await ingest(filler.secret)).status;
+    expect(status).toBe(429);
+    expect((await ingest(sibling)).status).toBe(429);
+    await server.client.DELETE('/v1/api-keys/{id}', { params: { path: { id: filler.id } } });
+    expect((await ingest(sibling)).status).toBe(201);
+  });
 });

@@ -110,6 +110,11 @@ export class IdempotencyRepository {
     return rows[0]?.n ?? 0;
   }
 
+  /** Removes everything kept for the API key `keyId` (its mentions go with it). */
+  async deleteOfKey(keyId: string): Promise<void> {
+    await this.c.sql('DELETE FROM idempotency_keys WHERE key_id = $1', [keyId]);
+  }
+
   /** Forgets every kept response tagged with `mention` (through the tag's index, not a scan). */
   async forgetMentioning(mention: string): Promise<void> {
     await this.c.sql(

@@ -74,6 +74,7 @@ export class IdempotencyService {
       | 'deleteExpired'
       | 'forgetMentioning'
       | 'withdrawMentioning'
+      | 'deleteOfKey'
     >,
     serverSecret: string,
     private readonly maxKeptBytes = DEFAULT_MAX_KEPT_BYTES,
@@ -164,11 +165,14 @@ export class IdempotencyService {
   }
 
   /**
-   * The secret of a revoked key is never shown again: a replay of its creation is a 409. In the
-   * caller's transaction.
+   * A key was revoked. Its secret is never shown again: a replay of its creation is a 409.
+   * What the key kept itself goes: it can never replay it (its requests are 401s), and those
+   * bytes must not hold its principal's other keys against their bound. In the caller's
+   * transaction.
    */
-  withdrawResponsesShowing(keyId: string): Promise<void> {
-    return this.kept.withdrawMentioning(this.digests.mention('api-key', keyId));
+  async forgetKey(keyId: string): Promise<void> {
+    await this.kept.withdrawMentioning(this.digests.mention('api-key', keyId));
+    await this.kept.deleteOfKey(keyId);
   }
 
   /** Deletes the keys past their 24 hours. */
