@@ -46,7 +46,17 @@ export class DataDirExportFiles implements ExportFiles {
     return {
       write: async (chunk) => {
         check();
-        if (!out.write(chunk)) await Promise.race([once(out, 'drain'), once(out, 'close')]);
+        if (out.write(chunk)) return check();
+        // The wait that loses the race must let go of its listeners: an export waits for many drains.
+        const settled = new AbortController();
+        try {
+          await Promise.race([
+            once(out, 'drain', { signal: settled.signal }),
+            once(out, 'close', { signal: settled.signal }),
+          ]);
+        } finally {
+          settled.abort();
+        }
         check();
       },
       finish: async () => {
