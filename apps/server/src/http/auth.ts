@@ -15,6 +15,13 @@ function clientIp(req: Request): string | undefined {
   return req.ip?.startsWith('::ffff:') && req.ip.includes('.') ? req.ip.slice(7) : req.ip;
 }
 
+function unauthorizedMessage(header: string | undefined, secret: string | undefined): string {
+  if (header === undefined) return 'A valid API key is required (Authorization: Bearer sk_…).';
+  if (secret === undefined)
+    return 'The Authorization header must be the word Bearer, a space and the API key (Authorization: Bearer sk_…).';
+  return 'The API key is invalid, revoked or expired.';
+}
+
 /**
  * 401 for a missing or rejected key (counted against the client IP's budget, and
  * recorded as `auth.failed` while that budget lasts), 429 past the key's budget.
@@ -48,12 +55,7 @@ export function authenticator(deps: {
           reason: result?.reason ?? 'malformed',
         });
       }
-      throw new ApiError(
-        'unauthorized',
-        header === undefined
-          ? 'A valid API key is required (Authorization: Bearer sk_…).'
-          : 'The API key is invalid, revoked or expired.',
-      );
+      throw new ApiError('unauthorized', unauthorizedMessage(header, secret));
     }
     const { key } = result;
     await enforceRateLimit(deps.rateLimits, res, `key:${key.id}`, key.rateLimitPerMinute);

@@ -2,7 +2,7 @@ import express, { type Request, type RequestHandler, type Response } from 'expre
 import { JsonTooDeepError } from '../lib/json-depth-guard.js';
 import { Pacer } from '../lib/pacer.js';
 import { JsonSyntaxError, parseJsonInSlices } from '../lib/parse-json-in-slices.js';
-import { ApiError, type ErrorDetail } from './errors.js';
+import { ApiError, type ErrorDetail, NotAContainerError } from './errors.js';
 import { hasBody } from './unread-body.js';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -54,7 +54,7 @@ export async function readJsonBody(
   if (text.length === 0) return {};
   const first = firstOf(text);
   if (first !== '{' && first !== '[')
-    throw malformed(new SyntaxError('A JSON body must be an object or an array.'));
+    throw malformed(new NotAContainerError('A JSON body must be an object or an array.'));
   try {
     req.body = await parseJsonInSlices(text, MAX_DEPTH);
   } catch (error) {

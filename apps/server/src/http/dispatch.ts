@@ -82,7 +82,15 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
     const match = deps.router.match(req.method, req.path);
     if (!match) {
       if (deps.router.needsKey(req.path)) await deps.authenticate(req, res);
-      throw new ApiError('not_found', `No route ${req.method} ${req.path}.`);
+      const allowed = deps.router.allowedMethods(req.path);
+      // A method the path serves, yet no match: a parameter that does not decode names nothing.
+      if (allowed.length === 0 || allowed.includes(req.method))
+        throw new ApiError('not_found', `No route ${req.method} ${req.path}.`);
+      res.setHeader('Allow', allowed.join(', '));
+      throw new ApiError(
+        'method_not_allowed',
+        `${req.method} is not served at ${req.path}; use ${allowed.join(', ')}.`,
+      );
     }
     const { operation, params } = match;
     res.locals.operationId = operation.id;

@@ -13,6 +13,7 @@ import {
   Throttled,
   Unavailable,
 } from '../lib/errors.js';
+import { JsonSyntaxError } from '../lib/parse-json-in-slices.js';
 import { sendJson } from './respond.js';
 import { closeIfBodyUnread } from './unread-body.js';
 
@@ -26,6 +27,7 @@ const STATUS: Record<ErrorCode, number> = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   gone: 410,
   precondition_failed: 412,
@@ -90,6 +92,48 @@ export function sendError(res: Response, error: ApiError): void {
   sendJson(res, error.status, { error: body });
 }
 
+/** A body that is JSON, but a string, number, boolean or null. */
+export class NotAContainerError extends SyntaxError {}
+
+/** Where the body stops being JSON, never the parser's own words (they quote the body). */
+function malformedJson(error: unknown): ApiError {
+  if (error instanceof JsonSyntaxError && error.at !== undefined) {
+    const { line, column, offset } = error.at;
+    return new ApiError(
+      'invalid_request',
+      `The request body is not valid JSON: it breaks at line ${line}, column ${column} (character ${offset + 1}).`,
+      [
+        {
+          field: 'body',
+          message: `must be valid JSON; the first error is at line ${line}, column ${column}`,
+        },
+      ],
+    );
+  }
+  if (error instanceof NotAContainerError)
+    return new ApiError('invalid_request', error.message, [
+      { field: 'body', message: 'must be a JSON object or array' },
+    ]);
+  return new ApiError('invalid_request', 'The request body is not valid JSON.', [
+    { field: 'body', message: 'must be valid JSON' },
+  ]);
+}
+
+function tooLarge(limit: number | undefined): ApiError {
+  if (limit === undefined)
+    return new ApiError('payload_too_large', 'The request body is too large.');
+  const size =
+    limit % 1_048_576 === 0
+      ? `${limit / 1_048_576} MiB`
+      : limit % 1024 === 0
+        ? `${limit / 1024} KiB`
+        : `${limit} bytes`;
+  return new ApiError(
+    'payload_too_large',
+    `The request body is too large: this operation takes at most ${size} (${limit} bytes).`,
+  );
+}
+
 interface BodyParserError {
   type?: string;
 }
@@ -100,11 +144,9 @@ function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof DomainError) return fromDomainError(error, 'body');
   switch ((error as BodyParserError)?.type) {
     case 'entity.too.large':
-      return new ApiError('payload_too_large', 'The request body is too large.');
+      return tooLarge((error as { limit?: number }).limit);
     case 'entity.parse.failed':
-      return new ApiError('invalid_request', 'The request body is not valid JSON.', [
-        { field: 'body', message: 'must be valid JSON' },
-      ]);
+      return malformedJson(error);
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new ApiError('unsupported_media_type', 'The request body encoding is not supported.');

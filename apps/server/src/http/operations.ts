@@ -130,9 +130,11 @@ export class Router {
     );
   }
 
+  /** HEAD is answered as GET, without the body (Node leaves out a HEAD response's body). */
   match(method: string, path: string): RouteMatch | undefined {
+    const wanted = method === 'HEAD' ? 'GET' : method;
     for (const route of this.routes) {
-      if (route.operation.method !== method) continue;
+      if (route.operation.method !== wanted) continue;
       const match = route.pattern.exec(path);
       if (!match) continue;
       const params: Record<string, string> = {};
@@ -146,6 +148,15 @@ export class Router {
       return { operation: route.operation, params };
     }
     return undefined;
+  }
+
+  /** The methods some operation serves at `path` (for a 405's `Allow`); none for an unknown path. */
+  allowedMethods(path: string): string[] {
+    const methods = new Set(
+      this.routes.filter((route) => route.pattern.test(path)).map((r) => r.operation.method),
+    );
+    if (methods.has('GET')) methods.add('HEAD');
+    return [...methods].sort();
   }
 
   /** An unknown path among keyed operations is answered like them: key first, then 404. */

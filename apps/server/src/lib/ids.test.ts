@@ -14,3 +14,11 @@ it('refuses a time a ULID cannot hold, rather than writing `undefined` into the 
   expect(() => newId('log', 2 ** 48)).toThrow(RangeError);
   expect(newId('log', 0)).toMatch(/^log_0000000000[0-9a-hjkmnp-tv-z]{16}$/);
 });
+
+it('counts on within a millisecond, so the ids of one ingest batch sort in request order', () => {
+  const now = Date.now();
+  const ids = Array.from({ length: 1_000 }, () => newId('log', now));
+  expect([...ids].sort()).toEqual(ids);
+  const later = newId('log', now + 1);
+  expect(later > (ids.at(-1) as string)).toBe(true);
+});

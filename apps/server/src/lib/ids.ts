@@ -15,7 +15,26 @@ function randomBytes10(): Buffer {
   return pool.subarray(poolOffset - 10, poolOffset);
 }
 
-/** A lowercase ULID: 48 bits of milliseconds, 80 random bits, Crockford base32. */
+/** The last ULID's time and random part: the next one of the same millisecond counts on from it. */
+const last = { time: -1, random: Buffer.alloc(10) };
+
+/** `bytes` + 1 as one big-endian number; false when it was all ones. */
+function increment(bytes: Buffer): boolean {
+  for (let i = bytes.length - 1; i >= 0; i--) {
+    if (bytes[i] !== 0xff) {
+      bytes[i] = (bytes[i] as number) + 1;
+      return true;
+    }
+    bytes[i] = 0;
+  }
+  return false;
+}
+
+/**
+ * A lowercase ULID: 48 bits of milliseconds, 80 random bits, Crockford base32. Monotonic within
+ * a millisecond (the ULID specification's monotonic mode): the ids of one ingest batch, which
+ * share a timestamp, sort in the order they were made.
+ */
 export function ulid(now = Date.now()): string {
   if (!(now >= 0 && now < 2 ** 48)) throw new RangeError(`a ULID cannot hold the time ${now}`);
   let time = '';
@@ -24,7 +43,9 @@ export function ulid(now = Date.now()): string {
     time = ALPHABET[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  const bytes = randomBytes10();
+  if (now !== last.time || !increment(last.random)) randomBytes10().copy(last.random);
+  last.time = now;
+  const bytes = last.random;
   let random = '';
   let buffer = 0;
   let bits = 0;

@@ -10,8 +10,86 @@ const SLICE_CHARS = 64 * 1024;
  */
 const AT_ONCE_CHARS = 4 * SLICE_CHARS;
 
-/** What `JSON.parse` would throw: the text is not one JSON value. */
-export class JsonSyntaxError extends SyntaxError {}
+/** Where a text stops being JSON: a 0-based character offset, line and column from 1. */
+export interface JsonBreak {
+  offset: number;
+  line: number;
+  column: number;
+}
+
+/** What `JSON.parse` would throw: the text is not one JSON value (`at`, where known). */
+export class JsonSyntaxError extends SyntaxError {
+  constructor(readonly at: JsonBreak | undefined) {
+    super(at ? `Not JSON at line ${at.line}, column ${at.column}` : 'Not JSON');
+  }
+}
+
+function jsonBreak(text: string, offset: number): JsonBreak {
+  let line = 1;
+  let lineStart = 0;
+  for (let at = text.indexOf('\n'); at !== -1 && at < offset; at = text.indexOf('\n', at + 1)) {
+    line += 1;
+    lineStart = at + 1;
+  }
+  return { offset, line, column: offset - lineStart + 1 };
+}
+
+/**
+ * An incremental parser that remembers where it failed, as a character offset: its tokenizer
+ * names a byte position, its token parser fails on the last token read, and a text that ends
+ * too soon fails at its end.
+ */
+class LocatingParser {
+  readonly parser = new JSONParser({ paths: ['$'], keepStack: false });
+  result: { value: unknown } | undefined;
+  failed = false;
+  private failureBytes: number | undefined;
+  private lastTokenBytes = 0;
+
+  constructor() {
+    this.parser.onValue = ({ value }) => {
+      this.result = { value };
+    };
+    this.parser.onToken = ({ offset }) => {
+      this.lastTokenBytes = offset;
+    };
+    this.parser.onError = (error) => this.fail(error);
+  }
+
+  fail(error: Error): void {
+    if (this.failed) return;
+    this.failed = true;
+    const named = /absolute position "(\d+)"/.exec(error.message)?.[1];
+    if (named !== undefined) this.failureBytes = Number(named);
+    else if (!/ended in mid-parsing/.test(error.message)) this.failureBytes = this.lastTokenBytes;
+  }
+
+  /** Where `text` broke; without a position, at its end. */
+  error(text: string): JsonSyntaxError {
+    const bytes = this.failureBytes;
+    const offset =
+      bytes === undefined
+        ? text.length
+        : Buffer.from(text, 'utf8').subarray(0, bytes).toString('utf8').length;
+    return new JsonSyntaxError(jsonBreak(text, offset));
+  }
+}
+
+/** Where `text`, which `JSON.parse` refused with `message`, breaks. */
+function locate(text: string, message: string): JsonSyntaxError {
+  const named = /at position (\d+)/.exec(message)?.[1];
+  if (named !== undefined) return new JsonSyntaxError(jsonBreak(text, Number(named)));
+  if (/end of JSON input/i.test(message)) return new JsonSyntaxError(jsonBreak(text, text.length));
+  // Node 20's `JSON.parse` names no position for an unexpected token: the other parser does.
+  const locating = new LocatingParser();
+  try {
+    locating.parser.write(text);
+    if (!locating.failed && !locating.parser.isEnded) locating.parser.end();
+  } catch (error) {
+    locating.fail(error as Error);
+  }
+  return locating.failed ? locating.error(text) : new JsonSyntaxError(undefined);
+}
 
 /**
  * `JSON.parse(text)`, in slices between which the event loop serves other requests: a body of
@@ -28,31 +106,22 @@ export async function parseJsonInSlices(text: string, maxDepth: number): Promise
     try {
       return JSON.parse(text);
     } catch (error) {
-      throw new JsonSyntaxError((error as Error).message);
+      throw locate(text, (error as Error).message);
     }
   }
-  const parser = new JSONParser({ paths: ['$'], keepStack: false });
-  let result: { value: unknown } | undefined;
-  let failure: Error | undefined;
-  parser.onValue = ({ value }) => {
-    result = { value };
-  };
-  parser.onError = (error) => {
-    failure ??= error;
-  };
+  const locating = new LocatingParser();
   const pacer = new Pacer();
   try {
-    for (let at = 0; at < text.length && !failure; at += SLICE_CHARS) {
+    for (let at = 0; at < text.length && !locating.failed; at += SLICE_CHARS) {
       depth.scanTo(at + SLICE_CHARS);
-      parser.write(text.slice(at, at + SLICE_CHARS));
+      locating.parser.write(text.slice(at, at + SLICE_CHARS));
       await pacer.pace();
     }
-    if (!failure && !parser.isEnded) parser.end();
+    if (!locating.failed && !locating.parser.isEnded) locating.parser.end();
   } catch (error) {
     if (error instanceof JsonTooDeepError) throw error;
-    failure ??= error as Error;
+    locating.fail(error as Error);
   }
-  if (failure || !result)
-    throw new JsonSyntaxError(failure?.message ?? 'Unexpected end of JSON input');
-  return result.value;
+  if (locating.failed || !locating.result) throw locating.error(text);
+  return locating.result.value;
 }
