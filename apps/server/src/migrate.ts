@@ -7,7 +7,9 @@ try {
   const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
   try {
     const applied = await db.migrate();
-    console.log(applied.length === 0 ? 'Database is up to date.' : `Applied: ${applied.join(', ')}`);
+    console.log(
+      applied.length === 0 ? 'Database is up to date.' : `Applied: ${applied.join(', ')}`,
+    );
   } finally {
     await db.close();
   }
