@@ -131,6 +131,24 @@ describe.each(['embedded', 'postgresql'] as const)('policies as code (%s databas
     expect(JSON.parse(after.stdout)).toEqual({ steps: [] });
   });
 
+  it('applies nothing of a folder with one invalid file, naming the file and the field; --dry-run exits 1', async () => {
+    const dir = await policyFolder({
+      'a.yaml': readers('users:read').replace('cli-readers', `cli-half-${database}`),
+      'z.yaml': deleters
+        .replace('cli-no-deletes', `cli-half-bad-${database}`)
+        .replace('effect: deny', 'effect: alow'),
+    });
+    const dryRun = await cli('policies', 'apply', dir, '--dry-run');
+    expect(dryRun.code).toBe(1);
+    const applied = await cli('policies', 'apply', dir, '--yes');
+    expect(applied.code).toBe(1);
+    expect(applied.stderr).toContain('z.yaml: effect:');
+    expect(applied.stderr).toContain('nothing was applied');
+    expect(applied.stdout + applied.stderr).not.toContain('created');
+    const listed = await cli('policies', 'apply', dir, '--dry-run', '--json');
+    expect(listed.stdout).not.toContain(`cli-half-${database}"`);
+  });
+
   it('passes the policy tests of examples/policies', async () => {
     const run = await cli('policies', 'test', EXAMPLES);
     expect(run.code, run.stdout + run.stderr).toBe(0);

@@ -6,6 +6,7 @@ import { applyPlan, printPlan, readStoredPolicies } from '../policies/apply.js';
 import { readPolicyFolder, requireFolder } from '../policies/files.js';
 import { planChanges } from '../policies/plan.js';
 import { describeCase, readTestCases, runTests } from '../policies/tests.js';
+import { validateFolder } from '../policies/validate.js';
 
 interface ApplyOptions {
   prune?: boolean;
@@ -19,18 +20,22 @@ export function registerPolicyCommands(program: Command): void {
   policies
     .command('apply')
     .description(
-      'compare a folder of policy files with the stored policies (by name), print the plan, apply it with --yes',
+      'validate every file of a folder (nothing is applied if one is invalid), compare them with the stored policies by name, print the plan, apply it with --yes',
     )
     .argument('<dir>', 'folder of YAML/JSON policy files, one policy each')
     .option('--prune', 'delete stored policies that no file names')
     .option('--yes', 'apply the plan')
-    .option('--dry-run', 'only print the plan; exit 2 when there are changes, 0 when none')
+    .option(
+      '--dry-run',
+      'only print the plan; exit 2 when there are changes, 0 when none, 1 when a file is invalid',
+    )
     .action(async (dir: string, options: ApplyOptions, command: Command) => {
       if (options.yes && options.dryRun)
         throw new CliError('--yes and --dry-run exclude each other', EXIT.usage);
       await requireFolder(dir);
       const { client, out } = commandContext(command.optsWithGlobals<GlobalOptions>());
       const files = await readPolicyFolder(dir);
+      await validateFolder(client, files);
       const names = new Set(files.map(({ policy }) => policy.name));
       const stored = await readStoredPolicies(client, names);
       const steps = planChanges(files, stored, options.prune ?? false);

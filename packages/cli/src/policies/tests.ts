@@ -7,6 +7,7 @@ import {
 } from '@secadmin/api-client';
 import { CliError } from '../errors.js';
 import { isRecord, listFolder, type PolicyFile, readDocument } from './files.js';
+import { problemLines } from './validate.js';
 
 type Check = components['schemas']['SimulationCheck'];
 const BATCH_SIZE = 100;
@@ -97,17 +98,12 @@ function namedByFile(
   batch: readonly TestCase[],
 ): unknown {
   if (!(error instanceof SecadminApiError) || error.details.length === 0) return error;
-  const lines = error.details.map(({ field, message }) => {
-    const draft = /draftPolicies\[(\d+)\]\.?(.*)$/.exec(field);
-    if (draft) {
-      const file = policies[Number(draft[1])]?.file ?? field;
-      return `  ${file}: ${draft[2] || 'policy'}: ${message}`;
-    }
+  const lines = problemLines(error, policies, (field) => {
     const check = /checks\[(\d+)\]\.?(.*)$/.exec(field);
     const test = check ? batch[Number(check[1])] : undefined;
-    if (check && test)
-      return `  ${test.file} check #${test.index + 1}: ${check[2] || 'check'}: ${message}`;
-    return `  ${field}: ${message}`;
+    return check && test
+      ? `${test.file} check #${test.index + 1}: ${check[2] || 'check'}`
+      : undefined;
   });
   return new CliError(`${error.message}\n${lines.join('\n')}`);
 }
