@@ -19,9 +19,22 @@ export function commandContext(options: GlobalOptions): CommandContext {
   const baseUrl = options.url ?? process.env.SECADMIN_URL;
   const apiKey = options.apiKey ?? process.env.SECADMIN_API_KEY;
   if (!baseUrl) throw usageError('no server: set SECADMIN_URL or pass --url');
+  if (!isHttpUrl(baseUrl))
+    throw usageError(
+      `the server URL must start with http:// or https://, e.g. http://localhost:3000 (got "${baseUrl}")`,
+    );
   if (!apiKey) throw usageError('no API key: set SECADMIN_API_KEY or pass --api-key');
   return {
     client: createSecadminClient({ baseUrl, apiKey, retry: { maxRetries: 2, maxWaitMs: 10_000 } }),
     out: createOutput(options.json ?? false),
   };
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const { protocol } = new URL(text);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
 }

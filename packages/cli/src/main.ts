@@ -1,32 +1,10 @@
 #!/usr/bin/env node
 import { SecadminApiError, SecadminConnectionError } from '@secadmin/api-client';
-import { Command, CommanderError } from 'commander';
-import packageJson from '../package.json' with { type: 'json' };
-import { registerKeyCommands } from './commands/keys.js';
-import { registerLogCommands } from './commands/logs.js';
-import { registerPolicyCommands } from './commands/policies.js';
-import { registerSimulateCommand } from './commands/simulate.js';
-import { registerUserCommands } from './commands/users.js';
+import { CommanderError } from 'commander';
 import { CliError, EXIT } from './errors.js';
+import { buildProgram } from './program.js';
 
-const program = new Command('secadmin')
-  .description('secadmin from the command line: policies as code, users, API keys, audit logs')
-  .option('--url <url>', 'the server, e.g. http://localhost:3000 (default: $SECADMIN_URL)')
-  .option('--api-key <key>', 'an API key secret (default: $SECADMIN_API_KEY)')
-  .option('--json', 'print JSON instead of tables')
-  .version(packageJson.version)
-  .showHelpAfterError()
-  .exitOverride();
-
-registerPolicyCommands(program);
-registerSimulateCommand(program);
-registerUserCommands(program);
-registerKeyCommands(program);
-registerLogCommands(program);
-for (const command of program.commands) {
-  command.exitOverride();
-  for (const sub of command.commands) sub.exitOverride();
-}
+const program = buildProgram();
 
 try {
   await program.parseAsync();

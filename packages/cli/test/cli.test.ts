@@ -502,7 +502,10 @@ describe('secadmin (the built CLI) against a real server', () => {
       'warning: a checkpoint shows 1 more entries after the last one given',
     );
     expect(JSON.parse((await offline(cut, '--json')).stdout).truncatedEntries).toBe(1);
-    expect((await offline(cut, '--strict')).code).toBe(3);
+    const strict = await offline(cut, '--strict');
+    expect(strict.code).toBe(3);
+    expect(strict.stdout).toContain('INVALID under --strict:');
+    expect(strict.stdout).not.toMatch(/^valid:/m);
   });
 
   it('users and keys: create, list, get, delete / revoke, as JSON', async () => {
@@ -564,6 +567,134 @@ describe('secadmin (the built CLI) against a real server', () => {
     } finally {
       tail.kill();
     }
+  });
+
+  it('refuses a malformed option value with exit 64 naming the option, and creates nothing', async () => {
+    const rate = await cli(
+      'keys',
+      'create',
+      '--name',
+      'bad',
+      '--principal',
+      'service:x',
+      '--rate-limit',
+      'abc',
+    );
+    expect(rate.code).toBe(64);
+    expect(rate.stderr).toContain('--rate-limit');
+    expect((await cli('keys', 'list')).stdout).not.toMatch(/\bbad\b/);
+    const plan = await cli(
+      'keys',
+      'create',
+      '--name',
+      'bad',
+      '--principal',
+      'service:x',
+      '--plan',
+      'gold',
+    );
+    expect(plan.code).toBe(64);
+    expect(plan.stderr).toContain('--plan');
+    const when = await cli(
+      'simulate',
+      '--principal',
+      'role:x',
+      '--action',
+      'a:b',
+      '--resource',
+      'r',
+      '--time',
+      'tuesday',
+    );
+    expect(when.code).toBe(64);
+    expect(when.stderr).toContain('--time');
+    const noScheme = await runCli('localhost:3300', ['users', 'list']);
+    expect(noScheme.code).toBe(64);
+    expect(noScheme.stderr).toContain('must start with http:// or https://');
+  });
+
+  it('tail -n pages past one API page; simulate --time and --fail-on-deny; users update; export get and download', async () => {
+    for (let i = 0; i < 3; i++)
+      await applyFolder({
+        [`page-${i}.yaml`]: readers('users:read').replace('cli-readers', `page-${i}`),
+      });
+    const many = await cli('logs', 'tail', '-n', '130', '--json');
+    expect(many.code, many.stderr).toBe(0);
+    const lines = many.stdout.trim().split('\n');
+    expect(lines.length).toBeGreaterThan(100);
+    expect(lines.length).toBeLessThanOrEqual(130);
+
+    await applyFolder({
+      'office-hours.yaml': `name: cli-office-hours
+effect: allow
+principals: [role:cli-clock]
+actions: [users:read]
+resources: ['users/*']
+conditions: {time: {notBefore: '2026-01-01T09:00:00Z', notAfter: '2026-01-01T17:00:00Z'}}
+`,
+    });
+    const ask = (...extra: string[]) =>
+      cli(
+        'simulate',
+        '--principal',
+        'role:cli-clock',
+        '--action',
+        'users:read',
+        '--resource',
+        'users/u',
+        ...extra,
+      );
+    const inHours = await ask('--time', '2026-01-01T10:00:00Z', '--fail-on-deny');
+    expect(inHours.code, inHours.stderr).toBe(0);
+    expect(inHours.stdout).toContain('decision: allow');
+    expect((await ask('--time', '2026-01-01T20:00:00Z')).code).toBe(0);
+    expect((await ask('--time', '2026-01-01T20:00:00Z', '--fail-on-deny')).code).toBe(1);
+
+    const created = JSON.parse(
+      (await cli('users', 'create', '--email', 'upd@example.com', '--json')).stdout,
+    );
+    const updated = await cli(
+      'users',
+      'update',
+      created.id,
+      '--name',
+      'Ada',
+      '--role',
+      'viewer',
+      '--metadata',
+      '{"team":"blue"}',
+      '--json',
+    );
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(JSON.parse(updated.stdout)).toMatchObject({
+      name: 'Ada',
+      roles: ['viewer'],
+      metadata: { team: 'blue' },
+    });
+    expect((await cli('users', 'update', created.id)).code).toBe(64);
+    expect((await cli('users', 'update', created.id, '--metadata', '[1]')).code).toBe(64);
+
+    const started = JSON.parse(
+      (
+        await cli(
+          'logs',
+          'export',
+          '--from',
+          '2020-01-01T00:00:00Z',
+          '--to',
+          '2100-01-01T00:00:00Z',
+          '--json',
+        )
+      ).stdout,
+    );
+    const file = join(scratch, 'later.json');
+    const fetched = await cli('logs', 'export', 'download', started.exportId, '--wait', '-o', file);
+    expect(fetched.code, fetched.stderr).toBe(0);
+    expect(JSON.parse(await readFile(file, 'utf8')).length).toBeGreaterThan(0);
+    const shown = JSON.parse(
+      (await cli('logs', 'export', 'get', started.exportId, '--json')).stdout,
+    );
+    expect(shown).toMatchObject({ exportId: started.exportId, status: 'completed' });
   });
 
   it('exits 64 on a usage error and 1 on an API error, never printing the key', async () => {

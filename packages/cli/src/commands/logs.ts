@@ -14,9 +14,10 @@ import {
   type VerifyResult,
   verifyExport,
 } from '@secadmin/api-client';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { commandContext, type GlobalOptions } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
+import { instant, positiveInteger } from '../options.js';
 import { createOutput, type Output } from '../output.js';
 
 const LOG_COLUMNS = ['timestamp', 'event', 'actor', 'result', 'id'];
@@ -33,6 +34,9 @@ export function registerLogCommands(program: Command): void {
 
   logs
     .command('search')
+    .description(
+      'full-text search, newest first (words AND-ed, "phrases", OR, -word, event:, actor:, result:, ip:)',
+    )
     .argument('<query>', 'e.g. "login -result:success actor:ada@example.com"')
     .option('--limit <n>', 'at most this many hits', positiveInteger, 50)
     .action(async (query: string, options: { limit: number }, command: Command) => {
@@ -61,27 +65,32 @@ export function registerLogCommands(program: Command): void {
       },
     );
 
-  logs
+  const exportCommand = logs
     .command('export')
-    .description('export entries to a file; with --wait, wait for it and download it')
-    .requiredOption('--from <instant>', 'ISO 8601, inclusive')
-    .requiredOption('--to <instant>', 'ISO 8601, exclusive')
-    .option('--format <format>', 'json or csv', 'json')
+    .description(
+      'export entries to a file; with --wait, wait for it and download it (see also: export get, export download)',
+    )
+    // Checked in the action, not as required options: commander would demand them of
+    // `export get` and `export download` too.
+    .option('--from <instant>', 'ISO 8601, inclusive (required)', instant)
+    .option('--to <instant>', 'ISO 8601, exclusive (required)', instant)
+    .addOption(
+      new Option('--format <format>', 'the file format').choices(['json', 'csv']).default('json'),
+    )
     .option('--wait', 'wait until the export completes, then download it (needs -o)')
     .option('-o, --output <file>', 'where to write the download')
     .action(
       async (
-        options: { from: string; to: string; format: string; wait?: boolean; output?: string },
+        options: { from?: string; to?: string; format: string; wait?: boolean; output?: string },
         command: Command,
       ) => {
-        if (options.format !== 'json' && options.format !== 'csv')
-          throw usageError('--format must be json or csv');
+        if (!options.from || !options.to) throw usageError('logs export needs --from and --to');
         if (options.wait && !options.output) throw usageError('--wait needs -o <file>');
         const { client, out } = commandContext(command.optsWithGlobals<GlobalOptions>());
         const created = await client.exports.create({
           from: options.from,
           to: options.to,
-          format: options.format,
+          format: options.format as 'json' | 'csv',
         });
         if (!options.wait || !options.output) {
           out.result(created, () => out.line(`export ${created.exportId} is ${created.status}`));
@@ -96,6 +105,49 @@ export function registerLogCommands(program: Command): void {
         );
       },
     );
+
+  exportCommand
+    .command('get')
+    .description('show an export: its status, record count, size and download URL')
+    .argument('<exportId>', 'the export id, exp_…')
+    .action(async (exportId: string, _options: object, command: Command) => {
+      const { client, out } = commandContext(command.optsWithGlobals<GlobalOptions>());
+      const current = await client.exports.get(exportId);
+      out.result(current, () =>
+        out.table(
+          [current],
+          ['exportId', 'status', 'format', 'totalRecords', 'fileSizeBytes', 'createdAt'],
+        ),
+      );
+    });
+
+  exportCommand
+    .command('download')
+    .description('download a completed export (with --wait, wait for it first)')
+    .argument('<exportId>', 'the export id, exp_…')
+    .option('-o, --output <file>', 'where to write the file (required)')
+    .option('--wait', 'wait until the export completes')
+    .action(async (exportId: string, _options: object, command: Command) => {
+      // `export` itself has -o and --wait, so it is the one that parses them: read them merged.
+      const options = command.optsWithGlobals<
+        GlobalOptions & { output?: string; wait?: boolean }
+      >();
+      if (!options.output) throw usageError('export download needs -o <file>');
+      const { client, out } = commandContext(options);
+      const current = options.wait
+        ? await waitForExport(client, exportId)
+        : await client.exports.get(exportId);
+      if (current.status !== 'completed')
+        throw new CliError(
+          `export ${exportId} is ${current.status}${current.error ? `: ${current.error}` : ''}; nothing downloaded${current.status === 'processing' ? ' (add --wait to wait for it)' : ''}`,
+        );
+      await download(client, current, options.output);
+      out.result(current, () =>
+        out.line(
+          `wrote ${current.totalRecords} records (${current.fileSizeBytes} bytes) to ${options.output}`,
+        ),
+      );
+    });
 
   logs
     .command('verify')
@@ -161,15 +213,11 @@ export function registerLogCommands(program: Command): void {
           if (expectedKey)
             result = await withServerKeysChecked(context.client, result, expectedKey);
         }
-        out.result(result, () => out.line(describeVerification(result, expectedKey !== undefined)));
-        const unvouched =
-          (result.unsealedEntries ?? 0) +
-          (result.uncoveredEntries ?? 0) +
-          (result.truncatedEntries ?? 0) +
-          (result.metadataOmitted ? 1 : 0);
-        const unpinned = options.export !== undefined && !result.pinnedKey;
-        if (!result.valid || (options.strict && (unvouched > 0 || unpinned)))
-          process.exitCode = EXIT.invalid;
+        const strictFailures = options.strict ? strictProblems(result) : [];
+        out.result(result, () =>
+          out.line(describeVerification(result, expectedKey !== undefined, strictFailures)),
+        );
+        if (!result.valid || strictFailures.length > 0) process.exitCode = EXIT.invalid;
       },
     );
 
@@ -224,13 +272,34 @@ async function withServerKeysChecked(
   return { ...result, pinnedKey: keys.pinnedKey ?? null };
 }
 
-function describeVerification(result: VerifyResult, pinned: boolean): string {
+/** What `--strict` does not let pass in an export whose chain holds. */
+function strictProblems(result: VerifyResult): string[] {
+  return [
+    result.pinnedKey ? '' : 'no public key is pinned',
+    result.unsealedEntries ? `${result.unsealedEntries} entries are not sealed` : '',
+    result.uncoveredEntries
+      ? `${result.uncoveredEntries} entries come after the last checkpoint`
+      : '',
+    result.truncatedEntries
+      ? `the export stops ${result.truncatedEntries} entries before the chain's head`
+      : '',
+    result.metadataOmitted ? 'the export shows no metadata' : '',
+  ].filter((problem) => problem !== '');
+}
+
+function describeVerification(
+  result: VerifyResult,
+  pinned: boolean,
+  strictFailures: readonly string[],
+): string {
   const key = result.pinnedKey
     ? `pinned key ${result.pinnedKey}\n`
     : pinned || result.pinnedKey === undefined
       ? ''
       : 'warning: no public key pinned: the key in the material was trusted as it is (pin one with --public-key or SECADMIN_PUBLIC_KEY)\n';
-  return key + describeVerdict(result);
+  const verdict = describeVerdict(result);
+  if (!result.valid || strictFailures.length === 0) return key + verdict;
+  return `${key}INVALID under --strict: ${strictFailures.join('; ')}\n(without --strict: ${verdict})`;
 }
 
 function describeVerdict(result: VerifyResult): string {
@@ -286,7 +355,12 @@ async function tail(
       else out.line(`${row.timestamp}  ${row.event}  ${row.actor}  ${row.result}  ${row.id}`);
     }
   };
-  print((await client.logs.list({ limit: Math.min(options.lines, 100) })).data);
+  const newest: LogEntryListItem[] = [];
+  for await (const entry of client.paginate('/v1/logs', { limit: Math.min(options.lines, 100) })) {
+    newest.push(entry);
+    if (newest.length >= options.lines) break;
+  }
+  print(newest);
   while (options.follow) {
     await sleep(options.interval * 1000);
     print(await newestUntilSeen(client, seen));
@@ -345,10 +419,4 @@ function progress(total: number | undefined): Transform {
       callback();
     },
   });
-}
-
-function positiveInteger(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1) throw usageError(`not a positive integer: ${value}`);
-  return parsed;
 }

@@ -1,8 +1,9 @@
-import type { UserListItem } from '@secadmin/api-client';
+import type { UserListItem, UserUpdate } from '@secadmin/api-client';
 import type { Command } from 'commander';
 import { commandContext, type GlobalOptions } from '../context.js';
+import { usageError } from '../errors.js';
+import { collect, jsonObject } from '../options.js';
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 const USER_COLUMNS = ['id', 'email', 'name', 'roles', 'createdAt'];
 
 export function registerUserCommands(program: Command): void {
@@ -10,6 +11,7 @@ export function registerUserCommands(program: Command): void {
 
   users
     .command('list')
+    .description('list users, oldest first')
     .option('--role <role>', 'only users holding this role')
     .option('--email <email>', 'only the user with this email')
     .action(async (options: { role?: string; email?: string }, command: Command) => {
@@ -22,7 +24,8 @@ export function registerUserCommands(program: Command): void {
 
   users
     .command('get')
-    .argument('<id>')
+    .description('show one user')
+    .argument('<id>', 'the user id, user_…')
     .action(async (id: string, _options: object, command: Command) => {
       const { client, out } = commandContext(command.optsWithGlobals<GlobalOptions>());
       const user = await client.users.get(id);
@@ -31,8 +34,9 @@ export function registerUserCommands(program: Command): void {
 
   users
     .command('create')
-    .requiredOption('--email <email>')
-    .option('--name <name>')
+    .description('create a user')
+    .requiredOption('--email <email>', 'unique, case-insensitive')
+    .option('--name <name>', 'the display name')
     .option('--role <role>', 'a role to grant (repeatable)', collect)
     .action(
       async (options: { email: string; name?: string; role?: string[] }, command: Command) => {
@@ -47,8 +51,57 @@ export function registerUserCommands(program: Command): void {
     );
 
   users
+    .command('update')
+    .description('change a user: only the fields given change')
+    .argument('<id>', 'the user id, user_…')
+    .option('--email <email>', 'a new email')
+    .option('--name <name>', 'a new display name')
+    .option(
+      '--role <role>',
+      'the roles the user holds from now on (repeatable; replaces them)',
+      collect,
+    )
+    .option('--no-roles', 'take every role away')
+    .option(
+      '--metadata <json>',
+      'metadata to merge, a JSON object (a key set to null is removed)',
+      jsonObject,
+    )
+    .action(
+      async (
+        id: string,
+        options: {
+          email?: string;
+          name?: string;
+          role?: string[];
+          roles?: boolean;
+          metadata?: Record<string, unknown>;
+        },
+        command: Command,
+      ) => {
+        if (options.role && options.roles === false)
+          throw usageError('--role and --no-roles exclude each other');
+        const update: UserUpdate = {
+          ...(options.email !== undefined ? { email: options.email } : {}),
+          ...(options.name !== undefined ? { name: options.name } : {}),
+          ...(options.role ? { roles: options.role } : {}),
+          ...(options.roles === false ? { roles: [] } : {}),
+          ...(options.metadata ? { metadata: options.metadata } : {}),
+        } as UserUpdate;
+        if (Object.keys(update).length === 0)
+          throw usageError(
+            'nothing to change: give --email, --name, --role, --no-roles or --metadata',
+          );
+        const { client, out } = commandContext(command.optsWithGlobals<GlobalOptions>());
+        const user = await client.users.update(id, update);
+        out.result(user, () => out.table([user], USER_COLUMNS));
+      },
+    );
+
+  users
     .command('delete')
-    .argument('<id>')
+    .description('delete a user: its keys are revoked and its entries in the audit log redacted')
+    .argument('<id>', 'the user id, user_…')
     .action(async (id: string, _options: object, command: Command) => {
       const { client, out } = commandContext(command.optsWithGlobals<GlobalOptions>());
       await client.users.delete(id);

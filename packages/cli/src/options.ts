@@ -1,0 +1,34 @@
+import { InvalidArgumentError } from 'commander';
+
+// Option parsers: commander reports what they throw with the option's name, and the CLI exits 64.
+
+export function positiveInteger(value: string): number {
+  if (!/^[1-9][0-9]*$/.test(value)) throw new InvalidArgumentError('must be a positive integer.');
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed)) throw new InvalidArgumentError('is too large.');
+  return parsed;
+}
+
+/** An ISO 8601 instant with a time zone, as the API takes it (`2026-11-25T21:00:00Z`). */
+export function instant(value: string): string {
+  const shape = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+  if (!shape.test(value) || Number.isNaN(Date.parse(value)))
+    throw new InvalidArgumentError('must be an ISO 8601 instant, e.g. 2026-11-25T21:00:00Z.');
+  return value;
+}
+
+/** A JSON object, e.g. `{"team":"blue"}`. */
+export function jsonObject(value: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new InvalidArgumentError('must be a JSON object, e.g. \'{"team":"blue"}\'.');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new InvalidArgumentError('must be a JSON object, e.g. \'{"team":"blue"}\'.');
+  return parsed as Record<string, unknown>;
+}
+
+/** Appends each use of a repeatable option. */
+export const collect = (value: string, previous: string[] = []) => [...previous, value];
