@@ -15,13 +15,22 @@ const singular = (noun) => noun.replace(/ies$/, 'y').replace(/s$/, '');
 /** `Audit logs` → `logs`, `API keys` → `apiKeys`. */
 export const clientGroup = (tag) => GROUP_NAMES[tag] ?? camelCase(tag);
 
-/** `listUsers` in `users` → `list`; `getHealth` in `system` keeps its operationId. */
+const words = (name) => name.split(/(?=[A-Z])/).map((w) => w.toLowerCase());
+
+/**
+ * The operationId without the group's noun: `listUsers` in `users` → `list`,
+ * `simulatePolicyBatch` in `policies` → `simulateBatch`, `createApiKey` in `apiKeys` → `create`;
+ * `getHealth` in `system` keeps its operationId.
+ */
 export function clientMethodName(operationId, group) {
-  const [verb, ...rest] = operationId.split(/(?=[A-Z])/);
-  const noun = rest.join('').toLowerCase();
-  return noun === group.toLowerCase() || noun === singular(group).toLowerCase()
-    ? verb
-    : operationId;
+  const [verb, ...rest] = words(operationId);
+  for (const noun of [words(group), words(singular(group))]) {
+    const at = rest.findIndex((_, i) => noun.every((w, j) => rest[i + j] === w));
+    if (at === -1) continue;
+    const left = [...rest.slice(0, at), ...rest.slice(at + noun.length)];
+    return verb + left.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+  }
+  return operationId;
 }
 
 /** `#/components/...` references of a bundled spec, followed to their target. */

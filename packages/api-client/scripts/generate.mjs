@@ -111,7 +111,10 @@ function signature(op) {
     none: 'void',
     response: 'Response',
   }[op.returns];
-  return `${op.name}(${args.join(', ')}): Promise<${result}>;`;
+  const returned = op.cursor
+    ? `PagedCall<${result}, PageItem<'${op.path}'>>`
+    : `Promise<${result}>`;
+  return `${op.name}(${args.join(', ')}): ${returned};`;
 }
 
 const tagDescriptions = new Map((spec.tags ?? []).map((t) => [t.name, t.description]));
@@ -128,6 +131,8 @@ import type {
   Query,
   RequestOptions,
 } from '../operation-types.js';
+import type { PagedCall } from '../paged-call.js';
+import type { PageItem } from '../pagination.js';
 
 /** Every operation: its resource method, and where a call's arguments go in the request. */
 export const operations = {
@@ -137,8 +142,9 @@ ${operations.map(entry).join('\n')}
 /**
  * The API's operations as methods, grouped by resource. Arguments come in this order: path
  * parameters, the JSON body, the query, then {@link RequestOptions}. A method resolves to the
- * \`data\` of the answer, to the whole page (\`{ data, pagination, meta }\`) for a list, and throws
- * a \`SecadminApiError\` for any non-2xx answer.
+ * \`data\` of the answer, and throws a \`SecadminApiError\` for any non-2xx answer. A list or a
+ * search is a {@link PagedCall}: awaited, the first page (\`{ data, pagination, meta }\`);
+ * iterated with \`for await\`, every item of every page.
  */
 export interface Resources {
 ${[...groups]

@@ -1,10 +1,11 @@
 import type { paths } from '@secadmin/api-types';
 import createClient, { type Client } from 'openapi-fetch';
 import { throwOnError } from './errors.js';
+import { type Exports, withExportHelpers } from './export-helpers.js';
 import type { Resources } from './generated/operations.js';
 import { requestHeaders } from './headers.js';
 import { createPaginate, type PagedPath, type PageItem, type PaginateArgs } from './pagination.js';
-import { createResources } from './resources.js';
+import { createResources, etagOf, type Paginate } from './resources.js';
 import { type RetryOptions, withRetries } from './retry.js';
 import { type Fetch, withTimeout } from './transport.js';
 
@@ -12,7 +13,11 @@ import { type Fetch, withTimeout } from './transport.js';
 export interface SecadminClientOptions {
   /** The server's origin, e.g. `http://localhost:3000`. */
   baseUrl: string;
-  /** An API key secret (`sk_…`), sent as `Authorization: Bearer`. */
+  /**
+   * An API key secret (`sk_…`), sent as `Authorization: Bearer`. Leave it out only to call the
+   * public endpoints; given, it must be a non-empty string (an unset variable is an error here,
+   * not a 401 later).
+   */
   apiKey?: string;
   /** A fetch implementation; defaults to the global one. */
   fetch?: Fetch;
@@ -36,7 +41,11 @@ export interface SecadminClientOptions {
  * search, and underneath the openapi-fetch client itself (`client.GET('/v1/users/{id}', …)`,
  * `client.use(middleware)`) for what the methods do not give, such as response headers.
  */
-export interface SecadminClient extends Client<paths>, Resources {
+export interface SecadminClient extends Client<paths>, Omit<Resources, 'exports'> {
+  /** Exports, with {@link ExportHelpers}: `wait(exportId)` and `download(downloadUrl)`. */
+  exports: Exports;
+  /** The `ETag` the server sent with a resource a call resolved to, for `ifMatch`. */
+  etagOf(resource: object): string | undefined;
   /**
    * Yields every item of a cursor-paged operation, page after page, following
    * `pagination.nextCursor`: `for await (const user of client.paginate('/v1/users', { role }))`
@@ -48,6 +57,10 @@ export interface SecadminClient extends Client<paths>, Resources {
 
 /** Creates a client; see {@link SecadminClientOptions}. */
 export function createSecadminClient(options: SecadminClientOptions): SecadminClient {
+  if ('apiKey' in options && (typeof options.apiKey !== 'string' || options.apiKey === ''))
+    throw new TypeError(
+      'createSecadminClient: apiKey is empty or not a string (an unset environment variable?). Pass the key (sk_…), or leave apiKey out to call only the public endpoints.',
+    );
   const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
   const client = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
@@ -59,5 +72,11 @@ export function createSecadminClient(options: SecadminClientOptions): SecadminCl
     requestHeaders({ apiKey: options.apiKey, idempotencyKeys: options.idempotencyKeys ?? true }),
     throwOnError,
   );
-  return Object.assign(client, createResources(client), { paginate: createPaginate(client) });
+  const paginate = createPaginate(client);
+  const resources = createResources(client, paginate as Paginate);
+  return Object.assign(client, resources, {
+    exports: withExportHelpers(resources.exports),
+    paginate,
+    etagOf,
+  });
 }

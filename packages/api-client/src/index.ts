@@ -9,6 +9,7 @@ export {
   SecadminApiError,
   SecadminConnectionError,
 } from './errors.js';
+export type { ExportHelpers, Exports, WaitOptions } from './export-helpers.js';
 export type { Resources } from './generated/operations.js';
 export type {
   Body,
@@ -18,6 +19,7 @@ export type {
   Query,
   RequestOptions,
 } from './operation-types.js';
+export type { PagedCall } from './paged-call.js';
 export type {
   PagedPath,
   PageItem,

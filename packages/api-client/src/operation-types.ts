@@ -37,4 +37,9 @@ export interface RequestOptions {
    * retries safe; pass your own to make a POST safe to repeat across calls or process restarts.
    */
   idempotencyKey?: string;
+  /**
+   * `If-Match`: the update or delete happens only if the resource still has this `ETag`
+   * (`etagOf(resource)` of what a `get` returned), else a 412 `SecadminApiError`.
+   */
+  ifMatch?: string;
 }

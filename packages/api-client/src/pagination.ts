@@ -27,7 +27,7 @@ export type PageParams<P extends PagedPath> = Omit<
 export type PageItem<P extends PagedPath> = Data<PagedOperation<P>> extends (infer I)[] ? I : never;
 
 /** Options of a walk over pages: they apply to every page's request. */
-export type PaginateOptions = Omit<RequestOptions, 'idempotencyKey'>;
+export type PaginateOptions = Omit<RequestOptions, 'idempotencyKey' | 'ifMatch'>;
 
 /** `paginate`'s arguments after the path: the params are optional when nothing in them is required. */
 export type PaginateArgs<P extends PagedPath> =

@@ -2,6 +2,7 @@ import type { paths } from '@secadmin/api-types';
 import type { Client } from 'openapi-fetch';
 import { operations, type Resources } from './generated/operations.js';
 import type { RequestOptions } from './operation-types.js';
+import { pagedCall } from './paged-call.js';
 
 /** One row of the generated operation table. */
 export type Operation = (typeof operations)[keyof typeof operations];
@@ -20,6 +21,21 @@ type UntypedRequest = (
   init: Record<string, unknown>,
 ) => Promise<{ data?: unknown; response: Response }>;
 
+/** The `ETag` each resource was answered with, by the object the call resolved to. */
+const etags = new WeakMap<object, string>();
+
+function remembered(resource: unknown, response: Response): unknown {
+  const etag = response.headers.get('etag');
+  if (etag !== null && typeof resource === 'object' && resource !== null) etags.set(resource, etag);
+  return resource;
+}
+
+/**
+ * The `ETag` the server sent with `resource` (an object a `get`, `create` or `update` resolved
+ * to), for `ifMatch` on the next update or delete; `undefined` when it sent none.
+ */
+export const etagOf = (resource: object): string | undefined => etags.get(resource);
+
 /** Sends one operation and answers what its resource method returns (see `Resources`). */
 export async function send(
   client: Client<paths>,
@@ -27,7 +43,7 @@ export async function send(
   values: RequestValues,
   options: RequestOptions = {},
 ): Promise<unknown> {
-  const { signal, headers, idempotencyKey } = options;
+  const { signal, headers, idempotencyKey, ifMatch } = options;
   const { data, response } = await (client.request as UntypedRequest)(
     operation.method,
     operation.path,
@@ -35,14 +51,17 @@ export async function send(
       params: { path: values.path, query: values.query },
       body: values.body,
       signal,
-      headers:
-        idempotencyKey === undefined ? headers : { ...headers, 'Idempotency-Key': idempotencyKey },
+      headers: {
+        ...headers,
+        ...(idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey }),
+        ...(ifMatch === undefined ? {} : { 'If-Match': ifMatch }),
+      },
       parseAs: operation.returns === 'response' ? 'stream' : 'json',
     },
   );
   switch (operation.returns) {
     case 'data':
-      return (data as { data: unknown }).data;
+      return remembered((data as { data: unknown }).data, response);
     case 'body':
       return data;
     case 'response':
@@ -52,9 +71,12 @@ export async function send(
   }
 }
 
-/** The resource methods, built from the operation table: `(…path params, body?, query?, options?)`. */
-export function createResources(client: Client<paths>): Resources {
-  const resources: Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>> = {};
+/**
+ * The resource methods, built from the operation table: `(…path params, body?, query?, options?)`.
+ * A cursor-paged operation answers a `PagedCall`, whose iteration is `paginate` from its params.
+ */
+export function createResources(client: Client<paths>, paginate: Paginate): Resources {
+  const resources: Record<string, Record<string, (...args: unknown[]) => unknown>> = {};
   for (const operation of Object.values(operations)) {
     const group = resources[operation.group] ?? {};
     resources[operation.group] = group;
@@ -63,8 +85,21 @@ export function createResources(client: Client<paths>): Resources {
       let next = operation.pathParams.length;
       const body = operation.body ? args[next++] : undefined;
       const query = operation.query ? args[next++] : undefined;
-      return send(client, operation, { path, body, query }, args[next] as RequestOptions);
+      const options = args[next] as RequestOptions | undefined;
+      const call = () => send(client, operation, { path, body, query }, options);
+      if (operation.cursor === null) return call();
+      const params = operation.cursor === 'body' ? body : query;
+      return pagedCall(call, () =>
+        paginate(operation.path, params, options)[Symbol.asyncIterator](),
+      );
     };
   }
   return resources as unknown as Resources;
 }
+
+/** `paginate` as the resource methods call it: a path and that operation's params, unchecked. */
+export type Paginate = (
+  path: string,
+  params: unknown,
+  options: RequestOptions | undefined,
+) => AsyncIterable<unknown>;

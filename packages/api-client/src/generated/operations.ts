@@ -8,6 +8,8 @@ import type {
   Query,
   RequestOptions,
 } from '../operation-types.js';
+import type { PagedCall } from '../paged-call.js';
+import type { PageItem } from '../pagination.js';
 
 /** Every operation: its resource method, and where a call's arguments go in the request. */
 export const operations = {
@@ -19,7 +21,7 @@ export const operations = {
   listPolicies: { group: 'policies', name: 'list', method: 'GET', path: '/v1/policies', pathParams: [], query: true, body: false, cursor: 'query', returns: 'body' },
   createPolicy: { group: 'policies', name: 'create', method: 'POST', path: '/v1/policies', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   simulatePolicy: { group: 'policies', name: 'simulate', method: 'POST', path: '/v1/policies/simulate', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
-  simulatePolicyBatch: { group: 'policies', name: 'simulatePolicyBatch', method: 'POST', path: '/v1/policies/simulate/batch', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
+  simulatePolicyBatch: { group: 'policies', name: 'simulateBatch', method: 'POST', path: '/v1/policies/simulate/batch', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   getPolicy: { group: 'policies', name: 'get', method: 'GET', path: '/v1/policies/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
   updatePolicy: { group: 'policies', name: 'update', method: 'PATCH', path: '/v1/policies/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'data' },
   deletePolicy: { group: 'policies', name: 'delete', method: 'DELETE', path: '/v1/policies/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
@@ -46,8 +48,9 @@ export const operations = {
 /**
  * The API's operations as methods, grouped by resource. Arguments come in this order: path
  * parameters, the JSON body, the query, then {@link RequestOptions}. A method resolves to the
- * `data` of the answer, to the whole page (`{ data, pagination, meta }`) for a list, and throws
- * a `SecadminApiError` for any non-2xx answer.
+ * `data` of the answer, and throws a `SecadminApiError` for any non-2xx answer. A list or a
+ * search is a {@link PagedCall}: awaited, the first page (`{ data, pagination, meta }`);
+ * iterated with `for await`, every item of every page.
  */
 export interface Resources {
   /**
@@ -63,7 +66,7 @@ export interface Resources {
      *
      * `GET /v1/users` (`listUsers`)
      */
-    list(query?: Query<'listUsers'>, options?: RequestOptions): Promise<JsonBody<'listUsers'>>;
+    list(query?: Query<'listUsers'>, options?: RequestOptions): PagedCall<JsonBody<'listUsers'>, PageItem<'/v1/users'>>;
     /**
      * Create a user
      *
@@ -129,7 +132,7 @@ export interface Resources {
      *
      * `GET /v1/policies` (`listPolicies`)
      */
-    list(query?: Query<'listPolicies'>, options?: RequestOptions): Promise<JsonBody<'listPolicies'>>;
+    list(query?: Query<'listPolicies'>, options?: RequestOptions): PagedCall<JsonBody<'listPolicies'>, PageItem<'/v1/policies'>>;
     /**
      * Create a policy
      *
@@ -186,7 +189,7 @@ export interface Resources {
      *
      * `POST /v1/policies/simulate/batch` (`simulatePolicyBatch`)
      */
-    simulatePolicyBatch(body: Body<'simulatePolicyBatch'>, options?: RequestOptions): Promise<Data<'simulatePolicyBatch'>>;
+    simulateBatch(body: Body<'simulatePolicyBatch'>, options?: RequestOptions): Promise<Data<'simulatePolicyBatch'>>;
     /**
      * Get a policy
      *
@@ -441,7 +444,7 @@ export interface Resources {
      *
      * `GET /v1/logs` (`listLogs`)
      */
-    list(query?: Query<'listLogs'>, options?: RequestOptions): Promise<JsonBody<'listLogs'>>;
+    list(query?: Query<'listLogs'>, options?: RequestOptions): PagedCall<JsonBody<'listLogs'>, PageItem<'/v1/logs'>>;
     /**
      * Ingest log entries
      *
@@ -479,7 +482,7 @@ export interface Resources {
      *
      * `POST /v1/logs/search` (`searchLogs`)
      */
-    search(body: Body<'searchLogs'>, options?: RequestOptions): Promise<JsonBody<'searchLogs'>>;
+    search(body: Body<'searchLogs'>, options?: RequestOptions): PagedCall<JsonBody<'searchLogs'>, PageItem<'/v1/logs/search'>>;
     /**
      * List chain checkpoints
      *
@@ -491,7 +494,7 @@ export interface Resources {
      *
      * `GET /v1/logs/checkpoints` (`listCheckpoints`)
      */
-    listCheckpoints(query?: Query<'listCheckpoints'>, options?: RequestOptions): Promise<JsonBody<'listCheckpoints'>>;
+    listCheckpoints(query?: Query<'listCheckpoints'>, options?: RequestOptions): PagedCall<JsonBody<'listCheckpoints'>, PageItem<'/v1/logs/checkpoints'>>;
     /**
      * Get the checkpoint signing key
      *
@@ -621,7 +624,7 @@ export interface Resources {
      *
      * `GET /v1/api-keys` (`listApiKeys`)
      */
-    list(query?: Query<'listApiKeys'>, options?: RequestOptions): Promise<JsonBody<'listApiKeys'>>;
+    list(query?: Query<'listApiKeys'>, options?: RequestOptions): PagedCall<JsonBody<'listApiKeys'>, PageItem<'/v1/api-keys'>>;
     /**
      * Create an API key
      *

@@ -74,7 +74,7 @@ export async function runTests(
     const batch = cases.slice(start, start + BATCH_SIZE);
     let results: SimulationResult[];
     try {
-      ({ results } = await client.policies.simulatePolicyBatch({
+      ({ results } = await client.policies.simulateBatch({
         checks: batch.map((test) => test.check),
         draftPolicies,
         useStored: false,

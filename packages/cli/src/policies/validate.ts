@@ -23,7 +23,7 @@ export async function validateFolder(
   for (let start = 0; start < files.length; start += DRAFTS_PER_CALL) {
     const group = files.slice(start, start + DRAFTS_PER_CALL);
     try {
-      await client.policies.simulatePolicyBatch({
+      await client.policies.simulateBatch({
         checks: [PROBE],
         draftPolicies: group.map(({ policy }) => policy),
         useStored: false,
