@@ -8,31 +8,13 @@
 //   server, when the page is at `<origin>[/<prefix>]/docs`.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { servedFrom } from './served-from-page.mjs';
 
 const PAGE = 'dist/index.html';
 const OPEN = '<div id="redoc">';
 const SCRIPT = '\n      <script type="module">';
 const DEFINITION = 'const __redoc_definition = ';
 const HYDRATE = 'hydrate(__redoc_definition, ';
-
-/** Runs in the page: the definition with `defaultBase` replaced by where the page was served. */
-function servedFrom(definition, defaultBase) {
-  const prefix = location.pathname.replace(/\/docs\/?$/, '');
-  const served =
-    /^https?:$/.test(location.protocol) &&
-    prefix !== location.pathname &&
-    // Only plain path segments: the address is pasted into shell-quoted samples.
-    /^(\/[\w.~-]+)*$/.test(prefix);
-  if (!served) return definition;
-  const base = location.origin + prefix;
-  const rewrite = (value) => {
-    if (typeof value === 'string') return value.replaceAll(defaultBase, base);
-    if (Array.isArray(value)) return value.map(rewrite);
-    if (value === null || typeof value !== 'object') return value;
-    return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, rewrite(v)]));
-  };
-  return rewrite(definition);
-}
 
 function replaceOnce(html, search, replacement) {
   if (html.split(search).length !== 2)
