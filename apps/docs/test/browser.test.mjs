@@ -183,6 +183,23 @@ test('the landing page starts with a quickstart at this address, and its links o
   await page.close();
 });
 
+test('before its script runs, the page has no link that leads to a 404', async () => {
+  // What a reader can open while the page's script is still loading, or without JavaScript.
+  const page = await context.newPage();
+  page.setDefaultTimeout(TIMEOUT);
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Emulation.setScriptExecutionDisabled', { value: true });
+  const response = await page.goto(`${url}/docs`, { waitUntil: 'load' });
+  assert.equal(response.status(), 200);
+  const links = await page.$$eval('a[href]', (as) => as.map((a) => a.href));
+  const own = [...new Set(links.filter((href) => new URL(href).origin === new URL(url).origin))];
+  for (const href of own) {
+    const response = await page.request.get(href);
+    assert.equal(response.status(), 200, `${href} answered ${response.status()}`);
+  }
+  await page.close();
+});
+
 /**
  * The first shown code block that contains `text` (highlighted: the text spans elements). Read
  * it with textContent: Redoc skips rendering what is off screen, which empties innerText.
