@@ -113,11 +113,100 @@ test('a deep link of the former Redoc form opens its operation', async () => {
   const box = await heading.boundingBox();
   const viewport = page.viewportSize();
   assert.ok(box && box.y >= 0 && box.y < viewport.height, `heading at ${JSON.stringify(box)}`);
-  // Who may call it, from `x-secadmin-access` (Redoc's showExtensions).
-  await page.getByText('secadmin-access:').first().waitFor();
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('an operation shows who may call it, its TypeScript sample with this address, and an answer matching its request', async () => {
+  const { page, problems } = await openReference('#/policies/simulatepolicy');
+  await page.getByRole('heading', { name: 'Simulate an access decision' }).first().waitFor();
+  const access = page.getByText('Access: Requires policies:simulate on policies.', { exact: true });
+  await access.waitFor();
+  const code = (text) => codeBlock(page, text);
+  // The curl sample, then the TypeScript one: choosing a language applies to every sample.
+  await code(`curl -X POST '${url}/v1/policies/simulate'`).waitFor();
+  await page.getByRole('button', { name: 'curl', exact: true }).first().click();
+  await page.getByText('TypeScript', { exact: true }).first().click();
+  const typescript = code('client.policies.simulate(');
+  await typescript.scrollIntoViewIfNeeded();
+  await typescript.waitFor();
+  assert.ok(await typescript.isVisible());
+  const sample = await typescript.textContent();
+  assert.match(sample, /import \{ createSecadminClient \} from '@secadmin\/api-client'/);
+  assert.ok(sample.includes(`baseUrl: '${url}'`), sample);
+  // The request example sends `explain: true`; its answer shows the explanation.
+  const answer = code('"explanation"');
+  await answer.scrollIntoViewIfNeeded();
+  await answer.waitFor();
+  assert.match(await answer.textContent(), /"missingContextKeys"/);
+  await page.screenshot({ path: join(OUTPUT, 'simulate.png') });
+  assert.ok(!(await page.locator('#redoc').textContent()).includes('localhost:3000'));
+  // The two other forms of `x-secadmin-access`.
+  for (const [hash, sentence] of [
+    ['#/system/gethealth', 'Access: Public: no API key.'],
+    ['#/exports/downloadexport', 'Access: Authorized by the signed token in the URL: no API key.'],
+  ]) {
+    await page.goto(`${url}/docs${hash}`);
+    await page.getByText(sentence, { exact: true }).first().waitFor();
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the landing page starts with a quickstart at this address, and its links open in a new tab', async () => {
+  const { page, problems } = await openReference();
+  const quickstart = page.getByRole('heading', { name: 'Quickstart' }).first();
+  await quickstart.waitFor();
+  const typescript = codeBlock(page, 'createSecadminClient({');
+  await typescript.waitFor();
+  assert.ok((await typescript.textContent()).includes(`baseUrl: '${url}'`));
+  assert.ok((await codeBlock(page, 'curl -H').textContent()).includes(`${url}/v1/users`));
+  // What "open in a new tab" does: a fresh page at the link's own address.
+  const href = await page
+    .getByRole('link', { name: 'Conventions', exact: true })
+    .first()
+    .getAttribute('href');
+  const tab = await context.newPage();
+  tab.setDefaultTimeout(TIMEOUT);
+  const response = await tab.goto(new URL(href, page.url()).href, { waitUntil: 'load' });
+  assert.equal(response.status(), 200, `${href} answered ${response.status()}`);
+  // The section itself, scrolled to the top of the window.
+  await tab.waitForFunction(() =>
+    [...document.querySelectorAll('h1, h2')].some((h) => {
+      const { top } = h.getBoundingClientRect();
+      return h.textContent.trim() === 'Conventions' && top >= 0 && top < window.innerHeight / 2;
+    }),
+  );
+  await tab.screenshot({ path: join(OUTPUT, 'new-tab.png') });
+  await tab.close();
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('before its script runs, the page has no link that leads to a 404', async () => {
+  // What a reader can open while the page's script is still loading, or without JavaScript.
+  const page = await context.newPage();
+  page.setDefaultTimeout(TIMEOUT);
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Emulation.setScriptExecutionDisabled', { value: true });
+  const response = await page.goto(`${url}/docs`, { waitUntil: 'load' });
+  assert.equal(response.status(), 200);
+  const links = await page.$$eval('a[href]', (as) => as.map((a) => a.href));
+  const own = [...new Set(links.filter((href) => new URL(href).origin === new URL(url).origin))];
+  for (const href of own) {
+    const response = await page.request.get(href);
+    assert.equal(response.status(), 200, `${href} answered ${response.status()}`);
+  }
+  await page.close();
+});
+
+/**
+ * The first shown code block that contains `text` (highlighted: the text spans elements). Read
+ * it with textContent: Redoc skips rendering what is off screen, which empties innerText.
+ */
+function codeBlock(page, text) {
+  return page.locator('pre').filter({ hasText: text, visible: true }).first();
+}
 
 async function startServer() {
   const child = spawn(process.execPath, [MAIN], {

@@ -24,5 +24,8 @@ test('the reference is self-contained (works without network access)', () => {
 test('the reference shows code samples and who may call each operation', () => {
   assert.ok(html.includes('createSecadminClient'), 'no TypeScript sample');
   assert.ok(html.includes('client.policies.simulate('), 'no sample of simulatePolicy');
-  assert.ok(html.includes('x-secadmin-access'), 'the access rule is not shown');
+  assert.ok(
+    html.includes('**Access:** Requires `policies:simulate` on `policies`.'),
+    'the access rule is not said',
+  );
 });

@@ -687,7 +687,9 @@ export interface Resources {
      * Rendered API reference
      *
      * This document rendered as one HTML page (Redoc), with code samples in curl and TypeScript
-     * for every operation. Also served at `/docs/`. No authentication. Sent brotli- or
+     * for every operation, at the address the page was served from, and who may call each
+     * operation. Its links are fragments (`/docs#/section/quickstart`): they open in a new tab.
+     * Also served at `/docs/`. No authentication. Sent brotli- or
      * gzip-compressed when the client accepts it (`Accept-Encoding`), with an `ETag` to
      * revalidate it.
      *

@@ -644,7 +644,9 @@ export interface paths {
         /**
          * Rendered API reference
          * @description This document rendered as one HTML page (Redoc), with code samples in curl and TypeScript
-         *     for every operation. Also served at `/docs/`. No authentication. Sent brotli- or
+         *     for every operation, at the address the page was served from, and who may call each
+         *     operation. Its links are fragments (`/docs#/section/quickstart`): they open in a new tab.
+         *     Also served at `/docs/`. No authentication. Sent brotli- or
          *     gzip-compressed when the client accepts it (`Accept-Encoding`), with an `ETag` to
          *     revalidate it.
          */
@@ -3027,22 +3029,44 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "allowed": false,
-                     *         "effect": "deny",
-                     *         "decision": "explicit_deny",
+                     *         "allowed": true,
+                     *         "effect": "allow",
+                     *         "decision": "allow",
                      *         "matchedPolicies": [
                      *           {
                      *             "id": "pol_01jf3k8m6q2w9x4v7t5r1n0b3d",
                      *             "name": "self-service-read",
                      *             "effect": "allow"
-                     *           },
-                     *           {
-                     *             "id": "pol_01jf3k8m6q2w9x4v7t5r1n0b3x",
-                     *             "name": "block-outside-vpn",
-                     *             "effect": "deny"
                      *           }
                      *         ],
-                     *         "evaluationTimeMs": 0
+                     *         "evaluationTimeMs": 0,
+                     *         "explanation": [
+                     *           {
+                     *             "policyId": "pol_01jf3k8m6q2w9x4v7t5r1n0b3d",
+                     *             "policyName": "self-service-read",
+                     *             "effect": "allow",
+                     *             "matched": true,
+                     *             "principal": true,
+                     *             "action": true,
+                     *             "resource": true,
+                     *             "conditions": {
+                     *               "ip.allowlist": true
+                     *             }
+                     *           },
+                     *           {
+                     *             "policyId": "pol_01jf3k8m6q2w9x4v7t5r1n0b3x",
+                     *             "policyName": "block-outside-vpn",
+                     *             "effect": "deny",
+                     *             "matched": false,
+                     *             "principal": true,
+                     *             "action": true,
+                     *             "resource": true,
+                     *             "conditions": {
+                     *               "ip.denylist": false
+                     *             }
+                     *           }
+                     *         ],
+                     *         "missingContextKeys": []
                      *       },
                      *       "meta": {
                      *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
