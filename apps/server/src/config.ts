@@ -16,6 +16,8 @@ export interface Config {
   /** Ed25519 PKCS#8 PEM that signs audit-log checkpoints; generated into the data dir if unset. */
   signingKey: string | undefined;
   downloadUrl: string;
+  /** The service's own base URL as clients reach it (AuthZEN metadata), no trailing slash. */
+  publicUrl: string;
   downloadTtlSeconds: number;
   /** The most that stored export files may take together. */
   exportsMaxBytes: number;
@@ -82,6 +84,29 @@ function origins(text: string | undefined): string[] {
   return list;
 }
 
+/** An http(s) base URL without query or fragment, its trailing slashes removed. */
+function baseUrl(name: string, text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(
+      `${name} must be an http(s) URL like https://secadmin.example.com, got "${text}".`,
+    );
+  }
+  if (
+    !/^https?:$/.test(url.protocol) ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.username !== '' ||
+    url.password !== ''
+  )
+    throw new Error(
+      `${name} must be an http(s) URL without credentials, query or fragment, got "${text}".`,
+    );
+  return text.replace(/\/+$/, '');
+}
+
 function trustProxy(text: string | undefined): boolean | number | string {
   if (text === undefined || text === '' || text === 'false') return false;
   if (text === 'true') return true;
@@ -109,6 +134,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     downloadUrl: (env.SECADMIN_DOWNLOAD_URL || `http://localhost:${port}/downloads`).replace(
       /\/+$/,
       '',
+    ),
+    publicUrl: baseUrl(
+      'SECADMIN_PUBLIC_URL',
+      env.SECADMIN_PUBLIC_URL || `http://localhost:${port}`,
     ),
     downloadTtlSeconds: integer(env, 'SECADMIN_DOWNLOAD_TTL_S', 86_400, 1),
     exportsMaxBytes: integer(env, 'SECADMIN_EXPORTS_MAX_BYTES', 10 * 1024 ** 3),

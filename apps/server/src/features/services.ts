@@ -11,6 +11,7 @@ import {
   type AuditLogOptions,
   createAuditLog,
 } from './audit-log/index.js';
+import { createAuthzen } from './authzen/index.js';
 import {
   createIdempotency,
   type IdempotencyService,
@@ -30,7 +31,8 @@ export interface Services {
   /** The operations of users, policies and API keys. */
   handlers: ReturnType<typeof createUsers>['handlers'] &
     ReturnType<typeof createPolicies>['handlers'] &
-    ReturnType<typeof createApiKeys>['handlers'];
+    ReturnType<typeof createApiKeys>['handlers'] &
+    ReturnType<typeof createAuthzen>['handlers'];
   logs: AuditLog['logs'];
   chain: AuditLog['chain'];
   search: AuditLog['search'];
@@ -45,6 +47,8 @@ export interface ServicesOptions {
   logger: Logger;
   /** The most bytes of kept idempotent responses per principal (docs/idempotency.md). */
   maxKeptBytes?: number;
+  /** `SECADMIN_PUBLIC_URL`: the AuthZEN metadata's base URL. */
+  publicUrl: string;
   auditLog: Omit<AuditLogOptions, 'cursors' | 'secret' | 'counters' | 'logger'>;
 }
 
@@ -111,6 +115,13 @@ export function createServices(store: Store, options: ServicesOptions): Composit
     logs: audit,
     keptResponses: idempotency.service,
   });
+  const authzen = createAuthzen({
+    simulator: policies.simulation,
+    policiesAt: (versions) => policies.access.policiesAt(versions),
+    usersAfter: (after, take) => users.service.idsAfter(after, take),
+    cursors,
+    publicUrl: options.publicUrl,
+  });
   return {
     services: {
       versions,
@@ -119,7 +130,12 @@ export function createServices(store: Store, options: ServicesOptions): Composit
       apiKeys: apiKeys.service,
       idempotency: idempotency.service,
       idempotencyStep: idempotency.step,
-      handlers: { ...users.handlers, ...policies.handlers, ...apiKeys.handlers },
+      handlers: {
+        ...users.handlers,
+        ...policies.handlers,
+        ...apiKeys.handlers,
+        ...authzen.handlers,
+      },
       logs: auditLog.logs,
       chain: auditLog.chain,
       search: auditLog.search,

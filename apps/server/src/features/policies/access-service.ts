@@ -34,6 +34,13 @@ function toPolicyDefinition(row: PolicyRow): PolicyDefinition {
   };
 }
 
+interface LoadedPolicies {
+  version: bigint;
+  index: PolicyIndex;
+  /** What the index was compiled from: one array per load, never changed. */
+  definitions: readonly PolicyDefinition[];
+}
+
 /**
  * Decides requests against the stored policies. The compiled index and users' roles are
  * kept in memory and dropped when their counter in `state_versions` (bumped in every
@@ -41,10 +48,8 @@ function toPolicyDefinition(row: PolicyRow): PolicyDefinition {
  * once per request, so a change applies to the very next decision everywhere.
  */
 export class AccessService {
-  private current: { version: bigint; index: PolicyIndex } | undefined;
-  private loading:
-    | { version: bigint; promise: Promise<{ version: bigint; index: PolicyIndex }> }
-    | undefined;
+  private current: LoadedPolicies | undefined;
+  private loading: { version: bigint; promise: Promise<LoadedPolicies> } | undefined;
   private roles = { version: -1n, byUser: new Map<string, string[]>() };
 
   constructor(
@@ -71,7 +76,9 @@ export class AccessService {
     const versions = known ?? (await this.deps.currentVersions());
     const userId = request.principal.startsWith('user:') ? request.principal.slice(5) : undefined;
     const [index, roles] = await Promise.all([
-      overlay?.useStored === false ? undefined : this.indexAt(versions.policies),
+      overlay?.useStored === false
+        ? undefined
+        : this.loadedAt(versions.policies).then((loaded) => loaded.index),
       userId === undefined ? [] : this.rolesOf(userId, versions.userRoles),
     ]);
     const decisions: Decision[] = [];
@@ -96,8 +103,16 @@ export class AccessService {
     return roles;
   }
 
-  private async indexAt(version: bigint): Promise<PolicyIndex> {
-    if (this.current && this.current.version >= version) return this.current.index;
+  /**
+   * The stored policies that decisions at `versions` are made against: the same array until a
+   * policy changes, so what is derived from it can be cached by its identity.
+   */
+  async policiesAt(versions: StateVersions): Promise<readonly PolicyDefinition[]> {
+    return (await this.loadedAt(versions.policies)).definitions;
+  }
+
+  private async loadedAt(version: bigint): Promise<LoadedPolicies> {
+    if (this.current && this.current.version >= version) return this.current;
     let loading = this.loading;
     if (!loading || loading.version < version) {
       const promise = this.load();
@@ -111,13 +126,13 @@ export class AccessService {
     }
     const loaded = await loading.promise;
     if (!this.current || loaded.version > this.current.version) this.current = loaded;
-    return loaded.index;
+    return loaded;
   }
 
   /** Reads the version before the policies: the set loaded is at least that new. */
-  private async load(): Promise<{ version: bigint; index: PolicyIndex }> {
+  private async load(): Promise<LoadedPolicies> {
     const { policies: version } = await this.deps.currentVersions();
-    const rows = await this.deps.policies.all();
-    return { version, index: new PolicyIndex(rows.map(toPolicyDefinition)) };
+    const definitions = (await this.deps.policies.all()).map(toPolicyDefinition);
+    return { version, index: new PolicyIndex(definitions), definitions };
   }
 }

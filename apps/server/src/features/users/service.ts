@@ -135,6 +135,18 @@ export class UsersService {
     return this.deps.cursors.page(rows, query.limit, scope, (row) => row.createdAt);
   }
 
+  /**
+   * Up to `take` users' ids after a keyset position (oldest first): how AuthZEN's subject
+   * search walks the stored users.
+   */
+  async idsAfter(
+    after: { at: Date; id: string } | undefined,
+    take: number,
+  ): Promise<{ id: string; createdAt: Date }[]> {
+    const rows = await this.users.list({}, after, take);
+    return rows.map(({ id, createdAt }) => ({ id, createdAt }));
+  }
+
   /** Merges metadata under a row lock: concurrent updates never lose each other's keys. */
   async update(
     actor: RequestActor,
