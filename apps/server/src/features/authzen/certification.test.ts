@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser } from '../../../test/helpers/fixtures.js';
 import { DATABASES, startTestServer, type TestServer } from '../../../test/helpers/server.js';
 
 /**
@@ -101,6 +103,41 @@ const PROPERTIES_POLICIES = [
   },
 ];
 
+/** A small vocabulary, so that random requests hit allows, denies, roles, `${self}` and conditions. */
+const AGREEMENT_POLICIES = [
+  { effect: 'allow', principals: ['user:u1', 'role:r1'], actions: ['read'], resources: ['doc/*'] },
+  { effect: 'allow', principals: ['user:${self}'], actions: ['*'], resources: ['doc/${self}'] },
+  { effect: 'deny', principals: ['*'], actions: ['delete'], resources: ['doc/d1'] },
+  { effect: 'allow', principals: ['user:u2'], actions: ['write', 'delete'], resources: ['doc/*'] },
+  {
+    effect: 'deny',
+    principals: ['user:u2'],
+    actions: ['write'],
+    resources: ['doc/*'],
+    conditions: { ip: { allowlist: ['10.0.0.0/8'] } },
+  },
+  ...(ATTRIBUTE_CONDITIONS
+    ? [
+        {
+          effect: 'deny',
+          principals: ['*'],
+          actions: ['*'],
+          resources: ['doc/*'],
+          conditions: { attributes: { 'resource.status': { equals: 'archived' } } },
+        },
+        {
+          effect: 'allow',
+          principals: ['*'],
+          actions: ['write'],
+          resources: ['doc/*'],
+          conditions: { attributes: { 'principal.level': { greaterThan: 2 } } },
+        },
+      ]
+    : []),
+];
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
+
 const PUBLIC_URL = 'https://pdp.secadmin.test';
 
 const alice = { type: 'user', id: 'alice' };
@@ -115,6 +152,7 @@ const context = { time: '2025-06-27T18:03-07:00', ip: '192.168.1.1' };
 
 describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
   let server: TestServer;
+  let storedUser: string;
 
   // biome-ignore lint/suspicious/noExplicitAny: the tests read AuthZEN's JSON as it comes
   type Reply = { status: number; headers: Headers; body: any };
@@ -166,7 +204,12 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
 
   beforeAll(async () => {
     server = await startTestServer(database, { publicUrl: PUBLIC_URL });
-    const policies = [...CORE_POLICIES, ...(ATTRIBUTE_CONDITIONS ? PROPERTIES_POLICIES : [])];
+    const policies = [
+      ...CORE_POLICIES,
+      ...(ATTRIBUTE_CONDITIONS ? PROPERTIES_POLICIES : []),
+      // Their own types and identifiers: they change no decision of the scenario.
+      ...AGREEMENT_POLICIES.map((policy, i) => ({ name: `agreement-${i}`, ...policy })),
+    ];
     for (const policy of policies) {
       const created = await fetch(`${server.url}/v1/policies`, {
         method: 'POST',
@@ -179,6 +222,7 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
       if (created.status !== 201)
         throw new Error(`fixture policy ${policy.name}: ${created.status} ${await created.text()}`);
     }
+    storedUser = (await createUser(server.client, { roles: ['r1'] })).id;
   });
   afterAll(() => server?.stop());
 
@@ -622,6 +666,87 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
         search_action_endpoint: `${PUBLIC_URL}/access/v1/search/action`,
         capabilities: [],
       });
+    });
+  });
+
+  describe('Agreement with the simulator (property)', () => {
+    const ok = async (path: string, body: unknown) => {
+      const reply = await post(path, body);
+      expect(reply.status, path).toBe(200);
+      return reply.body;
+    };
+
+    it('agrees with /v1/policies/simulate for random requests: decision and matched policies, alone and in a batch', async () => {
+      const properties = fc.option(
+        fc.record(
+          { status: fc.constantFrom('archived', 'active'), level: fc.integer({ min: 0, max: 4 }) },
+          { requiredKeys: [] },
+        ),
+        { nil: undefined },
+      );
+      const question = fc.record({
+        subject: fc.record({
+          type: fc.constantFrom('user', 'role', 'service'),
+          id: fc.constantFrom('u1', 'u2', 'r1', 'd1', 'stored'),
+          properties: ATTRIBUTE_CONDITIONS ? properties : fc.constant(undefined),
+        }),
+        action: fc.record({
+          name: fc.constantFrom('read', 'READ', 'write', 'delete', 'list'),
+          properties: ATTRIBUTE_CONDITIONS ? properties : fc.constant(undefined),
+        }),
+        resource: fc.record({
+          type: fc.constantFrom('doc', 'record'),
+          id: fc.constantFrom('d1', 'd2', 'u1', 'u2', 'stored'),
+          properties: ATTRIBUTE_CONDITIONS ? properties : fc.constant(undefined),
+        }),
+        context: fc.option(fc.record({ ip: fc.constantFrom('10.1.2.3', '192.168.1.1') }), {
+          nil: undefined,
+        }),
+      });
+      await fc.assert(
+        fc.asyncProperty(fc.array(question, { minLength: 1, maxLength: 5 }), async (questions) => {
+          const concrete = questions.map((q) => {
+            const id = (text: string) => (text === 'stored' ? storedUser : text);
+            const strip = <T extends { properties?: unknown }>(entity: T) => {
+              const { properties, ...rest } = entity;
+              return properties === undefined ? rest : entity;
+            };
+            return {
+              subject: strip({ ...q.subject, id: id(q.subject.id) }),
+              action: strip(q.action),
+              resource: strip({ ...q.resource, id: id(q.resource.id) }),
+              ...(q.context ? { context: q.context } : {}),
+            };
+          });
+          const batch = await ok('/access/v1/evaluations', { evaluations: concrete });
+          for (const [i, q] of concrete.entries()) {
+            const attributes = {
+              ...('properties' in q.subject ? { principal: q.subject.properties } : {}),
+              ...('properties' in q.resource ? { resource: q.resource.properties } : {}),
+              ...('properties' in q.action ? { action: q.action.properties } : {}),
+            };
+            const simulated = (
+              await ok('/v1/policies/simulate', {
+                principal: `${q.subject.type}:${q.subject.id}`,
+                action: q.action.name,
+                resource: `${q.resource.type}/${q.resource.id}`,
+                ...(q.context ? { context: q.context } : {}),
+                ...(Object.keys(attributes).length > 0 ? { attributes } : {}),
+              })
+            ).data;
+            const expected = {
+              decision: simulated.allowed,
+              context: {
+                reason: simulated.decision,
+                matchedPolicies: simulated.matchedPolicies.map((p: { id: string }) => p.id),
+              },
+            };
+            expect(await ok('/access/v1/evaluation', q)).toEqual(expected);
+            expect(batch.evaluations[i]).toEqual(expected);
+          }
+        }),
+        { numRuns: RUNS },
+      );
     });
   });
 });
