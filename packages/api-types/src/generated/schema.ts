@@ -924,6 +924,65 @@ export interface components {
          */
         InstantInput: string;
         /**
+         * @description A string (at most 1,024 characters), a finite number or a boolean.
+         * @example archived
+         */
+        AttributeScalar: string | number | boolean;
+        /**
+         * @description A number, or an ISO 8601 instant (see `InstantInput`) compared as an instant.
+         * @example 2026-11-25T21:00:00Z
+         */
+        AttributeComparable: number | string;
+        /**
+         * @description Exactly one operator. Types never convert: `equals: 3` does not hold for `"3"`, and `notEquals: 3` does; a comparison between a number and a string is false. The string `${self}` as a value (or an item of `in` / `notIn`) is the request principal's id (`42` for `user:42`). `lessThan`, `lessThanOrEqual`, `greaterThan` and `greaterThanOrEqual` compare numbers with numbers, or ISO 8601 instants (see `InstantInput`) as instants.
+         * @example {
+         *       "in": [
+         *         "sales",
+         *         "support"
+         *       ]
+         *     }
+         */
+        AttributeOperator: {
+            /** @description The attribute is this value, of this JSON type. */
+            equals?: components["schemas"]["AttributeScalar"];
+            /** @description The attribute is present and is not this value (of this JSON type). */
+            notEquals?: components["schemas"]["AttributeScalar"];
+            /** @description The attribute is one of these values. */
+            in?: components["schemas"]["AttributeScalar"][];
+            /** @description The attribute is present and none of these values. */
+            notIn?: components["schemas"]["AttributeScalar"][];
+            /** @description `true`: the attribute is present (any value, `null` included); `false`: it is absent. */
+            exists?: boolean;
+            lessThan?: components["schemas"]["AttributeComparable"];
+            lessThanOrEqual?: components["schemas"]["AttributeComparable"];
+            greaterThan?: components["schemas"]["AttributeComparable"];
+            greaterThanOrEqual?: components["schemas"]["AttributeComparable"];
+            /** @description The attribute is a string starting with this text. */
+            startsWith?: string;
+            /** @description The attribute is an array holding this value. */
+            contains?: components["schemas"]["AttributeScalar"];
+        };
+        /**
+         * @description Attribute path → one test; every entry must hold (AND), together with `ip` and `time`. A path starts with `principal.`, `resource.` or `action.` (read from the request's `attributes`, and for a stored user's principal from the stored user: `email`, `roles`, `emailVerified`, `active`, `metadata.*`) or `context.` (read from the request's `context`); each following segment names a key of the object before it. A missing attribute makes every test false except `exists: false`. Segments `__proto__`, `constructor` and `prototype`, and empty segments, are refused. An unknown operator, a wrong value type or a path outside the four roots is a 400 naming `conditions.attributes.<path>` when the policy is written.
+         * @example {
+         *       "resource.owner": {
+         *         "equals": "${self}"
+         *       },
+         *       "resource.status": {
+         *         "notEquals": "archived"
+         *       },
+         *       "principal.metadata.department": {
+         *         "in": [
+         *           "sales",
+         *           "support"
+         *         ]
+         *       }
+         *     }
+         */
+        AttributeConditions: {
+            [key: string]: components["schemas"]["AttributeOperator"];
+        };
+        /**
          * @description Conditions that must all hold for the policy to apply. A condition whose context key is missing from the request does not hold. Unknown keys are rejected.
          * @example {
          *       "ip": {
@@ -945,6 +1004,7 @@ export interface components {
                 notBefore?: components["schemas"]["InstantInput"];
                 notAfter?: components["schemas"]["InstantInput"];
             };
+            attributes?: components["schemas"]["AttributeConditions"];
         };
         /**
          * @example {
@@ -1030,19 +1090,47 @@ export interface components {
         action: string;
         /** @description The resource, e.g. `users/user_01jf3k8m6q2w9x4v7t5r1n0b3c`. */
         resource: string;
-        /** @description Request context for conditions. Unknown keys are rejected. */
+        /** @description Request context for conditions: `ip` for `ip` conditions, `time` for `time` conditions (default now), and any key an attribute condition's `context.<key>` path reads. At most 16 KiB serialized and 8 levels deep, this object being level 1. */
         context: {
             /** @description Client IP address (IPv4 or IPv6). */
             ip?: string;
             time?: components["schemas"]["InstantInput"];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description What the request says about its principal, resource and action, read by the `principal.*`, `resource.*` and `action.*` paths of attribute conditions (`context.*` paths read `context`). Each is a JSON object; together at most 16 KiB serialized (`x-secadmin-max-bytes`) and nested at most 8 levels deep, this object being level 1 (`x-secadmin-max-depth`); more is a 400 naming `attributes`. For a principal `user:<id>` of a stored user, `email`, `roles`, `emailVerified`, `active` and `metadata` come from the stored user and replace what `principal` sends. Values are never read as patterns: a `${self}` in them is plain text.
+         * @example {
+         *       "resource": {
+         *         "owner": "user_01jf3k8m6q2w9x4v7t5r1n0b3c",
+         *         "status": "archived"
+         *       }
+         *     }
+         */
+        RequestAttributes: {
+            principal?: {
+                [key: string]: unknown;
+            };
+            resource?: {
+                [key: string]: unknown;
+            };
+            action?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * @example {
          *       "principal": "user:user_01jf3k8m6q2w9x4v7t5r1n0b3c",
-         *       "action": "users:read",
-         *       "resource": "users/user_01jf3k8m6q2w9x4v7t5r1n0b3c",
+         *       "action": "documents:update",
+         *       "resource": "documents/doc_42",
          *       "context": {
          *         "ip": "10.1.2.3"
+         *       },
+         *       "attributes": {
+         *         "resource": {
+         *           "owner": "user_01jf3k8m6q2w9x4v7t5r1n0b3c",
+         *           "status": "draft"
+         *         }
          *       },
          *       "explain": true
          *     }
@@ -1052,6 +1140,7 @@ export interface components {
             action: components["schemas"]["action"];
             resource: components["schemas"]["resource"];
             context?: components["schemas"]["context"];
+            attributes?: components["schemas"]["RequestAttributes"];
             /**
              * @description Adds `explanation` and `missingContextKeys` to the result.
              * @default false
@@ -1137,6 +1226,11 @@ export interface components {
              * @description Measured evaluation time in whole milliseconds.
              */
             evaluationTimeMs: number;
+            /**
+             * @description Present (and `true`) only when the principal is a user with `active: false`: every decision about it is `implicit_deny`, whatever the policies say.
+             * @enum {boolean}
+             */
+            principalInactive?: true;
             /** @description Only with `explain: true`. One item per policy considered. */
             explanation?: components["schemas"]["PolicyExplanation"][];
             /** @description Only with `explain: true`. Context keys that a condition needed but the request lacked, among the conditions of policies shown by name: a policy shown as `hidden` adds none. */
@@ -1160,12 +1254,15 @@ export interface components {
             action: string;
             /** @description The resource, e.g. `users/user_01jf3k8m6q2w9x4v7t5r1n0b3c`. */
             resource: string;
-            /** @description Request context for conditions. Unknown keys are rejected. */
+            /** @description Request context for conditions: `ip` for `ip` conditions, `time` for `time` conditions (default now), and any key an attribute condition's `context.<key>` path reads. At most 16 KiB serialized and 8 levels deep, this object being level 1. */
             context?: {
                 /** @description Client IP address (IPv4 or IPv6). */
                 ip?: string;
                 time?: components["schemas"]["InstantInput"];
+            } & {
+                [key: string]: unknown;
             };
+            attributes?: components["schemas"]["RequestAttributes"];
         };
         /**
          * @description Up to 100 checks, answered against the stored policies, draft policies that are not saved, or both. Drafts are validated like a create (a 400 names `draftPolicies[i].<field>`) and appear as `draft_0`, `draft_1`… in `matchedPolicies` and `explanation`; the caller always sees its own drafts named, and stored policies as `POST /v1/policies/simulate` shows them. Nothing is written.

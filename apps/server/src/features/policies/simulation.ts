@@ -22,7 +22,7 @@ function parseContext(check: SimulationCheck, prefix: string, problems: FieldPro
   const time = timeText === undefined ? undefined : parseInstant(timeText);
   if (timeText !== undefined && !time)
     problems.push({ field: `${prefix}context.time`, message: INVALID_INSTANT });
-  return { ip, time };
+  return { ...check.context, ip, time };
 }
 
 /** The bounds of a batch, as the spec's `BatchSimulationRequest` states them. */
@@ -100,9 +100,9 @@ export class SimulationService {
     const problems: FieldProblem[] = [];
     const context = parseContext(request, '', problems);
     if (problems.length > 0) throw new Invalid(problems);
-    const { principal, action, resource } = request;
+    const { principal, action, resource, attributes } = request;
     const decision = await this.access.decide(
-      { principal, action, resource, context, explain: request.explain === true },
+      { principal, action, resource, context, attributes, explain: request.explain === true },
       versions,
     );
     return new PolicyVisibility(this.access, caller, versions).shown(decision);
@@ -147,11 +147,11 @@ export class SimulationService {
     const visibility = new PolicyVisibility(this.access, caller, versions);
     const results: ShownDecision[] = [];
     let explainedBytes = 0;
-    for (const [i, { principal, action, resource }] of request.checks.entries()) {
+    for (const [i, { principal, action, resource, attributes }] of request.checks.entries()) {
       await pacer.pace();
       const context = contexts[i];
       const decision = await this.access.decide(
-        { principal, action, resource, context, explain },
+        { principal, action, resource, context, attributes, explain },
         versions,
         overlay,
       );
