@@ -14,7 +14,8 @@ export interface paths {
         /**
          * List users
          * @description Lists users oldest first, by (createdAt, id), with cursor pagination. `email`
-         *     filters by exact, case-insensitive email; `role` returns users holding that role.
+         *     filters by exact, case-insensitive email; `role` returns users holding that role;
+         *     `active` returns only active or only inactive users.
          *     Entries carry the list fields only: id, email, name, createdAt and roles.
          */
         get: operations["listUsers"];
@@ -817,6 +818,11 @@ export interface components {
             password?: string;
             roles?: components["schemas"]["RoleId"][];
             metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description `false`: every decision about `user:<id>` is `implicit_deny` (simulate adds `principalInactive: true`) and the user's API keys answer 401 until it is `true` again. Default `true`.
+             * @default true
+             */
+            active?: boolean;
         };
         /**
          * @description A user account with all its fields (get, create and update responses). Never contains the password or its hash.
@@ -825,6 +831,7 @@ export interface components {
          *       "email": "ada@example.com",
          *       "name": "Ada Lovelace",
          *       "emailVerified": false,
+         *       "active": true,
          *       "roles": [
          *         "security-auditor"
          *       ],
@@ -842,6 +849,8 @@ export interface components {
             name: string;
             /** @description False on creation. */
             emailVerified: boolean;
+            /** @description `false`: every decision about `user:<id>` is `implicit_deny` (simulate adds `principalInactive: true`) and the user's API keys answer 401 until it is `true` again. Default `true`. */
+            active: boolean;
             roles: components["schemas"]["RoleId"][];
             metadata: components["schemas"]["Metadata"];
             createdAt: components["schemas"]["Timestamp"];
@@ -864,6 +873,8 @@ export interface components {
                 [key: string]: unknown;
             };
             roles?: components["schemas"]["RoleId"][];
+            /** @description `false` deactivates the user: every decision about it is denied and its API keys answer 401 (on every instance, from the next request); `true` reactivates it and its keys work again. Needs `users:update` on `users/<id>` like any other field. */
+            active?: boolean;
         };
         /**
          * @description Policy identifier, `pol_` followed by a lowercase ULID.
@@ -2603,6 +2614,11 @@ export interface operations {
                  * @example security-auditor
                  */
                 role?: components["schemas"]["RoleId"];
+                /**
+                 * @description Only active (`true`) or only inactive (`false`) users.
+                 * @example false
+                 */
+                active?: boolean;
             };
             header?: never;
             path?: never;
@@ -2704,6 +2720,7 @@ export interface operations {
                      *         "email": "ada@example.com",
                      *         "name": "Ada Lovelace",
                      *         "emailVerified": false,
+                     *         "active": true,
                      *         "roles": [
                      *           "security-auditor"
                      *         ],
@@ -2776,6 +2793,7 @@ export interface operations {
                      *         "email": "ada@example.com",
                      *         "name": "Ada King",
                      *         "emailVerified": false,
+                     *         "active": true,
                      *         "roles": [
                      *           "security-auditor"
                      *         ],
@@ -2896,6 +2914,7 @@ export interface operations {
                      *         "email": "ada@example.com",
                      *         "name": "Ada King",
                      *         "emailVerified": false,
+                     *         "active": true,
                      *         "roles": [
                      *           "security-auditor"
                      *         ],
