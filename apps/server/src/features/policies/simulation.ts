@@ -13,8 +13,30 @@ type SimulationRequest = components['schemas']['SimulationRequest'];
 type BatchSimulationRequest = components['schemas']['BatchSimulationRequest'];
 type SimulationCheck = components['schemas']['SimulationCheck'];
 
+/** The bounds of a check's `attributes` and `context`, as the spec states them. */
+export const ATTRIBUTE_INPUT_LIMITS = { maxBytes: 16_384, maxDepth: 8 };
+
+/** Levels of nested objects and arrays in a JSON value, the value itself being level 1. */
+function depthOf(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  let deepest = 0;
+  for (const child of Object.values(value)) deepest = Math.max(deepest, depthOf(child));
+  return deepest + 1;
+}
+
+function checkBounds(value: unknown, field: string, problems: FieldProblem[]): void {
+  if (value === undefined) return;
+  const { maxBytes, maxDepth } = ATTRIBUTE_INPUT_LIMITS;
+  if (Buffer.byteLength(JSON.stringify(value)) > maxBytes)
+    problems.push({ field, message: `must be at most ${maxBytes} bytes when serialized` });
+  else if (depthOf(value) > maxDepth)
+    problems.push({ field, message: `must be nested at most ${maxDepth} levels deep` });
+}
+
 /** A check's context as the evaluator takes it; problems named under `prefix`. */
 function parseContext(check: SimulationCheck, prefix: string, problems: FieldProblem[]) {
+  checkBounds(check.context, `${prefix}context`, problems);
+  checkBounds(check.attributes, `${prefix}attributes`, problems);
   const ip = check.context?.ip;
   if (ip !== undefined && !parseIp(ip))
     problems.push({ field: `${prefix}context.ip`, message: 'must be an IPv4 or IPv6 address' });
