@@ -92,7 +92,8 @@ export function createServices(store: Store, options: ServicesOptions): Composit
     versions,
     audit,
     cursors,
-    userRoles: (userId) => users.service.roles(userId),
+    userStanding: async (userId) => (await users.service.standing(userId)) ?? undefined,
+    userAttributes: async (userId) => (await users.service.attributes(userId)) ?? undefined,
     currentVersions: () => versions.current(),
     counters: options.counters,
   });
@@ -103,6 +104,7 @@ export function createServices(store: Store, options: ServicesOptions): Composit
     cursors,
     keptResponses: idempotency.service,
     userExists: (userId) => users.service.exists(userId),
+    userActive: (userId) => users.service.isActive(userId),
   });
   const users = createUsers({
     store,

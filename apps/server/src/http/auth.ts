@@ -52,7 +52,7 @@ export function authenticator(deps: {
         'unauthorized',
         header === undefined
           ? 'A valid API key is required (Authorization: Bearer sk_…).'
-          : 'The API key is invalid, revoked or expired.',
+          : 'The API key is invalid, revoked or expired, or its user is inactive.',
       );
     }
     const { key } = result;

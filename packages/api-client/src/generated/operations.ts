@@ -64,7 +64,8 @@ export interface Resources {
      * List users
      *
      * Lists users oldest first, by (createdAt, id), with cursor pagination. `email`
-     * filters by exact, case-insensitive email; `role` returns users holding that role.
+     * filters by exact, case-insensitive email; `role` returns users holding that role;
+     * `active` returns only active or only inactive users.
      * Entries carry the list fields only: id, email, name, createdAt and roles.
      *
      * `GET /v1/users` (`listUsers`)

@@ -14,7 +14,8 @@ export interface paths {
         /**
          * List users
          * @description Lists users oldest first, by (createdAt, id), with cursor pagination. `email`
-         *     filters by exact, case-insensitive email; `role` returns users holding that role.
+         *     filters by exact, case-insensitive email; `role` returns users holding that role;
+         *     `active` returns only active or only inactive users.
          *     Entries carry the list fields only: id, email, name, createdAt and roles.
          */
         get: operations["listUsers"];
@@ -1011,6 +1012,11 @@ export interface components {
             password?: string;
             roles?: components["schemas"]["RoleId"][];
             metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description `false`: every decision about `user:<id>` is `implicit_deny` (simulate adds `principalInactive: true`) and the user's API keys answer 401 until it is `true` again. Default `true`.
+             * @default true
+             */
+            active?: boolean;
         };
         /**
          * @description A user account with all its fields (get, create and update responses). Never contains the password or its hash.
@@ -1019,6 +1025,7 @@ export interface components {
          *       "email": "ada@example.com",
          *       "name": "Ada Lovelace",
          *       "emailVerified": false,
+         *       "active": true,
          *       "roles": [
          *         "security-auditor"
          *       ],
@@ -1036,6 +1043,8 @@ export interface components {
             name: string;
             /** @description False on creation. */
             emailVerified: boolean;
+            /** @description `false`: every decision about `user:<id>` is `implicit_deny` (simulate adds `principalInactive: true`) and the user's API keys answer 401 until it is `true` again. Default `true`. */
+            active: boolean;
             roles: components["schemas"]["RoleId"][];
             metadata: components["schemas"]["Metadata"];
             createdAt: components["schemas"]["Timestamp"];
@@ -1058,6 +1067,8 @@ export interface components {
                 [key: string]: unknown;
             };
             roles?: components["schemas"]["RoleId"][];
+            /** @description `false` deactivates the user: every decision about it is denied and its API keys answer 401 (on every instance, from the next request); `true` reactivates it and its keys work again. Needs `users:update` on `users/<id>` like any other field. */
+            active?: boolean;
         };
         /**
          * @description Policy identifier, `pol_` followed by a lowercase ULID.
@@ -1118,6 +1129,65 @@ export interface components {
          */
         InstantInput: string;
         /**
+         * @description A string (at most 1,024 characters), a finite number or a boolean.
+         * @example archived
+         */
+        AttributeScalar: string | number | boolean;
+        /**
+         * @description A number, or an ISO 8601 instant (see `InstantInput`) compared as an instant.
+         * @example 2026-11-25T21:00:00Z
+         */
+        AttributeComparable: number | string;
+        /**
+         * @description Exactly one operator. Types never convert: `equals: 3` does not hold for `"3"`, and `notEquals: 3` does; a comparison between a number and a string is false. The string `${self}` as a value (or an item of `in` / `notIn`) is the request principal's id (`42` for `user:42`). `lessThan`, `lessThanOrEqual`, `greaterThan` and `greaterThanOrEqual` compare numbers with numbers, or ISO 8601 instants (see `InstantInput`) as instants.
+         * @example {
+         *       "in": [
+         *         "sales",
+         *         "support"
+         *       ]
+         *     }
+         */
+        AttributeOperator: {
+            /** @description The attribute is this value, of this JSON type. */
+            equals?: components["schemas"]["AttributeScalar"];
+            /** @description The attribute is present and is not this value (of this JSON type). */
+            notEquals?: components["schemas"]["AttributeScalar"];
+            /** @description The attribute is one of these values. */
+            in?: components["schemas"]["AttributeScalar"][];
+            /** @description The attribute is present and none of these values. */
+            notIn?: components["schemas"]["AttributeScalar"][];
+            /** @description `true`: the attribute is present (any value, `null` included); `false`: it is absent. */
+            exists?: boolean;
+            lessThan?: components["schemas"]["AttributeComparable"];
+            lessThanOrEqual?: components["schemas"]["AttributeComparable"];
+            greaterThan?: components["schemas"]["AttributeComparable"];
+            greaterThanOrEqual?: components["schemas"]["AttributeComparable"];
+            /** @description The attribute is a string starting with this text. */
+            startsWith?: string;
+            /** @description The attribute is an array holding this value. */
+            contains?: components["schemas"]["AttributeScalar"];
+        };
+        /**
+         * @description Attribute path → one test; every entry must hold (AND), together with `ip` and `time`. A path starts with `principal.`, `resource.` or `action.` (read from the request's `attributes`, and for a stored user's principal from the stored user: `email`, `roles`, `emailVerified`, `active`, `metadata.*`) or `context.` (read from the request's `context`); each following segment names a key of the object before it. A missing attribute makes every test false except `exists: false`. Segments `__proto__`, `constructor` and `prototype`, and empty segments, are refused. An unknown operator, a wrong value type or a path outside the four roots is a 400 naming `conditions.attributes.<path>` when the policy is written.
+         * @example {
+         *       "resource.owner": {
+         *         "equals": "${self}"
+         *       },
+         *       "resource.status": {
+         *         "notEquals": "archived"
+         *       },
+         *       "principal.metadata.department": {
+         *         "in": [
+         *           "sales",
+         *           "support"
+         *         ]
+         *       }
+         *     }
+         */
+        AttributeConditions: {
+            [key: string]: components["schemas"]["AttributeOperator"];
+        };
+        /**
          * @description Conditions that must all hold for the policy to apply. A condition whose context key is missing from the request does not hold. Unknown keys are rejected.
          * @example {
          *       "ip": {
@@ -1139,6 +1209,7 @@ export interface components {
                 notBefore?: components["schemas"]["InstantInput"];
                 notAfter?: components["schemas"]["InstantInput"];
             };
+            attributes?: components["schemas"]["AttributeConditions"];
         };
         /**
          * @example {
@@ -1224,19 +1295,47 @@ export interface components {
         action: string;
         /** @description The resource, e.g. `users/user_01jf3k8m6q2w9x4v7t5r1n0b3c`. */
         resource: string;
-        /** @description Request context for conditions. Unknown keys are rejected. */
+        /** @description Request context for conditions: `ip` for `ip` conditions, `time` for `time` conditions (default now), and any key an attribute condition's `context.<key>` path reads. At most 16 KiB serialized and 8 levels deep, this object being level 1. */
         context: {
             /** @description Client IP address (IPv4 or IPv6). */
             ip?: string;
             time?: components["schemas"]["InstantInput"];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description What the request says about its principal, resource and action, read by the `principal.*`, `resource.*` and `action.*` paths of attribute conditions (`context.*` paths read `context`). Each is a JSON object; together at most 16 KiB serialized (`x-secadmin-max-bytes`) and nested at most 8 levels deep, this object being level 1 (`x-secadmin-max-depth`); more is a 400 naming `attributes`. For a principal `user:<id>` of a stored user, `email`, `roles`, `emailVerified`, `active` and `metadata` come from the stored user and replace what `principal` sends. Values are never read as patterns: a `${self}` in them is plain text.
+         * @example {
+         *       "resource": {
+         *         "owner": "user_01jf3k8m6q2w9x4v7t5r1n0b3c",
+         *         "status": "archived"
+         *       }
+         *     }
+         */
+        RequestAttributes: {
+            principal?: {
+                [key: string]: unknown;
+            };
+            resource?: {
+                [key: string]: unknown;
+            };
+            action?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * @example {
          *       "principal": "user:user_01jf3k8m6q2w9x4v7t5r1n0b3c",
-         *       "action": "users:read",
-         *       "resource": "users/user_01jf3k8m6q2w9x4v7t5r1n0b3c",
+         *       "action": "documents:update",
+         *       "resource": "documents/doc_42",
          *       "context": {
          *         "ip": "10.1.2.3"
+         *       },
+         *       "attributes": {
+         *         "resource": {
+         *           "owner": "user_01jf3k8m6q2w9x4v7t5r1n0b3c",
+         *           "status": "draft"
+         *         }
          *       },
          *       "explain": true
          *     }
@@ -1246,6 +1345,7 @@ export interface components {
             action: components["schemas"]["action"];
             resource: components["schemas"]["resource"];
             context?: components["schemas"]["context"];
+            attributes?: components["schemas"]["RequestAttributes"];
             /**
              * @description Adds `explanation` and `missingContextKeys` to the result.
              * @default false
@@ -1331,6 +1431,11 @@ export interface components {
              * @description Measured evaluation time in whole milliseconds.
              */
             evaluationTimeMs: number;
+            /**
+             * @description Present (and `true`) only when the principal is a user with `active: false`: every decision about it is `implicit_deny`, whatever the policies say.
+             * @enum {boolean}
+             */
+            principalInactive?: true;
             /** @description Only with `explain: true`. One item per policy considered. */
             explanation?: components["schemas"]["PolicyExplanation"][];
             /** @description Only with `explain: true`. Context keys that a condition needed but the request lacked, among the conditions of policies shown by name: a policy shown as `hidden` adds none. */
@@ -1354,12 +1459,15 @@ export interface components {
             action: string;
             /** @description The resource, e.g. `users/user_01jf3k8m6q2w9x4v7t5r1n0b3c`. */
             resource: string;
-            /** @description Request context for conditions. Unknown keys are rejected. */
+            /** @description Request context for conditions: `ip` for `ip` conditions, `time` for `time` conditions (default now), and any key an attribute condition's `context.<key>` path reads. At most 16 KiB serialized and 8 levels deep, this object being level 1. */
             context?: {
                 /** @description Client IP address (IPv4 or IPv6). */
                 ip?: string;
                 time?: components["schemas"]["InstantInput"];
+            } & {
+                [key: string]: unknown;
             };
+            attributes?: components["schemas"]["RequestAttributes"];
         };
         /**
          * @description Up to 100 checks, answered against the stored policies, draft policies that are not saved, or both. Drafts are validated like a create (a 400 names `draftPolicies[i].<field>`) and appear as `draft_0`, `draft_1`… in `matchedPolicies` and `explanation`; the caller always sees its own drafts named, and stored policies as `POST /v1/policies/simulate` shows them. Nothing is written.
@@ -3132,6 +3240,11 @@ export interface operations {
                  * @example security-auditor
                  */
                 role?: components["schemas"]["RoleId"];
+                /**
+                 * @description Only active (`true`) or only inactive (`false`) users.
+                 * @example false
+                 */
+                active?: boolean;
             };
             header?: never;
             path?: never;
@@ -3233,6 +3346,7 @@ export interface operations {
                      *         "email": "ada@example.com",
                      *         "name": "Ada Lovelace",
                      *         "emailVerified": false,
+                     *         "active": true,
                      *         "roles": [
                      *           "security-auditor"
                      *         ],
@@ -3305,6 +3419,7 @@ export interface operations {
                      *         "email": "ada@example.com",
                      *         "name": "Ada King",
                      *         "emailVerified": false,
+                     *         "active": true,
                      *         "roles": [
                      *           "security-auditor"
                      *         ],
@@ -3425,6 +3540,7 @@ export interface operations {
                      *         "email": "ada@example.com",
                      *         "name": "Ada King",
                      *         "emailVerified": false,
+                     *         "active": true,
                      *         "roles": [
                      *           "security-auditor"
                      *         ],

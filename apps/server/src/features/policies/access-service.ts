@@ -12,6 +12,23 @@ export interface TimedDecision extends Decision {
   evaluationTimeMs: number;
 }
 
+/** What every decision about a stored user needs, cached until `userRoles` moves. */
+export interface UserStanding {
+  roles: string[];
+  active: boolean;
+}
+
+/** A stored user's attributes, as `principal.*` attribute paths read them (decisions.md §8). */
+export interface StoredUserAttributes {
+  email: string;
+  roles: string[];
+  emailVerified: boolean;
+  active: boolean;
+  metadata: unknown;
+}
+
+const NOT_STORED: UserStanding = { roles: [], active: true };
+
 /**
  * Draft policies evaluated beside the stored ones, in small indexes (never merged into the
  * cached one) so that `pace` can let other requests run between them.
@@ -42,21 +59,25 @@ interface LoadedPolicies {
 }
 
 /**
- * Decides requests against the stored policies. The compiled index and users' roles are
- * kept in memory and dropped when their counter in `state_versions` (bumped in every
- * transaction that changes them, on any instance) moved: the request's versions are read
- * once per request, so a change applies to the very next decision everywhere.
+ * Decides requests against the stored policies. The compiled index and users' roles and
+ * `active` flags are kept in memory and dropped when their counter in `state_versions`
+ * (bumped in every transaction that changes them, on any instance) moved: the request's
+ * versions are read once per request, so a change applies to the very next decision
+ * everywhere. A stored user's other attributes are read once per decision, and only when a
+ * policy the request matches has a `principal.` attribute condition.
  */
 export class AccessService {
   private current: LoadedPolicies | undefined;
   private loading: { version: bigint; promise: Promise<LoadedPolicies> } | undefined;
-  private roles = { version: -1n, byUser: new Map<string, string[]>() };
+  private standings = { version: -1n, byUser: new Map<string, UserStanding>() };
 
   constructor(
     private readonly deps: {
       policies: Pick<PoliciesRepository, 'all'>;
-      /** The roles of a user, [] for none (users). */
-      userRoles: (userId: string) => Promise<string[]>;
+      /** A user's roles and `active` flag; undefined for no such user (users). */
+      userStanding: (userId: string) => Promise<UserStanding | undefined>;
+      /** A user's attributes; undefined for no such user (users). */
+      userAttributes: (userId: string) => Promise<StoredUserAttributes | undefined>;
       currentVersions: () => Promise<StateVersions>;
       /** Counts each decision (metrics). */
       counters?: { decided(decision: Decision['decision']): void } | undefined;
@@ -65,7 +86,8 @@ export class AccessService {
 
   /**
    * Decides against the stored policies, and, when given, draft policies evaluated beside
-   * them; `useStored: false` decides against the drafts alone.
+   * them; `useStored: false` decides against the drafts alone. For a stored user principal,
+   * its stored attributes replace those the request gives, and an inactive one is denied.
    */
   async decide(
     request: Omit<AccessRequest, 'roles'>,
@@ -75,32 +97,66 @@ export class AccessService {
     const started = performance.now();
     const versions = known ?? (await this.deps.currentVersions());
     const userId = request.principal.startsWith('user:') ? request.principal.slice(5) : undefined;
-    const [index, roles] = await Promise.all([
+    const [index, standing] = await Promise.all([
       overlay?.useStored === false
         ? undefined
         : this.loadedAt(versions.policies).then((loaded) => loaded.index),
-      userId === undefined ? [] : this.rolesOf(userId, versions.userRoles),
+      userId === undefined ? undefined : this.standingOf(userId, versions.userRoles),
     ]);
-    const decisions: Decision[] = [];
-    if (index) decisions.push(index.evaluate({ ...request, roles }));
-    for (const drafts of overlay?.drafts ?? []) {
-      await overlay?.pace();
-      decisions.push(drafts.evaluate({ ...request, roles }));
+    let decision: Decision;
+    if (standing?.active === false) {
+      decision = {
+        allowed: false,
+        effect: 'deny',
+        decision: 'implicit_deny',
+        matchedPolicies: [],
+        principalInactive: true,
+      };
+      if (request.explain) Object.assign(decision, { explanation: [], missingContextKeys: [] });
+    } else {
+      const roles = standing?.roles ?? [];
+      const indexes = [...(index ? [index] : []), ...(overlay?.drafts ?? [])];
+      const withRoles = { ...request, roles };
+      const full =
+        userId !== undefined &&
+        standing !== undefined &&
+        indexes.some((i) => i.readsPrincipalAttributes(withRoles))
+          ? {
+              ...withRoles,
+              attributes: await this.withStoredAttributes(request.attributes, userId),
+            }
+          : withRoles;
+      const decisions: Decision[] = [];
+      if (index) decisions.push(index.evaluate(full));
+      for (const drafts of overlay?.drafts ?? []) {
+        await overlay?.pace();
+        decisions.push(drafts.evaluate(full));
+      }
+      decision = combineDecisions(decisions);
     }
-    const decision = combineDecisions(decisions);
     this.deps.counters?.decided(decision.decision);
     return { ...decision, evaluationTimeMs: Math.round(performance.now() - started) };
   }
 
-  private async rolesOf(userId: string, version: bigint): Promise<string[]> {
-    if (this.roles.version !== version) this.roles = { version, byUser: new Map() };
-    const cache = this.roles;
+  /** The request's principal attributes, with the stored user's over them. */
+  private async withStoredAttributes(
+    attributes: AccessRequest['attributes'],
+    userId: string,
+  ): Promise<AccessRequest['attributes']> {
+    const stored = await this.deps.userAttributes(userId);
+    if (!stored) return attributes;
+    return { ...attributes, principal: { ...attributes?.principal, ...stored } };
+  }
+
+  private async standingOf(userId: string, version: bigint): Promise<UserStanding | undefined> {
+    if (this.standings.version !== version) this.standings = { version, byUser: new Map() };
+    const cache = this.standings;
     const cached = cache.byUser.get(userId);
-    if (cached) return cached;
-    const roles = await this.deps.userRoles(userId);
+    if (cached) return cached === NOT_STORED ? undefined : cached;
+    const standing = await this.deps.userStanding(userId);
     // Bounded: a simulator call may name any user id.
-    if (cache.byUser.size < 100_000) cache.byUser.set(userId, roles);
-    return roles;
+    if (cache.byUser.size < 100_000) cache.byUser.set(userId, standing ?? NOT_STORED);
+    return standing;
   }
 
   /**
