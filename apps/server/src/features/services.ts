@@ -121,6 +121,19 @@ export function createServices(store: Store, options: ServicesOptions): Composit
     simulator: policies.simulation,
     policiesAt: (versions) => policies.access.policiesAt(versions),
     usersAfter: (after, take) => users.service.idsAfter(after, take),
+    mayListUsers: async (caller, versions) =>
+      caller.isRoot ||
+      (
+        await policies.access.decide(
+          {
+            principal: caller.principal,
+            action: 'users:list',
+            resource: 'users',
+            context: { ip: caller.ip, time: new Date() },
+          },
+          versions,
+        )
+      ).allowed,
     cursors,
     publicUrl: options.publicUrl,
   });

@@ -2265,7 +2265,7 @@ export interface components {
          */
         AuthzenEntityType: string;
         /**
-         * @description Attributes of the entity, as policies' attribute conditions read them (`subject.properties` is `principal.*`, `resource.properties` is `resource.*`, `action.properties` is `action.*`): any JSON object, at most 16 KiB serialized and 8 levels deep.
+         * @description Attributes of the entity, as policies' attribute conditions read them (`subject.properties` is `principal.*`, `resource.properties` is `resource.*`, `action.properties` is `action.*`): any JSON object. The properties of the subject, action and resource together are at most 16 KiB serialized and 7 levels deep (beyond, a 400 naming `body.properties`).
          * @example {
          *       "status": "archived"
          *     }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser } from '../../../test/helpers/fixtures.js';
+import { createKey, createPolicy, createUser } from '../../../test/helpers/fixtures.js';
 import { DATABASES, startTestServer, type TestServer } from '../../../test/helpers/server.js';
 
 /**
@@ -747,6 +747,168 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
         }),
         { numRuns: RUNS },
       );
+    });
+  });
+
+  /** What secadmin adds around the scenario: its keys, bounds and refusals. Runs last: it adds state. */
+  describe('secadmin rules', () => {
+    const asKey = (secret: string | undefined, path: string, body: unknown) =>
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(secret ? { authorization: `Bearer ${secret}` } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+    const question = { subject: alice, action: read, resource: record1 };
+
+    it('needs a key allowed policies:simulate, and hides the policies it may not read', async () => {
+      expect((await asKey(undefined, '/access/v1/evaluation', question)).status).toBe(401);
+      const outsider = await createKey(server.client, 'service:authzen-outsider');
+      expect((await asKey(outsider.secret, '/access/v1/evaluation', question)).status).toBe(403);
+      await createPolicy(server.client, {
+        principals: ['service:authzen-pep'],
+        actions: ['policies:simulate'],
+        resources: ['policies'],
+      });
+      const pep = await createKey(server.client, 'service:authzen-pep');
+      const reply = await asKey(pep.secret, '/access/v1/evaluation', question);
+      expect(reply.status).toBe(200);
+      expect(await reply.json()).toEqual({
+        decision: true,
+        context: { reason: 'allow', matchedPolicies: ['hidden'] },
+      });
+    });
+
+    it('offers stored users as subject candidates only to keys that may list users, and sees policy changes at once', async () => {
+      const role = `authzen-readers-${Date.now()}`;
+      const user = await createUser(server.client, { roles: [role] });
+      const search = { subject: { type: 'user' }, action: { name: 'audit' }, resource: record1 };
+      expect(ids(await searchSubject(search))).toEqual([]);
+      const policy = await createPolicy(server.client, {
+        principals: [`role:${role}`, 'user:carol'],
+        actions: ['audit'],
+        resources: ['record/record-1'],
+      });
+      expect(ids(await searchSubject(search))).toEqual(['carol', user.id]);
+      await createPolicy(server.client, {
+        principals: ['service:authzen-simulator'],
+        actions: ['policies:simulate'],
+        resources: ['policies'],
+      });
+      const simulator = await createKey(server.client, 'service:authzen-simulator');
+      const bySimulator = async () => {
+        const res = await asKey(simulator.secret, '/access/v1/search/subject', search);
+        return ((await res.json()) as { results: unknown[] }).results;
+      };
+      expect(await bySimulator()).toEqual([{ type: 'user', id: 'carol' }]);
+      await createPolicy(server.client, {
+        principals: ['service:authzen-simulator'],
+        actions: ['users:list'],
+        resources: ['users'],
+      });
+      expect(await bySimulator()).toEqual([
+        { type: 'user', id: 'carol' },
+        { type: 'user', id: user.id },
+      ]);
+      // Paged one by one, the literal first, then the stored user, then the end.
+      const first = await searchSubject({ ...search, page: { limit: 1 } });
+      expect(ids(first)).toEqual(['carol']);
+      const second = await searchSubject({
+        ...search,
+        page: { limit: 1, token: first.body.page.next_token },
+      });
+      expect(ids(second)).toEqual([user.id]);
+      const deleted = await fetch(`${server.url}/v1/policies/${policy.id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${server.rootKey}` },
+      });
+      expect(deleted.status).toBe(204);
+      expect(ids(await searchSubject(search))).toEqual([]);
+      expect(
+        names(await searchAction({ subject: { type: 'user', id: 'carol' }, resource: record1 })),
+      ).toEqual([]);
+    });
+
+    it('stops at the first deny or permit when asked, and answers each bad item alone', async () => {
+      const items = [
+        { subject: alice, action: read, resource: record1 },
+        { subject: bob, action: write, resource: record1 },
+        { subject: bob, action: read, resource: record1 },
+      ];
+      const decisions = async (semantic: string) =>
+        (
+          await evaluations({ options: { evaluations_semantic: semantic }, evaluations: items })
+        ).body.evaluations.map((e: { decision: boolean }) => e.decision);
+      expect(await decisions('execute_all')).toEqual([true, false, true]);
+      expect(await decisions('deny_on_first_deny')).toEqual([true, false]);
+      expect(await decisions('permit_on_first_permit')).toEqual([true]);
+
+      const reply = await evaluations({
+        action: read,
+        resource: record1,
+        evaluations: [
+          { subject: { type: 'user', id: 7 } },
+          'alice',
+          { subject: alice, context: { ip: 'not-an-ip' } },
+          { subject: { type: 'us:er', id: 'x' } },
+          { subject: alice },
+        ],
+      });
+      expect(reply.status).toBe(200);
+      const [wrongType, notObject, badIp, badType, fine] = reply.body.evaluations;
+      expect(wrongType.context.error.message).toContain('subject.id');
+      expect(notObject.context.error.status).toBe(400);
+      expect(badIp.context.error.message).toContain('context.ip');
+      expect(badType.context.error.message).toContain('subject.type');
+      for (const failed of [wrongType, notObject, badIp, badType])
+        expect(failed.decision).toBe(false);
+      expect(fine).toEqual({
+        decision: true,
+        context: { reason: 'allow', matchedPolicies: [expect.stringMatching(/^pol_/)] },
+      });
+    });
+
+    it('refuses what is past its bounds or hostile with a 400 naming the field', async () => {
+      const tooMany = await evaluations({
+        ...question,
+        evaluations: Array.from({ length: 101 }, () => ({})),
+      });
+      expect(tooMany.status).toBe(400);
+      expect(tooMany.body.error.details[0].field).toBe('body.evaluations');
+      const hostile = await send(
+        '/access/v1/evaluation',
+        '{"subject":{"type":"user","id":"alice","properties":{"__proto__":{"role":"admin"}}},"action":{"name":"read"},"resource":{"type":"record","id":"record-1"}}',
+      );
+      expect(hostile.status).toBe(400);
+      expect(hostile.body.error.details[0].field).toBe('body.subject.properties.__proto__');
+      const big = await evaluation({
+        ...question,
+        resource: { ...record1, properties: { note: 'x'.repeat(17_000) } },
+      });
+      expect(big.status).toBe(400);
+      expect(big.body.error.details).toEqual([
+        { field: 'body.properties', message: 'must be at most 16384 bytes when serialized' },
+      ]);
+      const badIp = await evaluation({ ...question, context: { ip: 'nowhere' } });
+      expect(badIp.status).toBe(400);
+      expect(badIp.body.error.details).toEqual([
+        expect.objectContaining({ field: 'body.context.ip' }),
+      ]);
+      const forged = await searchAction({
+        subject: alice,
+        resource: record1,
+        page: { token: 'eyJzIjoiIn0.AAAAAAAAAAAAAAAAAAAAAA' },
+      });
+      expect(forged.status).toBe(400);
+      expect(forged.body.error.details[0].field).toBe('body.page.token');
+      const limit = await searchAction({
+        subject: alice,
+        resource: record1,
+        page: { limit: 1001 },
+      });
+      expect(limit.status).toBe(400);
     });
   });
 });

@@ -131,8 +131,10 @@ export function questionProblems(question: Record<string, unknown>): FieldProble
  * batch `checks[3].…`); AuthZEN callers know them as `context.ip`, `resource.properties.status`.
  */
 export function authzenField(field: string): string {
-  return field
-    .replace(/^checks\[\d+\]\./, '')
+  const own = field.replace(/^checks\[\d+\]\./, '');
+  // The bounds hold for the three entities' properties together (one `attributes` object).
+  if (own === 'attributes') return 'properties';
+  return own
     .replace(/^attributes\.principal/, 'subject.properties')
     .replace(/^attributes\.resource/, 'resource.properties')
     .replace(/^attributes\.action/, 'action.properties');

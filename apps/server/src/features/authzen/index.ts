@@ -11,6 +11,7 @@ export function createAuthzen(deps: {
   simulator: Simulator;
   policiesAt: (versions: StateVersions) => Promise<readonly PolicyDefinition[]>;
   usersAfter: SearchDeps['usersAfter'];
+  mayListUsers: SearchDeps['mayListUsers'];
   cursors: Cursors;
   publicUrl: string;
 }) {

@@ -37,6 +37,11 @@ export interface SearchDeps {
     take: number,
   ) => Promise<{ id: string; createdAt: Date }[]>;
   cursors: Cursors;
+  /**
+   * Whether the caller may list users (`users:list` on `users`): stored users are candidates
+   * only then, so a key that may only simulate cannot enumerate the accounts.
+   */
+  mayListUsers: (caller: RequestActor, versions: StateVersions) => Promise<boolean>;
 }
 
 /** Where a page starts: in the sorted literals, or among the stored users after one. */
@@ -65,6 +70,7 @@ export class SearchService {
       resource: request.resource,
       context: request.context,
     });
+    const withUsers = type === 'user' && (await this.deps.mayListUsers(caller, versions));
     return this.search(
       'subject',
       request,
@@ -73,9 +79,7 @@ export class SearchService {
       literals,
       ask,
       (id) => ({ type, id }),
-      {
-        storedUsers: type === 'user' ? known : undefined,
-      },
+      { storedUsers: withUsers ? known : undefined },
     );
   }
 
