@@ -714,7 +714,8 @@ export interface Resources {
      * `resource`? `subject.id` is ignored; `subject.properties`, if sent, are every candidate's
      * attributes (a stored user's own attributes win).
      *
-     * Candidates are the stored users (type `user`) and every literal identifier that stored
+     * Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
+     * `users`) and every literal identifier that stored
      * policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
      * `${self}` name none). The results are the candidates of the searched type for which the
      * decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
@@ -739,7 +740,8 @@ export interface Resources {
      * `action`? `resource.id` is ignored; `resource.properties`, if sent, are every candidate's
      * attributes.
      *
-     * Candidates are the stored users (type `user`) and every literal identifier that stored
+     * Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
+     * `users`) and every literal identifier that stored
      * policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
      * `${self}` name none). The results are the candidates of the searched type for which the
      * decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
@@ -763,7 +765,8 @@ export interface Resources {
      * The AuthZEN Action Search API 1.0: which actions may `subject` do on `resource`? An `action`
      * key is ignored (action properties cannot be searched with).
      *
-     * Candidates are the stored users (type `user`) and every literal identifier that stored
+     * Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
+     * `users`) and every literal identifier that stored
      * policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
      * `${self}` name none). The results are the candidates of the searched type for which the
      * decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),

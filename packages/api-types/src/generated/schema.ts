@@ -624,7 +624,8 @@ export interface paths {
          *     `resource`? `subject.id` is ignored; `subject.properties`, if sent, are every candidate's
          *     attributes (a stored user's own attributes win).
          *
-         *     Candidates are the stored users (type `user`) and every literal identifier that stored
+         *     Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
+         *     `users`) and every literal identifier that stored
          *     policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
          *     `${self}` name none). The results are the candidates of the searched type for which the
          *     decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
@@ -661,7 +662,8 @@ export interface paths {
          *     `action`? `resource.id` is ignored; `resource.properties`, if sent, are every candidate's
          *     attributes.
          *
-         *     Candidates are the stored users (type `user`) and every literal identifier that stored
+         *     Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
+         *     `users`) and every literal identifier that stored
          *     policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
          *     `${self}` name none). The results are the candidates of the searched type for which the
          *     decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
@@ -697,7 +699,8 @@ export interface paths {
          * @description The AuthZEN Action Search API 1.0: which actions may `subject` do on `resource`? An `action`
          *     key is ignored (action properties cannot be searched with).
          *
-         *     Candidates are the stored users (type `user`) and every literal identifier that stored
+         *     Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
+         *     `users`) and every literal identifier that stored
          *     policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
          *     `${self}` name none). The results are the candidates of the searched type for which the
          *     decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
