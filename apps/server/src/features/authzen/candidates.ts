@@ -15,40 +15,30 @@ export interface LiteralCandidates {
 
 const isLiteral = (pattern: string) => !pattern.includes('*') && !pattern.includes(SELF);
 
-function grouped(entries: Iterable<[string, string]>): Map<string, string[]> {
-  const sets = new Map<string, Set<string>>();
-  for (const [type, id] of entries) {
-    const set = sets.get(type) ?? new Set<string>();
-    set.add(id);
-    sets.set(type, set);
-  }
-  return new Map([...sets].map(([type, ids]) => [type, [...ids].sort()]));
+/** Adds `type<separator>id` to `byType` if the pattern is a literal with both parts. */
+function add(byType: Map<string, Set<string>>, pattern: string, separator: string): void {
+  if (!isLiteral(pattern)) return;
+  const at = pattern.indexOf(separator);
+  if (at <= 0 || at === pattern.length - 1) return;
+  const type = pattern.slice(0, at);
+  const ids = byType.get(type) ?? new Set<string>();
+  ids.add(pattern.slice(at + 1));
+  byType.set(type, ids);
 }
 
-function* split(patterns: Iterable<string>, separator: string): Iterable<[string, string]> {
-  for (const pattern of patterns) {
-    if (!isLiteral(pattern)) continue;
-    const at = pattern.indexOf(separator);
-    if (at > 0 && at < pattern.length - 1) yield [pattern.slice(0, at), pattern.slice(at + 1)];
-  }
-}
+const sorted = (byType: Map<string, Set<string>>) =>
+  new Map([...byType].map(([type, ids]) => [type, [...ids].sort()]));
 
 export function literalCandidates(policies: readonly PolicyDefinition[]): LiteralCandidates {
-  return {
-    subjects: grouped(
-      split(
-        policies.flatMap((p) => p.principals),
-        ':',
-      ),
-    ),
-    resources: grouped(
-      split(
-        policies.flatMap((p) => p.resources),
-        '/',
-      ),
-    ),
-    actions: [...new Set(policies.flatMap((p) => p.actions).filter(isLiteral))].sort(),
-  };
+  const subjects = new Map<string, Set<string>>();
+  const resources = new Map<string, Set<string>>();
+  const actions = new Set<string>();
+  for (const policy of policies) {
+    for (const principal of policy.principals) add(subjects, principal, ':');
+    for (const resource of policy.resources) add(resources, resource, '/');
+    for (const action of policy.actions) if (isLiteral(action)) actions.add(action);
+  }
+  return { subjects: sorted(subjects), resources: sorted(resources), actions: [...actions].sort() };
 }
 
 /**
