@@ -84,25 +84,27 @@ function origins(text: string | undefined): string[] {
   return list;
 }
 
-/** An http(s) base URL without query or fragment, its trailing slashes removed. */
+/**
+ * An http(s) base URL without credentials, query or fragment, its trailing slashes removed.
+ * A refused value is not repeated in the message: it may hold a password.
+ */
 function baseUrl(name: string, text: string): string {
-  let url: URL;
+  let url: URL | undefined;
   try {
     url = new URL(text);
   } catch {
-    throw new Error(
-      `${name} must be an http(s) URL like https://secadmin.example.com, got "${text}".`,
-    );
+    url = undefined;
   }
   if (
+    !url ||
     !/^https?:$/.test(url.protocol) ||
-    url.search !== '' ||
-    url.hash !== '' ||
     url.username !== '' ||
-    url.password !== ''
+    url.password !== '' ||
+    url.search !== '' ||
+    url.hash !== ''
   )
     throw new Error(
-      `${name} must be an http(s) URL without credentials, query or fragment, got "${text}".`,
+      `${name} must be an http(s) URL without credentials, query or fragment, like https://secadmin.example.com.`,
     );
   return text.replace(/\/+$/, '');
 }
