@@ -14,6 +14,9 @@ export type PoliciesApi = Pick<PoliciesService, 'removePrincipal'>;
 /** Decides requests against the stored policies (authorization, grants of roles). */
 export type Access = Pick<AccessService, 'decide'>;
 
+/** Simulate and batch checks, as `/v1/policies/simulate` answers them (AuthZEN builds on it). */
+export type Simulation = Pick<SimulationService, 'simulate' | 'simulateBatch'>;
+
 export function createPolicies(
   deps: Omit<PoliciesDeps, 'policies' | 'store'> &
     Omit<ConstructorParameters<typeof AccessService>[0], 'policies'> & {
@@ -24,5 +27,5 @@ export function createPolicies(
   const policies = new PoliciesService({ ...deps, policies: repository });
   const access = new AccessService({ ...deps, policies: repository });
   const simulation = new SimulationService(access);
-  return { policies, access, handlers: policyHandlers(policies, simulation) };
+  return { policies, access, simulation, handlers: policyHandlers(policies, simulation) };
 }
