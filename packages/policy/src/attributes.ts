@@ -148,8 +148,18 @@ export interface CompiledAttribute {
   holds(value: Found, self: string): boolean;
 }
 
-const bind = (value: AttributeScalar, self: string): AttributeScalar =>
-  value === SELF ? self : value;
+/** A test of equality with `expected`, where `${self}` is the principal's id. */
+function equalTo(expected: AttributeScalar): (value: Found, self: string) => boolean {
+  return expected === SELF ? (value, self) => value === self : (value) => value === expected;
+}
+
+/** A test of membership; a `Set` compares like `===` for these scalars (no NaN among them). */
+function memberOf(list: readonly AttributeScalar[]): (value: Found, self: string) => boolean {
+  const members = new Set<unknown>(list.filter((item) => item !== SELF));
+  return list.includes(SELF)
+    ? (value, self) => members.has(value) || value === self
+    : (value) => members.has(value);
+}
 
 /** The attribute as an instant in ms, when it is a string that parses as one. */
 const instantOf = (value: unknown): number | undefined =>
@@ -171,21 +181,15 @@ function compare(operator: Comparison, bound: number | string): CompiledAttribut
 }
 
 function compileTest(operator: AttributeOperator): CompiledAttribute['holds'] {
-  if (operator.equals !== undefined) {
-    const expected = operator.equals;
-    return (value, self) => value === bind(expected, self);
-  }
+  if (operator.equals !== undefined) return equalTo(operator.equals);
   if (operator.notEquals !== undefined) {
-    const expected = operator.notEquals;
-    return (value, self) => value !== MISSING && value !== bind(expected, self);
+    const equal = equalTo(operator.notEquals);
+    return (value, self) => value !== MISSING && !equal(value, self);
   }
-  if (operator.in !== undefined) {
-    const list = operator.in;
-    return (value, self) => list.some((item) => value === bind(item, self));
-  }
+  if (operator.in !== undefined) return memberOf(operator.in);
   if (operator.notIn !== undefined) {
-    const list = operator.notIn;
-    return (value, self) => value !== MISSING && !list.some((item) => value === bind(item, self));
+    const member = memberOf(operator.notIn);
+    return (value, self) => value !== MISSING && !member(value, self);
   }
   if (operator.exists !== undefined) {
     const present = operator.exists;
@@ -198,12 +202,11 @@ function compileTest(operator: AttributeOperator): CompiledAttribute['holds'] {
   if (operator.startsWith !== undefined) {
     const prefix = operator.startsWith;
     return (value, self) =>
-      typeof value === 'string' && value.startsWith(bind(prefix, self) as string);
+      typeof value === 'string' && value.startsWith(prefix === SELF ? self : prefix);
   }
   if (operator.contains !== undefined) {
-    const item = operator.contains;
-    return (value, self) =>
-      Array.isArray(value) && value.some((element) => element === bind(item, self));
+    const equal = equalTo(operator.contains);
+    return (value, self) => Array.isArray(value) && value.some((element) => equal(element, self));
   }
   throw new Error('An attribute condition has no operator');
 }
@@ -218,24 +221,12 @@ export function compileAttributes(
   });
 }
 
-/** The four objects attribute paths read from, for one request. */
+/** What attribute paths read, for one request: its attributes and context. */
 export interface AttributeSources {
-  principal: unknown;
-  resource: unknown;
-  action: unknown;
-  context: unknown;
-}
-
-export function attributeSources(
-  attributes: RequestAttributes | undefined,
-  context: Record<string, unknown>,
-): AttributeSources {
-  return {
-    principal: attributes?.principal,
-    resource: attributes?.resource,
-    action: attributes?.action,
-    context,
-  };
+  attributes?: RequestAttributes | undefined;
+  context?: Record<string, unknown> | undefined;
+  /** The decision's instant, which `context.time` reads (now unless the request gave one). */
+  time: number;
 }
 
 /**
@@ -243,8 +234,11 @@ export function attributeSources(
  * arrays), so no path reaches an object's machinery. A `Date` reads as its ISO text.
  */
 export function readAttribute(sources: AttributeSources, condition: CompiledAttribute): Found {
-  let value: unknown = sources[condition.root];
-  for (const segment of condition.segments) {
+  const { root, segments } = condition;
+  if (root === 'context' && segments.length === 1 && segments[0] === 'time')
+    return new Date(sources.time).toISOString();
+  let value: unknown = root === 'context' ? sources.context : sources.attributes?.[root];
+  for (const segment of segments) {
     if (!isObject(value) || !Object.hasOwn(value, segment)) return MISSING;
     value = value[segment];
   }

@@ -1,6 +1,5 @@
 import {
   type AttributeSources,
-  attributeSources,
   type CompiledAttribute,
   compileAttributes,
   isMissing,
@@ -24,12 +23,10 @@ interface CompiledConditions {
   attributes?: CompiledAttribute[];
 }
 
-/** What conditions are checked against, for one request; attribute sources made on first use. */
-interface ConditionInput {
+/** What conditions are checked against, for one request. */
+interface ConditionInput extends AttributeSources {
   ip: IpAddress | undefined;
-  time: number;
   self: string;
-  sources: () => AttributeSources;
 }
 
 interface CompiledPolicy {
@@ -162,19 +159,12 @@ export class PolicyIndex {
     const self = selfOf(request.principal);
     const ip = request.context?.ip === undefined ? undefined : parseIp(request.context.ip);
     const time = (request.context?.time ?? new Date()).getTime();
-    let sources: AttributeSources | undefined;
     const input: ConditionInput = {
       ip,
       time,
       self,
-      // `context.time` reads the instant the time conditions use (now, unless given).
-      sources: () => {
-        sources ??= attributeSources(request.attributes, {
-          ...request.context,
-          time: new Date(time),
-        });
-        return sources;
-      },
+      attributes: request.attributes,
+      context: request.context,
     };
     const stamp = this.nextStamp();
 
@@ -252,9 +242,8 @@ function conditionsHold(c: CompiledConditions | undefined, input: ConditionInput
   if (c.notBefore !== undefined && !(time >= c.notBefore)) return false;
   if (c.notAfter !== undefined && !(time <= c.notAfter)) return false;
   if (c.attributes) {
-    const sources = input.sources();
     for (const attribute of c.attributes)
-      if (!attribute.holds(readAttribute(sources, attribute), input.self)) return false;
+      if (!attribute.holds(readAttribute(input, attribute), input.self)) return false;
   }
   return true;
 }
@@ -277,7 +266,7 @@ function explain(
   if (c?.notAfter !== undefined) conditions['time.notAfter'] = time <= c.notAfter;
   if ((c?.allowlist || c?.denylist) && ip === undefined) missing.add('ip');
   for (const attribute of c?.attributes ?? []) {
-    const value = readAttribute(input.sources(), attribute);
+    const value = readAttribute(input, attribute);
     if (isMissing(value)) missing.add(attribute.path);
     conditions[`attributes.${attribute.path}`] = attribute.holds(value, input.self);
   }

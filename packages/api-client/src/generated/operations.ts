@@ -165,14 +165,21 @@ export interface Resources {
      *   case-insensitively; principals and resources case-sensitively.
      * - Conditions: `ip.allowlist` / `ip.denylist` (IPv4 and IPv6 CIDRs, IPv4-mapped
      *   IPv6 normalized) against `context.ip`; `time.notBefore` / `time.notAfter`
-     *   against `context.time` (default now). A condition whose context key is missing
-     *   does not hold.
+     *   against `context.time` (default now); `attributes` (see `AttributeConditions`)
+     *   against the request's `attributes` and `context`, with a stored user's `email`,
+     *   `roles`, `emailVerified`, `active` and `metadata` replacing what `attributes.principal`
+     *   says of a `user:<id>` principal. A condition whose context key or attribute is
+     *   missing does not hold (`exists: false` aside).
+     * - A user with `active: false` is denied whatever the policies say:
+     *   `decision: implicit_deny` with `principalInactive: true`.
      * - Deny overrides: any matching deny → `allowed: false`, `effect: deny`,
      *   `decision: explicit_deny`; else any matching allow → `allowed: true`,
      *   `effect: allow`, `decision: allow`; else `allowed: false`, `effect: deny`,
      *   `decision: implicit_deny`, `matchedPolicies: []`.
      *
-     * `explain: true` adds a per-policy `explanation` and `missingContextKeys`.
+     * `explain: true` adds a per-policy `explanation` (each attribute condition as
+     * `"attributes.<path>": true|false`) and `missingContextKeys` (missing context keys and
+     * attribute paths, e.g. `resource.status`).
      *
      * A stored policy that the calling key may not read (`policies:read` on
      * `policies/<id>`) is named to it neither in `matchedPolicies` nor in `explanation`: it

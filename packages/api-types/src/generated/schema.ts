@@ -138,14 +138,21 @@ export interface paths {
          *       case-insensitively; principals and resources case-sensitively.
          *     - Conditions: `ip.allowlist` / `ip.denylist` (IPv4 and IPv6 CIDRs, IPv4-mapped
          *       IPv6 normalized) against `context.ip`; `time.notBefore` / `time.notAfter`
-         *       against `context.time` (default now). A condition whose context key is missing
-         *       does not hold.
+         *       against `context.time` (default now); `attributes` (see `AttributeConditions`)
+         *       against the request's `attributes` and `context`, with a stored user's `email`,
+         *       `roles`, `emailVerified`, `active` and `metadata` replacing what `attributes.principal`
+         *       says of a `user:<id>` principal. A condition whose context key or attribute is
+         *       missing does not hold (`exists: false` aside).
+         *     - A user with `active: false` is denied whatever the policies say:
+         *       `decision: implicit_deny` with `principalInactive: true`.
          *     - Deny overrides: any matching deny → `allowed: false`, `effect: deny`,
          *       `decision: explicit_deny`; else any matching allow → `allowed: true`,
          *       `effect: allow`, `decision: allow`; else `allowed: false`, `effect: deny`,
          *       `decision: implicit_deny`, `matchedPolicies: []`.
          *
-         *     `explain: true` adds a per-policy `explanation` and `missingContextKeys`.
+         *     `explain: true` adds a per-policy `explanation` (each attribute condition as
+         *     `"attributes.<path>": true|false`) and `missingContextKeys` (missing context keys and
+         *     attribute paths, e.g. `resource.status`).
          *
          *     A stored policy that the calling key may not read (`policies:read` on
          *     `policies/<id>`) is named to it neither in `matchedPolicies` nor in `explanation`: it
@@ -1400,7 +1407,7 @@ export interface components {
             principal?: boolean;
             action?: boolean;
             resource?: boolean;
-            /** @description One boolean per condition of the policy, keyed by its path (`ip.allowlist`, `time.notBefore`…). */
+            /** @description One boolean per condition of the policy, keyed by its path (`ip.allowlist`, `time.notBefore`, `attributes.resource.status`…). */
             conditions?: {
                 [key: string]: boolean;
             };
@@ -1441,7 +1448,7 @@ export interface components {
             principalInactive?: true;
             /** @description Only with `explain: true`. One item per policy considered. */
             explanation?: components["schemas"]["PolicyExplanation"][];
-            /** @description Only with `explain: true`. Context keys that a condition needed but the request lacked, among the conditions of policies shown by name: a policy shown as `hidden` adds none. */
+            /** @description Only with `explain: true`. Context keys (`ip`) and attribute paths (`resource.status`) that a condition needed but the request lacked, among the conditions of policies shown by name: a policy shown as `hidden` adds none. */
             missingContextKeys?: string[];
         };
         /**
@@ -3769,31 +3776,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "allowed": false,
-                     *         "effect": "deny",
-                     *         "decision": "explicit_deny",
-                     *         "matchedPolicies": [
-                     *           {
-                     *             "id": "pol_01jf3k8m6q2w9x4v7t5r1n0b3d",
-                     *             "name": "self-service-read",
-                     *             "effect": "allow"
-                     *           },
-                     *           {
-                     *             "id": "pol_01jf3k8m6q2w9x4v7t5r1n0b3x",
-                     *             "name": "block-outside-vpn",
-                     *             "effect": "deny"
-                     *           }
-                     *         ],
-                     *         "evaluationTimeMs": 0
-                     *       },
-                     *       "meta": {
-                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["SimulationResult"];
                         meta: components["schemas"]["Meta"];

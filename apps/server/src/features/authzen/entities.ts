@@ -15,7 +15,7 @@ export interface Question {
   context?: Context | undefined;
 }
 
-/** The simulator's request for a question (`attributes` as the policy package's contract has them). */
+/** The simulator's request for a question. */
 export interface SimulationInput {
   principal: string;
   action: string;

@@ -2,15 +2,12 @@ import type { components } from '@secadmin/api-types';
 import type { RequestActor } from '../../lib/actor.js';
 import { Invalid } from '../../lib/errors.js';
 import type { StateVersions } from '../../lib/state-versions.js';
-import type { ShownDecision, SimulationService } from '../policies/index.js';
+import type { ShownDecision, Simulation } from '../policies/index.js';
 import { authzenField, type Question, questionProblems, toSimulation } from './entities.js';
 
 type Decision = components['schemas']['AuthzenDecision'];
 type EvaluationsRequest = components['schemas']['AuthzenEvaluationsRequest'];
 type Semantic = NonNullable<NonNullable<EvaluationsRequest['options']>['evaluations_semantic']>;
-
-/** The simulator, as AuthZEN uses it: one question at a time, or many that share a context. */
-export type Simulator = Pick<SimulationService, 'simulate' | 'simulateBatch'>;
 
 export function answerOf(shown: ShownDecision): Decision {
   return {
@@ -18,9 +15,7 @@ export function answerOf(shown: ShownDecision): Decision {
     context: {
       reason: shown.decision,
       matchedPolicies: shown.matchedPolicies.map((policy) => policy.id),
-      ...((shown as { principalInactive?: true }).principalInactive
-        ? { principalInactive: true }
-        : {}),
+      ...(shown.principalInactive ? { principalInactive: true } : {}),
     },
   };
 }
@@ -40,7 +35,7 @@ const stopsAfter = (semantic: Semantic, decision: boolean) =>
 
 /** AuthZEN's Access Evaluation and Access Evaluations APIs over the policy simulator. */
 export class EvaluationService {
-  constructor(private readonly simulator: Simulator) {}
+  constructor(private readonly simulator: Simulation) {}
 
   async evaluate(
     question: Question,
@@ -48,9 +43,7 @@ export class EvaluationService {
     caller: RequestActor,
   ): Promise<Decision> {
     try {
-      // The simulator's types do not know `attributes` until the attribute conditions land.
-      const request = toSimulation(question) as Parameters<Simulator['simulate']>[0];
-      return answerOf(await this.simulator.simulate(request, versions, caller));
+      return answerOf(await this.simulator.simulate(toSimulation(question), versions, caller));
     } catch (error) {
       throw error instanceof Invalid ? renamed(error) : error;
     }

@@ -1,14 +1,15 @@
 import type { PolicyDefinition } from '@secadmin/policy';
 import type { Cursors } from '../../lib/cursor.js';
 import type { StateVersions } from '../../lib/state-versions.js';
+import type { Simulation } from '../policies/index.js';
 import { CandidateIndex } from './candidates.js';
-import { EvaluationService, type Simulator } from './evaluation.js';
+import { EvaluationService } from './evaluation.js';
 import { authzenHandlers } from './handlers.js';
 import { type SearchDeps, SearchService } from './search.js';
 
 /** secadmin as an AuthZEN 1.0 Policy Decision Point, deciding through the policy simulator. */
 export function createAuthzen(deps: {
-  simulator: Simulator;
+  simulator: Simulation;
   policiesAt: (versions: StateVersions) => Promise<readonly PolicyDefinition[]>;
   usersAfter: SearchDeps['usersAfter'];
   mayListUsers: SearchDeps['mayListUsers'];

@@ -6,9 +6,10 @@ import { canonicalJson } from '../../lib/canonical-json.js';
 import type { Cursors, KeysetPosition } from '../../lib/cursor.js';
 import { Invalid } from '../../lib/errors.js';
 import type { StateVersions } from '../../lib/state-versions.js';
+import type { Simulation } from '../policies/index.js';
 import type { CandidateIndex } from './candidates.js';
 import { type Question, toSimulation } from './entities.js';
-import { renamed, type Simulator } from './evaluation.js';
+import { renamed } from './evaluation.js';
 
 type SubjectSearch = components['schemas']['AuthzenSubjectSearchRequest'];
 type ResourceSearch = components['schemas']['AuthzenResourceSearchRequest'];
@@ -28,7 +29,7 @@ const DEFAULT_LIMIT = 50;
 const POSITION = /^(l:\d{1,9}|u:user_[0-9a-z]{26})$/;
 
 export interface SearchDeps {
-  simulator: Simulator;
+  simulator: Simulation;
   policiesAt: (versions: StateVersions) => Promise<readonly PolicyDefinition[]>;
   candidates: CandidateIndex;
   /** Stored users after a keyset position, oldest first. */
@@ -204,11 +205,7 @@ export class SearchService {
       return check;
     });
     try {
-      const shown = await this.deps.simulator.simulateBatch(
-        { checks } as Parameters<Simulator['simulateBatch']>[0],
-        versions,
-        caller,
-      );
+      const shown = await this.deps.simulator.simulateBatch({ checks }, versions, caller);
       return shown.map((decision) => decision.allowed);
     } catch (error) {
       throw error instanceof Invalid ? renamed(error) : error;

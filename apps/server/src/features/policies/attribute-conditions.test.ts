@@ -269,6 +269,18 @@ describe.each(DATABASES)('attribute conditions on %s', (database) => {
         }),
       ),
     ).toEqual(['body.attributes.subject']);
+    // Hostile keys inside request attributes are refused like anywhere in a body.
+    for (const hostile of [
+      '{"resource":{"__proto__":{"status":"open"}}}',
+      '{"resource":{"constructor":{"prototype":{"x":1}}}}',
+    ]) {
+      const res = await fetch(`${server.url}/v1/policies/simulate`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.rootKey}`, 'content-type': 'application/json' },
+        body: `{"principal":"service:bounds","action":"a:b","resource":"r","attributes":${hostile}}`,
+      });
+      expect(res.status, hostile).toBe(400);
+    }
     // Seven levels under `attributes` is within the bound.
     let fits: Record<string, unknown> = { leaf: 1 };
     for (let i = 0; i < 5; i++) fits = { d: fits };

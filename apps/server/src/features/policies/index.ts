@@ -16,8 +16,8 @@ export type PoliciesApi = Pick<PoliciesService, 'removePrincipal'>;
 /** Decides requests against the stored policies (authorization, grants of roles). */
 export type Access = Pick<AccessService, 'decide'>;
 
-/** The stored policies as decisions see them (AuthZEN's search candidates). */
-export type StoredPolicies = Pick<AccessService, 'policiesAt'>;
+/** Simulate and batch checks, as `/v1/policies/simulate` answers them (AuthZEN builds on it). */
+export type Simulation = Pick<SimulationService, 'simulate' | 'simulateBatch'>;
 
 export function createPolicies(
   deps: Omit<PoliciesDeps, 'policies' | 'store'> &
