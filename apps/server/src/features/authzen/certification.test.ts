@@ -136,6 +136,230 @@ const AGREEMENT_POLICIES = [
     : []),
 ];
 
+/**
+ * The interop "todo" decisions of the AuthZEN repository
+ * (`interop/authzen-todo-backend/test/decisions-authorization-api-1_0-02.json`), restated: its
+ * people are identified by opaque identities, its Todo application lets everyone read users
+ * and todos, Rick, Morty and Summer create todos, Rick update and delete any todo, and Morty and
+ * Summer only their own (`ownerID` in the resource's properties).
+ */
+const TODO_IDENTITY = {
+  rick: 'CiRmZDA2MTRkMy1jMzlhLTQ3ODEtYjdiZC04Yjk2ZjVhNTEwMGQSBWxvY2Fs',
+  morty: 'CiRmZDE2MTRkMy1jMzlhLTQ3ODEtYjdiZC04Yjk2ZjVhNTEwMGQSBWxvY2Fs',
+  summer: 'CiRmZDI2MTRkMy1jMzlhLTQ3ODEtYjdiZC04Yjk2ZjVhNTEwMGQSBWxvY2Fs',
+  beth: 'CiRmZDM2MTRkMy1jMzlhLTQ3ODEtYjdiZC04Yjk2ZjVhNTEwMGQSBWxvY2Fs',
+  jerry: 'CiRmZDQ2MTRkMy1jMzlhLTQ3ODEtYjdiZC04Yjk2ZjVhNTEwMGQSBWxvY2Fs',
+} as const;
+type Person = keyof typeof TODO_IDENTITY;
+const todoUser = (person: Person) => `user:${TODO_IDENTITY[person]}`;
+const ownTodos = (person: Person, email: string) => ({
+  name: `todo-interop-${person}-own-todos`,
+  effect: 'allow',
+  principals: [todoUser(person)],
+  actions: ['can_update_todo', 'can_delete_todo'],
+  resources: ['todo/*'],
+  conditions: { attributes: { 'resource.ownerID': { equals: email } } },
+});
+const TODO_POLICIES = [
+  {
+    name: 'todo-interop-everyone-reads',
+    effect: 'allow',
+    principals: (Object.keys(TODO_IDENTITY) as Person[]).map(todoUser),
+    actions: ['can_read_user', 'can_read_todos'],
+    resources: ['user/*', 'todo/*'],
+  },
+  {
+    name: 'todo-interop-creators',
+    effect: 'allow',
+    principals: (['rick', 'morty', 'summer'] as const).map(todoUser),
+    actions: ['can_create_todo'],
+    resources: ['todo/*'],
+  },
+  {
+    name: 'todo-interop-rick-any-todo',
+    effect: 'allow',
+    principals: [todoUser('rick')],
+    actions: ['can_update_todo', 'can_delete_todo'],
+    resources: ['todo/*'],
+  },
+  ownTodos('morty', 'morty@the-citadel.com'),
+  ownTodos('summer', 'summer@the-smiths.com'),
+];
+type TodoResource = [type: string, id: string, ownerID?: string];
+/** Its `evaluation` list: who, action, resource (type, id, owner), expected decision. */
+const TODO_DECISIONS: [Person, string, TodoResource, boolean][] = [
+  ['rick', 'can_read_user', ['user', 'beth@the-smiths.com'], true],
+  ['rick', 'can_read_user', ['user', 'rick@the-citadel.com'], true],
+  ['rick', 'can_read_todos', ['todo', 'todo-1'], true],
+  ['rick', 'can_create_todo', ['todo', 'todo-1'], true],
+  [
+    'rick',
+    'can_update_todo',
+    ['todo', '7240d0db-8ff0-41ec-98b2-34a096273b92', 'rick@the-citadel.com'],
+    true,
+  ],
+  [
+    'rick',
+    'can_update_todo',
+    ['todo', '7240d0db-8ff0-41ec-98b2-34a096273b91', 'morty@the-citadel.com'],
+    true,
+  ],
+  [
+    'rick',
+    'can_delete_todo',
+    ['todo', '7240d0db-8ff0-41ec-98b2-34a096273b92', 'rick@the-citadel.com'],
+    true,
+  ],
+  [
+    'rick',
+    'can_delete_todo',
+    ['todo', '7240d0db-8ff0-41ec-98b2-34a096273b91', 'morty@the-citadel.com'],
+    true,
+  ],
+  ['morty', 'can_read_user', ['user', 'beth@the-smiths.com'], true],
+  ['morty', 'can_read_user', ['user', 'morty@the-citadel.com'], true],
+  ['morty', 'can_read_todos', ['todo', 'todo-1'], true],
+  ['morty', 'can_create_todo', ['todo', 'todo-1'], true],
+  [
+    'morty',
+    'can_update_todo',
+    ['todo', '7240d0db-8ff0-41ec-98b2-34a096273b92', 'rick@the-citadel.com'],
+    false,
+  ],
+  [
+    'morty',
+    'can_update_todo',
+    ['todo', '7240d0db-8ff0-41ec-98b2-34a096273b91', 'morty@the-citadel.com'],
+    true,
+  ],
+  [
+    'morty',
+    'can_delete_todo',
+    ['todo', '7240d0db-8ff0-41ec-98b2-34a096273b92', 'rick@the-citadel.com'],
+    false,
+  ],
+  [
+    'morty',
+    'can_delete_todo',
+    ['todo', '7240d0db-8ff0-41ec-98b2-34a096273b91', 'morty@the-citadel.com'],
+    true,
+  ],
+  ['summer', 'can_read_user', ['user', 'beth@the-smiths.com'], true],
+  ['summer', 'can_read_user', ['user', 'summer@the-smiths.com'], true],
+  ['summer', 'can_read_todos', ['todo', 'todo-1'], true],
+  ['summer', 'can_create_todo', ['todo', 'todo-1'], true],
+  [
+    'summer',
+    'can_update_todo',
+    ['todo', '7240d0db-8ff0-41ec-98b2-34a096273b92', 'rick@the-citadel.com'],
+    false,
+  ],
+  [
+    'summer',
+    'can_update_todo',
+    ['todo', '7240d0db-8ff0-41ec-98b2-34a096273b93', 'summer@the-smiths.com'],
+    true,
+  ],
+  [
+    'summer',
+    'can_delete_todo',
+    ['todo', '7240d0db-8ff0-41ec-98b2-34a096273b92', 'rick@the-citadel.com'],
+    false,
+  ],
+  [
+    'summer',
+    'can_delete_todo',
+    ['todo', '7240d0db-8ff0-41ec-98b2-34a096273b93', 'summer@the-smiths.com'],
+    true,
+  ],
+  ['beth', 'can_read_user', ['user', 'beth@the-smiths.com'], true],
+  ['beth', 'can_read_user', ['user', 'beth@the-smiths.com'], true],
+  ['beth', 'can_read_todos', ['todo', 'todo-1'], true],
+  ['beth', 'can_create_todo', ['todo', 'todo-1'], false],
+  [
+    'beth',
+    'can_update_todo',
+    ['todo', '7240d0db-8ff0-41ec-98b2-34a096273b92', 'rick@the-citadel.com'],
+    false,
+  ],
+  [
+    'beth',
+    'can_update_todo',
+    ['todo', '7240d0db-8ff0-41ec-98b2-34a096273b94', 'beth@the-smiths.com'],
+    false,
+  ],
+  [
+    'beth',
+    'can_delete_todo',
+    ['todo', '7240d0db-8ff0-41ec-98b2-34a096273b92', 'rick@the-citadel.com'],
+    false,
+  ],
+  [
+    'beth',
+    'can_delete_todo',
+    ['todo', '7240d0db-8ff0-41ec-98b2-34a096273b94', 'beth@the-smiths.com'],
+    false,
+  ],
+  ['jerry', 'can_read_user', ['user', 'beth@the-smiths.com'], true],
+  ['jerry', 'can_read_user', ['user', 'jerry@the-smiths.com'], true],
+  ['jerry', 'can_read_todos', ['todo', 'todo-1'], true],
+  ['jerry', 'can_create_todo', ['todo', 'todo-1'], false],
+  [
+    'jerry',
+    'can_update_todo',
+    ['todo', '7240d0db-8ff0-41ec-98b2-34a096273b92', 'rick@the-citadel.com'],
+    false,
+  ],
+  [
+    'jerry',
+    'can_update_todo',
+    ['todo', '7240d0db-8ff0-41ec-98b2-34a096273b95', 'jerry@the-smiths.com'],
+    false,
+  ],
+  [
+    'jerry',
+    'can_delete_todo',
+    ['todo', '7240d0db-8ff0-41ec-98b2-34a096273b92', 'rick@the-citadel.com'],
+    false,
+  ],
+  [
+    'jerry',
+    'can_delete_todo',
+    ['todo', '7240d0db-8ff0-41ec-98b2-34a096273b95', 'jerry@the-smiths.com'],
+    false,
+  ],
+];
+/** Its `evaluations` list: who, action, todos (id, owner), expected decisions. */
+const TODO_BATCHES: [Person, string, [string, string][], boolean[]][] = [
+  [
+    'rick',
+    'can_update_todo',
+    [
+      ['7240d0db-8ff0-41ec-98b2-34a096273b92', 'rick@the-citadel.com'],
+      ['7240d0db-8ff0-41ec-98b2-34a096273b95', 'jerry@the-smiths.com'],
+    ],
+    [true, true],
+  ],
+  [
+    'morty',
+    'can_update_todo',
+    [
+      ['7240d0db-8ff0-41ec-98b2-34a096273b92', 'rick@the-citadel.com'],
+      ['7240d0db-8ff0-41ec-98b2-34a096273b91', 'morty@the-citadel.com'],
+    ],
+    [false, true],
+  ],
+  [
+    'jerry',
+    'can_update_todo',
+    [
+      ['7240d0db-8ff0-41ec-98b2-34a096273b92', 'rick@the-citadel.com'],
+      ['7240d0db-8ff0-41ec-98b2-34a096273b95', 'jerry@the-smiths.com'],
+    ],
+    [false, false],
+  ],
+];
+
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
 
 const PUBLIC_URL = 'https://pdp.secadmin.test';
@@ -206,7 +430,7 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
     server = await startTestServer(database, { publicUrl: PUBLIC_URL });
     const policies = [
       ...CORE_POLICIES,
-      ...(ATTRIBUTE_CONDITIONS ? PROPERTIES_POLICIES : []),
+      ...(ATTRIBUTE_CONDITIONS ? [...PROPERTIES_POLICIES, ...TODO_POLICIES] : []),
       // Their own types and identifiers: they change no decision of the scenario.
       ...AGREEMENT_POLICIES.map((policy, i) => ({ name: `agreement-${i}`, ...policy })),
     ];
@@ -747,6 +971,36 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
         }),
         { numRuns: RUNS },
       );
+    });
+  });
+
+  describe('Interop todo decisions (authorization-api-1_0-02)', () => {
+    const todo = ([type, id, ownerID]: TodoResource) => ({
+      type,
+      id,
+      ...(ownerID ? { properties: { ownerID } } : {}),
+    });
+    propertiesIt('answers every decision of its evaluation list', async () => {
+      for (const [person, name, resource, expected] of TODO_DECISIONS) {
+        const reply = await evaluation({
+          subject: { type: 'user', id: TODO_IDENTITY[person] },
+          action: { name },
+          resource: todo(resource),
+        });
+        expect(reply.body.decision, `${person} ${name} ${resource.join(' ')}`).toBe(expected);
+      }
+    });
+    propertiesIt('answers every decision of its evaluations list', async () => {
+      for (const [person, name, todos, expected] of TODO_BATCHES) {
+        expect(
+          await decisionsOf({
+            subject: { type: 'user', id: TODO_IDENTITY[person] },
+            action: { name },
+            evaluations: todos.map(([id, ownerID]) => ({ resource: todo(['todo', id, ownerID]) })),
+          }),
+          `${person} ${name}`,
+        ).toEqual(expected);
+      }
     });
   });
 
