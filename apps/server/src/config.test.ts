@@ -43,6 +43,26 @@ describe('loadConfig', () => {
       );
   });
 
+  it('reads SECADMIN_PUBLIC_URL without its trailing slash, localhost on PORT by default, and refuses anything but a plain http(s) URL', () => {
+    expect(loadConfig({}).publicUrl).toBe('http://localhost:3000');
+    expect(loadConfig({ PORT: '8080' }).publicUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ SECADMIN_PUBLIC_URL: 'https://pdp.example.com/tenant1/' }).publicUrl).toBe(
+      'https://pdp.example.com/tenant1',
+    );
+    for (const bad of [
+      'pdp.example.com',
+      'ftp://pdp.example.com',
+      'https://pdp.example.com/?a=1',
+      'https://pdp.example.com/#x',
+      'https://user:pw@pdp.example.com',
+    ])
+      expect(() => loadConfig({ SECADMIN_PUBLIC_URL: bad }), bad).toThrow(/SECADMIN_PUBLIC_URL/);
+    // The refused value is not repeated: it may hold a password.
+    expect(() =>
+      loadConfig({ SECADMIN_PUBLIC_URL: 'https://user:s3cret@pdp.example.com' }),
+    ).toThrow(expect.objectContaining({ message: expect.not.stringContaining('s3cret') }));
+  });
+
   it('reads SECADMIN_METRICS_HOST, loopback by default, apart from HOST', () => {
     expect(loadConfig({}).metricsHost).toBe('127.0.0.1');
     expect(loadConfig({ HOST: '0.0.0.0' }).metricsHost).toBe('127.0.0.1');

@@ -16,6 +16,8 @@ export interface Config {
   /** Ed25519 PKCS#8 PEM that signs audit-log checkpoints; generated into the data dir if unset. */
   signingKey: string | undefined;
   downloadUrl: string;
+  /** The service's own base URL as clients reach it (AuthZEN metadata), no trailing slash. */
+  publicUrl: string;
   downloadTtlSeconds: number;
   /** The most that stored export files may take together. */
   exportsMaxBytes: number;
@@ -82,6 +84,31 @@ function origins(text: string | undefined): string[] {
   return list;
 }
 
+/**
+ * An http(s) base URL without credentials, query or fragment, its trailing slashes removed.
+ * A refused value is not repeated in the message: it may hold a password.
+ */
+function baseUrl(name: string, text: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (
+    !url ||
+    !/^https?:$/.test(url.protocol) ||
+    url.username !== '' ||
+    url.password !== '' ||
+    url.search !== '' ||
+    url.hash !== ''
+  )
+    throw new Error(
+      `${name} must be an http(s) URL without credentials, query or fragment, like https://secadmin.example.com.`,
+    );
+  return text.replace(/\/+$/, '');
+}
+
 function trustProxy(text: string | undefined): boolean | number | string {
   if (text === undefined || text === '' || text === 'false') return false;
   if (text === 'true') return true;
@@ -109,6 +136,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     downloadUrl: (env.SECADMIN_DOWNLOAD_URL || `http://localhost:${port}/downloads`).replace(
       /\/+$/,
       '',
+    ),
+    publicUrl: baseUrl(
+      'SECADMIN_PUBLIC_URL',
+      env.SECADMIN_PUBLIC_URL || `http://localhost:${port}`,
     ),
     downloadTtlSeconds: integer(env, 'SECADMIN_DOWNLOAD_TTL_S', 86_400, 1),
     exportsMaxBytes: integer(env, 'SECADMIN_EXPORTS_MAX_BYTES', 10 * 1024 ** 3),

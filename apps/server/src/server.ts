@@ -93,6 +93,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       counters: metrics,
       logger,
       maxKeptBytes: config.idempotencyMaxKeptBytes,
+      publicUrl: config.publicUrl,
       auditLog: {
         signingKey,
         exports: {

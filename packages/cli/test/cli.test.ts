@@ -152,7 +152,7 @@ describe.each(['embedded', 'postgresql'] as const)('policies as code (%s databas
   it('passes the policy tests of examples/policies', async () => {
     const run = await cli('policies', 'test', EXAMPLES);
     expect(run.code, run.stdout + run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/6 passed, 0 failed/);
+    expect(run.stdout).toMatch(/13 passed, 0 failed/);
   });
 
   it('fails a policy test folder with a wrong expectation, naming the check and explaining it', async () => {
@@ -175,7 +175,7 @@ describe.each(['embedded', 'postgresql'] as const)('policies as code (%s databas
     );
     expect(run.stdout).toContain('expected allow, got implicit_deny');
     expect(run.stdout).toMatch(/support-grants-viewer\s+allow\s+no\s+yes\s+yes\s+no/);
-    expect(run.stdout).toContain('6 passed, 1 failed');
+    expect(run.stdout).toContain('13 passed, 1 failed');
   });
 
   it("maps the server's validation errors of draft policies back to file names", async () => {

@@ -1,3 +1,10 @@
+import {
+  type AttributeSources,
+  type CompiledAttribute,
+  compileAttributes,
+  isMissing,
+  readAttribute,
+} from './attributes.js';
 import { type CidrBlock, cidrContains, type IpAddress, parseCidr, parseIp } from './ip.js';
 import { compileGlob, type GlobPattern, matchGlob, SELF, selfOf } from './patterns.js';
 import type {
@@ -13,6 +20,13 @@ interface CompiledConditions {
   denylist?: CidrBlock[];
   notBefore?: number;
   notAfter?: number;
+  attributes?: CompiledAttribute[];
+}
+
+/** What conditions are checked against, for one request. */
+interface ConditionInput extends AttributeSources {
+  ip: IpAddress | undefined;
+  self: string;
 }
 
 interface CompiledPolicy {
@@ -23,6 +37,8 @@ interface CompiledPolicy {
   resources: GlobPattern[];
   principals: readonly string[];
   conditions: CompiledConditions | undefined;
+  /** Some attribute condition reads a `principal.` path. */
+  readsPrincipal: boolean;
 }
 
 const ANY_USER = `user:${SELF}`;
@@ -55,6 +71,7 @@ function compileConditions(policy: PolicyDefinition): CompiledConditions | undef
   if (denylist) compiled.denylist = denylist;
   if (conditions.time?.notBefore) compiled.notBefore = Date.parse(conditions.time.notBefore);
   if (conditions.time?.notAfter) compiled.notAfter = Date.parse(conditions.time.notAfter);
+  if (conditions.attributes) compiled.attributes = compileAttributes(conditions.attributes);
   return compiled;
 }
 
@@ -65,6 +82,8 @@ function compileConditions(policy: PolicyDefinition): CompiledConditions | undef
  */
 export class PolicyIndex {
   readonly size: number;
+  /** Some policy has an attribute condition on a `principal.` path. */
+  private readonly readsPrincipal: boolean;
   private readonly buckets = new Map<string, Map<string, CompiledPolicy[]>>();
   /** Per-evaluation visit marks, so a policy in several buckets is checked once. */
   private readonly seen: Uint32Array;
@@ -73,7 +92,9 @@ export class PolicyIndex {
   constructor(policies: readonly PolicyDefinition[]) {
     this.size = policies.length;
     this.seen = new Uint32Array(policies.length);
+    let readsPrincipal = false;
     policies.forEach((policy, ordinal) => {
+      const conditions = compileConditions(policy);
       const compiled: CompiledPolicy = {
         ordinal,
         policy,
@@ -81,8 +102,11 @@ export class PolicyIndex {
         actions: policy.actions.map((a) => compileGlob(a.toLowerCase())),
         resources: policy.resources.map(compileGlob),
         principals: policy.principals,
-        conditions: compileConditions(policy),
+        conditions,
+        readsPrincipal:
+          conditions?.attributes?.some((attribute) => attribute.root === 'principal') === true,
       };
+      readsPrincipal ||= compiled.readsPrincipal;
       const actionKeys = new Set(policy.actions.map((a) => actionKey(a.toLowerCase())));
       for (const principal of new Set(policy.principals)) {
         let byAction = this.buckets.get(principal);
@@ -97,17 +121,51 @@ export class PolicyIndex {
         }
       }
     });
+    this.readsPrincipal = readsPrincipal;
+  }
+
+  /**
+   * Whether a policy that this request's principal, action and resource match has a condition
+   * on a `principal.` attribute: only then does a caller need to look up the principal's
+   * stored attributes before `evaluate` (with `explain`, whenever any policy has one).
+   */
+  readsPrincipalAttributes(request: AccessRequest): boolean {
+    if (!this.readsPrincipal) return false;
+    // An explanation shows every condition of every policy of the principal.
+    if (request.explain) return true;
+    const action = request.action.toLowerCase();
+    const self = selfOf(request.principal);
+    for (const principal of this.principalKeys(request)) {
+      const byAction = this.buckets.get(principal);
+      if (!byAction) continue;
+      for (const key of this.actionKeys(action)) {
+        for (const candidate of byAction.get(key) ?? []) {
+          if (
+            candidate.readsPrincipal &&
+            candidate.actions.some((g) => matchGlob(g, action)) &&
+            candidate.resources.some((g) => matchGlob(g, request.resource, self))
+          )
+            return true;
+        }
+      }
+    }
+    return false;
   }
 
   evaluate(request: AccessRequest): Decision {
     const principalKeys = this.principalKeys(request);
     const action = request.action.toLowerCase();
-    const colon = action.indexOf(':');
-    const actionKeys =
-      colon > 0 ? [action, `${action.slice(0, colon)}:*`, WILDCARD] : [action, WILDCARD];
+    const actionKeys = this.actionKeys(action);
     const self = selfOf(request.principal);
     const ip = request.context?.ip === undefined ? undefined : parseIp(request.context.ip);
     const time = (request.context?.time ?? new Date()).getTime();
+    const input: ConditionInput = {
+      ip,
+      time,
+      self,
+      attributes: request.attributes,
+      context: request.context,
+    };
     const stamp = this.nextStamp();
 
     const matched: CompiledPolicy[] = [];
@@ -123,13 +181,13 @@ export class PolicyIndex {
           if (this.seen[candidate.ordinal] === stamp) continue;
           this.seen[candidate.ordinal] = stamp;
           if (request.explain) {
-            const item = explain(candidate, action, request.resource, self, ip, time, missing);
+            const item = explain(candidate, action, request.resource, input, missing);
             explanation.push(item);
             if (item.matched) matched.push(candidate);
           } else if (
             candidate.actions.some((g) => matchGlob(g, action)) &&
             candidate.resources.some((g) => matchGlob(g, request.resource, self)) &&
-            conditionsHold(candidate.conditions, ip, time)
+            conditionsHold(candidate.conditions, input)
           ) {
             matched.push(candidate);
           }
@@ -156,6 +214,11 @@ export class PolicyIndex {
     return decision;
   }
 
+  private actionKeys(action: string): string[] {
+    const colon = action.indexOf(':');
+    return colon > 0 ? [action, `${action.slice(0, colon)}:*`, WILDCARD] : [action, WILDCARD];
+  }
+
   /** The request principal, its roles, `*`, and `user:${self}` for a user. */
   private principalKeys(request: AccessRequest): string[] {
     const keys = [request.principal, WILDCARD];
@@ -171,16 +234,17 @@ export class PolicyIndex {
   }
 }
 
-function conditionsHold(
-  c: CompiledConditions | undefined,
-  ip: IpAddress | undefined,
-  time: number,
-) {
+function conditionsHold(c: CompiledConditions | undefined, input: ConditionInput): boolean {
   if (!c) return true;
+  const { ip, time } = input;
   if (c.allowlist && !(ip && c.allowlist.some((b) => cidrContains(b, ip)))) return false;
   if (c.denylist && !(ip && !c.denylist.some((b) => cidrContains(b, ip)))) return false;
   if (c.notBefore !== undefined && !(time >= c.notBefore)) return false;
   if (c.notAfter !== undefined && !(time <= c.notAfter)) return false;
+  if (c.attributes) {
+    for (const attribute of c.attributes)
+      if (!attribute.holds(readAttribute(input, attribute), input.self)) return false;
+  }
   return true;
 }
 
@@ -188,21 +252,24 @@ function explain(
   candidate: CompiledPolicy,
   action: string,
   resource: string,
-  self: string,
-  ip: IpAddress | undefined,
-  time: number,
+  input: ConditionInput,
   missing: Set<string>,
 ): PolicyExplanation {
+  const { ip, time } = input;
   const actionMatched = candidate.actions.some((g) => matchGlob(g, action));
-  const resourceMatched = candidate.resources.some((g) => matchGlob(g, resource, self));
+  const resourceMatched = candidate.resources.some((g) => matchGlob(g, resource, input.self));
   const conditions: Record<string, boolean> = {};
   const c = candidate.conditions;
-  if (c?.allowlist)
-    conditions['ip.allowlist'] = conditionsHold({ allowlist: c.allowlist }, ip, time);
-  if (c?.denylist) conditions['ip.denylist'] = conditionsHold({ denylist: c.denylist }, ip, time);
+  if (c?.allowlist) conditions['ip.allowlist'] = conditionsHold({ allowlist: c.allowlist }, input);
+  if (c?.denylist) conditions['ip.denylist'] = conditionsHold({ denylist: c.denylist }, input);
   if (c?.notBefore !== undefined) conditions['time.notBefore'] = time >= c.notBefore;
   if (c?.notAfter !== undefined) conditions['time.notAfter'] = time <= c.notAfter;
   if ((c?.allowlist || c?.denylist) && ip === undefined) missing.add('ip');
+  for (const attribute of c?.attributes ?? []) {
+    const value = readAttribute(input, attribute);
+    if (isMissing(value)) missing.add(attribute.path);
+    conditions[`attributes.${attribute.path}`] = attribute.holds(value, input.self);
+  }
   const matched = actionMatched && resourceMatched && Object.values(conditions).every(Boolean);
   return {
     policyId: candidate.policy.id,

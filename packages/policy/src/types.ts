@@ -1,8 +1,39 @@
 export type Effect = 'allow' | 'deny';
 
+/** A JSON scalar an attribute condition compares with. */
+export type AttributeScalar = string | number | boolean;
+
+/**
+ * One test of one attribute (decisions.md §8): exactly one of these keys
+ * (`attributeConditionProblems` refuses anything else). Values never convert between JSON
+ * types; the string `${self}` stands for the request principal's id.
+ */
+export interface AttributeOperator {
+  equals?: AttributeScalar;
+  notEquals?: AttributeScalar;
+  in?: AttributeScalar[];
+  notIn?: AttributeScalar[];
+  exists?: boolean;
+  lessThan?: number | string;
+  lessThanOrEqual?: number | string;
+  greaterThan?: number | string;
+  greaterThanOrEqual?: number | string;
+  startsWith?: string;
+  contains?: AttributeScalar;
+}
+
 export interface PolicyConditions {
   ip?: { allowlist?: string[]; denylist?: string[] };
   time?: { notBefore?: string; notAfter?: string };
+  /** Attribute path (`principal.…`, `resource.…`, `action.…`, `context.…`) → its test. */
+  attributes?: Record<string, AttributeOperator>;
+}
+
+/** What a request says about its principal, resource and action. */
+export interface RequestAttributes {
+  principal?: Record<string, unknown>;
+  resource?: Record<string, unknown>;
+  action?: Record<string, unknown>;
 }
 
 /** A stored policy, as the evaluator needs it. */
@@ -23,7 +54,9 @@ export interface AccessRequest {
   roles?: readonly string[];
   action: string;
   resource: string;
-  context?: { ip?: string | undefined; time?: Date | undefined };
+  /** `ip` and `time` feed the ip and time conditions; every key is read by `context.*` paths. */
+  context?: { ip?: string | undefined; time?: Date | undefined; [key: string]: unknown };
+  attributes?: RequestAttributes | undefined;
   explain?: boolean;
 }
 
@@ -51,4 +84,6 @@ export interface Decision {
   matchedPolicies: MatchedPolicy[];
   explanation?: PolicyExplanation[];
   missingContextKeys?: string[];
+  /** The principal is a user with `active: false`: denied whatever the policies say. */
+  principalInactive?: true;
 }

@@ -11,6 +11,7 @@ import {
   type AuditLogOptions,
   createAuditLog,
 } from './audit-log/index.js';
+import { createAuthzen } from './authzen/index.js';
 import {
   createIdempotency,
   type IdempotencyService,
@@ -30,7 +31,8 @@ export interface Services {
   /** The operations of users, policies and API keys. */
   handlers: ReturnType<typeof createUsers>['handlers'] &
     ReturnType<typeof createPolicies>['handlers'] &
-    ReturnType<typeof createApiKeys>['handlers'];
+    ReturnType<typeof createApiKeys>['handlers'] &
+    ReturnType<typeof createAuthzen>['handlers'];
   logs: AuditLog['logs'];
   chain: AuditLog['chain'];
   search: AuditLog['search'];
@@ -45,6 +47,8 @@ export interface ServicesOptions {
   logger: Logger;
   /** The most bytes of kept idempotent responses per principal (docs/idempotency.md). */
   maxKeptBytes?: number;
+  /** `SECADMIN_PUBLIC_URL`: the AuthZEN metadata's base URL. */
+  publicUrl: string;
   auditLog: Omit<AuditLogOptions, 'cursors' | 'secret' | 'counters' | 'logger'>;
 }
 
@@ -88,7 +92,8 @@ export function createServices(store: Store, options: ServicesOptions): Composit
     versions,
     audit,
     cursors,
-    userRoles: (userId) => users.service.roles(userId),
+    userStanding: async (userId) => (await users.service.standing(userId)) ?? undefined,
+    userAttributes: async (userId) => (await users.service.attributes(userId)) ?? undefined,
     currentVersions: () => versions.current(),
     counters: options.counters,
   });
@@ -99,6 +104,7 @@ export function createServices(store: Store, options: ServicesOptions): Composit
     cursors,
     keptResponses: idempotency.service,
     userExists: (userId) => users.service.exists(userId),
+    userActive: (userId) => users.service.isActive(userId),
   });
   const users = createUsers({
     store,
@@ -111,6 +117,26 @@ export function createServices(store: Store, options: ServicesOptions): Composit
     logs: audit,
     keptResponses: idempotency.service,
   });
+  const authzen = createAuthzen({
+    simulator: policies.simulation,
+    policiesAt: (versions) => policies.access.policiesAt(versions),
+    usersAfter: (after, take) => users.service.idsAfter(after, take),
+    mayListUsers: async (caller, versions) =>
+      caller.isRoot ||
+      (
+        await policies.access.decide(
+          {
+            principal: caller.principal,
+            action: 'users:list',
+            resource: 'users',
+            context: { ip: caller.ip, time: new Date() },
+          },
+          versions,
+        )
+      ).allowed,
+    cursors,
+    publicUrl: options.publicUrl,
+  });
   return {
     services: {
       versions,
@@ -119,7 +145,12 @@ export function createServices(store: Store, options: ServicesOptions): Composit
       apiKeys: apiKeys.service,
       idempotency: idempotency.service,
       idempotencyStep: idempotency.step,
-      handlers: { ...users.handlers, ...policies.handlers, ...apiKeys.handlers },
+      handlers: {
+        ...users.handlers,
+        ...policies.handlers,
+        ...apiKeys.handlers,
+        ...authzen.handlers,
+      },
       logs: auditLog.logs,
       chain: auditLog.chain,
       search: auditLog.search,

@@ -19,7 +19,7 @@ function unauthorizedMessage(header: string | undefined, secret: string | undefi
   if (header === undefined) return 'A valid API key is required (Authorization: Bearer sk_…).';
   if (secret === undefined)
     return 'The Authorization header must be the word Bearer, a space and the API key (Authorization: Bearer sk_…).';
-  return 'The API key is invalid, revoked or expired.';
+  return 'The API key is invalid, revoked or expired, or its user is inactive.';
 }
 
 /**

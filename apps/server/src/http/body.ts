@@ -7,10 +7,19 @@ import { hasBody } from './unread-body.js';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
-/** A request body must be JSON: anything else is a 415 before it is read. */
-export function requireJsonBody(req: Request): void {
+/** A request body must be JSON: anything else is refused before it is read (415 unless `code` says otherwise). */
+export function requireJsonBody(
+  req: Request,
+  code: 'unsupported_media_type' | 'invalid_request' = 'unsupported_media_type',
+): void {
   if (hasBody(req) && !req.is(JSON_TYPES))
-    throw new ApiError('unsupported_media_type', 'Request bodies must be application/json.');
+    throw new ApiError(
+      code,
+      'Request bodies must be application/json.',
+      code === 'invalid_request'
+        ? [{ field: 'body', message: 'must be sent as application/json' }]
+        : undefined,
+    );
 }
 
 /** The body's top-level object or array is level 1; each nested one adds a level (docs/errors.md). */

@@ -116,7 +116,10 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
       );
     const idempotencyKey =
       auth && req.method === 'POST' && operation.writes ? deps.idempotency.keyOf(req) : undefined;
-    requireJsonBody(req);
+    requireJsonBody(
+      req,
+      operation.nonJsonBody === 'invalid_request' ? 'invalid_request' : 'unsupported_media_type',
+    );
     const body = await readJsonBody(req, res, operation.maxBodyBytes);
     const query = req.query as Record<string, unknown>;
     const violations = [

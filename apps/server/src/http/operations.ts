@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { OperationId } from '@secadmin/api-types';
+import type { ErrorCode, OperationId } from '@secadmin/api-types';
 
 /** The bundled spec (`spec/dist/openapi.json`): served, and the source of the operation table. */
 export type Spec = Record<string, unknown> & {
@@ -28,6 +28,11 @@ export interface Operation {
   path: string;
   access: AccessRule;
   maxBodyBytes: number;
+  /**
+   * What a body that is not `application/json` gets: 415 `unsupported_media_type`, or what the
+   * operation's `x-secadmin-non-json-body` says (AuthZEN's certification wants a 400).
+   */
+  nonJsonBody: ErrorCode;
   /**
    * Every POST, PATCH and DELETE but those the spec marks `x-secadmin-reads-only` (search,
    * simulations, verify): refused while the disk is low, and only these keep a response under
@@ -63,6 +68,9 @@ export function readOperations(spec: Spec): Operation[] {
         access,
         maxBodyBytes:
           (operation['x-secadmin-max-body-bytes'] as number | undefined) ?? DEFAULT_MAX_BODY_BYTES,
+        nonJsonBody:
+          (operation['x-secadmin-non-json-body'] as ErrorCode | undefined) ??
+          'unsupported_media_type',
         writes: WRITING_METHODS.has(method) && operation['x-secadmin-reads-only'] !== true,
         spec: {
           ...operation,

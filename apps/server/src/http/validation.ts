@@ -66,7 +66,7 @@ const MAX_DETAILS = 50;
 function detailsOf(location: string, errors: ErrorObject[] | null | undefined): ErrorDetail[] {
   return (errors ?? []).slice(0, MAX_DETAILS).map((error) => {
     const params = error.params as Record<string, unknown>;
-    const named = params.missingProperty ?? params.additionalProperty;
+    const named = params.missingProperty ?? params.additionalProperty ?? params.propertyName;
     const pointer = named === undefined ? error.instancePath : `${error.instancePath}/${named}`;
     const allowed = params.allowedValues as unknown[] | undefined;
     // A pattern's own words (`x-secadmin-pattern-message`) say more than the regular expression.

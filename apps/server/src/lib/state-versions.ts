@@ -5,6 +5,7 @@
 export interface StateVersions {
   policies: bigint;
   apiKeys: bigint;
+  /** Users' roles and `active` flags: what every decision about a user principal reads. */
   userRoles: bigint;
 }
 

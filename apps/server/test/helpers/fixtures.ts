@@ -1,4 +1,5 @@
 import type { SecadminClient } from '@secadmin/api-client';
+import type { components } from '@secadmin/api-types';
 import type { Database } from '@secadmin/db';
 import { createAuditWriter } from '../../src/features/audit-log/audit-writer.js';
 import { EntriesRepository } from '../../src/features/audit-log/entries/repository.js';
@@ -20,6 +21,7 @@ export async function createUser(
     roles: string[];
     metadata: Record<string, unknown>;
     password: string;
+    active: boolean;
   }> = {},
 ) {
   const { data } = await client.POST('/v1/users', {
@@ -54,7 +56,7 @@ export async function createPolicy(
     actions: string[];
     resources: string[];
     description: string;
-    conditions: { ip?: { allowlist?: string[]; denylist?: string[] } };
+    conditions: components['schemas']['PolicyConditions'];
   }>,
 ) {
   const { data } = await client.POST('/v1/policies', {

@@ -65,6 +65,27 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     expect(responses.filter((r) => r.status === 429)).toHaveLength(20);
   });
 
+  it("refuse an inactive user's keys on the other instance at the next request, and take them back on reactivation", async () => {
+    const { data } = await a.client.POST('/v1/users', {
+      body: { email: `instances.${Date.now()}@example.com` },
+    });
+    const user = data?.data as { id: string };
+    await createPolicy(a.client, {
+      principals: [`user:${user.id}`],
+      actions: ['users:list'],
+      resources: ['users'],
+    });
+    const key = await createKey(a.client, `user:${user.id}`);
+    const onB = b.clientWith(key.secret);
+    expect((await onB.GET('/v1/users')).data).toBeDefined();
+    const setActive = (active: boolean) =>
+      a.client.PATCH('/v1/users/{id}', { params: { path: { id: user.id } }, body: { active } });
+    await setActive(false);
+    expect(await failure(onB.GET('/v1/users'))).toMatchObject({ status: 401 });
+    await setActive(true);
+    expect((await onB.GET('/v1/users')).data).toBeDefined();
+  });
+
   it('stop granting on one instance at the next request after a policy is deleted on the other', async () => {
     const principal = `service:cross-${Date.now()}`;
     const policy = await createPolicy(a.client, {

@@ -37,6 +37,12 @@ export const operations = {
   listApiKeys: { group: 'apiKeys', name: 'list', method: 'GET', path: '/v1/api-keys', pathParams: [], query: true, body: false, cursor: 'query', returns: 'body' },
   createApiKey: { group: 'apiKeys', name: 'create', method: 'POST', path: '/v1/api-keys', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   deleteApiKey: { group: 'apiKeys', name: 'delete', method: 'DELETE', path: '/v1/api-keys/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
+  evaluateAccess: { group: 'authzen', name: 'evaluateAccess', method: 'POST', path: '/access/v1/evaluation', pathParams: [], query: false, body: true, cursor: null, returns: 'body' },
+  evaluateAccessBatch: { group: 'authzen', name: 'evaluateAccessBatch', method: 'POST', path: '/access/v1/evaluations', pathParams: [], query: false, body: true, cursor: null, returns: 'body' },
+  searchSubjects: { group: 'authzen', name: 'searchSubjects', method: 'POST', path: '/access/v1/search/subject', pathParams: [], query: false, body: true, cursor: null, returns: 'body' },
+  searchResources: { group: 'authzen', name: 'searchResources', method: 'POST', path: '/access/v1/search/resource', pathParams: [], query: false, body: true, cursor: null, returns: 'body' },
+  searchActions: { group: 'authzen', name: 'searchActions', method: 'POST', path: '/access/v1/search/action', pathParams: [], query: false, body: true, cursor: null, returns: 'body' },
+  getAuthzenConfiguration: { group: 'authzen', name: 'getConfiguration', method: 'GET', path: '/.well-known/authzen-configuration', pathParams: [], query: false, body: false, cursor: null, returns: 'body' },
   downloadExport: { group: 'exports', name: 'download', method: 'GET', path: '/downloads/{file}', pathParams: ['file'], query: true, body: false, cursor: null, returns: 'response' },
   getHealth: { group: 'system', name: 'getHealth', method: 'GET', path: '/healthz', pathParams: [], query: false, body: false, cursor: null, returns: 'body' },
   getReadiness: { group: 'system', name: 'getReadiness', method: 'GET', path: '/readyz', pathParams: [], query: false, body: false, cursor: null, returns: 'body' },
@@ -61,7 +67,8 @@ export interface Resources {
      * List users
      *
      * Lists users oldest first, by (createdAt, id), with cursor pagination. `email`
-     * filters by exact, case-insensitive email; `role` returns users holding that role.
+     * filters by exact, case-insensitive email; `role` returns users holding that role;
+     * `active` returns only active or only inactive users.
      * Entries carry the list fields only: id, email, name, createdAt and roles.
      *
      * `GET /v1/users` (`listUsers`)
@@ -161,14 +168,21 @@ export interface Resources {
      *   case-insensitively; principals and resources case-sensitively.
      * - Conditions: `ip.allowlist` / `ip.denylist` (IPv4 and IPv6 CIDRs, IPv4-mapped
      *   IPv6 normalized) against `context.ip`; `time.notBefore` / `time.notAfter`
-     *   against `context.time` (default now). A condition whose context key is missing
-     *   does not hold.
+     *   against `context.time` (default now); `attributes` (see `AttributeConditions`)
+     *   against the request's `attributes` and `context`, with a stored user's `email`,
+     *   `roles`, `emailVerified`, `active` and `metadata` replacing what `attributes.principal`
+     *   says of a `user:<id>` principal. A condition whose context key or attribute is
+     *   missing does not hold (`exists: false` aside).
+     * - A user with `active: false` is denied whatever the policies say:
+     *   `decision: implicit_deny` with `principalInactive: true`.
      * - Deny overrides: any matching deny → `allowed: false`, `effect: deny`,
      *   `decision: explicit_deny`; else any matching allow → `allowed: true`,
      *   `effect: allow`, `decision: allow`; else `allowed: false`, `effect: deny`,
      *   `decision: implicit_deny`, `matchedPolicies: []`.
      *
-     * `explain: true` adds a per-policy `explanation` and `missingContextKeys`.
+     * `explain: true` adds a per-policy `explanation` (each attribute condition as
+     * `"attributes.<path>": true|false`) and `missingContextKeys` (missing context keys and
+     * attribute paths, e.g. `resource.status`).
      *
      * A stored policy that the calling key may not read (`policies:read` on
      * `policies/<id>`) is named to it neither in `matchedPolicies` nor in `explanation`: it
@@ -652,6 +666,145 @@ export interface Resources {
      * `DELETE /v1/api-keys/{id}` (`deleteApiKey`)
      */
     delete(id: PathParams<'deleteApiKey'>['id'], options?: RequestOptions): Promise<void>;
+  };
+  /**
+   * secadmin as a Policy Decision Point of the OpenID AuthZEN Authorization API 1.0, so any
+   * AuthZEN enforcement point (API gateways, identity providers, SDKs) can ask it without
+   * custom code: single and batch evaluations, subject, resource and action search, and the
+   * `/.well-known/authzen-configuration` metadata. Decisions are those of the policy
+   * simulator: subject `{type, id}` is the principal `<type>:<id>`, resource `{type, id}`
+   * the resource `<type>/<id>`, action `{name}` the action, and each entity's `properties`
+   * its attributes. Bodies keep AuthZEN's own shape (no `data` envelope, no `meta`);
+   * errors keep secadmin's envelope and statuses, except that a body that is not JSON is a
+   * 400 as AuthZEN's certification requires. The certification scenario's every test id
+   * runs in secadmin's tests.
+   */
+  authzen: {
+    /**
+     * Evaluate one access request (AuthZEN)
+     *
+     * The AuthZEN Access Evaluation API 1.0: may this subject do this action on this resource?
+     * Decided exactly as `POST /v1/policies/simulate` decides the principal `<subject.type>:<subject.id>`,
+     * the action `action.name` and the resource `<resource.type>/<resource.id>`, with
+     * `subject.properties`, `action.properties` and `resource.properties` as the principal's,
+     * action's and resource's attributes and `context` as the simulator's `context`.
+     *
+     * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
+     * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
+     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
+     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
+     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+     *
+     * `POST /access/v1/evaluation` (`evaluateAccess`)
+     */
+    evaluateAccess(body: Body<'evaluateAccess'>, options?: RequestOptions): Promise<JsonBody<'evaluateAccess'>>;
+    /**
+     * Evaluate many access requests (AuthZEN)
+     *
+     * The AuthZEN Access Evaluations API 1.0: up to 100 questions, each decided as
+     * `evaluateAccess` decides one, with the top-level `subject`, `action`, `resource` and
+     * `context` as defaults that an item's own replace whole. Answers come in request order.
+     * An item that cannot be evaluated gets `decision: false` and `context.error`
+     * (`{"status": 400, "message": …}`) while the others are answered. Without `evaluations`, or
+     * with an empty array, the answer is that of `evaluateAccess` for the top-level fields.
+     *
+     * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
+     * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
+     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
+     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
+     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+     *
+     * `POST /access/v1/evaluations` (`evaluateAccessBatch`)
+     */
+    evaluateAccessBatch(body: Body<'evaluateAccessBatch'>, options?: RequestOptions): Promise<JsonBody<'evaluateAccessBatch'>>;
+    /**
+     * Search subjects (AuthZEN)
+     *
+     * The AuthZEN Subject Search API 1.0: which subjects of `subject.type` may do `action` on
+     * `resource`? `subject.id` is ignored; `subject.properties`, if sent, are every candidate's
+     * attributes (a stored user's own attributes win).
+     *
+     * Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
+     * `users`) and every literal identifier that stored
+     * policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
+     * `${self}` name none). The results are the candidates of the searched type for which the
+     * decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
+     * then stored users (oldest first). Each page examines at most 500 candidates, so a page may
+     * hold fewer than `page.limit` results while `page.next_token` is not empty; send it back as
+     * `page.token` with the same body to go on. A token of another search, or altered, is a 400
+     * naming `page.token`. An unknown type or identifier gives empty `results`, not an error.
+     *
+     * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
+     * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
+     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
+     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
+     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+     *
+     * `POST /access/v1/search/subject` (`searchSubjects`)
+     */
+    searchSubjects(body: Body<'searchSubjects'>, options?: RequestOptions): Promise<JsonBody<'searchSubjects'>>;
+    /**
+     * Search resources (AuthZEN)
+     *
+     * The AuthZEN Resource Search API 1.0: on which resources of `resource.type` may `subject` do
+     * `action`? `resource.id` is ignored; `resource.properties`, if sent, are every candidate's
+     * attributes.
+     *
+     * Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
+     * `users`) and every literal identifier that stored
+     * policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
+     * `${self}` name none). The results are the candidates of the searched type for which the
+     * decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
+     * then stored users (oldest first). Each page examines at most 500 candidates, so a page may
+     * hold fewer than `page.limit` results while `page.next_token` is not empty; send it back as
+     * `page.token` with the same body to go on. A token of another search, or altered, is a 400
+     * naming `page.token`. An unknown type or identifier gives empty `results`, not an error.
+     *
+     * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
+     * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
+     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
+     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
+     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+     *
+     * `POST /access/v1/search/resource` (`searchResources`)
+     */
+    searchResources(body: Body<'searchResources'>, options?: RequestOptions): Promise<JsonBody<'searchResources'>>;
+    /**
+     * Search actions (AuthZEN)
+     *
+     * The AuthZEN Action Search API 1.0: which actions may `subject` do on `resource`? An `action`
+     * key is ignored (action properties cannot be searched with).
+     *
+     * Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
+     * `users`) and every literal identifier that stored
+     * policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
+     * `${self}` name none). The results are the candidates of the searched type for which the
+     * decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
+     * then stored users (oldest first). Each page examines at most 500 candidates, so a page may
+     * hold fewer than `page.limit` results while `page.next_token` is not empty; send it back as
+     * `page.token` with the same body to go on. A token of another search, or altered, is a 400
+     * naming `page.token`. An unknown type or identifier gives empty `results`, not an error.
+     *
+     * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
+     * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
+     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
+     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
+     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+     *
+     * `POST /access/v1/search/action` (`searchActions`)
+     */
+    searchActions(body: Body<'searchActions'>, options?: RequestOptions): Promise<JsonBody<'searchActions'>>;
+    /**
+     * AuthZEN metadata
+     *
+     * The AuthZEN 1.0 Policy Decision Point metadata: `policy_decision_point` is
+     * `SECADMIN_PUBLIC_URL` (default `http://localhost:$PORT`), each endpoint is its path under
+     * it, and `capabilities` lists the registered capability URNs supported (none are registered
+     * yet). No authentication, no rate limit.
+     *
+     * `GET /.well-known/authzen-configuration` (`getAuthzenConfiguration`)
+     */
+    getConfiguration(options?: RequestOptions): Promise<JsonBody<'getAuthzenConfiguration'>>;
   };
   /**
    * Health, readiness, this document, its rendered reference and the reference's icon. No authentication.

@@ -4,6 +4,7 @@
 export type KeylessOperationId =
   | 'downloadExport'
   | 'getApiReference'
+  | 'getAuthzenConfiguration'
   | 'getFavicon'
   | 'getHealth'
   | 'getOpenApiDocument'

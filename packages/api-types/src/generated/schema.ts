@@ -14,7 +14,8 @@ export interface paths {
         /**
          * List users
          * @description Lists users oldest first, by (createdAt, id), with cursor pagination. `email`
-         *     filters by exact, case-insensitive email; `role` returns users holding that role.
+         *     filters by exact, case-insensitive email; `role` returns users holding that role;
+         *     `active` returns only active or only inactive users.
          *     Entries carry the list fields only: id, email, name, createdAt and roles.
          */
         get: operations["listUsers"];
@@ -137,14 +138,21 @@ export interface paths {
          *       case-insensitively; principals and resources case-sensitively.
          *     - Conditions: `ip.allowlist` / `ip.denylist` (IPv4 and IPv6 CIDRs, IPv4-mapped
          *       IPv6 normalized) against `context.ip`; `time.notBefore` / `time.notAfter`
-         *       against `context.time` (default now). A condition whose context key is missing
-         *       does not hold.
+         *       against `context.time` (default now); `attributes` (see `AttributeConditions`)
+         *       against the request's `attributes` and `context`, with a stored user's `email`,
+         *       `roles`, `emailVerified`, `active` and `metadata` replacing what `attributes.principal`
+         *       says of a `user:<id>` principal. A condition whose context key or attribute is
+         *       missing does not hold (`exists: false` aside).
+         *     - A user with `active: false` is denied whatever the policies say:
+         *       `decision: implicit_deny` with `principalInactive: true`.
          *     - Deny overrides: any matching deny → `allowed: false`, `effect: deny`,
          *       `decision: explicit_deny`; else any matching allow → `allowed: true`,
          *       `effect: allow`, `decision: allow`; else `allowed: false`, `effect: deny`,
          *       `decision: implicit_deny`, `matchedPolicies: []`.
          *
-         *     `explain: true` adds a per-policy `explanation` and `missingContextKeys`.
+         *     `explain: true` adds a per-policy `explanation` (each attribute condition as
+         *     `"attributes.<path>": true|false`) and `missingContextKeys` (missing context keys and
+         *     attribute paths, e.g. `resource.status`).
          *
          *     A stored policy that the calling key may not read (`policies:read` on
          *     `policies/<id>`) is named to it neither in `matchedPolicies` nor in `explanation`: it
@@ -547,6 +555,203 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/access/v1/evaluation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Evaluate one access request (AuthZEN)
+         * @description The AuthZEN Access Evaluation API 1.0: may this subject do this action on this resource?
+         *     Decided exactly as `POST /v1/policies/simulate` decides the principal `<subject.type>:<subject.id>`,
+         *     the action `action.name` and the resource `<resource.type>/<resource.id>`, with
+         *     `subject.properties`, `action.properties` and `resource.properties` as the principal's,
+         *     action's and resource's attributes and `context` as the simulator's `context`.
+         *
+         *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
+         *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
+         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
+         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
+         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         */
+        post: operations["evaluateAccess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/access/v1/evaluations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Evaluate many access requests (AuthZEN)
+         * @description The AuthZEN Access Evaluations API 1.0: up to 100 questions, each decided as
+         *     `evaluateAccess` decides one, with the top-level `subject`, `action`, `resource` and
+         *     `context` as defaults that an item's own replace whole. Answers come in request order.
+         *     An item that cannot be evaluated gets `decision: false` and `context.error`
+         *     (`{"status": 400, "message": …}`) while the others are answered. Without `evaluations`, or
+         *     with an empty array, the answer is that of `evaluateAccess` for the top-level fields.
+         *
+         *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
+         *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
+         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
+         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
+         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         */
+        post: operations["evaluateAccessBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/access/v1/search/subject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search subjects (AuthZEN)
+         * @description The AuthZEN Subject Search API 1.0: which subjects of `subject.type` may do `action` on
+         *     `resource`? `subject.id` is ignored; `subject.properties`, if sent, are every candidate's
+         *     attributes (a stored user's own attributes win).
+         *
+         *     Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
+         *     `users`) and every literal identifier that stored
+         *     policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
+         *     `${self}` name none). The results are the candidates of the searched type for which the
+         *     decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
+         *     then stored users (oldest first). Each page examines at most 500 candidates, so a page may
+         *     hold fewer than `page.limit` results while `page.next_token` is not empty; send it back as
+         *     `page.token` with the same body to go on. A token of another search, or altered, is a 400
+         *     naming `page.token`. An unknown type or identifier gives empty `results`, not an error.
+         *
+         *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
+         *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
+         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
+         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
+         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         */
+        post: operations["searchSubjects"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/access/v1/search/resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search resources (AuthZEN)
+         * @description The AuthZEN Resource Search API 1.0: on which resources of `resource.type` may `subject` do
+         *     `action`? `resource.id` is ignored; `resource.properties`, if sent, are every candidate's
+         *     attributes.
+         *
+         *     Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
+         *     `users`) and every literal identifier that stored
+         *     policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
+         *     `${self}` name none). The results are the candidates of the searched type for which the
+         *     decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
+         *     then stored users (oldest first). Each page examines at most 500 candidates, so a page may
+         *     hold fewer than `page.limit` results while `page.next_token` is not empty; send it back as
+         *     `page.token` with the same body to go on. A token of another search, or altered, is a 400
+         *     naming `page.token`. An unknown type or identifier gives empty `results`, not an error.
+         *
+         *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
+         *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
+         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
+         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
+         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         */
+        post: operations["searchResources"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/access/v1/search/action": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search actions (AuthZEN)
+         * @description The AuthZEN Action Search API 1.0: which actions may `subject` do on `resource`? An `action`
+         *     key is ignored (action properties cannot be searched with).
+         *
+         *     Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
+         *     `users`) and every literal identifier that stored
+         *     policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
+         *     `${self}` name none). The results are the candidates of the searched type for which the
+         *     decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
+         *     then stored users (oldest first). Each page examines at most 500 candidates, so a page may
+         *     hold fewer than `page.limit` results while `page.next_token` is not empty; send it back as
+         *     `page.token` with the same body to go on. A token of another search, or altered, is a 400
+         *     naming `page.token`. An unknown type or identifier gives empty `results`, not an error.
+         *
+         *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
+         *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
+         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
+         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
+         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         */
+        post: operations["searchActions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/authzen-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * AuthZEN metadata
+         * @description The AuthZEN 1.0 Policy Decision Point metadata: `policy_decision_point` is
+         *     `SECADMIN_PUBLIC_URL` (default `http://localhost:$PORT`), each endpoint is its path under
+         *     it, and `capabilities` lists the registered capability URNs supported (none are registered
+         *     yet). No authentication, no rate limit.
+         */
+        get: operations["getAuthzenConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/downloads/{file}": {
         parameters: {
             query?: never;
@@ -819,6 +1024,11 @@ export interface components {
             password?: string;
             roles?: components["schemas"]["RoleId"][];
             metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description `false`: every decision about `user:<id>` is `implicit_deny` (simulate adds `principalInactive: true`) and the user's API keys answer 401 until it is `true` again. Default `true`.
+             * @default true
+             */
+            active?: boolean;
         };
         /**
          * @description A user account with all its fields (get, create and update responses). Never contains the password or its hash.
@@ -827,6 +1037,7 @@ export interface components {
          *       "email": "ada@example.com",
          *       "name": "Ada Lovelace",
          *       "emailVerified": false,
+         *       "active": true,
          *       "roles": [
          *         "security-auditor"
          *       ],
@@ -844,6 +1055,8 @@ export interface components {
             name: string;
             /** @description False on creation. */
             emailVerified: boolean;
+            /** @description `false`: every decision about `user:<id>` is `implicit_deny` (simulate adds `principalInactive: true`) and the user's API keys answer 401 until it is `true` again. Default `true`. */
+            active: boolean;
             roles: components["schemas"]["RoleId"][];
             metadata: components["schemas"]["Metadata"];
             createdAt: components["schemas"]["Timestamp"];
@@ -866,6 +1079,8 @@ export interface components {
                 [key: string]: unknown;
             };
             roles?: components["schemas"]["RoleId"][];
+            /** @description `false` deactivates the user: every decision about it is denied and its API keys answer 401 (on every instance, from the next request); `true` reactivates it and its keys work again. Needs `users:update` on `users/<id>` like any other field. */
+            active?: boolean;
         };
         /**
          * @description Policy identifier, `pol_` followed by a lowercase ULID.
@@ -926,6 +1141,65 @@ export interface components {
          */
         InstantInput: string;
         /**
+         * @description A string (at most 1,024 characters), a finite number or a boolean.
+         * @example archived
+         */
+        AttributeScalar: string | number | boolean;
+        /**
+         * @description A number, or an ISO 8601 instant (see `InstantInput`) compared as an instant.
+         * @example 2026-11-25T21:00:00Z
+         */
+        AttributeComparable: number | string;
+        /**
+         * @description Exactly one operator. Types never convert: `equals: 3` does not hold for `"3"`, and `notEquals: 3` does; a comparison between a number and a string is false. The string `${self}` as a value (or an item of `in` / `notIn`) is the request principal's id (`42` for `user:42`). `lessThan`, `lessThanOrEqual`, `greaterThan` and `greaterThanOrEqual` compare numbers with numbers, or ISO 8601 instants (see `InstantInput`) as instants.
+         * @example {
+         *       "in": [
+         *         "sales",
+         *         "support"
+         *       ]
+         *     }
+         */
+        AttributeOperator: {
+            /** @description The attribute is this value, of this JSON type. */
+            equals?: components["schemas"]["AttributeScalar"];
+            /** @description The attribute is present and is not this value (of this JSON type). */
+            notEquals?: components["schemas"]["AttributeScalar"];
+            /** @description The attribute is one of these values. */
+            in?: components["schemas"]["AttributeScalar"][];
+            /** @description The attribute is present and none of these values. */
+            notIn?: components["schemas"]["AttributeScalar"][];
+            /** @description `true`: the attribute is present (any value, `null` included); `false`: it is absent. */
+            exists?: boolean;
+            lessThan?: components["schemas"]["AttributeComparable"];
+            lessThanOrEqual?: components["schemas"]["AttributeComparable"];
+            greaterThan?: components["schemas"]["AttributeComparable"];
+            greaterThanOrEqual?: components["schemas"]["AttributeComparable"];
+            /** @description The attribute is a string starting with this text. */
+            startsWith?: string;
+            /** @description The attribute is an array holding this value. */
+            contains?: components["schemas"]["AttributeScalar"];
+        };
+        /**
+         * @description Attribute path → one test; every entry must hold (AND), together with `ip` and `time`. A path starts with `principal.`, `resource.` or `action.` (read from the request's `attributes`, and for a stored user's principal from the stored user: `email`, `roles`, `emailVerified`, `active`, `metadata.*`) or `context.` (read from the request's `context`); each following segment names a key of the object before it. A missing attribute makes every test false except `exists: false`. Segments `__proto__`, `constructor` and `prototype`, and empty segments, are refused. An unknown operator, a wrong value type or a path outside the four roots is a 400 naming `conditions.attributes.<path>` when the policy is written.
+         * @example {
+         *       "resource.owner": {
+         *         "equals": "${self}"
+         *       },
+         *       "resource.status": {
+         *         "notEquals": "archived"
+         *       },
+         *       "principal.metadata.department": {
+         *         "in": [
+         *           "sales",
+         *           "support"
+         *         ]
+         *       }
+         *     }
+         */
+        AttributeConditions: {
+            [key: string]: components["schemas"]["AttributeOperator"];
+        };
+        /**
          * @description Conditions that must all hold for the policy to apply. A condition whose context key is missing from the request does not hold. Unknown keys are rejected.
          * @example {
          *       "ip": {
@@ -947,6 +1221,7 @@ export interface components {
                 notBefore?: components["schemas"]["InstantInput"];
                 notAfter?: components["schemas"]["InstantInput"];
             };
+            attributes?: components["schemas"]["AttributeConditions"];
         };
         /**
          * @example {
@@ -1032,19 +1307,47 @@ export interface components {
         action: string;
         /** @description The resource, e.g. `users/user_01jf3k8m6q2w9x4v7t5r1n0b3c`. */
         resource: string;
-        /** @description Request context for conditions. Unknown keys are rejected. */
+        /** @description Request context for conditions: `ip` for `ip` conditions, `time` for `time` conditions (default now), and any key an attribute condition's `context.<key>` path reads. At most 16 KiB serialized and 8 levels deep, this object being level 1. */
         context: {
             /** @description Client IP address (IPv4 or IPv6). */
             ip?: string;
             time?: components["schemas"]["InstantInput"];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description What the request says about its principal, resource and action, read by the `principal.*`, `resource.*` and `action.*` paths of attribute conditions (`context.*` paths read `context`). Each is a JSON object; together at most 16 KiB serialized (`x-secadmin-max-bytes`) and nested at most 8 levels deep, this object being level 1 (`x-secadmin-max-depth`); more is a 400 naming `attributes`. For a principal `user:<id>` of a stored user, `email`, `roles`, `emailVerified`, `active` and `metadata` come from the stored user and replace what `principal` sends. Values are never read as patterns: a `${self}` in them is plain text.
+         * @example {
+         *       "resource": {
+         *         "owner": "user_01jf3k8m6q2w9x4v7t5r1n0b3c",
+         *         "status": "archived"
+         *       }
+         *     }
+         */
+        RequestAttributes: {
+            principal?: {
+                [key: string]: unknown;
+            };
+            resource?: {
+                [key: string]: unknown;
+            };
+            action?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * @example {
          *       "principal": "user:user_01jf3k8m6q2w9x4v7t5r1n0b3c",
-         *       "action": "users:read",
-         *       "resource": "users/user_01jf3k8m6q2w9x4v7t5r1n0b3c",
+         *       "action": "documents:update",
+         *       "resource": "documents/doc_42",
          *       "context": {
          *         "ip": "10.1.2.3"
+         *       },
+         *       "attributes": {
+         *         "resource": {
+         *           "owner": "user_01jf3k8m6q2w9x4v7t5r1n0b3c",
+         *           "status": "draft"
+         *         }
          *       },
          *       "explain": true
          *     }
@@ -1054,6 +1357,7 @@ export interface components {
             action: components["schemas"]["action"];
             resource: components["schemas"]["resource"];
             context?: components["schemas"]["context"];
+            attributes?: components["schemas"]["RequestAttributes"];
             /**
              * @description Adds `explanation` and `missingContextKeys` to the result.
              * @default false
@@ -1105,7 +1409,7 @@ export interface components {
             principal?: boolean;
             action?: boolean;
             resource?: boolean;
-            /** @description One boolean per condition of the policy, keyed by its path (`ip.allowlist`, `time.notBefore`…). */
+            /** @description One boolean per condition of the policy, keyed by its path (`ip.allowlist`, `time.notBefore`, `attributes.resource.status`…). */
             conditions?: {
                 [key: string]: boolean;
             };
@@ -1139,9 +1443,14 @@ export interface components {
              * @description Measured evaluation time in whole milliseconds.
              */
             evaluationTimeMs: number;
+            /**
+             * @description Present (and `true`) only when the principal is a user with `active: false`: every decision about it is `implicit_deny`, whatever the policies say.
+             * @enum {boolean}
+             */
+            principalInactive?: true;
             /** @description Only with `explain: true`. One item per policy considered. */
             explanation?: components["schemas"]["PolicyExplanation"][];
-            /** @description Only with `explain: true`. Context keys that a condition needed but the request lacked, among the conditions of policies shown by name: a policy shown as `hidden` adds none. */
+            /** @description Only with `explain: true`. Context keys (`ip`) and attribute paths (`resource.status`) that a condition needed but the request lacked, among the conditions of policies shown by name: a policy shown as `hidden` adds none. */
             missingContextKeys?: string[];
         };
         /**
@@ -1162,12 +1471,15 @@ export interface components {
             action: string;
             /** @description The resource, e.g. `users/user_01jf3k8m6q2w9x4v7t5r1n0b3c`. */
             resource: string;
-            /** @description Request context for conditions. Unknown keys are rejected. */
+            /** @description Request context for conditions: `ip` for `ip` conditions, `time` for `time` conditions (default now), and any key an attribute condition's `context.<key>` path reads. At most 16 KiB serialized and 8 levels deep, this object being level 1. */
             context?: {
                 /** @description Client IP address (IPv4 or IPv6). */
                 ip?: string;
                 time?: components["schemas"]["InstantInput"];
+            } & {
+                [key: string]: unknown;
             };
+            attributes?: components["schemas"]["RequestAttributes"];
         };
         /**
          * @description Up to 100 checks, answered against the stored policies, draft policies that are not saved, or both. Drafts are validated like a create (a 400 names `draftPolicies[i].<field>`) and appear as `draft_0`, `draft_1`… in `matchedPolicies` and `explanation`; the caller always sees its own drafts named, and stored policies as `POST /v1/policies/simulate` shows them. Nothing is written.
@@ -1960,6 +2272,408 @@ export interface components {
             secret: string;
         };
         /**
+         * @description The entity's type, e.g. `user` or `record`.
+         * @example user
+         */
+        AuthzenEntityType: string;
+        /**
+         * @description Attributes of the entity, as policies' attribute conditions read them (`subject.properties` is `principal.*`, `resource.properties` is `resource.*`, `action.properties` is `action.*`): any JSON object. The properties of the subject, action and resource together are at most 16 KiB serialized and 7 levels deep (beyond, a 400 naming `body.properties`).
+         * @example {
+         *       "status": "archived"
+         *     }
+         */
+        AuthzenProperties: {
+            [key: string]: unknown;
+        };
+        /**
+         * @description Who asks: decided as the principal `<type>:<id>` (`user:alice`, `role:admin`, `service:billing`); `properties` become its `principal.*` attributes. For a stored user (`user:<id>`), the stored attributes win. Other keys are ignored.
+         * @example {
+         *       "type": "user",
+         *       "id": "alice"
+         *     }
+         */
+        AuthzenSubject: {
+            type: components["schemas"]["AuthzenEntityType"];
+            /** @description The subject's identifier within its type. */
+            id: string;
+            properties?: components["schemas"]["AuthzenProperties"];
+        };
+        /**
+         * @description The action: `name` is matched against policies' actions (case-insensitively); `properties` become its `action.*` attributes. Other keys are ignored.
+         * @example {
+         *       "name": "delete",
+         *       "properties": {
+         *         "soft": true
+         *       }
+         *     }
+         */
+        AuthzenAction: {
+            /** @description The action's name, e.g. `read`. */
+            name: string;
+            properties?: components["schemas"]["AuthzenProperties"];
+        };
+        /**
+         * @description What is acted on: decided as the resource `<type>/<id>` (`record/record-1`); `properties` become its `resource.*` attributes. Other keys are ignored.
+         * @example {
+         *       "type": "record",
+         *       "id": "record-1",
+         *       "properties": {
+         *         "status": "active"
+         *       }
+         *     }
+         */
+        AuthzenResource: {
+            type: components["schemas"]["AuthzenEntityType"];
+            /** @description The resource's identifier within its type. */
+            id: string;
+            properties?: components["schemas"]["AuthzenProperties"];
+        };
+        /**
+         * @description The environment of the request, passed to the decision as the simulator's `context`: `ip` (an IPv4 or IPv6 address) and `time` (an ISO 8601 instant; default now) for `ip` and `time` conditions, and every key for `context.*` attribute conditions.
+         * @example {
+         *       "ip": "192.168.1.1",
+         *       "time": "2025-06-27T18:03:00-07:00"
+         *     }
+         */
+        AuthzenContext: {
+            /** @description The client's IP address. */
+            ip?: string;
+            time?: components["schemas"]["InstantInput"];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description One access question. Unknown keys are ignored.
+         * @example {
+         *       "subject": {
+         *         "type": "user",
+         *         "id": "alice"
+         *       },
+         *       "action": {
+         *         "name": "read"
+         *       },
+         *       "resource": {
+         *         "type": "record",
+         *         "id": "record-1"
+         *       }
+         *     }
+         */
+        AuthzenEvaluationRequest: {
+            subject: components["schemas"]["AuthzenSubject"];
+            action: components["schemas"]["AuthzenAction"];
+            resource: components["schemas"]["AuthzenResource"];
+            context?: components["schemas"]["AuthzenContext"];
+        };
+        /**
+         * @description The answer: `decision` is true when the policies allow it. `context.reason` says why (`allow`, `explicit_deny`: a deny policy matched, `implicit_deny`: no allow matched) and `context.matchedPolicies` lists the ids of the policies that matched (`hidden` for one the calling key may not read). An item of a batch that could not be evaluated has `decision: false` and `context.error` instead.
+         * @example {
+         *       "decision": true,
+         *       "context": {
+         *         "reason": "allow",
+         *         "matchedPolicies": [
+         *           "pol_01jf3k8m6q2w9x4v7t5r1n0b3d"
+         *         ]
+         *       }
+         *     }
+         */
+        AuthzenDecision: {
+            decision: boolean;
+            context?: {
+                /** @enum {string} */
+                reason?: "allow" | "explicit_deny" | "implicit_deny";
+                matchedPolicies?: string[];
+                /** @description Present (true) when the subject is a stored user that is not active. */
+                principalInactive?: boolean;
+                error?: {
+                    /**
+                     * Format: int32
+                     * @description The HTTP status this item alone would have had (400).
+                     */
+                    status: number;
+                    message: string;
+                };
+            };
+        };
+        /**
+         * @description One question of a batch: any of `subject`, `action`, `resource` (shaped as in `AuthzenEvaluationRequest`) and `context`, each replacing the request's default. It is checked on its own: a wrong shape here answers this item with an error, not the request.
+         * @example {
+         *       "resource": {
+         *         "type": "record",
+         *         "id": "record-2"
+         *       }
+         *     }
+         */
+        AuthzenEvaluationItem: unknown;
+        /**
+         * @description Many access questions in one request. The top-level `subject`, `action`, `resource` and `context` are defaults: an item's own `subject`, `action`, `resource` or `context` replaces the default whole (never merged). Without `evaluations`, or with an empty array, the request is one evaluation of the top-level fields and is answered like `POST /access/v1/evaluation`. Unknown keys are ignored.
+         * @example {
+         *       "subject": {
+         *         "type": "user",
+         *         "id": "alice"
+         *       },
+         *       "action": {
+         *         "name": "read"
+         *       },
+         *       "options": {
+         *         "evaluations_semantic": "execute_all"
+         *       },
+         *       "evaluations": [
+         *         {
+         *           "resource": {
+         *             "type": "record",
+         *             "id": "record-1"
+         *           }
+         *         },
+         *         {
+         *           "resource": {
+         *             "type": "record",
+         *             "id": "record-2"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        AuthzenEvaluationsRequest: {
+            subject?: components["schemas"]["AuthzenSubject"];
+            action?: components["schemas"]["AuthzenAction"];
+            resource?: components["schemas"]["AuthzenResource"];
+            context?: components["schemas"]["AuthzenContext"];
+            /** @description Unknown options are ignored. */
+            options?: {
+                /**
+                 * @description `execute_all` answers every item; `deny_on_first_deny` stops after the first item whose decision is false, `permit_on_first_permit` after the first true one, and answers the items up to and including it.
+                 * @default execute_all
+                 * @enum {string}
+                 */
+                evaluations_semantic?: "execute_all" | "deny_on_first_deny" | "permit_on_first_permit";
+            };
+            /** @description The questions, each with what it does not take from the defaults. An item that cannot be evaluated (a field missing after defaults, or of the wrong type) is answered `decision: false` with `context.error`; the others are answered as usual. */
+            evaluations?: components["schemas"]["AuthzenEvaluationItem"][];
+        };
+        /**
+         * @description One answer per item, in the order of the request (fewer when a short-circuit semantic stopped early).
+         * @example {
+         *       "evaluations": [
+         *         {
+         *           "decision": true,
+         *           "context": {
+         *             "reason": "allow",
+         *             "matchedPolicies": [
+         *               "pol_01jf3k8m6q2w9x4v7t5r1n0b3d"
+         *             ]
+         *           }
+         *         },
+         *         {
+         *           "decision": false,
+         *           "context": {
+         *             "error": {
+         *               "status": 400,
+         *               "message": "resource: is required"
+         *             }
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        AuthzenEvaluationsResponse: {
+            evaluations: components["schemas"]["AuthzenDecision"][];
+        };
+        /**
+         * @description The kind of subject searched for: `type` says which, `id` is ignored if sent, and `properties` are the attributes every candidate is decided with.
+         * @example {
+         *       "type": "user"
+         *     }
+         */
+        AuthzenSubjectFilter: {
+            type: components["schemas"]["AuthzenEntityType"];
+            /** @description Ignored. */
+            id?: string;
+            properties?: components["schemas"]["AuthzenProperties"];
+        };
+        /**
+         * @description Paging of a search. Unknown keys are ignored.
+         * @example {
+         *       "limit": 10
+         *     }
+         */
+        AuthzenPageRequest: {
+            /** @description The `next_token` of the previous page of the same search; absent for the first page. */
+            token?: string;
+            /**
+             * Format: int32
+             * @description The most results this page holds.
+             * @default 50
+             */
+            limit?: number;
+        };
+        /**
+         * @description Which subjects of a type may do this action on this resource? Unknown keys are ignored.
+         * @example {
+         *       "subject": {
+         *         "type": "user"
+         *       },
+         *       "action": {
+         *         "name": "read"
+         *       },
+         *       "resource": {
+         *         "type": "record",
+         *         "id": "record-1"
+         *       }
+         *     }
+         */
+        AuthzenSubjectSearchRequest: {
+            subject: components["schemas"]["AuthzenSubjectFilter"];
+            action: components["schemas"]["AuthzenAction"];
+            resource: components["schemas"]["AuthzenResource"];
+            context?: components["schemas"]["AuthzenContext"];
+            page?: components["schemas"]["AuthzenPageRequest"];
+        };
+        /**
+         * @description Where the search stands: `next_token` is empty on the last page, else it is sent back as `page.token` for the next one. A page may hold fewer than `limit` results (even none) while `next_token` is not empty: each page examines a bounded number of candidates.
+         * @example {
+         *       "next_token": "",
+         *       "count": 2
+         *     }
+         */
+        AuthzenPageResponse: {
+            next_token: string;
+            /**
+             * Format: int32
+             * @description The number of results on this page.
+             */
+            count: number;
+        };
+        /**
+         * @description The subjects or resources of the searched type for which the decision is true.
+         * @example {
+         *       "results": [
+         *         {
+         *           "type": "user",
+         *           "id": "alice"
+         *         },
+         *         {
+         *           "type": "user",
+         *           "id": "bob"
+         *         }
+         *       ],
+         *       "page": {
+         *         "next_token": "",
+         *         "count": 2
+         *       }
+         *     }
+         */
+        AuthzenEntitySearchResponse: {
+            results: {
+                type: string;
+                id: string;
+            }[];
+            page: components["schemas"]["AuthzenPageResponse"];
+        };
+        /**
+         * @description The kind of resource searched for: `type` says which, `id` is ignored if sent, and `properties` are the attributes every candidate is decided with.
+         * @example {
+         *       "type": "record"
+         *     }
+         */
+        AuthzenResourceFilter: {
+            type: components["schemas"]["AuthzenEntityType"];
+            /** @description Ignored. */
+            id?: string;
+            properties?: components["schemas"]["AuthzenProperties"];
+        };
+        /**
+         * @description Which resources of a type may this subject do this action on? Unknown keys are ignored.
+         * @example {
+         *       "subject": {
+         *         "type": "user",
+         *         "id": "alice"
+         *       },
+         *       "action": {
+         *         "name": "read"
+         *       },
+         *       "resource": {
+         *         "type": "record"
+         *       }
+         *     }
+         */
+        AuthzenResourceSearchRequest: {
+            subject: components["schemas"]["AuthzenSubject"];
+            action: components["schemas"]["AuthzenAction"];
+            resource: components["schemas"]["AuthzenResourceFilter"];
+            context?: components["schemas"]["AuthzenContext"];
+            page?: components["schemas"]["AuthzenPageRequest"];
+        };
+        /**
+         * @description Which actions may this subject do on this resource? An `action` key is ignored; so are unknown keys.
+         * @example {
+         *       "subject": {
+         *         "type": "user",
+         *         "id": "alice"
+         *       },
+         *       "resource": {
+         *         "type": "record",
+         *         "id": "record-1"
+         *       }
+         *     }
+         */
+        AuthzenActionSearchRequest: {
+            subject: components["schemas"]["AuthzenSubject"];
+            resource: components["schemas"]["AuthzenResource"];
+            context?: components["schemas"]["AuthzenContext"];
+            page?: components["schemas"]["AuthzenPageRequest"];
+        };
+        /**
+         * @description The actions for which the decision is true.
+         * @example {
+         *       "results": [
+         *         {
+         *           "name": "read"
+         *         },
+         *         {
+         *           "name": "write"
+         *         }
+         *       ],
+         *       "page": {
+         *         "next_token": "",
+         *         "count": 2
+         *       }
+         *     }
+         */
+        AuthzenActionSearchResponse: {
+            results: {
+                name: string;
+            }[];
+            page: components["schemas"]["AuthzenPageResponse"];
+        };
+        /**
+         * @description The AuthZEN metadata of this decision point: its base URL (`SECADMIN_PUBLIC_URL`) and the URL of each endpoint under it.
+         * @example {
+         *       "policy_decision_point": "https://secadmin.example.com",
+         *       "access_evaluation_endpoint": "https://secadmin.example.com/access/v1/evaluation",
+         *       "access_evaluations_endpoint": "https://secadmin.example.com/access/v1/evaluations",
+         *       "search_subject_endpoint": "https://secadmin.example.com/access/v1/search/subject",
+         *       "search_resource_endpoint": "https://secadmin.example.com/access/v1/search/resource",
+         *       "search_action_endpoint": "https://secadmin.example.com/access/v1/search/action",
+         *       "capabilities": []
+         *     }
+         */
+        AuthzenConfiguration: {
+            /** Format: uri */
+            policy_decision_point: string;
+            /** Format: uri */
+            access_evaluation_endpoint: string;
+            /** Format: uri */
+            access_evaluations_endpoint: string;
+            /** Format: uri */
+            search_subject_endpoint: string;
+            /** Format: uri */
+            search_resource_endpoint: string;
+            /** Format: uri */
+            search_action_endpoint: string;
+            /** @description Registered AuthZEN capability URNs supported; none are registered yet. */
+            capabilities: string[];
+        };
+        /**
          * @example {
          *       "status": "ok"
          *     }
@@ -2327,6 +3041,36 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Bad request (`invalid_request`): the body is missing, empty, not JSON or not `application/json`; a required field is missing or of the wrong type (`details` names every one, e.g. `body.subject.id`); a bound is passed; or a page token is not one of this search. */
+        AuthzenBadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "invalid_request",
+                 *         "message": "The request is invalid.",
+                 *         "details": [
+                 *           {
+                 *             "field": "body.subject",
+                 *             "message": "must have required property 'subject'"
+                 *           }
+                 *         ]
+                 *       },
+                 *       "meta": {
+                 *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Gone (`gone`): the download URL is past its expiry; the file has been deleted. */
         Gone: {
             headers: {
@@ -2508,6 +3252,11 @@ export interface operations {
                  * @example security-auditor
                  */
                 role?: components["schemas"]["RoleId"];
+                /**
+                 * @description Only active (`true`) or only inactive (`false`) users.
+                 * @example false
+                 */
+                active?: boolean;
             };
             header?: never;
             path?: never;
@@ -2609,6 +3358,7 @@ export interface operations {
                      *         "email": "ada@example.com",
                      *         "name": "Ada Lovelace",
                      *         "emailVerified": false,
+                     *         "active": true,
                      *         "roles": [
                      *           "security-auditor"
                      *         ],
@@ -2681,6 +3431,7 @@ export interface operations {
                      *         "email": "ada@example.com",
                      *         "name": "Ada King",
                      *         "emailVerified": false,
+                     *         "active": true,
                      *         "roles": [
                      *           "security-auditor"
                      *         ],
@@ -2801,6 +3552,7 @@ export interface operations {
                      *         "email": "ada@example.com",
                      *         "name": "Ada King",
                      *         "emailVerified": false,
+                     *         "active": true,
                      *         "roles": [
                      *           "security-auditor"
                      *         ],
@@ -3026,53 +3778,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "allowed": true,
-                     *         "effect": "allow",
-                     *         "decision": "allow",
-                     *         "matchedPolicies": [
-                     *           {
-                     *             "id": "pol_01jf3k8m6q2w9x4v7t5r1n0b3d",
-                     *             "name": "self-service-read",
-                     *             "effect": "allow"
-                     *           }
-                     *         ],
-                     *         "evaluationTimeMs": 0,
-                     *         "explanation": [
-                     *           {
-                     *             "policyId": "pol_01jf3k8m6q2w9x4v7t5r1n0b3d",
-                     *             "policyName": "self-service-read",
-                     *             "effect": "allow",
-                     *             "matched": true,
-                     *             "principal": true,
-                     *             "action": true,
-                     *             "resource": true,
-                     *             "conditions": {
-                     *               "ip.allowlist": true
-                     *             }
-                     *           },
-                     *           {
-                     *             "policyId": "pol_01jf3k8m6q2w9x4v7t5r1n0b3x",
-                     *             "policyName": "block-outside-vpn",
-                     *             "effect": "deny",
-                     *             "matched": false,
-                     *             "principal": true,
-                     *             "action": true,
-                     *             "resource": true,
-                     *             "conditions": {
-                     *               "ip.denylist": false
-                     *             }
-                     *           }
-                     *         ],
-                     *         "missingContextKeys": []
-                     *       },
-                     *       "meta": {
-                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: components["schemas"]["SimulationResult"];
                         meta: components["schemas"]["Meta"];
@@ -4175,6 +4880,291 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["WriteUnavailable"];
+        };
+    };
+    evaluateAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuthzenEvaluationRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "decision": false,
+                     *       "context": {
+                     *         "reason": "implicit_deny",
+                     *         "matchedPolicies": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthzenDecision"];
+                };
+            };
+            400: components["responses"]["AuthzenBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    evaluateAccessBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuthzenEvaluationsRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "evaluations": [
+                     *         {
+                     *           "decision": true,
+                     *           "context": {
+                     *             "reason": "allow",
+                     *             "matchedPolicies": [
+                     *               "pol_01jf3k8m6q2w9x4v7t5r1n0b3d"
+                     *             ]
+                     *           }
+                     *         },
+                     *         {
+                     *           "decision": false,
+                     *           "context": {
+                     *             "reason": "implicit_deny",
+                     *             "matchedPolicies": []
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthzenEvaluationsResponse"] | components["schemas"]["AuthzenDecision"];
+                };
+            };
+            400: components["responses"]["AuthzenBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    searchSubjects: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuthzenSubjectSearchRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "type": "user",
+                     *           "id": "alice"
+                     *         },
+                     *         {
+                     *           "type": "user",
+                     *           "id": "bob"
+                     *         }
+                     *       ],
+                     *       "page": {
+                     *         "next_token": "",
+                     *         "count": 2
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthzenEntitySearchResponse"];
+                };
+            };
+            400: components["responses"]["AuthzenBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    searchResources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuthzenResourceSearchRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "type": "record",
+                     *           "id": "record-1"
+                     *         }
+                     *       ],
+                     *       "page": {
+                     *         "next_token": "",
+                     *         "count": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthzenEntitySearchResponse"];
+                };
+            };
+            400: components["responses"]["AuthzenBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    searchActions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuthzenActionSearchRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "name": "read"
+                     *         },
+                     *         {
+                     *           "name": "write"
+                     *         }
+                     *       ],
+                     *       "page": {
+                     *         "next_token": "",
+                     *         "count": 2
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthzenActionSearchResponse"];
+                };
+            };
+            400: components["responses"]["AuthzenBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getAuthzenConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "policy_decision_point": "https://secadmin.example.com",
+                     *       "access_evaluation_endpoint": "https://secadmin.example.com/access/v1/evaluation",
+                     *       "access_evaluations_endpoint": "https://secadmin.example.com/access/v1/evaluations",
+                     *       "search_subject_endpoint": "https://secadmin.example.com/access/v1/search/subject",
+                     *       "search_resource_endpoint": "https://secadmin.example.com/access/v1/search/resource",
+                     *       "search_action_endpoint": "https://secadmin.example.com/access/v1/search/action",
+                     *       "capabilities": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthzenConfiguration"];
+                };
+            };
         };
     };
     downloadExport: {

@@ -28,7 +28,7 @@ export interface TestOutcome {
   passed: boolean;
 }
 
-/** Reads `<dir>/tests/*.yaml`: `checks: [{ name?, principal, action, resource, context?, expect }]`. */
+/** Reads `<dir>/tests/*.yaml`: `checks: [{ name?, principal, action, resource, context?, attributes?, expect }]`. */
 export async function readTestCases(dir: string): Promise<TestCase[]> {
   const testsDir = join(dir, 'tests');
   const names = (await listFolder(testsDir)).filter((name) => TEST_EXTENSIONS.test(name)).sort();

@@ -35,7 +35,7 @@ export function generateSecret(): string {
 
 export type Authentication =
   | { ok: true; key: ApiKeyRow }
-  | { ok: false; reason: 'malformed' | 'unknown' | 'expired' };
+  | { ok: false; reason: 'malformed' | 'unknown' | 'expired' | 'principal_inactive' };
 
 /** The key that creates a key: a non-root one may create none stronger than itself. */
 type Creator = Pick<
@@ -62,11 +62,19 @@ export interface ApiKeysDeps {
   keptResponses: Pick<KeptResponses, 'forgetKey'>;
   /** Whether a user with this id exists (users). */
   userExists: (id: string) => Promise<boolean>;
+  /** False only for a stored user with `active: false` (users). */
+  userActive: (id: string) => Promise<boolean>;
 }
 
 export class ApiKeysService {
-  /** Known keys by secret hash, valid while `state_versions.api_keys` does not move. */
-  private cache = { version: -1n, byHash: new Map<string, ApiKeyRow>() };
+  /**
+   * Known keys by secret hash, with whether their principal is an inactive user, valid while
+   * `state_versions.api_keys` does not move.
+   */
+  private cache = {
+    version: -1n,
+    byHash: new Map<string, { key: ApiKeyRow; inactive: boolean }>(),
+  };
   private readonly keys: ApiKeysDeps['keys'];
 
   constructor(private readonly deps: ApiKeysDeps) {
@@ -75,9 +83,10 @@ export class ApiKeysService {
 
   /**
    * Looks the key up by the SHA-256 of its secret, then compares the hashes in constant
-   * time. A key found is cached until `state_versions.api_keys` moves (every revocation
-   * bumps it, on any instance) and its expiry is checked on every request: a revoked or
-   * expired key fails on its next request.
+   * time. A key found is cached until `state_versions.api_keys` moves (every revocation,
+   * and every change of a user's `active`, bumps it, on any instance) and its expiry is
+   * checked on every request: a revoked or expired key, or one of an inactive user, fails on
+   * its next request.
    */
   async authenticate(
     secret: string,
@@ -89,16 +98,22 @@ export class ApiKeysService {
     if (this.cache.version !== versions.apiKeys)
       this.cache = { version: versions.apiKeys, byHash: new Map() };
     const cache = this.cache;
-    let key = cache.byHash.get(hash) ?? null;
-    if (!key) {
-      key = await this.keys.findByHash(hash);
+    let known = cache.byHash.get(hash);
+    if (!known) {
+      const key = await this.keys.findByHash(hash);
+      if (!key) return { ok: false, reason: 'unknown' };
+      const inactive =
+        key.principal.startsWith('user:') && !(await this.deps.userActive(key.principal.slice(5)));
+      known = { key, inactive };
       // Only keys that exist are cached: guessing cannot fill memory.
-      if (key && cache.byHash.size < 100_000) cache.byHash.set(hash, key);
+      if (cache.byHash.size < 100_000) cache.byHash.set(hash, known);
     }
-    if (!key || !timingSafeEqual(Buffer.from(key.secretHash), Buffer.from(hash))) {
+    const { key, inactive } = known;
+    if (!timingSafeEqual(Buffer.from(key.secretHash), Buffer.from(hash))) {
       return { ok: false, reason: 'unknown' };
     }
     if (key.expiresAt && key.expiresAt <= now) return { ok: false, reason: 'expired' };
+    if (inactive) return { ok: false, reason: 'principal_inactive' };
     return { ok: true, key };
   }
 

@@ -12,6 +12,23 @@ export interface TimedDecision extends Decision {
   evaluationTimeMs: number;
 }
 
+/** What every decision about a stored user needs, cached until `userRoles` moves. */
+export interface UserStanding {
+  roles: string[];
+  active: boolean;
+}
+
+/** A stored user's attributes, as `principal.*` attribute paths read them (decisions.md §8). */
+export interface StoredUserAttributes {
+  email: string;
+  roles: string[];
+  emailVerified: boolean;
+  active: boolean;
+  metadata: unknown;
+}
+
+const NOT_STORED: UserStanding = { roles: [], active: true };
+
 /**
  * Draft policies evaluated beside the stored ones, in small indexes (never merged into the
  * cached one) so that `pace` can let other requests run between them.
@@ -34,24 +51,33 @@ function toPolicyDefinition(row: PolicyRow): PolicyDefinition {
   };
 }
 
+interface LoadedPolicies {
+  version: bigint;
+  index: PolicyIndex;
+  /** What the index was compiled from: one array per load, never changed. */
+  definitions: readonly PolicyDefinition[];
+}
+
 /**
- * Decides requests against the stored policies. The compiled index and users' roles are
- * kept in memory and dropped when their counter in `state_versions` (bumped in every
- * transaction that changes them, on any instance) moved: the request's versions are read
- * once per request, so a change applies to the very next decision everywhere.
+ * Decides requests against the stored policies. The compiled index and users' roles and
+ * `active` flags are kept in memory and dropped when their counter in `state_versions`
+ * (bumped in every transaction that changes them, on any instance) moved: the request's
+ * versions are read once per request, so a change applies to the very next decision
+ * everywhere. A stored user's other attributes are read once per decision, and only when a
+ * policy the request matches has a `principal.` attribute condition.
  */
 export class AccessService {
-  private current: { version: bigint; index: PolicyIndex } | undefined;
-  private loading:
-    | { version: bigint; promise: Promise<{ version: bigint; index: PolicyIndex }> }
-    | undefined;
-  private roles = { version: -1n, byUser: new Map<string, string[]>() };
+  private current: LoadedPolicies | undefined;
+  private loading: { version: bigint; promise: Promise<LoadedPolicies> } | undefined;
+  private standings = { version: -1n, byUser: new Map<string, UserStanding>() };
 
   constructor(
     private readonly deps: {
       policies: Pick<PoliciesRepository, 'all'>;
-      /** The roles of a user, [] for none (users). */
-      userRoles: (userId: string) => Promise<string[]>;
+      /** A user's roles and `active` flag; undefined for no such user (users). */
+      userStanding: (userId: string) => Promise<UserStanding | undefined>;
+      /** A user's attributes; undefined for no such user (users). */
+      userAttributes: (userId: string) => Promise<StoredUserAttributes | undefined>;
       currentVersions: () => Promise<StateVersions>;
       /** Counts each decision (metrics). */
       counters?: { decided(decision: Decision['decision']): void } | undefined;
@@ -60,7 +86,8 @@ export class AccessService {
 
   /**
    * Decides against the stored policies, and, when given, draft policies evaluated beside
-   * them; `useStored: false` decides against the drafts alone.
+   * them; `useStored: false` decides against the drafts alone. For a stored user principal,
+   * its stored attributes replace those the request gives, and an inactive one is denied.
    */
   async decide(
     request: Omit<AccessRequest, 'roles'>,
@@ -70,34 +97,78 @@ export class AccessService {
     const started = performance.now();
     const versions = known ?? (await this.deps.currentVersions());
     const userId = request.principal.startsWith('user:') ? request.principal.slice(5) : undefined;
-    const [index, roles] = await Promise.all([
-      overlay?.useStored === false ? undefined : this.indexAt(versions.policies),
-      userId === undefined ? [] : this.rolesOf(userId, versions.userRoles),
+    const [index, standing] = await Promise.all([
+      overlay?.useStored === false
+        ? undefined
+        : this.loadedAt(versions.policies).then((loaded) => loaded.index),
+      userId === undefined ? undefined : this.standingOf(userId, versions.userRoles),
     ]);
-    const decisions: Decision[] = [];
-    if (index) decisions.push(index.evaluate({ ...request, roles }));
-    for (const drafts of overlay?.drafts ?? []) {
-      await overlay?.pace();
-      decisions.push(drafts.evaluate({ ...request, roles }));
+    let decision: Decision;
+    if (standing?.active === false) {
+      decision = {
+        allowed: false,
+        effect: 'deny',
+        decision: 'implicit_deny',
+        matchedPolicies: [],
+        principalInactive: true,
+      };
+      if (request.explain) Object.assign(decision, { explanation: [], missingContextKeys: [] });
+    } else {
+      const roles = standing?.roles ?? [];
+      const indexes = [...(index ? [index] : []), ...(overlay?.drafts ?? [])];
+      const withRoles = { ...request, roles };
+      const full =
+        userId !== undefined &&
+        standing !== undefined &&
+        indexes.some((i) => i.readsPrincipalAttributes(withRoles))
+          ? {
+              ...withRoles,
+              attributes: await this.withStoredAttributes(request.attributes, userId),
+            }
+          : withRoles;
+      const decisions: Decision[] = [];
+      if (index) decisions.push(index.evaluate(full));
+      for (const drafts of overlay?.drafts ?? []) {
+        await overlay?.pace();
+        decisions.push(drafts.evaluate(full));
+      }
+      decision = combineDecisions(decisions);
     }
-    const decision = combineDecisions(decisions);
     this.deps.counters?.decided(decision.decision);
     return { ...decision, evaluationTimeMs: Math.round(performance.now() - started) };
   }
 
-  private async rolesOf(userId: string, version: bigint): Promise<string[]> {
-    if (this.roles.version !== version) this.roles = { version, byUser: new Map() };
-    const cache = this.roles;
-    const cached = cache.byUser.get(userId);
-    if (cached) return cached;
-    const roles = await this.deps.userRoles(userId);
-    // Bounded: a simulator call may name any user id.
-    if (cache.byUser.size < 100_000) cache.byUser.set(userId, roles);
-    return roles;
+  /** The request's principal attributes, with the stored user's over them. */
+  private async withStoredAttributes(
+    attributes: AccessRequest['attributes'],
+    userId: string,
+  ): Promise<AccessRequest['attributes']> {
+    const stored = await this.deps.userAttributes(userId);
+    if (!stored) return attributes;
+    return { ...attributes, principal: { ...attributes?.principal, ...stored } };
   }
 
-  private async indexAt(version: bigint): Promise<PolicyIndex> {
-    if (this.current && this.current.version >= version) return this.current.index;
+  private async standingOf(userId: string, version: bigint): Promise<UserStanding | undefined> {
+    if (this.standings.version !== version) this.standings = { version, byUser: new Map() };
+    const cache = this.standings;
+    const cached = cache.byUser.get(userId);
+    if (cached) return cached === NOT_STORED ? undefined : cached;
+    const standing = await this.deps.userStanding(userId);
+    // Bounded: a simulator call may name any user id.
+    if (cache.byUser.size < 100_000) cache.byUser.set(userId, standing ?? NOT_STORED);
+    return standing;
+  }
+
+  /**
+   * The stored policies that decisions at `versions` are made against: the same array until a
+   * policy changes, so what is derived from it can be cached by its identity.
+   */
+  async policiesAt(versions: StateVersions): Promise<readonly PolicyDefinition[]> {
+    return (await this.loadedAt(versions.policies)).definitions;
+  }
+
+  private async loadedAt(version: bigint): Promise<LoadedPolicies> {
+    if (this.current && this.current.version >= version) return this.current;
     let loading = this.loading;
     if (!loading || loading.version < version) {
       const promise = this.load();
@@ -111,13 +182,13 @@ export class AccessService {
     }
     const loaded = await loading.promise;
     if (!this.current || loaded.version > this.current.version) this.current = loaded;
-    return loaded.index;
+    return loaded;
   }
 
   /** Reads the version before the policies: the set loaded is at least that new. */
-  private async load(): Promise<{ version: bigint; index: PolicyIndex }> {
+  private async load(): Promise<LoadedPolicies> {
     const { policies: version } = await this.deps.currentVersions();
-    const rows = await this.deps.policies.all();
-    return { version, index: new PolicyIndex(rows.map(toPolicyDefinition)) };
+    const definitions = (await this.deps.policies.all()).map(toPolicyDefinition);
+    return { version, index: new PolicyIndex(definitions), definitions };
   }
 }

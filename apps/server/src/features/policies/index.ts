@@ -7,12 +7,17 @@ import { SimulationService } from './simulation.js';
 
 export type { AccessService } from './access-service.js';
 export type { PoliciesService } from './service.js';
+export type { SimulationService } from './simulation.js';
+export type { ShownDecision } from './visibility.js';
 
 /** What deleting a user does to the policies naming it, in the caller's transaction. */
 export type PoliciesApi = Pick<PoliciesService, 'removePrincipal'>;
 
 /** Decides requests against the stored policies (authorization, grants of roles). */
 export type Access = Pick<AccessService, 'decide'>;
+
+/** Simulate and batch checks, as `/v1/policies/simulate` answers them (AuthZEN builds on it). */
+export type Simulation = Pick<SimulationService, 'simulate' | 'simulateBatch'>;
 
 export function createPolicies(
   deps: Omit<PoliciesDeps, 'policies' | 'store'> &
@@ -24,5 +29,5 @@ export function createPolicies(
   const policies = new PoliciesService({ ...deps, policies: repository });
   const access = new AccessService({ ...deps, policies: repository });
   const simulation = new SimulationService(access);
-  return { policies, access, handlers: policyHandlers(policies, simulation) };
+  return { policies, access, simulation, handlers: policyHandlers(policies, simulation) };
 }

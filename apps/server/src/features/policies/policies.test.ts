@@ -215,7 +215,7 @@ describe.each(DATABASES)('policies on %s', (database) => {
     expect(noIp.explanation?.find((e) => e.conditions?.['ip.allowlist'] === false)).toBeDefined();
   });
 
-  it('rejects a bad simulate context (ip, unknown key) with 400 and changes nothing', async () => {
+  it('rejects a bad simulate context (ip, time) with 400; other keys are for context.* attributes', async () => {
     expect(
       await failure(
         server.client.POST('/v1/policies/simulate', {
@@ -230,11 +230,18 @@ describe.each(DATABASES)('policies on %s', (database) => {
             principal: 'user:a',
             action: 'a:b',
             resource: 'r',
-            context: { mfa: true } as never,
+            context: { ip: 5, time: 'soon' } as never,
           },
         }),
       ),
     ).toMatchObject({ status: 400 });
+    expect(
+      (
+        await server.client.POST('/v1/policies/simulate', {
+          body: { principal: 'user:a', action: 'a:b', resource: 'r', context: { mfa: true } },
+        })
+      ).data?.data.allowed,
+    ).toBe(false);
     expect(
       await failure(
         server.client.POST('/v1/policies/simulate', {

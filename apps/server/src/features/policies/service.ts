@@ -1,5 +1,5 @@
 import type { components } from '@secadmin/api-types';
-import { parseCidr } from '@secadmin/policy';
+import { attributeConditionProblems, parseCidr } from '@secadmin/policy';
 import type { RequestActor } from '../../lib/actor.js';
 import type { AuditTrail } from '../../lib/audit-trail.js';
 import type { Cursors, Page } from '../../lib/cursor.js';
@@ -20,7 +20,10 @@ type PolicyConditions = components['schemas']['PolicyConditions'];
 
 const POLICY_ID = idPattern('pol');
 
-/** What the schema cannot say: every CIDR parses, every time is a real instant, in order. */
+/**
+ * What the schema cannot say: every CIDR parses, every time is a real instant, in order, and
+ * every attribute condition is well formed (`@secadmin/policy` decides, naming the path).
+ */
 export function conditionProblems(
   conditions: PolicyConditions,
   field = 'conditions',
@@ -47,6 +50,8 @@ export function conditionProblems(
   if (times.notBefore && times.notAfter && times.notBefore > times.notAfter) {
     problems.push({ field: `${field}.time`, message: 'notBefore must not be after notAfter' });
   }
+  if (conditions.attributes !== undefined)
+    problems.push(...attributeConditionProblems(conditions.attributes, `${field}.attributes`));
   return problems;
 }
 

@@ -13,8 +13,30 @@ type SimulationRequest = components['schemas']['SimulationRequest'];
 type BatchSimulationRequest = components['schemas']['BatchSimulationRequest'];
 type SimulationCheck = components['schemas']['SimulationCheck'];
 
+/** The bounds of a check's `attributes` and `context`, as the spec states them. */
+export const ATTRIBUTE_INPUT_LIMITS = { maxBytes: 16_384, maxDepth: 8 };
+
+/** Levels of nested objects and arrays in a JSON value, the value itself being level 1. */
+function depthOf(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  let deepest = 0;
+  for (const child of Object.values(value)) deepest = Math.max(deepest, depthOf(child));
+  return deepest + 1;
+}
+
+function checkBounds(value: unknown, field: string, problems: FieldProblem[]): void {
+  if (value === undefined) return;
+  const { maxBytes, maxDepth } = ATTRIBUTE_INPUT_LIMITS;
+  if (Buffer.byteLength(JSON.stringify(value)) > maxBytes)
+    problems.push({ field, message: `must be at most ${maxBytes} bytes when serialized` });
+  else if (depthOf(value) > maxDepth)
+    problems.push({ field, message: `must be nested at most ${maxDepth} levels deep` });
+}
+
 /** A check's context as the evaluator takes it; problems named under `prefix`. */
 function parseContext(check: SimulationCheck, prefix: string, problems: FieldProblem[]) {
+  checkBounds(check.context, `${prefix}context`, problems);
+  checkBounds(check.attributes, `${prefix}attributes`, problems);
   const ip = check.context?.ip;
   if (ip !== undefined && !parseIp(ip))
     problems.push({ field: `${prefix}context.ip`, message: 'must be an IPv4 or IPv6 address' });
@@ -22,7 +44,7 @@ function parseContext(check: SimulationCheck, prefix: string, problems: FieldPro
   const time = timeText === undefined ? undefined : parseInstant(timeText);
   if (timeText !== undefined && !time)
     problems.push({ field: `${prefix}context.time`, message: INVALID_INSTANT });
-  return { ip, time };
+  return { ...check.context, ip, time };
 }
 
 /** The bounds of a batch, as the spec's `BatchSimulationRequest` states them. */
@@ -100,9 +122,9 @@ export class SimulationService {
     const problems: FieldProblem[] = [];
     const context = parseContext(request, '', problems);
     if (problems.length > 0) throw new Invalid(problems);
-    const { principal, action, resource } = request;
+    const { principal, action, resource, attributes } = request;
     const decision = await this.access.decide(
-      { principal, action, resource, context, explain: request.explain === true },
+      { principal, action, resource, context, attributes, explain: request.explain === true },
       versions,
     );
     return new PolicyVisibility(this.access, caller, versions).shown(decision);
@@ -147,11 +169,11 @@ export class SimulationService {
     const visibility = new PolicyVisibility(this.access, caller, versions);
     const results: ShownDecision[] = [];
     let explainedBytes = 0;
-    for (const [i, { principal, action, resource }] of request.checks.entries()) {
+    for (const [i, { principal, action, resource, attributes }] of request.checks.entries()) {
       await pacer.pace();
       const context = contexts[i];
       const decision = await this.access.decide(
-        { principal, action, resource, context, explain },
+        { principal, action, resource, context, attributes, explain },
         versions,
         overlay,
       );

@@ -17,12 +17,17 @@ export type ShownDecision = Omit<TimedDecision, 'explanation'> & {
 };
 
 /**
- * The missing context keys that a shown policy's conditions ask for (`ip` for `ip.allowlist`):
- * that a hidden policy has an IP condition is its own, not the caller's, to know.
+ * The missing context keys that a shown policy's conditions ask for (`ip` for `ip.allowlist`,
+ * `resource.status` for `attributes.resource.status`): that a hidden policy has such a
+ * condition is its own, not the caller's, to know.
  */
 function missingFor(keys: string[], shown: ShownExplanation[]): string[] {
   return keys.filter((key) =>
-    shown.some((item) => Object.keys(item.conditions ?? {}).some((c) => c.startsWith(`${key}.`))),
+    shown.some((item) =>
+      Object.keys(item.conditions ?? {}).some(
+        (c) => c.startsWith(`${key}.`) || c === `attributes.${key}`,
+      ),
+    ),
   );
 }
 

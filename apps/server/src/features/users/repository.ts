@@ -18,19 +18,41 @@ export class UsersRepository {
   async read(id: string): Promise<UserRow | null> {
     const rows = await this.c.sql<UserRow>(
       `SELECT id, email, email_lower AS "emailLower", name, password_hash AS "passwordHash",
-              email_verified AS "emailVerified", roles, metadata, version, created_at AS "createdAt", updated_at AS "updatedAt"
+              email_verified AS "emailVerified", active, roles, metadata, version, created_at AS "createdAt", updated_at AS "updatedAt"
        FROM users WHERE id = $1`,
       [id],
     );
     return rows[0] ?? null;
   }
 
-  /** The roles of a user, read for each decision about a user principal not in the cache. */
-  async roles(id: string): Promise<string[]> {
-    const rows = await this.c.sql<{ roles: string[] }>('SELECT roles FROM users WHERE id = $1', [
-      id,
-    ]);
-    return rows[0]?.roles ?? [];
+  /** Roles and `active`, read for each decision about a user principal not in the cache. */
+  async standing(id: string): Promise<{ roles: string[]; active: boolean } | null> {
+    const rows = await this.c.sql<{ roles: string[]; active: boolean }>(
+      'SELECT roles, active FROM users WHERE id = $1',
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** What attribute conditions read of a user principal (`principal.*`). */
+  async attributes(id: string): Promise<{
+    email: string;
+    roles: string[];
+    emailVerified: boolean;
+    active: boolean;
+    metadata: unknown;
+  } | null> {
+    const rows = await this.c.sql<{
+      email: string;
+      roles: string[];
+      emailVerified: boolean;
+      active: boolean;
+      metadata: unknown;
+    }>(
+      'SELECT email, roles, email_verified AS "emailVerified", active, metadata FROM users WHERE id = $1',
+      [id],
+    );
+    return rows[0] ?? null;
   }
 
   /** Reads the row and locks it until the transaction ends, so read-modify-write is safe. */
@@ -39,7 +61,7 @@ export class UsersRepository {
   }
 
   list(
-    filter: { email?: string | undefined; role?: string | undefined },
+    filter: { email?: string | undefined; role?: string | undefined; active?: boolean | undefined },
     after: { at: Date; id: string } | undefined,
     take: number,
   ): Promise<UserRow[]> {
@@ -47,6 +69,7 @@ export class UsersRepository {
       where: {
         ...(filter.email !== undefined ? { emailLower: filter.email.toLowerCase() } : {}),
         ...(filter.role !== undefined ? { roles: { has: filter.role } } : {}),
+        ...(filter.active !== undefined ? { active: filter.active } : {}),
         ...ascendingAfter(after),
       },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],

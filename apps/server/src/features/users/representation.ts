@@ -10,6 +10,7 @@ export function userDetail(row: UserRow): Schemas['User'] {
     email: row.email,
     name: row.name,
     emailVerified: row.emailVerified,
+    active: row.active,
     roles: row.roles,
     metadata: row.metadata as Record<string, unknown>,
     createdAt: isoSeconds(row.createdAt),

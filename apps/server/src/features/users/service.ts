@@ -52,7 +52,15 @@ export interface UsersDeps {
   store: Pick<Store, 'transaction'>;
   users: Pick<
     UsersRepository,
-    'insert' | 'find' | 'read' | 'roles' | 'findForUpdate' | 'list' | 'update' | 'delete'
+    | 'insert'
+    | 'find'
+    | 'read'
+    | 'standing'
+    | 'attributes'
+    | 'findForUpdate'
+    | 'list'
+    | 'update'
+    | 'delete'
   >;
   versions: StaleMarker;
   audit: AuditTrail<'user.created' | 'user.updated' | 'user.deleted', 'user'>;
@@ -104,6 +112,7 @@ export class UsersService {
           name: input.name ?? '',
           passwordHash,
           roles: input.roles ?? [],
+          active: input.active ?? true,
           metadata: metadata as object,
           createdAt: now,
           updatedAt: now,
@@ -128,11 +137,28 @@ export class UsersService {
     cursor?: string;
     email?: string;
     role?: string;
+    active?: boolean;
   }): Promise<Page<UserRow>> {
-    const scope = listScope('users', { email: query.email?.toLowerCase(), role: query.role });
+    const scope = listScope('users', {
+      email: query.email?.toLowerCase(),
+      role: query.role,
+      active: query.active,
+    });
     const after = this.deps.cursors.decode(scope, USER_ID, query.cursor);
     const rows = await this.users.list(query, after, query.limit + 1);
     return this.deps.cursors.page(rows, query.limit, scope, (row) => row.createdAt);
+  }
+
+  /**
+   * Up to `take` users' ids after a keyset position (oldest first): how AuthZEN's subject
+   * search walks the stored users.
+   */
+  async idsAfter(
+    after: { at: Date; id: string } | undefined,
+    take: number,
+  ): Promise<{ id: string; createdAt: Date }[]> {
+    const rows = await this.users.list({}, after, take);
+    return rows.map(({ id, createdAt }) => ({ id, createdAt }));
   }
 
   /** Merges metadata under a row lock: concurrent updates never lose each other's keys. */
@@ -173,6 +199,11 @@ export class UsersService {
           ]);
           data.roles = patch.roles;
           stale.push('userRoles');
+        }
+        if (patch.active !== undefined && patch.active !== current.active) {
+          data.active = patch.active;
+          // Decisions about the user and its keys' authentication, on every instance.
+          stale.push('userRoles', 'apiKeys');
         }
         if (patch.metadata !== undefined) {
           const metadata = mergePatch(current.metadata, patch.metadata);
@@ -237,9 +268,19 @@ export class UsersService {
     });
   }
 
-  /** The roles of a user, [] for none: what decisions about its principal need. */
-  roles(userId: string): Promise<string[]> {
-    return this.users.roles(userId);
+  /** A user's roles and `active` flag, null for no such user: every decision about it needs them. */
+  standing(userId: string): Promise<{ roles: string[]; active: boolean } | null> {
+    return this.users.standing(userId);
+  }
+
+  /** What `principal.*` attribute conditions read of a user, null for no such user. */
+  attributes(userId: string) {
+    return this.users.attributes(userId);
+  }
+
+  /** False only for a stored user with `active: false`. */
+  async isActive(userId: string): Promise<boolean> {
+    return (await this.users.standing(userId))?.active !== false;
   }
 
   async exists(userId: string): Promise<boolean> {

@@ -39,6 +39,7 @@ describe.each(DATABASES)('users on %s', (database) => {
     const body = await json(res);
     expect(Object.keys(body.data).sort()).toEqual(
       [
+        'active',
         'createdAt',
         'email',
         'emailVerified',

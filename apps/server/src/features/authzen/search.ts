@@ -1,0 +1,251 @@
+import { createHash } from 'node:crypto';
+import type { components } from '@secadmin/api-types';
+import type { PolicyDefinition } from '@secadmin/policy';
+import type { RequestActor } from '../../lib/actor.js';
+import { canonicalJson } from '../../lib/canonical-json.js';
+import type { Cursors, KeysetPosition } from '../../lib/cursor.js';
+import { Invalid } from '../../lib/errors.js';
+import type { StateVersions } from '../../lib/state-versions.js';
+import type { Simulation } from '../policies/index.js';
+import type { CandidateIndex } from './candidates.js';
+import { type Question, toSimulation } from './entities.js';
+import { renamed } from './evaluation.js';
+
+type SubjectSearch = components['schemas']['AuthzenSubjectSearchRequest'];
+type ResourceSearch = components['schemas']['AuthzenResourceSearchRequest'];
+type ActionSearch = components['schemas']['AuthzenActionSearchRequest'];
+type Page = components['schemas']['AuthzenPageResponse'];
+
+/**
+ * Candidates decided per page at most, whatever `page.limit` asks: the work of one request is
+ * bounded (stored users cost a roles lookup each the first time).
+ */
+export const MAX_EXAMINED_PER_PAGE = 500;
+/** Candidates decided by one simulator batch. */
+const CHECKS_PER_BATCH = 100;
+const DEFAULT_LIMIT = 50;
+
+/** A token's position: the next literal (`l:<index>`) or the last stored user returned (`u:<id>`). */
+const POSITION = /^(l:\d{1,9}|u:user_[0-9a-z]{26})$/;
+
+export interface SearchDeps {
+  simulator: Simulation;
+  policiesAt: (versions: StateVersions) => Promise<readonly PolicyDefinition[]>;
+  candidates: CandidateIndex;
+  /** Stored users after a keyset position, oldest first. */
+  usersAfter: (
+    after: KeysetPosition | undefined,
+    take: number,
+  ) => Promise<{ id: string; createdAt: Date }[]>;
+  cursors: Cursors;
+  /**
+   * Whether the caller may list users (`users:list` on `users`): stored users are candidates
+   * only then, so a key that may only simulate cannot enumerate the accounts.
+   */
+  mayListUsers: (caller: RequestActor, versions: StateVersions) => Promise<boolean>;
+}
+
+/** Where a page starts: in the sorted literals, or among the stored users after one. */
+type Start = { literal: number } | { user: KeysetPosition | undefined };
+
+/** One candidate: what it answers as, and the question it is decided with. */
+interface Candidate<R> {
+  result: R;
+  question: Question;
+  /** Where the next page starts if this candidate is the last one examined. */
+  next: Start;
+}
+
+/** AuthZEN's Subject, Resource and Action Search over the policy simulator. */
+export class SearchService {
+  constructor(private readonly deps: SearchDeps) {}
+
+  async subjects(request: SubjectSearch, versions: StateVersions, caller: RequestActor) {
+    const { type, properties } = request.subject;
+    const literals =
+      this.deps.candidates.of(await this.deps.policiesAt(versions)).subjects.get(type) ?? [];
+    const known = new Set(literals);
+    const ask = (id: string): Question => ({
+      subject: { type, id, ...(properties ? { properties } : {}) },
+      action: request.action,
+      resource: request.resource,
+      context: request.context,
+    });
+    const withUsers = type === 'user' && (await this.deps.mayListUsers(caller, versions));
+    return this.search(
+      'subject',
+      request,
+      versions,
+      caller,
+      literals,
+      ask,
+      (id) => ({ type, id }),
+      { storedUsers: withUsers ? known : undefined },
+    );
+  }
+
+  async resources(request: ResourceSearch, versions: StateVersions, caller: RequestActor) {
+    const { type, properties } = request.resource;
+    const literals =
+      this.deps.candidates.of(await this.deps.policiesAt(versions)).resources.get(type) ?? [];
+    const ask = (id: string): Question => ({
+      subject: request.subject,
+      action: request.action,
+      resource: { type, id, ...(properties ? { properties } : {}) },
+      context: request.context,
+    });
+    return this.search('resource', request, versions, caller, literals, ask, (id) => ({
+      type,
+      id,
+    }));
+  }
+
+  async actions(request: ActionSearch, versions: StateVersions, caller: RequestActor) {
+    const literals = this.deps.candidates.of(await this.deps.policiesAt(versions)).actions;
+    const ask = (name: string): Question => ({
+      subject: request.subject,
+      action: { name },
+      resource: request.resource,
+      context: request.context,
+    });
+    return this.search('action', request, versions, caller, literals, ask, (name) => ({ name }));
+  }
+
+  /**
+   * Walks the candidates from where the token says, deciding them in batches, until the page
+   * holds `limit` results, `MAX_EXAMINED_PER_PAGE` were examined, or none are left.
+   */
+  private async search<R>(
+    kind: string,
+    request: SubjectSearch | ResourceSearch | ActionSearch,
+    versions: StateVersions,
+    caller: RequestActor,
+    literals: readonly string[],
+    ask: (id: string) => Question,
+    result: (id: string) => R,
+    options: { storedUsers?: ReadonlySet<string> | undefined } = {},
+  ): Promise<{ results: R[]; page: Page }> {
+    const limit = request.page?.limit ?? DEFAULT_LIMIT;
+    const scope = await scopeOf(kind, request);
+    let start = this.startOf(scope, request.page?.token);
+    const results: R[] = [];
+    let examined = 0;
+    let last: Start | undefined;
+    let exhausted = false;
+    while (results.length < limit && examined < MAX_EXAMINED_PER_PAGE) {
+      const room = Math.min(CHECKS_PER_BATCH, MAX_EXAMINED_PER_PAGE - examined);
+      const batch = await this.batchFrom(start, room, literals, ask, result, options.storedUsers);
+      if (batch.candidates.length === 0) {
+        if (batch.more) {
+          // Only stored users already named by policies were read: they count, and are passed.
+          examined += room;
+          last = batch.more;
+          start = batch.more;
+          continue;
+        }
+        exhausted = true;
+        break;
+      }
+      const decisions = await this.decide(batch.candidates, versions, caller);
+      for (const [i, candidate] of batch.candidates.entries()) {
+        examined++;
+        last = candidate.next;
+        if (decisions[i]) results.push(candidate.result);
+        if (results.length === limit) break;
+      }
+      start = last as Start;
+    }
+    const nextToken = exhausted || !last ? '' : this.tokenOf(scope, last);
+    return { results, page: { next_token: nextToken, count: results.length } };
+  }
+
+  /** Up to `room` candidates from `start`: literals first, then (for `user` subjects) stored users. */
+  private async batchFrom<R>(
+    start: Start,
+    room: number,
+    literals: readonly string[],
+    ask: (id: string) => Question,
+    result: (id: string) => R,
+    storedUsers: ReadonlySet<string> | undefined,
+  ): Promise<{ candidates: Candidate<R>[]; more?: Start }> {
+    if ('literal' in start && start.literal < literals.length) {
+      const ids = literals.slice(start.literal, start.literal + room);
+      return {
+        candidates: ids.map((id, i) => ({
+          result: result(id),
+          question: ask(id),
+          next: { literal: start.literal + i + 1 },
+        })),
+      };
+    }
+    if (!storedUsers) return { candidates: [] };
+    const after = 'user' in start ? start.user : undefined;
+    const users = await this.deps.usersAfter(after, room);
+    const candidates = users
+      .filter((user) => !storedUsers.has(user.id))
+      .map((user) => ({
+        result: result(user.id),
+        question: ask(user.id),
+        next: { user: { at: user.createdAt, id: user.id } },
+      }));
+    const lastUser = users[users.length - 1];
+    return candidates.length === 0 && lastUser && users.length === room
+      ? { candidates, more: { user: { at: lastUser.createdAt, id: lastUser.id } } }
+      : { candidates };
+  }
+
+  /** Whether each candidate is allowed, in one simulator batch (their context is shared). */
+  private async decide(
+    candidates: readonly Candidate<unknown>[],
+    versions: StateVersions,
+    caller: RequestActor,
+  ): Promise<boolean[]> {
+    const checks = candidates.map(({ question }) => {
+      const { explain: _, ...check } = toSimulation(question);
+      return check;
+    });
+    try {
+      const shown = await this.deps.simulator.simulateBatch({ checks }, versions, caller);
+      return shown.map((decision) => decision.allowed);
+    } catch (error) {
+      throw error instanceof Invalid ? renamed(error) : error;
+    }
+  }
+
+  private startOf(scope: string, token: string | undefined): Start {
+    let position: KeysetPosition | undefined;
+    try {
+      position = this.deps.cursors.decode(scope, POSITION, token);
+    } catch (error) {
+      if (error instanceof Invalid)
+        throw new Invalid(
+          [{ field: 'page.token', message: 'must be a next_token returned by this search' }],
+          'The page token is invalid.',
+        );
+      throw error;
+    }
+    if (!position) return { literal: 0 };
+    if (position.id.startsWith('l:')) return { literal: Number(position.id.slice(2)) };
+    return { user: { at: position.at, id: position.id.slice(2) } };
+  }
+
+  private tokenOf(scope: string, start: Start): string {
+    return 'literal' in start
+      ? this.deps.cursors.encode(scope, { at: new Date(0), id: `l:${start.literal}` })
+      : this.deps.cursors.encode(scope, {
+          at: start.user?.at ?? new Date(0),
+          id: `u:${start.user?.id ?? ''}`,
+        });
+  }
+}
+
+/**
+ * A token is good for the search that issued it only: its scope is the endpoint and a digest
+ * of the request's canonical JSON without its page (so key order does not matter).
+ */
+async function scopeOf(kind: string, request: { page?: unknown }): Promise<string> {
+  const { page: _, ...question } = request;
+  const hash = createHash('sha256');
+  for await (const piece of canonicalJson(question)) hash.update(piece);
+  return `authzen-search ${kind} ${hash.digest('base64url')}`;
+}
