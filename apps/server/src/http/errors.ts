@@ -106,8 +106,12 @@ function toApiError(error: unknown): ApiError | undefined {
         { field: 'body', message: 'must be valid JSON' },
       ]);
     case 'encoding.unsupported':
-    case 'charset.unsupported':
       return new ApiError('unsupported_media_type', 'The request body encoding is not supported.');
+    case 'charset.unsupported':
+      return new ApiError(
+        'unsupported_media_type',
+        'The request body must be UTF-8 JSON: send Content-Type: application/json, with no charset or charset=utf-8.',
+      );
     default:
       return undefined;
   }

@@ -1,5 +1,5 @@
 import { JSONParser } from '@streamparser/json';
-import { JsonDepthGuard, JsonTooDeepError } from './json-depth-guard.js';
+import { JsonDepthGuard, JsonTooDeepError, JsonTooManyKeysError } from './json-depth-guard.js';
 import { Pacer } from './pacer.js';
 
 /** Characters parsed between two chances for the event loop to serve others. */
@@ -19,10 +19,15 @@ export class JsonSyntaxError extends SyntaxError {}
  * (@streamparser/json: maintained, no dependencies, and it keeps a `"__proto__"` key as an own
  * property as `JSON.parse` does) takes the text a slice at a time; the result is the same value.
  * Each slice's nesting is checked before the parser sees it: past `maxDepth` levels, a
- * `JsonTooDeepError` is thrown and nothing deeper is built.
+ * `JsonTooDeepError` is thrown and nothing deeper is built; past `maxKeys` keys in one object,
+ * a `JsonTooManyKeysError`.
  */
-export async function parseJsonInSlices(text: string, maxDepth: number): Promise<unknown> {
-  const depth = new JsonDepthGuard(text, maxDepth);
+export async function parseJsonInSlices(
+  text: string,
+  maxDepth: number,
+  maxKeys: number,
+): Promise<unknown> {
+  const depth = new JsonDepthGuard(text, maxDepth, maxKeys);
   if (text.length <= AT_ONCE_CHARS) {
     depth.scanTo(text.length);
     try {
@@ -49,7 +54,7 @@ export async function parseJsonInSlices(text: string, maxDepth: number): Promise
     }
     if (!failure && !parser.isEnded) parser.end();
   } catch (error) {
-    if (error instanceof JsonTooDeepError) throw error;
+    if (error instanceof JsonTooDeepError || error instanceof JsonTooManyKeysError) throw error;
     failure ??= error as Error;
   }
   if (failure || !result)

@@ -1,10 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LoopDelay, measureLoopDelay } from '../helpers/event-loop-delay.js';
-import { DATABASES, json, postText, raw, startTestServer, type TestServer } from '../helpers/server.js';
+import {
+  DATABASES,
+  json,
+  postText,
+  raw,
+  startTestServer,
+  type TestServer,
+} from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 
 /** The most entries one ingest takes, each with this many metadata keys (under 16 KiB). */
-const ENTRIES = 500;
+const ENTRIES = 200;
 const KEYS = 850;
 /** The most terms a search query may have: the first metadata keys of every wide entry. */
 const TERMS = 64;
@@ -103,16 +110,24 @@ describe.each(DATABASES)('requests of the widest shapes on %s', (database) => {
   it.each([
     ['/v1/policies', { name: 'p', effect: 'allow' }],
     ['/v1/users', { email: 'wide@example.com', name: 'w' }],
-  ])('refuses a body of 90,000 keys to %s', async (path, fields) => {
-    const body = JSON.stringify({ ...fields, ...manyKeys() });
-    expect(body.length).toBeLessThan(1024 * 1024);
-    await (await postText(server, path, body)).arrayBuffer();
-    await againstIdle(async () => {
-      for (let i = 0; i < 3; i++) {
-        const res = await postText(server, path, body, { 'idempotency-key': `wide-${path}-${i}` });
-        await res.arrayBuffer();
-        expect(res.status).toBe(400);
-      }
-    });
-  }, 60_000);
+  ])(
+    'refuses a body of 90,000 keys to %s',
+    async (path, fields) => {
+      const body = JSON.stringify({ ...fields, ...manyKeys() });
+      expect(body.length).toBeLessThan(1024 * 1024);
+      await (await postText(server, path, body)).arrayBuffer();
+      await againstIdle(async () => {
+        for (let i = 0; i < 3; i++) {
+          const res = await postText(server, path, body, {
+            'idempotency-key': `wide-${path}-${i}`,
+          });
+          expect(res.status).toBe(400);
+          expect((await json(res)).error.details).toEqual([
+            { field: 'body', message: 'must not have more than 4096 keys' },
+          ]);
+        }
+      });
+    },
+    60_000,
+  );
 });
