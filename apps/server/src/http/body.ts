@@ -1,5 +1,5 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import { JsonTooDeepError } from '../lib/json-depth-guard.js';
+import { JsonTooDeepError, JsonTooManyKeysError } from '../lib/json-depth-guard.js';
 import { Pacer } from '../lib/pacer.js';
 import { JsonSyntaxError, parseJsonInSlices } from '../lib/parse-json-in-slices.js';
 import { ApiError, type ErrorDetail, NotAContainerError } from './errors.js';
@@ -24,10 +24,17 @@ export function requireJsonBody(
 
 /** The body's top-level object or array is level 1; each nested one adds a level (docs/errors.md). */
 const MAX_DEPTH = 32;
+/**
+ * The most keys one object of a body may have: more than any valid body holds (free-form
+ * metadata is at most 16 KiB serialized, so under 2,800 keys).
+ */
+const MAX_KEYS = 4096;
 
 const readers = new Map<number, RequestHandler>();
 /** RFC 8259: JSON is exchanged in UTF-8 (older texts allowed UTF-16 and UTF-32). */
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)/i;
+/** JSON is UTF-8 (RFC 8259 §8.1): the charsets a body may name, lowercased, alias included. */
+const UTF8 = new Set(['utf-8', 'utf8']);
 /** The first character of a JSON text that is not its whitespace. */
 const firstOf = (text: string) => /[^ \t\n\r]/.exec(text)?.[0];
 
@@ -45,7 +52,7 @@ export async function readJsonBody(
   maxBytes: number,
 ): Promise<unknown> {
   const charset = CHARSET.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
-  if (charset !== undefined && !charset.startsWith('utf-'))
+  if (charset !== undefined && !UTF8.has(charset))
     throw Object.assign(new Error(`unsupported charset "${charset}"`), {
       type: 'charset.unsupported',
     });
@@ -65,11 +72,18 @@ export async function readJsonBody(
   if (first !== '{' && first !== '[')
     throw malformed(new NotAContainerError('A JSON body must be an object or an array.'));
   try {
-    req.body = await parseJsonInSlices(text, MAX_DEPTH);
+    req.body = await parseJsonInSlices(text, MAX_DEPTH, MAX_KEYS);
   } catch (error) {
     if (error instanceof JsonTooDeepError)
       throw new ApiError('invalid_request', 'The request is invalid.', [
         tooDeep(pathFrom('body', error.path)),
+      ]);
+    if (error instanceof JsonTooManyKeysError)
+      throw new ApiError('invalid_request', 'The request is invalid.', [
+        {
+          field: pathFrom('body', error.path),
+          message: `must not have more than ${MAX_KEYS} keys`,
+        },
       ]);
     throw error instanceof JsonSyntaxError ? malformed(error) : error;
   }

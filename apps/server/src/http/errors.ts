@@ -148,8 +148,12 @@ function toApiError(error: unknown): ApiError | undefined {
     case 'entity.parse.failed':
       return malformedJson(error);
     case 'encoding.unsupported':
-    case 'charset.unsupported':
       return new ApiError('unsupported_media_type', 'The request body encoding is not supported.');
+    case 'charset.unsupported':
+      return new ApiError(
+        'unsupported_media_type',
+        'The request body must be UTF-8 JSON: send Content-Type: application/json, with no charset or charset=utf-8.',
+      );
     default:
       return undefined;
   }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { JsonDepthGuard, JsonTooDeepError } from './json-depth-guard.js';
+import { JsonDepthGuard, JsonTooDeepError, JsonTooManyKeysError } from './json-depth-guard.js';
 
 /** The path the guard reports for `text`, scanned in slices of `slice` characters; none if it passes. */
 function tooDeepPath(text: string, maxDepth: number, slice = text.length) {
-  const guard = new JsonDepthGuard(text, maxDepth);
+  const guard = new JsonDepthGuard(text, maxDepth, Number.POSITIVE_INFINITY);
   try {
     for (let at = 0; at < text.length; at += slice) guard.scanTo(at + slice);
   } catch (error) {
@@ -33,5 +33,26 @@ describe('JsonDepthGuard', () => {
     for (const slice of [1, 2, 3, 7, text.length])
       expect(tooDeepPath(text, 3, slice), `slice ${slice}`).toEqual(['b', 2, 'c']);
     expect(tooDeepPath(text, 5)).toBeUndefined();
+  });
+
+  it('reports the first object with more keys than allowed, whatever the slices', () => {
+    const keysPast = (text: string, maxKeys: number, slice: number) => {
+      const guard = new JsonDepthGuard(text, 32, maxKeys);
+      try {
+        for (let at = 0; at < text.length; at += slice) guard.scanTo(at + slice);
+      } catch (error) {
+        if (error instanceof JsonTooManyKeysError) return error.path;
+        throw error;
+      }
+      return undefined;
+    };
+    // Commas and quotes in keys and values, nested objects and arrays: only keys count.
+    const text = '{"a,\\\\":"x,\\\\\\"y", "b": [{"c": 1, "d": {"e": 2}, "f": [3]}]}';
+    for (const slice of [1, 3, text.length]) {
+      expect(keysPast(text, 2, slice), `slice ${slice}`).toEqual(['b', 0]);
+      expect(keysPast(text, 3, slice), `slice ${slice}`).toBeUndefined();
+    }
+    expect(keysPast('{"a": 1, "b": 2}', 1, 2)).toEqual([]);
+    expect(keysPast('[{"x": 1}, {"x": 1, "y": 2}]', 1, 5)).toEqual([1]);
   });
 });

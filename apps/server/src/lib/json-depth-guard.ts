@@ -5,6 +5,13 @@ export class JsonTooDeepError extends Error {
   }
 }
 
+/** An object of the JSON text has more keys than allowed; `path` leads to it. */
+export class JsonTooManyKeysError extends Error {
+  constructor(readonly path: (number | string)[]) {
+    super('JSON object with too many keys');
+  }
+}
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
@@ -22,6 +29,8 @@ interface Level {
   keyFrom: number;
   keyTo: number;
   expectsKey: boolean;
+  /** Keys seen so far (objects). */
+  keys: number;
 }
 
 /**
@@ -29,7 +38,9 @@ interface Level {
  * of millions of `[` would otherwise be built in full, for seconds, before its depth is known.
  * A linear scan that knows only strings and brackets, fed in consecutive slices of `text`; it
  * throws `JsonTooDeepError` at the first object or array that opens past `maxDepth` (the
- * outermost is level 1). What is not JSON is left to the parser.
+ * outermost is level 1), and `JsonTooManyKeysError` at the first object whose key count passes
+ * `maxKeys` (listing, sorting or checking the keys of one huge object is a long step that
+ * cannot be cut). What is not JSON is left to the parser.
  */
 export class JsonDepthGuard {
   private readonly open: Level[] = [];
@@ -40,6 +51,7 @@ export class JsonDepthGuard {
   constructor(
     private readonly text: string,
     private readonly maxDepth: number,
+    private readonly maxKeys: number,
   ) {}
 
   /** Scans the text up to `end` (exclusive), from where the last call stopped. */
@@ -63,14 +75,16 @@ export class JsonDepthGuard {
       if (code === QUOTE) {
         inString = true;
         if (level?.expectsKey) {
+          if (++level.keys > this.maxKeys)
+            throw new JsonTooManyKeysError(this.pathThrough(open.slice(0, -1)));
           level.expectsKey = false;
           level.keyFrom = at;
           level.keyTo = -1;
         }
       } else if (code === OPEN_OBJECT || code === OPEN_ARRAY) {
-        if (open.length >= this.maxDepth) throw new JsonTooDeepError(this.pathToNext());
+        if (open.length >= this.maxDepth) throw new JsonTooDeepError(this.pathThrough(open));
         const isArray = code === OPEN_ARRAY;
-        open.push({ isArray, index: 0, keyFrom: 0, keyTo: -1, expectsKey: !isArray });
+        open.push({ isArray, index: 0, keyFrom: 0, keyTo: -1, expectsKey: !isArray, keys: 0 });
       } else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) {
         open.pop();
       } else if (code === COMMA && level) {
@@ -83,9 +97,9 @@ export class JsonDepthGuard {
     this.scanned = Math.max(this.scanned, end);
   }
 
-  /** The steps from the outermost value down to the one opening now. */
-  private pathToNext(): (number | string)[] {
-    return this.open.map((level) => {
+  /** The steps from the outermost value down through the current child of each of `levels`. */
+  private pathThrough(levels: Level[]): (number | string)[] {
+    return levels.map((level) => {
       if (level.isArray) return level.index;
       const quoted = this.text.slice(level.keyFrom, level.keyTo);
       try {

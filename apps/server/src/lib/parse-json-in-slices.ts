@@ -1,14 +1,19 @@
 import { JSONParser } from '@streamparser/json';
-import { JsonDepthGuard, JsonTooDeepError } from './json-depth-guard.js';
+import { JsonDepthGuard, JsonTooDeepError, JsonTooManyKeysError } from './json-depth-guard.js';
 import { Pacer } from './pacer.js';
 
-/** Characters parsed between two chances for the event loop to serve others. */
-const SLICE_CHARS = 64 * 1024;
+/**
+ * Characters handed to the parser at once; the pacer yields between them every few
+ * milliseconds. Dense text (objects of many short keys and numbers) costs the incremental
+ * parser and its garbage far more per character: a 64 KiB slice of it held the loop many times
+ * longer than the pacer's slice on a loaded machine.
+ */
+const SLICE_CHARS = 8 * 1024;
 /**
  * Up to this size `JSON.parse` takes the whole text at once: a few milliseconds, and several
  * times less CPU than the incremental parser (an ingest batch of 1,000 small entries).
  */
-const AT_ONCE_CHARS = 4 * SLICE_CHARS;
+const AT_ONCE_CHARS = 256 * 1024;
 
 /** Where a text stops being JSON: a 0-based character offset, line and column from 1. */
 export interface JsonBreak {
@@ -97,10 +102,15 @@ function locate(text: string, message: string): JsonSyntaxError {
  * (@streamparser/json: maintained, no dependencies, and it keeps a `"__proto__"` key as an own
  * property as `JSON.parse` does) takes the text a slice at a time; the result is the same value.
  * Each slice's nesting is checked before the parser sees it: past `maxDepth` levels, a
- * `JsonTooDeepError` is thrown and nothing deeper is built.
+ * `JsonTooDeepError` is thrown and nothing deeper is built; past `maxKeys` keys in one object,
+ * a `JsonTooManyKeysError`.
  */
-export async function parseJsonInSlices(text: string, maxDepth: number): Promise<unknown> {
-  const depth = new JsonDepthGuard(text, maxDepth);
+export async function parseJsonInSlices(
+  text: string,
+  maxDepth: number,
+  maxKeys: number,
+): Promise<unknown> {
+  const depth = new JsonDepthGuard(text, maxDepth, maxKeys);
   if (text.length <= AT_ONCE_CHARS) {
     depth.scanTo(text.length);
     try {
@@ -119,7 +129,7 @@ export async function parseJsonInSlices(text: string, maxDepth: number): Promise
     }
     if (!locating.failed && !locating.parser.isEnded) locating.parser.end();
   } catch (error) {
-    if (error instanceof JsonTooDeepError) throw error;
+    if (error instanceof JsonTooDeepError || error instanceof JsonTooManyKeysError) throw error;
     locating.fail(error as Error);
   }
   if (locating.failed || !locating.result) throw locating.error(text);

@@ -3,7 +3,7 @@
  * one go on the event loop (2,000 entries of 16 KiB held it for a third of a second, and a
  * mebibyte still for tens of milliseconds on a loaded machine).
  */
-const BATCH_BYTES = 256 * 1024;
+export const BATCH_BYTES = 256 * 1024;
 /** Rows per read however small they are: memory holds one read. */
 const MOST_ROWS = 2_000;
 
@@ -19,7 +19,7 @@ export class ReadBatches<T> {
     private readonly weigh: (row: T) => number,
     largestBytes: number,
   ) {
-    this.rows = Math.floor(BATCH_BYTES / largestBytes);
+    this.rows = Math.max(1, Math.floor(BATCH_BYTES / largestBytes));
   }
 
   get size(): number {

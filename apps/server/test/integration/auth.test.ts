@@ -249,6 +249,30 @@ describe.each(DATABASES)('rate limits and errors on %s', (database) => {
     expect((await json(missing)).error.code).toBe('not_found');
   });
 
+  it('takes a body in UTF-8 only, by its name or the alias utf8; any other charset is a 415', async () => {
+    const post = (charset: string, email: string) =>
+      raw(server, '/v1/users', {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${server.rootKey}`,
+          'content-type': `application/json; charset=${charset}`,
+        },
+        body: JSON.stringify({ email, name: 'Zoë' }),
+      });
+    for (const [i, charset] of ['utf-8', 'UTF-8', 'utf8', '"utf-8"'].entries()) {
+      const res = await post(charset, `charset${i}@example.com`);
+      expect(res.status, charset).toBe(201);
+      expect((await json(res)).data.name, charset).toBe('Zoë');
+    }
+    for (const charset of ['utf-7', 'utf-16', 'UTF-16LE', 'latin1', 'us-ascii', 'utf-8x']) {
+      const res = await post(charset, `refused-${charset}@example.com`.toLowerCase());
+      expect(res.status, charset).toBe(415);
+      const { error } = await json(res);
+      expect(error.code).toBe('unsupported_media_type');
+      expect(error.message).toContain('charset=utf-8');
+    }
+  });
+
   it('reuses a safe incoming X-Request-Id and replaces an unsafe one', async () => {
     const auth = { authorization: `Bearer ${server.rootKey}` };
     const kept = await raw(server, '/v1/users', {

@@ -1125,6 +1125,7 @@ export interface components {
             name: string;
             /** @enum {string} */
             effect: "allow" | "deny";
+            /** @description Empty when every principal was a `user:<id>` whose user was deleted (deleting a user removes its principal from every policy): such a policy matches no request, and stays until it is deleted or given principals again (a create or `PATCH` needs at least one). */
             principals: components["schemas"]["Principal"][];
             actions: components["schemas"]["ActionPattern"][];
             resources: components["schemas"]["ResourcePattern"][];
@@ -1294,6 +1295,7 @@ export interface components {
             description?: string;
             /** @enum {string} */
             effect: "allow" | "deny";
+            /** @description Empty when every principal was a `user:<id>` whose user was deleted (deleting a user removes its principal from every policy): such a policy matches no request, and stays until it is deleted or given principals again (a create or `PATCH` needs at least one). */
             principals: components["schemas"]["Principal"][];
             actions: components["schemas"]["ActionPattern"][];
             resources: components["schemas"]["ResourcePattern"][];

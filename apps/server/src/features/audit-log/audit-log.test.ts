@@ -139,6 +139,18 @@ describe.each(DATABASES)('audit log on %s', (database) => {
     });
   });
 
+  it('shows an entry with as many metadata keys as 16 KiB holds, digests and salts included', async () => {
+    const metadata = Object.fromEntries(Array.from({ length: 1_500 }, (_, i) => [`k${i}`, 0]));
+    const [ack] = await ingest(server.client, [
+      { event: 'wide.entry', actor: { type: 'service' }, result: 'success', metadata },
+    ]);
+    await server.sealer.flush();
+    // The test server checks every answer against the spec's schema.
+    const shown = await server.client.logs.get(ack?.id as string);
+    expect(Object.keys(shown.digests ?? {})).toHaveLength(1_500);
+    expect(Object.keys(shown.salts ?? {})).toHaveLength(1_500);
+  });
+
   it('stores every value as sent, whatever it quotes (each column travels as one array literal)', async () => {
     const tricky = ['"', '\\', '\\"', '{a,b}', 'NULL', ' ', 'a,b', '{"x":1}', 'é 日本 😀', "it's"];
     const entries = tricky.map((text, i) => ({

@@ -272,4 +272,36 @@ describe.each(DATABASES)('users on %s', (database) => {
     ).toMatchObject({ status: 404 });
     await createUser(server.client, { email: user.email });
   });
+
+  it('keeps a policy whose only principal was the deleted user: readable, matching nothing, not patchable to none', async () => {
+    const user = await createUser(server.client);
+    const policy = await createPolicy(server.client, {
+      principals: [`user:${user.id}`],
+      actions: ['users:read'],
+      resources: ['users/*'],
+    });
+    const check = { principal: `user:${user.id}`, action: 'users:read', resource: 'users/1' };
+    const before = await server.client.POST('/v1/policies/simulate', { body: check });
+    expect(before.data?.data.allowed).toBe(true);
+    const res = await raw(server, `/v1/users/${user.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${server.rootKey}` },
+    });
+    expect(res.status).toBe(204);
+    const path = { params: { path: { id: policy.id } } };
+    const { data } = await server.client.GET('/v1/policies/{id}', path);
+    expect(data?.data.principals).toEqual([]);
+    const after = await server.client.POST('/v1/policies/simulate', { body: check });
+    expect(after.data?.data).toMatchObject({ allowed: false, matchedPolicies: [] });
+    expect(
+      await failure(
+        server.client.PATCH('/v1/policies/{id}', { ...path, body: { principals: [] } }),
+      ),
+    ).toMatchObject({ status: 400, details: [{ field: 'body.principals' }] });
+    const renamed = await server.client.PATCH('/v1/policies/{id}', {
+      ...path,
+      body: { name: `${policy.name}-orphan` },
+    });
+    expect(renamed.data?.data.principals).toEqual([]);
+  });
 });

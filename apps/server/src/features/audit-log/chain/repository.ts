@@ -202,22 +202,43 @@ export class ChainRepository {
    * database's cache). One statement, so one snapshot: a batch another sealer commits
    * meanwhile is either in the head and out of the queue, or neither (read one after the
    * other, a flush could find the queue emptied but the head from before, and sign nothing).
+   * The entries stop before `maxBytes` of digests (the one column whose size varies, up to a
+   * thousand fields per entry): the embedded database returns a read in one go on the event
+   * loop. The first entry comes whatever it weighs. `more`: entries were left queued.
    */
-  async pending(limit: number): Promise<{ state: ChainState; queued: QueuedEntry[] }> {
+  async pending(
+    limit: number,
+    maxBytes: number,
+  ): Promise<{ state: ChainState; queued: QueuedEntry[]; more: boolean }> {
     const rows = await this.c.sql<
-      StateColumns & { queueNo: string | null; entryId: string; writtenAt: Date } & {
+      StateColumns & {
+        queueNo: string | null;
+        entryId: string;
+        writtenAt: Date;
+        looked: number | null;
+      } & {
         [K in keyof CanonicalColumns]: CanonicalColumns[K] | null;
       }
     >(
-      `${STATE_SQL}, queued AS (SELECT n, entry_id, written_at FROM log_seal_queue ORDER BY n LIMIT $1)
+      `${STATE_SQL}, looked AS (SELECT n, entry_id, written_at FROM log_seal_queue ORDER BY n LIMIT $1),
+       weighed AS (
+         SELECT l.n, count(*) OVER () AS looked,
+           sum(coalesce(pg_column_size(e.digests), pg_column_size(e.metadata), 0))
+             OVER (ORDER BY l.n) AS upto,
+           coalesce(pg_column_size(e.digests), pg_column_size(e.metadata), 0) AS own
+         FROM looked AS l LEFT JOIN log_entries e ON e.id = l.entry_id),
+       queued AS (
+         SELECT l.n, l.entry_id, l.written_at, w.looked FROM looked AS l JOIN weighed AS w ON w.n = l.n
+         WHERE w.upto - w.own < $2)
        SELECT state.*, q.n::text AS "queueNo", q.entry_id AS "entryId", q.written_at AS "writtenAt",
+         q.looked::float8 AS looked,
          e.id, e.timestamp, e.event, e.actor_id AS "actorId", e.actor_type AS "actorType",
          e.target_type AS "targetType", e.ip, e.user_agent AS "userAgent", e.city, e.country,
          e.region, e.lat, e.lng, e.result, e.trace_id AS "traceId", e.origin,
          e.ingested_by AS "ingestedBy", e.received_at AS "receivedAt", e.digests
        FROM state LEFT JOIN (queued AS q LEFT JOIN log_entries e ON e.id = q.entry_id) ON TRUE
        ORDER BY q.n`,
-      [limit],
+      [limit, maxBytes],
     );
     const queued: QueuedEntry[] = [];
     for (const {
@@ -228,6 +249,7 @@ export class ChainRepository {
       queueNo,
       entryId,
       writtenAt,
+      looked,
       ...entry
     } of rows)
       if (queueNo !== null)
@@ -237,7 +259,12 @@ export class ChainRepository {
           writtenAt,
           entry: entry.id === null ? null : (entry as CanonicalColumns),
         });
-    return { state: chainState(rows[0]), queued };
+    const looked = rows[0]?.looked ?? 0;
+    return {
+      state: chainState(rows[0]),
+      queued,
+      more: looked === limit || looked > queued.length,
+    };
   }
 
   /** Entries not sealed yet, read whole (those written before the chain have no digests). */

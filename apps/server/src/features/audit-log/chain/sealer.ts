@@ -1,5 +1,7 @@
 import { CANONICAL_VERSION, entryHash, GENESIS_HASH } from '@secadmin/log-chain';
+import { Pacer } from '../../../lib/pacer.js';
 import { type Job, type JobLogger, pollLoop } from '../../../lib/poll-loop.js';
+import { BATCH_BYTES } from '../../../lib/read-batches.js';
 import type { Store } from '../../../storage/store.js';
 import { type CanonicalColumns, chainEntry } from './canonical-columns.js';
 import { commit } from './commitments.js';
@@ -23,9 +25,9 @@ export interface SealerOptions {
   /** Seconds from an entry's write to its seal, per sealed entry (the seal-lag metric). */
   observeLag?: (seconds: number) => void;
   /**
-   * Entries per transaction (default 5,000: under 4 × 1,000-entry ingest batches in flight
-   * on 2 loaded cores, a batch costs ~4 round trips of waiting whatever its size, and 2,000
-   * left the sealer behind: seal lag p99 2.1 s, 1.1–1.3 s with 5,000).
+   * Entries per transaction at most (default 5,000: under several 1,000-entry ingests in
+   * flight, a batch costs a few round trips of waiting whatever its size, and smaller batches
+   * left the sealer behind). A batch also stops before BATCH_BYTES of digests.
    */
   batchSize?: number;
   /** How often an idle sealer looks for work (ingest in this process wakes it at once). */
@@ -66,7 +68,7 @@ export class Sealer implements Required<Job> {
         if (!due && !(await options.chain.hasQueued())) return false;
         const sealed = await this.sealBatch(false);
         this.lastFullPass = Date.now();
-        return sealed === this.batchSize;
+        return sealed !== 'busy' && sealed.more;
       },
     });
   }
@@ -93,7 +95,7 @@ export class Sealer implements Required<Job> {
     for (;;) {
       const sealed = await this.sealBatch(true);
       if (sealed === 'busy') await new Promise((r) => setTimeout(r, 20));
-      else if (sealed < this.batchSize) return;
+      else if (!sealed.more) return;
     }
   }
 
@@ -104,17 +106,17 @@ export class Sealer implements Required<Job> {
    * transaction takes the lock and commits it all in one statement, only if the chain's
    * head is still the one the hashes follow and every queued entry is still queued;
    * otherwise it rolls back and the batch is done again. 'busy': another instance holds
-   * the lock.
+   * the lock; `more`: entries were left queued.
    */
-  private async sealBatch(forceCheckpoint: boolean): Promise<number | 'busy'> {
+  private async sealBatch(forceCheckpoint: boolean): Promise<{ more: boolean } | 'busy'> {
     const { store, chain, signingKeys } = this.options;
     for (;;) {
-      const { state, queued } = await chain.pending(this.batchSize);
+      const { state, queued, more } = await chain.pending(this.batchSize, BATCH_BYTES);
       const { entries, late } = await this.entries(queued);
-      const rows = this.hash(state.head, queued, entries);
+      const rows = await this.hash(state.head, queued, entries);
       const sealedAt = new Date();
       const checkpoints = this.checkpointsDue(state, rows, sealedAt, forceCheckpoint);
-      if (queued.length === 0 && checkpoints.length === 0) return 0;
+      if (queued.length === 0 && checkpoints.length === 0) return { more: false };
       let sealed: 'sealed' | 'busy';
       try {
         sealed = await store.transaction(async () => {
@@ -140,7 +142,7 @@ export class Sealer implements Required<Job> {
       for (const q of queued)
         if (!late.ids.has(q.entryId))
           this.options.observeLag?.((committed - q.writtenAt.getTime()) / 1000);
-      return queued.length;
+      return { more };
     }
   }
 
@@ -181,15 +183,18 @@ export class Sealer implements Required<Job> {
     return { entries, late };
   }
 
-  private hash(
+  /** The chain rows of the batch, hashed in slices: an entry of a thousand fields is costly. */
+  private async hash(
     head: ChainHead | null,
     queued: QueuedEntry[],
     entries: Map<string, CanonicalColumns>,
-  ): ChainRow[] {
+  ): Promise<ChainRow[]> {
     let seq = head?.seq ?? 0;
     let prevHash = head?.hash ?? GENESIS_HASH;
     const rows: ChainRow[] = [];
+    const pacer = new Pacer();
     for (const { entryId } of queued) {
+      await pacer.pace();
       const entry = entries.get(entryId);
       if (entry === undefined) continue;
       seq++;

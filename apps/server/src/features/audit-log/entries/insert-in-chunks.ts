@@ -1,4 +1,5 @@
 import type { Store } from '../../../storage/store.js';
+import { entryReadBytes } from './read-weight.js';
 import type { EntriesRepository } from './repository.js';
 import type { NewLogRow } from './sql.js';
 
@@ -10,9 +11,8 @@ import type { NewLogRow } from './sql.js';
  */
 export const INSERT_CHUNK_BYTES = 64 * 1024;
 
-/** Roughly what a row weighs in a statement: its metadata and texts, and a fixed part. */
-const rowBytes = (row: NewLogRow) =>
-  JSON.stringify(row.metadata ?? {}).length + (row.userAgent?.length ?? 0) + 512;
+/** A row weighs in a statement what it weighs in a read: its metadata's commitments too. */
+const rowBytes = (row: NewLogRow) => entryReadBytes(row.metadata, row.userAgent);
 
 /** Consecutive runs of rows of at most INSERT_CHUNK_BYTES each (a larger row is alone). */
 function chunksOf(rows: NewLogRow[]): NewLogRow[][] {

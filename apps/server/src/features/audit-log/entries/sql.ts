@@ -28,6 +28,20 @@ export const LOG_COLUMNS = Prisma.sql`${ENTRY_COLUMNS},
   log_chain.seq::float8 AS seq, log_chain.hash, log_chain.prev_hash AS "prevHash",
   log_chain.canonical_version AS "canonicalVersion"`;
 
+/**
+ * LOG_COLUMNS without the field commitments, which a search hit neither shows nor highlights:
+ * an entry's digests and salts weigh up to ten times its metadata, so a page of hits of the
+ * widest entries read them for nothing (both are null in these rows).
+ */
+export const HIT_COLUMNS = Prisma.sql`
+  id, timestamp, event, actor_id AS "actorId", actor_email AS "actorEmail",
+  actor_email_redacted AS "actorEmailRedacted", actor_type AS "actorType",
+  target_id AS "targetId", target_type AS "targetType", ip, user_agent AS "userAgent",
+  city, country, region, lat, lng, result, trace_id AS "traceId", metadata, origin,
+  ingested_by AS "ingestedBy", received_at AS "receivedAt", NULL::jsonb AS digests,
+  NULL::jsonb AS salts, log_chain.seq::float8 AS seq, log_chain.hash,
+  log_chain.prev_hash AS "prevHash", log_chain.canonical_version AS "canonicalVersion"`;
+
 /** ENTRY_COLUMNS of an entry not sealed yet. */
 export const UNSEALED_COLUMNS = Prisma.sql`${ENTRY_COLUMNS},
   NULL::float8 AS seq, NULL::text AS hash, NULL::text AS "prevHash",
@@ -77,9 +91,10 @@ export function newestSql(
   where: Prisma.Sql,
   after: LogPosition | undefined,
   take: number,
+  columns: Prisma.Sql = LOG_COLUMNS,
 ): Prisma.Sql {
   return Prisma.sql`
-    SELECT ${LOG_COLUMNS} FROM ${LOG_FROM}
+    SELECT ${columns} FROM ${LOG_FROM}
     WHERE ${where} ${keysetAfter(after)}
     ORDER BY timestamp DESC, id DESC
     LIMIT ${take}`;

@@ -4,8 +4,8 @@ import {
   countOf,
   countWhere,
   filterSql,
+  HIT_COLUMNS,
   keysetAfter,
-  LOG_COLUMNS,
   type LogFilter,
   type LogPosition,
   type LogRow,
@@ -70,7 +70,7 @@ export class SearchRepository {
     const match = searchMatch(query);
     const within = filterSql(scope);
     const recent = Prisma.sql`
-      SELECT ${LOG_COLUMNS} FROM (
+      SELECT ${HIT_COLUMNS} FROM (
         SELECT * FROM log_entries WHERE ${within} ${keysetAfter(after)}
         ORDER BY timestamp DESC, id DESC
         LIMIT ${RECENT_WINDOW}) AS log_entries
@@ -80,7 +80,7 @@ export class SearchRepository {
       LIMIT ${take}`;
     const rows = await this.c.sql<LogRow>(recent.text, recent.values);
     if (rows.length === take) return rows;
-    const newest = newestSql(Prisma.sql`${match} AND ${within}`, after, take);
+    const newest = newestSql(Prisma.sql`${match} AND ${within}`, after, take, HIT_COLUMNS);
     return this.c.sql<LogRow>(newest.text, newest.values);
   }
 
