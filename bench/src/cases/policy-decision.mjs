@@ -8,13 +8,57 @@ import {
   CASBIN_MODEL,
   cedarCall,
   makePolicies,
+  makeRequestAttributes,
   makeRequests,
   toCasbin,
   toCedar,
+  withAttributeConditions,
 } from '../lib/policy-workload.mjs';
 
 /** @import { Row } from '../lib/measure.mjs' */
 /** @import { WorkloadRequest } from '../lib/policy-workload.mjs' */
+
+/**
+ * The same decisions with 10 % of the policies carrying attribute conditions and every
+ * request carrying attributes, against the same decisions without: the target is at least
+ * 0.8× the throughput without them.
+ * @param {number} size
+ * @param {import('../lib/policy-workload.mjs').WorkloadPolicy[]} policies
+ * @param {WorkloadRequest[]} requests
+ * @param {(r: WorkloadRequest) => boolean} plain
+ * @param {boolean} smoke
+ * @returns {Row}
+ */
+function attributeConditionsRow(size, policies, requests, plain, smoke) {
+  const index = new PolicyIndex(withAttributeConditions(policies));
+  const attributes = makeRequestAttributes(requests.length);
+  /** @param {number} i */
+  const withAttributes = (i) => {
+    const r = cyclic(requests, i);
+    return index.evaluate({
+      principal: r.principal,
+      roles: r.roles,
+      action: r.action,
+      resource: r.resource,
+      context: { ip: r.ip },
+      attributes: cyclic(attributes, i),
+    }).allowed;
+  };
+  const iterations = smoke ? 2000 : 50_000;
+  const without = measureSync((i) => plain(cyclic(requests, i)), { iterations });
+  const withThem = measureSync(withAttributes, { iterations });
+  const ratio = withThem.perSecond / without.perSecond;
+  return {
+    case: `policy decision, ${size.toLocaleString('en')} policies, 10 % with attribute conditions`,
+    peer: 'secadmin without attribute conditions',
+    secadmin: `${Math.round(withThem.perSecond).toLocaleString('en')} decisions/s (p99 ${withThem.p99Ms.toFixed(3)} ms)`,
+    peerFigure: `${Math.round(without.perSecond).toLocaleString('en')} decisions/s (p99 ${without.p99Ms.toFixed(3)} ms)`,
+    ratio,
+    target: '≥ 0.8× without',
+    met: ratio >= 0.8,
+    detail: { size, withAttributes: withThem, without },
+  };
+}
 
 /** @param {{ smoke: boolean, sizes?: number[] }} options */
 export async function policyDecision(options) {
@@ -35,6 +79,9 @@ export async function policyDecision(options) {
         resource: r.resource,
         context: { ip: r.ip },
       }).allowed;
+
+    if (size === 1_000 || size === 10_000)
+      rows.push(attributeConditionsRow(size, policies, requests, secadmin, smoke));
 
     // Cedar needs ~3 minutes just to parse 100,000 policies here: opt in with BENCH_PEERS_100K=1.
     if (size > 10_000 && process.env.BENCH_PEERS_100K !== '1') {

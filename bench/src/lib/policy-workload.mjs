@@ -232,3 +232,40 @@ export function toCasbin(policies) {
   }
   return rules;
 }
+
+const DEPARTMENTS = ['sales', 'support', 'security', 'legal'];
+
+/**
+ * The same policies with attribute conditions on every tenth, in turn on the resource
+ * (`status` not `archived`) and on the principal (`metadata.department` in two of four).
+ * @param {WorkloadPolicy[]} policies
+ * @returns {PolicyDefinition[]}
+ */
+export function withAttributeConditions(policies) {
+  return policies.map((policy, i) =>
+    i % 10 !== 0
+      ? policy
+      : {
+          ...policy,
+          conditions: {
+            ...policy.conditions,
+            attributes:
+              i % 20 === 0
+                ? { 'resource.status': { notEquals: 'archived' } }
+                : { 'principal.metadata.department': { in: ['sales', 'support'] } },
+          },
+        },
+  );
+}
+
+/**
+ * The attributes a request of the mix carries: a department, and a resource status that is
+ * `archived` one time in five.
+ * @param {number} count
+ */
+export function makeRequestAttributes(count, random = seeded(11)) {
+  return Array.from({ length: count }, () => ({
+    principal: { metadata: { department: cyclic(DEPARTMENTS, Math.floor(random() * 4)) } },
+    resource: { status: random() < 0.2 ? 'archived' : 'open' },
+  }));
+}
