@@ -2184,7 +2184,7 @@ export interface components {
             hash: components["schemas"]["Sha256Hex"] | null;
             /** @description The `hash` of the entry at `seq - 1` (64 zeros for seq 1); null until sealed. */
             prevHash: components["schemas"]["Sha256Hex"] | null;
-            /** @description One salted digest per redactable field the entry had when it was written, by path (`actor.email`, `target.id`, `metadata.<top-level key>`): SHA-256 of salt + ":" + the RFC 8785 JSON of the value. Kept when the value is redacted. */
+            /** @description One salted digest per redactable field the entry had when it was written, by path (`actor.email`, `target.id`, `metadata.<top-level key>`): SHA-256 of salt + ":" + the RFC 8785 JSON of the value. Kept when the value is redacted. At most one per metadata key (no object of a body has more than 4,096 keys) plus `actor.email` and `target.id`. */
             digests: {
                 [key: string]: components["schemas"]["Sha256Hex"];
             };
