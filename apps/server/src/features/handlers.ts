@@ -3,7 +3,6 @@ import { chainHandlers } from './audit-log/chain/handlers.js';
 import { entryHandlers } from './audit-log/entries/handlers.js';
 import { exportHandlers } from './audit-log/exports/handlers.js';
 import { searchHandlers } from './audit-log/search/handlers.js';
-import { logStreamHandlers } from './log-streams/handlers.js';
 import type { Services } from './services.js';
 import { systemHandlers } from './system/index.js';
 
@@ -18,7 +17,6 @@ export function createHandlers(
     ...chainHandlers(services.chain),
     ...searchHandlers(services.search),
     ...exportHandlers(services.exports),
-    ...logStreamHandlers(),
     ...systemHandlers(system),
   };
 }
