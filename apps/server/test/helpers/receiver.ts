@@ -19,14 +19,18 @@ export type Reply = { status: number; headers?: Record<string, string> } | 'stal
 
 /**
  * A log-stream receiver on 127.0.0.1: records every request and answers what `reply` says
- * (204 by default). Stalled requests are answered when the receiver closes.
+ * (204 by default, after `delayMs`). Stalled requests are dropped when the receiver closes.
  */
 export async function startReceiver(
   reply: (request: Received, index: number) => Reply = () => ({ status: 204 }),
+  options: { delayMs?: number } = {},
 ) {
   const received: Received[] = [];
   const stalled: ServerResponse[] = [];
   let answer = reply;
+  // Requests open at once per message `stream` (until each answer is sent or its socket closes).
+  const open = new Map<string, number>();
+  let mostOpenPerStream = 0;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -37,8 +41,17 @@ export async function startReceiver(
         at: Date.now(),
       };
       received.push(request);
+      let stream = '';
+      try {
+        stream = String(JSON.parse(request.body).stream);
+      } catch {}
+      open.set(stream, (open.get(stream) ?? 0) + 1);
+      mostOpenPerStream = Math.max(mostOpenPerStream, open.get(stream) ?? 0);
+      res.once('close', () => open.set(stream, (open.get(stream) ?? 1) - 1));
       const what = answer(request, received.length - 1);
       if (what === 'stall') stalled.push(res);
+      else if (options.delayMs)
+        setTimeout(() => res.writeHead(what.status, what.headers).end(), options.delayMs);
       else res.writeHead(what.status, what.headers).end();
     });
   });
@@ -51,6 +64,8 @@ export async function startReceiver(
     // biome-ignore lint/suspicious/noExplicitAny: messages are inspected as JSON
     messages: (): any[] =>
       received.map((r) => JSON.parse(r.body)).filter((m) => m.type === 'audit_log.entries'),
+    /** The most requests of one stream that were ever open at once. */
+    mostOpenPerStream: () => mostOpenPerStream,
     setReply(next: typeof reply) {
       answer = next;
     },

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../../test/helpers/fixtures.js';
-import { type Receiver, signedWith, startReceiver } from '../../../test/helpers/receiver.js';
+import {
+  type Received,
+  type Receiver,
+  signedWith,
+  startReceiver,
+} from '../../../test/helpers/receiver.js';
 import { DATABASES, raw, startTestServer, type TestServer } from '../../../test/helpers/server.js';
 import { waitFor } from '../../../test/helpers/wait.js';
 
@@ -228,7 +233,7 @@ describe.each(DATABASES)('log streams on %s', (database) => {
     });
     await ingest([`${p}.one`]);
     await waitFor('the retry', () => r.received.length >= 2);
-    const [a, b] = r.received as [{ at: number; headers: Json }, { at: number; headers: Json }];
+    const [a, b] = r.received as [Received, Received];
     // retryMaxMs is 100 here: only Retry-After explains a wait of a second.
     expect(b.at - a.at).toBeGreaterThanOrEqual(900);
     expect(b.headers['webhook-id']).toBe(a.headers['webhook-id']);

@@ -91,6 +91,7 @@ export class StreamsRepository {
       StreamRow,
       | 'progressVersion'
       | 'pendingToSeq'
+      | 'rangeStartSeq'
       | 'lastDeliveryAt'
       | 'lastError'
       | 'consecutiveFailures'
