@@ -138,7 +138,11 @@ export class LogStreamsService {
     id: string,
     body: Schemas['LogStreamUpdate'],
   ): Promise<StreamRow> {
-    if (body.destination) await this.checkUrl(body.destination.url);
+    // An unknown stream is a 404 before its URL is resolved.
+    if (body.destination) {
+      await this.get(id);
+      await this.checkUrl(body.destination.url);
+    }
     const change: StreamChange = {
       ...(body.name !== undefined ? { name: body.name } : {}),
       ...(body.destination ? { url: body.destination.url } : {}),
