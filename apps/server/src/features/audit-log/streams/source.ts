@@ -57,12 +57,24 @@ export class SealedEntries {
     filter: SealedEntryFilter,
     take: number,
   ): Promise<{ entries: ReturnType<typeof logDetail>[]; scannedTo: number }> {
+    // Most streams match most entries: a window of twice the batch is read first, and the
+    // wide one only when that did not fill the batch.
+    const narrow = await this.window(from, Math.min(to, from + 2 * take - 1), filter, take);
+    if (narrow.entries.length === take || narrow.scannedTo >= to) return narrow;
+    return this.window(from, Math.min(to, from + SCAN_WINDOW - 1), filter, take);
+  }
+
+  private async window(
+    from: number,
+    last: number,
+    filter: SealedEntryFilter,
+    take: number,
+  ): Promise<{ entries: ReturnType<typeof logDetail>[]; scannedTo: number }> {
     const parts: Prisma.Sql[] = [Prisma.sql`TRUE`];
     if (filter.events)
       parts.push(Prisma.sql`log_entries.event LIKE ANY(${filter.events.map(likePattern)}::text[])`);
     if (filter.origin) parts.push(Prisma.sql`log_entries.origin = ${filter.origin}`);
     if (filter.result) parts.push(Prisma.sql`log_entries.result = ${filter.result}`);
-    const last = Math.min(to, from + SCAN_WINDOW - 1);
     const sql = Prisma.sql`WITH log_chain AS MATERIALIZED (
         SELECT seq, entry_id, hash, prev_hash, canonical_version FROM log_chain
         WHERE seq BETWEEN ${from} AND ${last} ORDER BY seq)
