@@ -17,6 +17,11 @@ import {
   type IdempotencyService,
   idempotencySweeper,
 } from './idempotency/index.js';
+import {
+  createLogStreams,
+  type LogStreamsOptions,
+  type StreamDeliverer,
+} from './log-streams/index.js';
 import { type Access, createPolicies } from './policies/index.js';
 import { createUsers } from './users/index.js';
 
@@ -32,7 +37,8 @@ export interface Services {
   handlers: ReturnType<typeof createUsers>['handlers'] &
     ReturnType<typeof createPolicies>['handlers'] &
     ReturnType<typeof createApiKeys>['handlers'] &
-    ReturnType<typeof createAuthzen>['handlers'];
+    ReturnType<typeof createAuthzen>['handlers'] &
+    ReturnType<typeof createLogStreams>['handlers'];
   logs: AuditLog['logs'];
   chain: AuditLog['chain'];
   search: AuditLog['search'];
@@ -50,6 +56,10 @@ export interface ServicesOptions {
   /** `SECADMIN_PUBLIC_URL`: the AuthZEN metadata's base URL. */
   publicUrl: string;
   auditLog: Omit<AuditLogOptions, 'cursors' | 'secret' | 'counters' | 'logger'>;
+  logStreams: Omit<
+    LogStreamsOptions,
+    'store' | 'sealed' | 'audit' | 'cursors' | 'secret' | 'logger' | 'counters'
+  >;
 }
 
 /** The services, and what the server runs beside them. */
@@ -63,6 +73,7 @@ export interface Composition {
     exportWorker: AuditLog['exportWorker'];
     logMaintenance: Job;
     idempotencySweeper: Job;
+    streamDeliverer: StreamDeliverer;
   };
 }
 
@@ -76,6 +87,8 @@ export function createServices(store: Store, options: ServicesOptions): Composit
   const cursors = new Cursors(options.secret);
   const auditLog = createAuditLog(store, {
     ...options.auditLog,
+    // Log streams are made below; retention asks them only when it runs.
+    retentionHold: () => logStreams.oldestUndelivered(),
     cursors,
     secret: options.secret,
     logger: options.logger,
@@ -137,6 +150,16 @@ export function createServices(store: Store, options: ServicesOptions): Composit
     cursors,
     publicUrl: options.publicUrl,
   });
+  const logStreams = createLogStreams({
+    ...options.logStreams,
+    store,
+    sealed: auditLog.sealedEntries,
+    audit,
+    cursors,
+    secret: options.secret,
+    logger: options.logger,
+    counters: options.counters,
+  });
   return {
     services: {
       versions,
@@ -150,6 +173,7 @@ export function createServices(store: Store, options: ServicesOptions): Composit
         ...policies.handlers,
         ...apiKeys.handlers,
         ...authzen.handlers,
+        ...logStreams.handlers,
       },
       logs: auditLog.logs,
       chain: auditLog.chain,
@@ -162,6 +186,7 @@ export function createServices(store: Store, options: ServicesOptions): Composit
       exportWorker: auditLog.exportWorker,
       logMaintenance: auditLog.maintenance,
       idempotencySweeper: idempotencySweeper(idempotency.service, options.logger),
+      streamDeliverer: logStreams.deliverer,
     },
   };
 }

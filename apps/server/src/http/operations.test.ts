@@ -18,6 +18,7 @@ describe('readOperations', () => {
       'searchSubjects',
       'simulatePolicy',
       'simulatePolicyBatch',
+      'testLogStream',
       'verifyLogs',
     ]);
     expect(operations.filter((o) => o.method === 'GET' && o.writes)).toEqual([]);
