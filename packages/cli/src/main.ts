@@ -6,11 +6,14 @@ import { registerKeyCommands } from './commands/keys.js';
 import { registerLogCommands } from './commands/logs.js';
 import { registerPolicyCommands } from './commands/policies.js';
 import { registerSimulateCommand } from './commands/simulate.js';
+import { registerStreamCommands } from './commands/streams.js';
 import { registerUserCommands } from './commands/users.js';
 import { CliError, EXIT } from './errors.js';
 
 const program = new Command('secadmin')
-  .description('secadmin from the command line: policies as code, users, API keys, audit logs')
+  .description(
+    'secadmin from the command line: policies as code, users, API keys, audit logs, log streams',
+  )
   .option('--url <url>', 'the server, e.g. http://localhost:3000 (default: $SECADMIN_URL)')
   .option('--api-key <key>', 'an API key secret (default: $SECADMIN_API_KEY)')
   .option('--json', 'print JSON instead of tables')
@@ -23,6 +26,7 @@ registerSimulateCommand(program);
 registerUserCommands(program);
 registerKeyCommands(program);
 registerLogCommands(program);
+registerStreamCommands(program);
 for (const command of program.commands) {
   command.exitOverride();
   for (const sub of command.commands) sub.exitOverride();
