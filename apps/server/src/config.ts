@@ -34,6 +34,19 @@ export interface Config {
   minFreeDiskBytes: number;
   /** The most bytes of responses kept for `Idempotency-Key` replays per API key. */
   idempotencyMaxKeptBytes: number;
+  /** Log streams (docs/log-streams.md). */
+  streams: {
+    /** `SECADMIN_STREAM_ALLOW_PRIVATE_NETWORKS=1`: http: and private or loopback addresses too. */
+    allowPrivateNetworks: boolean;
+    retryBaseMs: number;
+    retryMaxMs: number;
+    /** The most one delivery request may take. */
+    timeoutMs: number;
+    /** How long a stream's lease lasts without renewal: another instance takes over after it. */
+    leaseMs: number;
+    /** How often the deliverer looks for sealed entries to send. */
+    pollMs: number;
+  };
   /** Validate every response against the spec (tests): a drift becomes a 500. */
   validateResponses: boolean;
 }
@@ -121,6 +134,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logRetentionDays: optionalInteger(env, 'SECADMIN_LOG_RETENTION_DAYS', 1),
     minFreeDiskBytes: integer(env, 'SECADMIN_MIN_FREE_DISK_MB', 512) * 2 ** 20,
     idempotencyMaxKeptBytes: integer(env, 'SECADMIN_IDEMPOTENCY_MAX_KEPT_MB', 64, 1) * 2 ** 20,
+    streams: {
+      allowPrivateNetworks: env.SECADMIN_STREAM_ALLOW_PRIVATE_NETWORKS === '1',
+      retryBaseMs: integer(env, 'SECADMIN_STREAM_RETRY_BASE_MS', 1000, 1),
+      retryMaxMs: integer(env, 'SECADMIN_STREAM_RETRY_MAX_MS', 300_000, 1),
+      timeoutMs: integer(env, 'SECADMIN_STREAM_TIMEOUT_MS', 10_000, 1),
+      leaseMs: integer(env, 'SECADMIN_STREAM_LEASE_MS', 30_000, 100),
+      pollMs: integer(env, 'SECADMIN_STREAM_POLL_MS', 500, 10),
+    },
     validateResponses: env.SECADMIN_VALIDATE_RESPONSES === 'true',
   };
 }

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestHandler } from 'express';
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** What services and the export worker count; labels are fixed words, never user data. */
 export interface DomainCounters {
@@ -9,6 +9,12 @@ export interface DomainCounters {
   ingested(entries: number): void;
   sealLag(seconds: number): void;
   exportFinished(status: 'completed' | 'failed'): void;
+  /** A log stream's delivery attempt ended (the label is the stream's id, never its URL). */
+  streamDelivery(stream: string, outcome: 'success' | 'failure'): void;
+  /** Sealed entries a log stream has not delivered yet. */
+  streamLag(stream: string, entries: number): void;
+  /** A deleted stream's series go away. */
+  streamGone(stream: string): void;
 }
 
 /** docs/operations.md: the Prometheus metrics of one server, in a registry of its own. */
@@ -56,6 +62,19 @@ export class Metrics implements DomainCounters {
     registers: [this.registry],
   });
 
+  private readonly streamDeliveries = new Counter({
+    name: 'secadmin_stream_deliveries_total',
+    help: 'Log stream delivery attempts, by stream id and outcome (success, failure).',
+    labelNames: ['stream', 'outcome'],
+    registers: [this.registry],
+  });
+  private readonly streamLags = new Gauge({
+    name: 'secadmin_stream_lag_entries',
+    help: 'Sealed audit-log entries after what a log stream has delivered, by stream id.',
+    labelNames: ['stream'],
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
@@ -74,6 +93,20 @@ export class Metrics implements DomainCounters {
 
   exportFinished(status: 'completed' | 'failed'): void {
     this.exports.inc({ status });
+  }
+
+  streamDelivery(stream: string, outcome: 'success' | 'failure'): void {
+    this.streamDeliveries.inc({ stream, outcome });
+  }
+
+  streamLag(stream: string, entries: number): void {
+    this.streamLags.set({ stream }, entries);
+  }
+
+  streamGone(stream: string): void {
+    this.streamLags.remove({ stream });
+    this.streamDeliveries.remove({ stream, outcome: 'success' });
+    this.streamDeliveries.remove({ stream, outcome: 'failure' });
   }
 
   /** Counts every response when it finishes, under `res.locals.operationId` (set by dispatch). */

@@ -107,6 +107,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         },
         retentionDays: config.logRetentionDays,
       },
+      logStreams: config.streams,
     });
     await prepare();
     logger.info(
@@ -159,6 +160,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       jobs.sealer,
       jobs.idempotencySweeper,
       jobs.logMaintenance,
+      jobs.streamDeliverer,
       disk,
     ];
     for (const job of background) job.start();

@@ -16,6 +16,11 @@ import {
   type IdempotencyService,
   idempotencySweeper,
 } from './idempotency/index.js';
+import {
+  createLogStreams,
+  type LogStreamsOptions,
+  type StreamDeliverer,
+} from './log-streams/index.js';
 import { type Access, createPolicies } from './policies/index.js';
 import { createUsers } from './users/index.js';
 
@@ -30,7 +35,8 @@ export interface Services {
   /** The operations of users, policies and API keys. */
   handlers: ReturnType<typeof createUsers>['handlers'] &
     ReturnType<typeof createPolicies>['handlers'] &
-    ReturnType<typeof createApiKeys>['handlers'];
+    ReturnType<typeof createApiKeys>['handlers'] &
+    ReturnType<typeof createLogStreams>['handlers'];
   logs: AuditLog['logs'];
   chain: AuditLog['chain'];
   search: AuditLog['search'];
@@ -46,6 +52,10 @@ export interface ServicesOptions {
   /** The most bytes of kept idempotent responses per principal (docs/idempotency.md). */
   maxKeptBytes?: number;
   auditLog: Omit<AuditLogOptions, 'cursors' | 'secret' | 'counters' | 'logger'>;
+  logStreams: Omit<
+    LogStreamsOptions,
+    'store' | 'sealed' | 'audit' | 'cursors' | 'secret' | 'logger' | 'counters'
+  >;
 }
 
 /** The services, and what the server runs beside them. */
@@ -59,6 +69,7 @@ export interface Composition {
     exportWorker: AuditLog['exportWorker'];
     logMaintenance: Job;
     idempotencySweeper: Job;
+    streamDeliverer: StreamDeliverer;
   };
 }
 
@@ -111,6 +122,16 @@ export function createServices(store: Store, options: ServicesOptions): Composit
     logs: audit,
     keptResponses: idempotency.service,
   });
+  const logStreams = createLogStreams({
+    ...options.logStreams,
+    store,
+    sealed: auditLog.sealedEntries,
+    audit,
+    cursors,
+    secret: options.secret,
+    logger: options.logger,
+    counters: options.counters,
+  });
   return {
     services: {
       versions,
@@ -119,7 +140,12 @@ export function createServices(store: Store, options: ServicesOptions): Composit
       apiKeys: apiKeys.service,
       idempotency: idempotency.service,
       idempotencyStep: idempotency.step,
-      handlers: { ...users.handlers, ...policies.handlers, ...apiKeys.handlers },
+      handlers: {
+        ...users.handlers,
+        ...policies.handlers,
+        ...apiKeys.handlers,
+        ...logStreams.handlers,
+      },
       logs: auditLog.logs,
       chain: auditLog.chain,
       search: auditLog.search,
@@ -131,6 +157,7 @@ export function createServices(store: Store, options: ServicesOptions): Composit
       exportWorker: auditLog.exportWorker,
       logMaintenance: auditLog.maintenance,
       idempotencySweeper: idempotencySweeper(idempotency.service, options.logger),
+      streamDeliverer: logStreams.deliverer,
     },
   };
 }

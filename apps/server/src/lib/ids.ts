@@ -39,7 +39,7 @@ export function ulid(now = Date.now()): string {
   return time + random;
 }
 
-export type IdPrefix = 'user' | 'pol' | 'log' | 'exp' | 'key' | 'req';
+export type IdPrefix = 'user' | 'pol' | 'log' | 'exp' | 'key' | 'req' | 'lst';
 
 export function newId(prefix: IdPrefix, now?: number): string {
   return `${prefix}_${ulid(now)}`;

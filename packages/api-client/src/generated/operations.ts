@@ -35,6 +35,15 @@ export const operations = {
   listApiKeys: { group: 'apiKeys', name: 'list', method: 'GET', path: '/v1/api-keys', pathParams: [], query: true, body: false, cursor: 'query', returns: 'body' },
   createApiKey: { group: 'apiKeys', name: 'create', method: 'POST', path: '/v1/api-keys', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   deleteApiKey: { group: 'apiKeys', name: 'delete', method: 'DELETE', path: '/v1/api-keys/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
+  listLogStreams: { group: 'logStreams', name: 'list', method: 'GET', path: '/v1/log-streams', pathParams: [], query: true, body: false, cursor: 'query', returns: 'body' },
+  createLogStream: { group: 'logStreams', name: 'create', method: 'POST', path: '/v1/log-streams', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
+  getLogStream: { group: 'logStreams', name: 'get', method: 'GET', path: '/v1/log-streams/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
+  updateLogStream: { group: 'logStreams', name: 'update', method: 'PATCH', path: '/v1/log-streams/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'data' },
+  deleteLogStream: { group: 'logStreams', name: 'delete', method: 'DELETE', path: '/v1/log-streams/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
+  replayLogStream: { group: 'logStreams', name: 'replay', method: 'POST', path: '/v1/log-streams/{id}/replay', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'data' },
+  rotateLogStreamSecret: { group: 'logStreams', name: 'rotateLogStreamSecret', method: 'POST', path: '/v1/log-streams/{id}/rotate-secret', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
+  testLogStream: { group: 'logStreams', name: 'test', method: 'POST', path: '/v1/log-streams/{id}/test', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
+  listLogStreamDeliveries: { group: 'logStreams', name: 'listLogStreamDeliveries', method: 'GET', path: '/v1/log-streams/{id}/deliveries', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
   downloadExport: { group: 'exports', name: 'download', method: 'GET', path: '/downloads/{file}', pathParams: ['file'], query: true, body: false, cursor: null, returns: 'response' },
   getHealth: { group: 'system', name: 'getHealth', method: 'GET', path: '/healthz', pathParams: [], query: false, body: false, cursor: null, returns: 'body' },
   getReadiness: { group: 'system', name: 'getReadiness', method: 'GET', path: '/readyz', pathParams: [], query: false, body: false, cursor: null, returns: 'body' },
@@ -649,6 +658,117 @@ export interface Resources {
      * `DELETE /v1/api-keys/{id}` (`deleteApiKey`)
      */
     delete(id: PathParams<'deleteApiKey'>['id'], options?: RequestOptions): Promise<void>;
+  };
+  /**
+   * Streams push the sealed audit log to a SIEM or a webhook, in `seq` order, at least once,
+   * with nothing skipped, and let the receiver check that nothing was: each message covers a
+   * contiguous `range` of seqs (the next message starts at this one's `toSeq + 1`), carries
+   * the full entries that match the stream's filter and the newest signed checkpoint, and is
+   * signed per Standard Webhooks 1.0 (webhooks) or sent with the HEC token (Splunk). The
+   * message schemas are under `webhooks` (`LogStreamMessage`, `LogStreamTestMessage`).
+   *
+   * **Delivery.** One request in flight per stream. A 2xx acknowledges the message; a
+   * non-2xx, a 3xx (redirects are not followed), a network error or no answer within 10 s
+   * sends the same message again (same range, entries and `webhook-id`; its checkpoint may
+   * be newer) after a backoff of 1 s doubling to 5 min with ±20 % jitter, or after the
+   * `Retry-After` of a 429 or 503 (up to 1 hour). Three failures in a row make the stream
+   * `failing`; a webhook answering 410, or 7 days of failures, make it `disabled` (with a
+   * `stream.disabled` audit entry). Progress is stored only after a 2xx, so a restart or a
+   * crash at most sends the message in flight again. With several instances on one
+   * database, each stream is delivered by one of them at a time (a lease); another takes
+   * over within 30 s when it dies. Ingest never waits for a stream, and retention keeps
+   * the entries an `active` or `failing` stream has not delivered yet.
+   *
+   * **Splunk HEC.** `POST` with `Authorization: Splunk <token>`; the body is one JSON event
+   * per entry, concatenated: `{"time": <timestamp in Unix seconds with milliseconds>,
+   * "source": "secadmin", "sourcetype": …, "index"?: …, "event": <the full entry>}`.
+   */
+  logStreams: {
+    /**
+     * List log streams
+     *
+     * Lists log streams oldest first, with cursor pagination. Never shows a secret or token.
+     *
+     * `GET /v1/log-streams` (`listLogStreams`)
+     */
+    list(query?: Query<'listLogStreams'>, options?: RequestOptions): Promise<JsonBody<'listLogStreams'>>;
+    /**
+     * Create a log stream
+     *
+     * Creates a stream that pushes the sealed audit log to a webhook or a Splunk HTTP Event
+     * Collector, in `seq` order, at least once, with nothing skipped. A webhook stream's
+     * signing `secret` is in this response only; a Splunk token is never shown again. Both are
+     * stored encrypted. `destination.url` is checked against the rules of server-side request
+     * forgery (400 naming `destination.url`). Writes a `stream.created` audit entry.
+     *
+     * `POST /v1/log-streams` (`createLogStream`)
+     */
+    create(body: Body<'createLogStream'>, options?: RequestOptions): Promise<Data<'createLogStream'>>;
+    /**
+     * Get a log stream
+     *
+     * The stream with its progress (`deliveredThroughSeq`, `lagEntries`) and health (`status`, `lastError`, `consecutiveFailures`).
+     *
+     * `GET /v1/log-streams/{id}` (`getLogStream`)
+     */
+    get(id: PathParams<'getLogStream'>['id'], options?: RequestOptions): Promise<Data<'getLogStream'>>;
+    /**
+     * Update, pause or resume a log stream
+     *
+     * Changes `name`, `filter`, `destination.url` or `batchSize`, and pauses (`status:
+     * "paused"`) or resumes (`status: "active"`) the stream. A paused or disabled stream sends
+     * nothing and, resumed, goes on where it stopped. A new URL is checked like a new stream's.
+     * Writes a `stream.updated` audit entry.
+     *
+     * `PATCH /v1/log-streams/{id}` (`updateLogStream`)
+     */
+    update(id: PathParams<'updateLogStream'>['id'], body: Body<'updateLogStream'>, options?: RequestOptions): Promise<Data<'updateLogStream'>>;
+    /**
+     * Delete a log stream
+     *
+     * Deletes the stream and its delivery history; nothing more is sent. Writes a `stream.deleted` audit entry.
+     *
+     * `DELETE /v1/log-streams/{id}` (`deleteLogStream`)
+     */
+    delete(id: PathParams<'deleteLogStream'>['id'], options?: RequestOptions): Promise<void>;
+    /**
+     * Replay a log stream
+     *
+     * The stream goes on from `fromSeq`: messages from that seq are sent again (with their
+     * ranges' `webhook-id`s). Entries removed by retention are not sent. Writes a
+     * `stream.updated` audit entry.
+     *
+     * `POST /v1/log-streams/{id}/replay` (`replayLogStream`)
+     */
+    replay(id: PathParams<'replayLogStream'>['id'], body: Body<'replayLogStream'>, options?: RequestOptions): Promise<Data<'replayLogStream'>>;
+    /**
+     * Rotate a webhook stream's secret
+     *
+     * Makes a new signing secret and answers it this once. For the next 24 hours every message
+     * carries two signatures, by the new secret and by the previous one. A Splunk stream has no
+     * secret (400). Writes a `stream.secret_rotated` audit entry.
+     *
+     * `POST /v1/log-streams/{id}/rotate-secret` (`rotateLogStreamSecret`)
+     */
+    rotateLogStreamSecret(id: PathParams<'rotateLogStreamSecret'>['id'], options?: RequestOptions): Promise<Data<'rotateLogStreamSecret'>>;
+    /**
+     * Send a test message
+     *
+     * Sends one `secadmin.test` message (signed like any other, `webhook-id`
+     * `msg_<stream id>_test_<ulid>`) to the destination now, whatever the stream's status,
+     * and answers how it went. It does not change the stream's progress or health.
+     *
+     * `POST /v1/log-streams/{id}/test` (`testLogStream`)
+     */
+    test(id: PathParams<'testLogStream'>['id'], options?: RequestOptions): Promise<Data<'testLogStream'>>;
+    /**
+     * List a log stream's delivery attempts
+     *
+     * The last 100 delivery attempts of the stream, newest first.
+     *
+     * `GET /v1/log-streams/{id}/deliveries` (`listLogStreamDeliveries`)
+     */
+    listLogStreamDeliveries(id: PathParams<'listLogStreamDeliveries'>['id'], options?: RequestOptions): Promise<Data<'listLogStreamDeliveries'>>;
   };
   /**
    * Health, readiness, this document, its rendered reference and the reference's icon. No authentication.

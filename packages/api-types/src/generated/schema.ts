@@ -547,6 +547,181 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/log-streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List log streams
+         * @description Lists log streams oldest first, with cursor pagination. Never shows a secret or token.
+         */
+        get: operations["listLogStreams"];
+        put?: never;
+        /**
+         * Create a log stream
+         * @description Creates a stream that pushes the sealed audit log to a webhook or a Splunk HTTP Event
+         *     Collector, in `seq` order, at least once, with nothing skipped. A webhook stream's
+         *     signing `secret` is in this response only; a Splunk token is never shown again. Both are
+         *     stored encrypted. `destination.url` is checked against the rules of server-side request
+         *     forgery (400 naming `destination.url`). Writes a `stream.created` audit entry.
+         */
+        post: operations["createLogStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/log-streams/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a log stream
+         * @description The stream with its progress (`deliveredThroughSeq`, `lagEntries`) and health (`status`, `lastError`, `consecutiveFailures`).
+         */
+        get: operations["getLogStream"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a log stream
+         * @description Deletes the stream and its delivery history; nothing more is sent. Writes a `stream.deleted` audit entry.
+         */
+        delete: operations["deleteLogStream"];
+        options?: never;
+        head?: never;
+        /**
+         * Update, pause or resume a log stream
+         * @description Changes `name`, `filter`, `destination.url` or `batchSize`, and pauses (`status:
+         *     "paused"`) or resumes (`status: "active"`) the stream. A paused or disabled stream sends
+         *     nothing and, resumed, goes on where it stopped. A new URL is checked like a new stream's.
+         *     Writes a `stream.updated` audit entry.
+         */
+        patch: operations["updateLogStream"];
+        trace?: never;
+    };
+    "/v1/log-streams/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a log stream
+         * @description The stream goes on from `fromSeq`: messages from that seq are sent again (with their
+         *     ranges' `webhook-id`s). Entries removed by retention are not sent. Writes a
+         *     `stream.updated` audit entry.
+         */
+        post: operations["replayLogStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/log-streams/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook stream's secret
+         * @description Makes a new signing secret and answers it this once. For the next 24 hours every message
+         *     carries two signatures, by the new secret and by the previous one. A Splunk stream has no
+         *     secret (400). Writes a `stream.secret_rotated` audit entry.
+         */
+        post: operations["rotateLogStreamSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/log-streams/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test message
+         * @description Sends one `secadmin.test` message (signed like any other, `webhook-id`
+         *     `msg_<stream id>_test_<ulid>`) to the destination now, whatever the stream's status,
+         *     and answers how it went. It does not change the stream's progress or health.
+         */
+        post: operations["testLogStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/log-streams/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a log stream's delivery attempts
+         * @description The last 100 delivery attempts of the stream, newest first.
+         */
+        get: operations["listLogStreamDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/downloads/{file}": {
         parameters: {
             query?: never;
@@ -678,7 +853,106 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "log-stream-entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A batch of sealed entries (sent by secadmin to a webhook stream)
+         * @description What secadmin sends to a webhook stream's URL: `content-type: application/json` and the
+         *     Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`
+         *     (see `LogStreamMessage`). Any 2xx acknowledges the message; anything else is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["LogStreamMessage"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged (any 2xx). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The receiver is gone for good; the stream becomes `disabled`. */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "log-stream-test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test message (sent by secadmin to a webhook stream)
+         * @description What `POST /v1/log-streams/{id}/test` sends, signed like any other message.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["LogStreamTestMessage"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged (any 2xx). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Refused; the test reports `delivered` false. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -1958,6 +2232,355 @@ export interface components {
             secret: string;
         };
         /**
+         * @description Log stream identifier, `lst_` followed by a lowercase ULID.
+         * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+         */
+        LogStreamId: string;
+        /**
+         * @description Where the stream delivers, as shown (never with a secret or token).
+         * @example {
+         *       "type": "webhook",
+         *       "url": "https://siem.example.com/hooks/secadmin"
+         *     }
+         */
+        LogStreamDestination: {
+            /** @enum {string} */
+            type: "webhook" | "splunk_hec";
+            /** Format: uri */
+            url: string;
+            index?: string;
+            sourcetype?: string;
+        };
+        /**
+         * @description Which sealed entries the stream sends; every condition given must hold. Without a filter (`{}`) the stream sends every entry.
+         * @example {
+         *       "events": [
+         *         "user.*",
+         *         "policy.created"
+         *       ],
+         *       "origin": "service"
+         *     }
+         */
+        LogStreamFilter: {
+            /** @description Event patterns; `*` matches any run of characters. An entry matches when one pattern matches its `event`. */
+            events?: string[];
+            origin?: components["schemas"]["LogOrigin"];
+            /** @enum {string} */
+            result?: "success" | "failure";
+        };
+        /**
+         * @description The last failed delivery (kept after recovery). The message never holds a secret or token.
+         * @example {
+         *       "at": "2026-11-25T21:05:00.000Z",
+         *       "httpStatus": 503,
+         *       "message": "receiver answered 503"
+         *     }
+         */
+        LogStreamError: {
+            at: components["schemas"]["TimestampMillis"];
+            /** Format: int32 */
+            httpStatus?: number;
+            message: string;
+        };
+        /**
+         * @description A log stream as shown; never with a secret or token.
+         * @example {
+         *       "id": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k",
+         *       "name": "siem",
+         *       "destination": {
+         *         "type": "webhook",
+         *         "url": "https://siem.example.com/hooks/secadmin"
+         *       },
+         *       "filter": {
+         *         "events": [
+         *           "user.*",
+         *           "policy.*"
+         *         ]
+         *       },
+         *       "status": "active",
+         *       "batchSize": 500,
+         *       "deliveredThroughSeq": 1200,
+         *       "lagEntries": 3,
+         *       "lastDeliveryAt": "2026-11-25T21:10:00.512Z",
+         *       "lastError": null,
+         *       "consecutiveFailures": 0,
+         *       "createdAt": "2026-11-25T21:00:00.000Z",
+         *       "updatedAt": "2026-11-25T21:00:00.000Z"
+         *     }
+         */
+        LogStream: {
+            id: components["schemas"]["LogStreamId"];
+            name: string;
+            destination: components["schemas"]["LogStreamDestination"];
+            filter: components["schemas"]["LogStreamFilter"];
+            /**
+             * @description `failing`: 3 or more consecutive failed deliveries; `disabled`: a webhook answered 410, or the stream failed for 7 days.
+             * @enum {string}
+             */
+            status: "active" | "paused" | "failing" | "disabled";
+            /** Format: int32 */
+            batchSize: number;
+            /**
+             * Format: int64
+             * @description Every matching entry up to this seq has been acknowledged by the receiver.
+             */
+            deliveredThroughSeq: number;
+            /**
+             * Format: int64
+             * @description Sealed entries after `deliveredThroughSeq` (matching or not).
+             */
+            lagEntries: number;
+            lastDeliveryAt: components["schemas"]["TimestampMillis"] | null;
+            lastError: components["schemas"]["LogStreamError"] | null;
+            /** Format: int32 */
+            consecutiveFailures: number;
+            createdAt: components["schemas"]["TimestampMillis"];
+            updatedAt: components["schemas"]["TimestampMillis"];
+        };
+        /**
+         * @description A webhook receiver; messages are signed per Standard Webhooks 1.0 with the stream's secret.
+         * @example {
+         *       "type": "webhook",
+         *       "url": "https://siem.example.com/hooks/secadmin"
+         *     }
+         */
+        LogStreamWebhookDestination: {
+            /** @enum {string} */
+            type: "webhook";
+            /**
+             * Format: uri
+             * @description An `https:` URL whose host resolves only to public addresses (not loopback, private, link-local, CGNAT, multicast, unspecified, or IPv4-mapped forms of these), checked when written and again at every connection. With `SECADMIN_STREAM_ALLOW_PRIVATE_NETWORKS=1` the server also allows `http:` and private or loopback addresses. No user info.
+             */
+            url: string;
+        };
+        /**
+         * @description A Splunk HTTP Event Collector.
+         * @example {
+         *       "type": "splunk_hec",
+         *       "url": "https://splunk.example.com:8088/services/collector/event",
+         *       "token": "0f5e4c3a-1b2d-4e6f-8a9b-0c1d2e3f4a5b",
+         *       "index": "security"
+         *     }
+         */
+        LogStreamSplunkDestination: {
+            /** @enum {string} */
+            type: "splunk_hec";
+            /**
+             * Format: uri
+             * @description An `https:` URL whose host resolves only to public addresses (not loopback, private, link-local, CGNAT, multicast, unspecified, or IPv4-mapped forms of these), checked when written and again at every connection. With `SECADMIN_STREAM_ALLOW_PRIVATE_NETWORKS=1` the server also allows `http:` and private or loopback addresses. No user info.
+             */
+            url: string;
+            /** @description The HEC token, sent as `Authorization: Splunk <token>`. Stored encrypted; never shown again. */
+            token: string;
+            index?: string;
+            /** @default secadmin:audit */
+            sourcetype?: string;
+        };
+        /**
+         * @description Where the stream delivers.
+         * @example {
+         *       "type": "webhook",
+         *       "url": "https://siem.example.com/hooks/secadmin"
+         *     }
+         */
+        LogStreamDestinationInput: components["schemas"]["LogStreamWebhookDestination"] | components["schemas"]["LogStreamSplunkDestination"];
+        /**
+         * @description Where a new stream starts: `now` (default) sends entries with a `seq` above the sealed head at creation, `earliest` the whole log still kept, `{"seq": N}` entries from seq N on.
+         * @example now
+         */
+        LogStreamStartAt: ("now" | "earliest") | {
+            /** Format: int64 */
+            seq: number;
+        };
+        /**
+         * @description A new log stream.
+         * @example {
+         *       "name": "siem",
+         *       "destination": {
+         *         "type": "webhook",
+         *         "url": "https://siem.example.com/hooks/secadmin"
+         *       },
+         *       "filter": {
+         *         "events": [
+         *           "user.*",
+         *           "policy.*"
+         *         ]
+         *       },
+         *       "startAt": "earliest",
+         *       "batchSize": 500
+         *     }
+         */
+        LogStreamCreate: {
+            /** @description Unique (409 otherwise). Stored NFC-normalized; control characters (C0, C1) and bidirectional controls (U+202A–U+202E, U+2066–U+2069) are refused. */
+            name: string;
+            destination: components["schemas"]["LogStreamDestinationInput"];
+            filter?: components["schemas"]["LogStreamFilter"];
+            startAt?: components["schemas"]["LogStreamStartAt"];
+            /**
+             * Format: int32
+             * @description The most entries in one message.
+             * @default 100
+             */
+            batchSize?: number;
+        };
+        /**
+         * @description A new log stream; a webhook's carries its signing `secret`, shown this once.
+         * @example {
+         *       "id": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k",
+         *       "name": "siem",
+         *       "destination": {
+         *         "type": "webhook",
+         *         "url": "https://siem.example.com/hooks/secadmin"
+         *       },
+         *       "filter": {
+         *         "events": [
+         *           "user.*",
+         *           "policy.*"
+         *         ]
+         *       },
+         *       "status": "active",
+         *       "batchSize": 500,
+         *       "deliveredThroughSeq": 1200,
+         *       "lagEntries": 3,
+         *       "lastDeliveryAt": "2026-11-25T21:10:00.512Z",
+         *       "lastError": null,
+         *       "consecutiveFailures": 0,
+         *       "createdAt": "2026-11-25T21:00:00.000Z",
+         *       "updatedAt": "2026-11-25T21:00:00.000Z",
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6j7NzK0bJQ8="
+         *     }
+         */
+        LogStreamCreated: {
+            id: components["schemas"]["LogStreamId"];
+            name: string;
+            destination: components["schemas"]["LogStreamDestination"];
+            filter: components["schemas"]["LogStreamFilter"];
+            /**
+             * @description `failing`: 3 or more consecutive failed deliveries; `disabled`: a webhook answered 410, or the stream failed for 7 days.
+             * @enum {string}
+             */
+            status: "active" | "paused" | "failing" | "disabled";
+            /** Format: int32 */
+            batchSize: number;
+            /**
+             * Format: int64
+             * @description Every matching entry up to this seq has been acknowledged by the receiver.
+             */
+            deliveredThroughSeq: number;
+            /**
+             * Format: int64
+             * @description Sealed entries after `deliveredThroughSeq` (matching or not).
+             */
+            lagEntries: number;
+            lastDeliveryAt: components["schemas"]["TimestampMillis"] | null;
+            lastError: components["schemas"]["LogStreamError"] | null;
+            /** Format: int32 */
+            consecutiveFailures: number;
+            createdAt: components["schemas"]["TimestampMillis"];
+            updatedAt: components["schemas"]["TimestampMillis"];
+            /** @description `whsec_` and the standard base64 of 32 random bytes: the Standard Webhooks signing secret. Store it now; it cannot be read again. */
+            secret?: string;
+        };
+        /**
+         * @description The fields to change. `status: "paused"` pauses the stream, `status: "active"` resumes a paused, failing or disabled one where it stopped (and resets its failure count).
+         * @example {
+         *       "status": "paused"
+         *     }
+         */
+        LogStreamUpdate: {
+            /** @description Unique (409 otherwise). Stored NFC-normalized; control characters (C0, C1) and bidirectional controls (U+202A–U+202E, U+2066–U+2069) are refused. */
+            name?: string;
+            filter?: components["schemas"]["LogStreamFilter"];
+            /** @description Only the URL can change; the type, secret and token stay. */
+            destination?: {
+                /**
+                 * Format: uri
+                 * @description An `https:` URL whose host resolves only to public addresses (not loopback, private, link-local, CGNAT, multicast, unspecified, or IPv4-mapped forms of these), checked when written and again at every connection. With `SECADMIN_STREAM_ALLOW_PRIVATE_NETWORKS=1` the server also allows `http:` and private or loopback addresses. No user info.
+                 */
+                url: string;
+            };
+            /**
+             * Format: int32
+             * @description The most entries in one message.
+             */
+            batchSize?: number;
+            /** @enum {string} */
+            status?: "paused" | "active";
+        };
+        /**
+         * @description Deliver again from this seq on (messages from `fromSeq` are sent again).
+         * @example {
+         *       "fromSeq": 1
+         *     }
+         */
+        LogStreamReplayRequest: {
+            /** Format: int64 */
+            fromSeq: number;
+        };
+        /**
+         * @description The new signing secret, shown this once. For 24 hours messages carry two signatures (the new secret's and the previous one's), so receivers can switch without losing a message.
+         * @example {
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6j7NzK0bJQ8=",
+         *       "previousSecretExpiresAt": "2026-11-26T21:00:00.000Z"
+         *     }
+         */
+        LogStreamSecretRotated: {
+            /** @description `whsec_` and the standard base64 of 32 random bytes: the Standard Webhooks signing secret. Store it now; it cannot be read again. */
+            secret: string;
+            previousSecretExpiresAt: components["schemas"]["TimestampMillis"];
+        };
+        /**
+         * @description The outcome of one test message.
+         * @example {
+         *       "delivered": true,
+         *       "httpStatus": 204,
+         *       "durationMs": 42
+         *     }
+         */
+        LogStreamTestResult: {
+            /** @description True when the receiver answered 2xx. */
+            delivered: boolean;
+            /** Format: int32 */
+            httpStatus?: number;
+            /** Format: int32 */
+            durationMs: number;
+            error?: string;
+        };
+        /**
+         * @description One delivery attempt of a message.
+         * @example {
+         *       "fromSeq": 1201,
+         *       "toSeq": 1250,
+         *       "entries": 42,
+         *       "attempt": 1,
+         *       "httpStatus": 200,
+         *       "durationMs": 37,
+         *       "at": "2026-11-25T21:10:00.512Z"
+         *     }
+         */
+        LogStreamDelivery: {
+            /** Format: int64 */
+            fromSeq: number;
+            /** Format: int64 */
+            toSeq: number;
+            /**
+             * Format: int32
+             * @description How many entries the message held.
+             */
+            entries: number;
+            /**
+             * Format: int32
+             * @description 1 for the first attempt of this range, counting up on each retry.
+             */
+            attempt: number;
+            /** Format: int32 */
+            httpStatus?: number;
+            /** Format: int32 */
+            durationMs: number;
+            error?: string;
+            at: components["schemas"]["TimestampMillis"];
+        };
+        /**
          * @example {
          *       "status": "ok"
          *     }
@@ -1986,6 +2609,32 @@ export interface components {
                  */
                 disk?: "low";
             };
+        };
+        /** @description The body of a webhook delivery. `entries` are the entries with `fromSeq ≤ seq ≤ toSeq` that match the stream's filter, in `seq` order, each as `GET /v1/logs/{id}` shows it (an entry of the range that is absent did not match). The next message's `fromSeq` is this one's `toSeq + 1`. `checkpoint` is the newest signed checkpoint with `seq ≤ toSeq` (null before the first). Headers (Standard Webhooks 1.0): `webhook-id` = `msg_<stream id>_<fromSeq>_<toSeq>` (the same on every retry), `webhook-timestamp` (Unix seconds of the attempt), `webhook-signature` = `v1,` and the standard base64 of HMAC-SHA256 (key: the secret's bytes after `whsec_`, base64-decoded; message: `<webhook-id>.<webhook-timestamp>.<raw body>`); for 24 hours after a secret rotation two such signatures, space-separated. */
+        LogStreamMessage: {
+            /** @enum {string} */
+            type: "audit_log.entries";
+            stream: components["schemas"]["LogStreamId"];
+            range: {
+                /** Format: int64 */
+                fromSeq: number;
+                /** Format: int64 */
+                toSeq: number;
+            };
+            entries: components["schemas"]["LogEntry"][];
+            checkpoint: components["schemas"]["LogCheckpoint"] | null;
+        };
+        /**
+         * @description The body of `POST /v1/log-streams/{id}/test`'s message, signed like any other; its `webhook-id` is `msg_<stream id>_test_<ulid>`.
+         * @example {
+         *       "type": "secadmin.test",
+         *       "stream": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k"
+         *     }
+         */
+        LogStreamTestMessage: {
+            /** @enum {string} */
+            type: "secadmin.test";
+            stream: components["schemas"]["LogStreamId"];
         };
     };
     responses: {
@@ -2428,6 +3077,11 @@ export interface components {
          * @example key_01jf3k8m6q2w9x4v7t5r1n0b3g
          */
         ApiKeyIdPath: string;
+        /**
+         * @description The log stream's id (`lst_…`).
+         * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+         */
+        LogStreamIdPath: string;
     };
     requestBodies: never;
     headers: {
@@ -4151,6 +4805,656 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["WriteUnavailable"];
+        };
+    };
+    listLogStreams: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 100. Out of range is a 400, never clamped.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description `pagination.nextCursor` from the previous page. Cursors are signed: one with any part altered, or from another list, is a 400.
+                 * @example eyJ0IjoiMjAyNi0xMS0yNVQyMTowMDowMFoiLCJpIjoidXNlcl8wMWpmIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of log streams. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k",
+                     *           "name": "siem",
+                     *           "destination": {
+                     *             "type": "webhook",
+                     *             "url": "https://siem.example.com/hooks/secadmin"
+                     *           },
+                     *           "filter": {
+                     *             "events": [
+                     *               "user.*",
+                     *               "policy.*"
+                     *             ]
+                     *           },
+                     *           "status": "active",
+                     *           "batchSize": 500,
+                     *           "deliveredThroughSeq": 1200,
+                     *           "lagEntries": 3,
+                     *           "lastDeliveryAt": "2026-11-25T21:10:00.512Z",
+                     *           "lastError": null,
+                     *           "consecutiveFailures": 0,
+                     *           "createdAt": "2026-11-25T21:00:00.000Z",
+                     *           "updatedAt": "2026-11-25T21:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "hasMore": false
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["LogStream"][];
+                        pagination: components["schemas"]["Pagination"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createLogStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
+                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
+                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
+                 *     request with a key is processed and its status and body are kept for 24 hours, encrypted
+                 *     under a key derived from the calling API key's secret; the same key with the same request
+                 *     (method, path and body in canonical JSON form, kept only as an HMAC) gets that response again,
+                 *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
+                 *     work and the kept response commit together. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
+                 *     past the bound on the responses kept for the principal's API keys
+                 *     (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
+                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LogStreamCreate"];
+            };
+        };
+        responses: {
+            /** @description The stream; a webhook stream with its secret. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k",
+                     *         "name": "siem",
+                     *         "destination": {
+                     *           "type": "webhook",
+                     *           "url": "https://siem.example.com/hooks/secadmin"
+                     *         },
+                     *         "filter": {
+                     *           "events": [
+                     *             "user.*",
+                     *             "policy.*"
+                     *           ]
+                     *         },
+                     *         "status": "active",
+                     *         "batchSize": 500,
+                     *         "deliveredThroughSeq": 1200,
+                     *         "lagEntries": 3,
+                     *         "lastDeliveryAt": "2026-11-25T21:10:00.512Z",
+                     *         "lastError": null,
+                     *         "consecutiveFailures": 0,
+                     *         "createdAt": "2026-11-25T21:00:00.000Z",
+                     *         "updatedAt": "2026-11-25T21:00:00.000Z",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6j7NzK0bJQ8="
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["LogStreamCreated"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["WriteUnavailable"];
+        };
+    };
+    getLogStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k",
+                     *         "name": "siem",
+                     *         "destination": {
+                     *           "type": "webhook",
+                     *           "url": "https://siem.example.com/hooks/secadmin"
+                     *         },
+                     *         "filter": {
+                     *           "events": [
+                     *             "user.*",
+                     *             "policy.*"
+                     *           ]
+                     *         },
+                     *         "status": "active",
+                     *         "batchSize": 500,
+                     *         "deliveredThroughSeq": 1200,
+                     *         "lagEntries": 3,
+                     *         "lastDeliveryAt": "2026-11-25T21:10:00.512Z",
+                     *         "lastError": null,
+                     *         "consecutiveFailures": 0,
+                     *         "createdAt": "2026-11-25T21:00:00.000Z",
+                     *         "updatedAt": "2026-11-25T21:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["LogStream"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteLogStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["WriteUnavailable"];
+        };
+    };
+    updateLogStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
+                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
+                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
+                 *     request with a key is processed and its status and body are kept for 24 hours, encrypted
+                 *     under a key derived from the calling API key's secret; the same key with the same request
+                 *     (method, path and body in canonical JSON form, kept only as an HMAC) gets that response again,
+                 *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
+                 *     work and the kept response commit together. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
+                 *     past the bound on the responses kept for the principal's API keys
+                 *     (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
+                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LogStreamUpdate"];
+            };
+        };
+        responses: {
+            /** @description The stream as changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k",
+                     *         "name": "siem",
+                     *         "destination": {
+                     *           "type": "webhook",
+                     *           "url": "https://siem.example.com/hooks/secadmin"
+                     *         },
+                     *         "filter": {
+                     *           "events": [
+                     *             "user.*",
+                     *             "policy.*"
+                     *           ]
+                     *         },
+                     *         "status": "active",
+                     *         "batchSize": 500,
+                     *         "deliveredThroughSeq": 1200,
+                     *         "lagEntries": 3,
+                     *         "lastDeliveryAt": "2026-11-25T21:10:00.512Z",
+                     *         "lastError": null,
+                     *         "consecutiveFailures": 0,
+                     *         "createdAt": "2026-11-25T21:00:00.000Z",
+                     *         "updatedAt": "2026-11-25T21:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["LogStream"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["WriteUnavailable"];
+        };
+    };
+    replayLogStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
+                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
+                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
+                 *     request with a key is processed and its status and body are kept for 24 hours, encrypted
+                 *     under a key derived from the calling API key's secret; the same key with the same request
+                 *     (method, path and body in canonical JSON form, kept only as an HMAC) gets that response again,
+                 *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
+                 *     work and the kept response commit together. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
+                 *     past the bound on the responses kept for the principal's API keys
+                 *     (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
+                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LogStreamReplayRequest"];
+            };
+        };
+        responses: {
+            /** @description The stream, going on from `fromSeq`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k",
+                     *         "name": "siem",
+                     *         "destination": {
+                     *           "type": "webhook",
+                     *           "url": "https://siem.example.com/hooks/secadmin"
+                     *         },
+                     *         "filter": {
+                     *           "events": [
+                     *             "user.*",
+                     *             "policy.*"
+                     *           ]
+                     *         },
+                     *         "status": "active",
+                     *         "batchSize": 500,
+                     *         "deliveredThroughSeq": 1200,
+                     *         "lagEntries": 3,
+                     *         "lastDeliveryAt": "2026-11-25T21:10:00.512Z",
+                     *         "lastError": null,
+                     *         "consecutiveFailures": 0,
+                     *         "createdAt": "2026-11-25T21:00:00.000Z",
+                     *         "updatedAt": "2026-11-25T21:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["LogStream"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["WriteUnavailable"];
+        };
+    };
+    rotateLogStreamSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
+                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
+                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
+                 *     request with a key is processed and its status and body are kept for 24 hours, encrypted
+                 *     under a key derived from the calling API key's secret; the same key with the same request
+                 *     (method, path and body in canonical JSON form, kept only as an HMAC) gets that response again,
+                 *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
+                 *     work and the kept response commit together. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
+                 *     past the bound on the responses kept for the principal's API keys
+                 *     (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
+                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6j7NzK0bJQ8=",
+                     *         "previousSecretExpiresAt": "2026-11-26T21:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["LogStreamSecretRotated"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["WriteUnavailable"];
+        };
+    };
+    testLogStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The outcome. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "delivered": true,
+                     *         "httpStatus": 204,
+                     *         "durationMs": 42
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["LogStreamTestResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listLogStreamDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "fromSeq": 1201,
+                     *           "toSeq": 1250,
+                     *           "entries": 42,
+                     *           "attempt": 2,
+                     *           "httpStatus": 200,
+                     *           "durationMs": 37,
+                     *           "at": "2026-11-25T21:10:00.512Z"
+                     *         },
+                     *         {
+                     *           "fromSeq": 1201,
+                     *           "toSeq": 1250,
+                     *           "entries": 42,
+                     *           "attempt": 1,
+                     *           "httpStatus": 503,
+                     *           "durationMs": 12,
+                     *           "error": "receiver answered 503",
+                     *           "at": "2026-11-25T21:09:59.401Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["LogStreamDelivery"][];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     downloadExport: {

@@ -33,18 +33,28 @@ export interface AuditRecord {
     | 'policy.deleted'
     | 'apikey.created'
     | 'apikey.revoked'
-    | 'logs.export.created';
-  target: { id: string; type: 'user' | 'policy' | 'api_key' | 'export' };
+    | 'logs.export.created'
+    | 'stream.created'
+    | 'stream.updated'
+    | 'stream.deleted'
+    | 'stream.secret_rotated';
+  target: { id: string; type: 'user' | 'policy' | 'api_key' | 'export' | 'log_stream' };
   /** Facts about the change, beside `principal`. */
   metadata?: Record<string, unknown>;
 }
 
 /** What the service itself did, with no request behind it (actor `{type: "service"}`). */
-export interface SystemRecord {
-  event: 'logs.retention.applied';
-  target: { type: 'audit_log' };
-  metadata: Record<string, string | number>;
-}
+export type SystemRecord =
+  | {
+      event: 'logs.retention.applied';
+      target: { type: 'audit_log' };
+      metadata: Record<string, string | number>;
+    }
+  | {
+      event: 'stream.disabled';
+      target: { type: 'log_stream'; id: string };
+      metadata: Record<string, string | number>;
+    };
 
 /**
  * The one seam through which services write the service's own audit entries. Each write
@@ -105,6 +115,7 @@ export const createAuditWriter = (entries: Pick<EntriesRepository, 'insert'>): A
         event,
         actorType: 'service',
         targetType: target.type,
+        ...('id' in target ? { targetId: target.id } : {}),
         result: 'success',
         metadata,
         origin: 'service',

@@ -25,9 +25,11 @@ import { hourlyLogMaintenance } from './retention/schedule.js';
 import { LogRetention } from './retention/service.js';
 import { SearchRepository } from './search/repository.js';
 import { SearchService } from './search/service.js';
+import { SealedEntries } from './streams/source.js';
 
 export type { AuditRecord, AuditWriter, SystemRecord } from './audit-writer.js';
 export { loadSigningKey, type SigningKey, signingKeyFromPem } from './chain/signing-key.js';
+export type { SealedEntries, SealedEntryFilter } from './streams/source.js';
 
 /** What other features may call; each call joins the transaction open in the caller's call chain. */
 export interface AuditLogApi extends AuditWriter {
@@ -74,6 +76,8 @@ export interface AuditLog {
   /** Seals entries into the hash chain; `flush()` seals now and signs a checkpoint (tests). */
   sealer: Sealer;
   exportWorker: ExportWorker;
+  /** What log streams read of the sealed log. */
+  sealedEntries: SealedEntries;
   /** Creates partitions ahead and applies retention, hourly. */
   maintenance: Job;
   /** Before the first request: registers the signing key and creates the log's partitions ahead. */
@@ -142,6 +146,7 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
     }),
     sealer,
     exportWorker,
+    sealedEntries: new SealedEntries(store.connection),
     maintenance: hourlyLogMaintenance(partitions, retention, logger),
     prepare: async () => {
       await signingKeys.register(options.signingKey);

@@ -1,0 +1,71 @@
+import { Prisma } from '@secadmin/db';
+import type { Connection } from '../../../storage/connection.js';
+import type { CheckpointRow } from '../chain/repository.js';
+import { LOG_COLUMNS, type LogRow } from '../entries/sql.js';
+import { logDetail } from '../representation.js';
+
+/** Which sealed entries a log stream sends (decisions §13 `filter`). */
+export interface SealedEntryFilter {
+  /** `*` matches any run of characters. */
+  events?: string[] | undefined;
+  origin?: string | undefined;
+  result?: string | undefined;
+}
+
+/** `user.*` → `user.%`, with LIKE's own wildcards escaped. */
+const likePattern = (pattern: string) =>
+  pattern.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, '%');
+
+/**
+ * What a log stream reads of the log: the sealed head, sealed entries in `seq` order as
+ * `GET /v1/logs/{id}` shows them, and checkpoints. Reads only, outside any transaction.
+ */
+export class SealedEntries {
+  constructor(private readonly c: Connection) {}
+
+  /** The highest sealed seq (0 for an empty chain). */
+  async head(): Promise<number> {
+    const [row] = await this.c.sql<{ seq: number | null }>(
+      'SELECT max(seq)::float8 AS seq FROM log_chain',
+    );
+    return row?.seq ?? 0;
+  }
+
+  /** The lowest sealed seq whose entry is still kept (undefined: none). */
+  async earliest(): Promise<number | undefined> {
+    const [row] = await this.c.sql<{ seq: number | null }>(
+      `SELECT min(log_chain.seq)::float8 AS seq FROM log_chain
+       JOIN log_entries ON log_entries.id = log_chain.entry_id`,
+    );
+    return row?.seq ?? undefined;
+  }
+
+  /** Up to `take` sealed entries with `from <= seq <= to` that match `filter`, by seq. */
+  async between(
+    from: number,
+    to: number,
+    filter: SealedEntryFilter,
+    take: number,
+  ): Promise<ReturnType<typeof logDetail>[]> {
+    const parts: Prisma.Sql[] = [Prisma.sql`log_chain.seq BETWEEN ${from} AND ${to}`];
+    if (filter.events)
+      parts.push(Prisma.sql`log_entries.event LIKE ANY(${filter.events.map(likePattern)}::text[])`);
+    if (filter.origin) parts.push(Prisma.sql`log_entries.origin = ${filter.origin}`);
+    if (filter.result) parts.push(Prisma.sql`log_entries.result = ${filter.result}`);
+    const sql = Prisma.sql`SELECT ${LOG_COLUMNS}
+      FROM log_chain JOIN log_entries ON log_entries.id = log_chain.entry_id
+      WHERE ${Prisma.join(parts, ' AND ')} ORDER BY log_chain.seq LIMIT ${take}`;
+    const rows = await this.c.sql<LogRow>(sql.text, sql.values);
+    return rows.map(logDetail);
+  }
+
+  /** The newest checkpoint with `seq <= atMost`. */
+  async checkpointAtOrBefore(atMost: number): Promise<CheckpointRow | undefined> {
+    const [row] = await this.c.sql<CheckpointRow>(
+      `SELECT seq::float8 AS seq, hash, signature, created_at AS "createdAt" FROM log_checkpoints
+       WHERE seq <= $1 ORDER BY seq DESC LIMIT 1`,
+      [atMost],
+    );
+    return row;
+  }
+}

@@ -1,0 +1,83 @@
+import type { Logger } from 'pino';
+import type { Cursors } from '../../lib/cursor.js';
+import { ulid } from '../../lib/ids.js';
+import type { Store } from '../../storage/store.js';
+import type { AuditLogApi, SealedEntries } from '../audit-log/index.js';
+import { CredentialBox } from './crypto.js';
+import { StreamDeliverer } from './deliverer.js';
+import { type Resolve, systemResolve } from './destination-guard.js';
+import { logStreamHandlers } from './handlers.js';
+import { StreamsRepository } from './repository.js';
+import { LogStreamsService } from './service.js';
+
+export type { StreamDeliverer } from './deliverer.js';
+export type { Resolve } from './destination-guard.js';
+
+export interface LogStreamsOptions {
+  store: Store;
+  sealed: SealedEntries;
+  audit: AuditLogApi;
+  cursors: Cursors;
+  /** `SECADMIN_SECRET`: the key of stored secrets and tokens is derived from it. */
+  secret: string;
+  logger: Logger;
+  allowPrivateNetworks: boolean;
+  timeoutMs: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  leaseMs: number;
+  pollMs: number;
+  /** DNS (tests inject one to change the answer between check and connect). */
+  resolve?: Resolve | undefined;
+  counters?:
+    | {
+        streamDelivery(stream: string, outcome: 'success' | 'failure'): void;
+        streamLag(stream: string, entries: number): void;
+        streamGone(stream: string): void;
+      }
+    | undefined;
+}
+
+/** Log streams: the API's service and handlers, the deliverer job, and what retention keeps. */
+export function createLogStreams(options: LogStreamsOptions) {
+  const streams = new StreamsRepository(options.store.connection);
+  const box = new CredentialBox(options.secret);
+  const sender = {
+    allowPrivateNetworks: options.allowPrivateNetworks,
+    resolve: options.resolve ?? systemResolve,
+    timeoutMs: options.timeoutMs,
+  };
+  const deliverer = new StreamDeliverer({
+    store: options.store,
+    streams,
+    sealed: options.sealed,
+    audit: options.audit,
+    box,
+    sender,
+    owner: `instance_${ulid()}`,
+    leaseMs: options.leaseMs,
+    pollMs: options.pollMs,
+    retryBaseMs: options.retryBaseMs,
+    retryMaxMs: options.retryMaxMs,
+    logger: options.logger,
+    counters: options.counters,
+  });
+  const service = new LogStreamsService({
+    store: options.store,
+    streams,
+    sealed: options.sealed,
+    audit: options.audit,
+    cursors: options.cursors,
+    box,
+    sender,
+    kick: () => deliverer.kick(),
+    forget: (id) => options.counters?.streamGone(id),
+  });
+  return {
+    service,
+    handlers: logStreamHandlers(service),
+    deliverer,
+    /** The lowest seq an active or failing stream has not delivered (retention keeps it). */
+    oldestUndelivered: () => streams.oldestUndelivered(),
+  };
+}
