@@ -1,11 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_MAIN, runCli } from './helpers/processes.js';
+import { runCli } from './helpers/processes.js';
+import { killReceivers, startReceive } from './helpers/receive-process.js';
 import {
   chain,
   checkpointOf,
@@ -27,54 +26,10 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-interface Receiving {
-  url: string;
-  stdout: () => string;
-  stderr: () => string;
-  /** Ctrl-C: resolves to the exit code. */
-  stop(): Promise<number>;
-}
+afterAll(killReceivers);
 
-const running: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of running) if (child.exitCode === null) child.kill('SIGKILL');
-});
-
-/** `secadmin streams receive` as a process, once it says where it listens. */
-async function receive(...args: string[]): Promise<Receiving> {
-  const child = spawn(process.execPath, [CLI_MAIN, 'streams', 'receive', '--port', '0', ...args], {
-    env: { ...process.env, SECADMIN_STREAM_SECRET: '', SECADMIN_PUBLIC_KEY: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.push(child);
-  const exited = once(child, 'exit');
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const started = Date.now();
-  for (;;) {
-    const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1];
-    if (url)
-      return {
-        url,
-        stdout: () => stdout,
-        stderr: () => stderr,
-        stop: async () => {
-          child.kill('SIGINT');
-          const [code] = await exited;
-          return code as number;
-        },
-      };
-    if (child.exitCode !== null) throw new Error(`receive exited: ${stderr}`);
-    if (Date.now() - started > 20_000) throw new Error(`receive did not start: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** `streams receive` on a port the system picks. */
+const receive = (...args: string[]) => startReceive(['--port', '0', ...args]);
 
 async function post(url: string, body: string, headers: Record<string, string>) {
   const response = await fetch(url, { method: 'POST', body, headers });
@@ -238,23 +193,11 @@ describe('secadmin streams receive', () => {
   });
 
   it('says when no public key is pinned, and reads the secret from SECADMIN_STREAM_SECRET', async () => {
-    const child = spawn(process.execPath, [CLI_MAIN, 'streams', 'receive', '--port', '0'], {
-      env: { ...process.env, SECADMIN_STREAM_SECRET: SECRET, SECADMIN_PUBLIC_KEY: '' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    running.push(child);
-    let stderr = '';
-    child.stderr?.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    const started = Date.now();
-    while (!stderr.includes('listening on')) {
-      if (Date.now() - started > 20_000 || child.exitCode !== null) throw new Error(stderr);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(stderr).toContain('warning: no public key: checkpoint signatures are not checked');
-    child.kill('SIGTERM');
-    expect((await once(child, 'exit'))[0]).toBe(0);
+    const receiver = await startReceive(['--port', '0'], { SECADMIN_STREAM_SECRET: SECRET });
+    expect(receiver.stderr()).toContain(
+      'warning: no public key: checkpoint signatures are not checked',
+    );
+    expect(await receiver.stop()).toBe(0);
   });
 
   it('refuses bad options with exit 64, naming them, and has help', async () => {
