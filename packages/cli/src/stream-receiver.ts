@@ -103,7 +103,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     }
   };
 
-  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+  /** Reads and authenticates one request; many at once, so a slow sender holds up no other. */
+  const authenticate = async (request: IncomingMessage) => {
     if (request.method !== 'POST') throw new HttpError(405, 'only POST is accepted');
     const body = await readBody(request);
     let webhookId: string;
@@ -113,12 +114,15 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       if (error instanceof WebhookVerificationError) throw new HttpError(401, error.reason);
       throw error;
     }
-    let message: unknown;
     try {
-      message = JSON.parse(body.toString('utf8'));
+      return { webhookId, message: JSON.parse(body.toString('utf8')) as unknown };
     } catch {
       throw new HttpError(400, 'the body is not JSON');
     }
+  };
+
+  /** Checks one authenticated message against the chain: one at a time, in arrival order. */
+  const check = async (webhookId: string, message: unknown, response: ServerResponse) => {
     const heldThrough = verifier.deliveredThroughSeq ?? 0;
     const result = await verifier.add(message, webhookId);
     const fresh =
@@ -132,19 +136,23 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     else answer(response, 200, { status: result.status });
   };
 
+  const refuse = (response: ServerResponse) => (error: unknown) => {
+    if (error instanceof HttpError) {
+      out.note(`refused (${error.status}): ${error.message}`);
+      answer(response, error.status, { status: 'refused', reason: error.message });
+      return;
+    }
+    out.note(`error: ${(error as Error).message}`);
+    answer(response, 500, { status: 'error' });
+  };
+
   const server = createServer((request, response) => {
-    queue = queue.then(() =>
-      handle(request, response).catch((error: unknown) => {
-        if (error instanceof HttpError) {
-          out.note(`refused (${error.status}): ${error.message}`);
-          answer(response, error.status, { status: 'refused', reason: error.message });
-          return;
-        }
-        out.note(`error: ${(error as Error).message}`);
-        answer(response, 500, { status: 'error' });
-      }),
-    );
+    authenticate(request).then(({ webhookId, message }) => {
+      queue = queue.then(() => check(webhookId, message, response).catch(refuse(response)));
+    }, refuse(response));
   });
+  // A sender that stalls mid-request is cut off rather than held open for good.
+  server.requestTimeout = 60_000;
   server.listen(options.port, options.host);
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;

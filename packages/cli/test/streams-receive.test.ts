@@ -1,5 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,6 +117,28 @@ describe('secadmin streams receive', () => {
     expect(receiver.stdout()).toBe('');
     expect(receiver.stderr()).toContain('refused (401): webhook-timestamp is too old');
     expect(receiver.stderr()).not.toContain(SECRET.slice('whsec_'.length));
+  });
+
+  it('goes on while a sender stalls mid-body, and refuses a body declared too large with 413', async () => {
+    const receiver = await receive('--secret', SECRET, '--public-key', keyFile);
+    const { hostname, port } = new URL(receiver.url);
+    const stalled = connect(Number(port), hostname);
+    await once(stalled, 'connect');
+    stalled.write(
+      `POST / HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"type":`,
+    );
+    expect((await send(receiver.url, message(1, 2, range(1, 2)))).status).toBe(200);
+    stalled.destroy();
+    const huge = connect(Number(port), hostname);
+    await once(huge, 'connect');
+    huge.write(`POST / HTTP/1.1\r\nHost: ${hostname}\r\nContent-Length: ${2 ** 30}\r\n\r\n`);
+    let answer = '';
+    huge.on('data', (chunk) => {
+      answer += chunk;
+    });
+    await once(huge, 'close');
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(await receiver.stop()).toBe(0);
   });
 
   it('answers 422 for an altered entry and a forged checkpoint, even when the message is signed', async () => {
