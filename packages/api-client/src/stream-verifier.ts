@@ -162,7 +162,11 @@ export class StreamVerifier {
       return invalid(`webhook-id ${webhookId} does not name range ${fromSeq}–${toSeq}`, fromSeq);
 
     const expected = this.deliveredThrough === undefined ? undefined : this.deliveredThrough + 1;
-    if (expected !== undefined && toSeq < expected) return { status: 'duplicate', fromSeq, toSeq };
+    if (expected !== undefined) {
+      const changed = this.changedEntry(entries, expected);
+      if (changed) return changed;
+      if (toSeq < expected) return { status: 'duplicate', fromSeq, toSeq };
+    }
     if (expected !== undefined && fromSeq > expected)
       return invalid(
         `seq ${expected}–${fromSeq - 1} never arrived: the range starts at ${fromSeq}`,
@@ -256,6 +260,27 @@ export class StreamVerifier {
       checkpoint: checkpointStatus,
       coveredThroughSeq: covered,
     };
+  }
+
+  /**
+   * A resent entry (seq below `expected`) whose hash is not the one received for its seq
+   * before, or whose content does not match its hash: history rewritten after delivery.
+   * Only hashes still held (since the last checkpoint that matched) can be compared.
+   */
+  private changedEntry(
+    entries: readonly ChainEntry[],
+    expected: number,
+  ): StreamMessageResult | undefined {
+    for (const entry of entries) {
+      const seq = entry.seq as number;
+      if (seq >= expected) continue;
+      const held =
+        this.pending.get(seq) ?? (this.lastEntry?.seq === seq ? this.lastEntry.hash : undefined);
+      if (held === undefined) continue;
+      if (entry.hash !== held || entryHash(entry.prevHash as string, entry) !== held)
+        return invalid(`seq ${seq} is not the entry received for it before`, seq);
+    }
+    return undefined;
   }
 }
 

@@ -154,6 +154,25 @@ describe('StreamVerifier, an unfiltered stream', () => {
     expect(v.break).toBeUndefined();
   });
 
+  it('refuses a redelivery whose entries differ from the ones received: history rewritten after delivery', async () => {
+    const v = await verifier();
+    await v.add(message(1, 3, range(1, 3)));
+    const rewritten = copy(at(2));
+    rewritten.event = 'user.deleted';
+    expect(await v.add(message(1, 3, [at(1), rewritten, at(3)]))).toEqual({
+      status: 'invalid',
+      seq: 2,
+      reason: 'seq 2 is not the entry received for it before',
+    });
+    const { entryHash } = await import('@secadmin/log-chain');
+    rewritten.hash = entryHash(rewritten.prevHash as string, rewritten);
+    expect(await v.add(message(2, 4, [rewritten, at(3), at(4)]))).toMatchObject({
+      status: 'invalid',
+      seq: 2,
+    });
+    expect(await v.add(message(1, 3, range(1, 3)))).toMatchObject({ status: 'duplicate' });
+  });
+
   it('refuses a webhook-id that does not name the range, another stream, and malformed messages', async () => {
     const v = await verifier({ stream: STREAM });
     expect(await v.add(message(1, 3, range(1, 3)), webhookId(1, 2))).toMatchObject({
