@@ -44,7 +44,9 @@ export interface StreamVerifierOptions {
   /**
    * The stream has a `filter`: entries of a range may be absent, so only entries with
    * consecutive seqs are checked to link up. Each entry's own hash, the ranges and the
-   * checkpoints are checked either way.
+   * checkpoints (their signatures, and their hash where the entry at their seq arrived) are
+   * checked either way, but no checkpoint covers entries it cannot be linked to:
+   * `coveredThroughSeq` stays null.
    */
   filtered?: boolean;
 }
@@ -62,7 +64,10 @@ export type StreamMessageResult =
        * entry held, equal to that entry's hash), `none`, or `unchecked` (no public key given).
        */
       checkpoint: 'verified' | 'none' | 'unchecked';
-      /** The highest seq a verified checkpoint ties to the entries received, or null. */
+      /**
+       * The highest seq a verified checkpoint ties to the entries received (every entry up to
+       * it links to the checkpoint's hash), or null; always null for a filtered stream.
+       */
       coveredThroughSeq: number | null;
     }
   | { status: 'duplicate'; fromSeq: number; toSeq: number }
@@ -236,7 +241,8 @@ export class StreamVerifier {
           `checkpoint ${checkpoint.seq} does not match the hash of seq ${checkpoint.seq}`,
           checkpoint.seq,
         );
-      if (held !== undefined && checkpointStatus === 'verified')
+      // In a filtered stream the entries before a matching one need not link to it.
+      if (held !== undefined && checkpointStatus === 'verified' && unfiltered)
         covered = Math.max(covered ?? 0, checkpoint.seq);
     }
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { StreamVerifier, type StreamVerifierOptions } from '../src/index.js';
 import { chain, checkpointOf, message, publicKeyPem, STREAM, webhookId } from './stream-fixture.js';
 
-const log = chain(10);
+const log = chain(12);
 const at = (seq: number) => log[seq - 1] as ChainEntry;
 const range = (from: number, to: number) => log.slice(from - 1, to);
 const copy = <T>(value: T): T => structuredClone(value);
@@ -251,10 +251,25 @@ describe('StreamVerifier, a filtered stream', () => {
       status: 'verified',
       entries: 2,
     });
+    // Seq 9 matches its checkpoint, but nothing ties seq 1–7 to it.
     expect(await v.add(message(5, 9, logins(5, 9), checkpointOf(at(9))))).toMatchObject({
       status: 'verified',
       entries: 3,
-      coveredThroughSeq: 9,
+      checkpoint: 'verified',
+      coveredThroughSeq: null,
+    });
+    const forged = { ...checkpointOf(at(9)), seq: 11, signature: checkpointOf(at(9)).signature };
+    expect(await v.add(message(10, 11, [at(11)], forged))).toMatchObject({
+      status: 'invalid',
+      reason: 'checkpoint 11 has an invalid signature',
+    });
+    const other = copy(at(11));
+    other.traceId = 'other';
+    const { entryHash } = await import('@secadmin/log-chain');
+    other.hash = entryHash(other.prevHash as string, other);
+    expect(await v.add(message(10, 11, [other], checkpointOf(at(11))))).toMatchObject({
+      status: 'invalid',
+      reason: 'checkpoint 11 does not match the hash of seq 11',
     });
     const strict = await verifier();
     expect(await strict.add(message(1, 4, logins(1, 4)))).toMatchObject({

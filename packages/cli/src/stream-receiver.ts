@@ -18,6 +18,8 @@ export interface ReceiverOptions {
   port: number;
   secret: string;
   verifier: StreamVerifier;
+  /** The verifier follows a filtered stream: no checkpoint covers its entries. */
+  filtered: boolean;
   out: Output;
 }
 
@@ -78,9 +80,11 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
         const checkpoint =
           result.checkpoint === 'none' ? 'no checkpoint' : `checkpoint ${result.checkpoint}`;
         const covered =
-          result.coveredThroughSeq === null
-            ? 'no checkpoint covers them yet'
-            : `covered through seq ${result.coveredThroughSeq}`;
+          result.coveredThroughSeq !== null
+            ? `covered through seq ${result.coveredThroughSeq}`
+            : options.filtered
+              ? 'filtered: no checkpoint can cover them'
+              : 'no checkpoint covers them yet';
         out.line(
           `verified  range ${result.fromSeq}–${result.toSeq}  ${result.entries} entries  ${checkpoint}  ${covered}  ${webhookId}`,
         );

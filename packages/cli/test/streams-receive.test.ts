@@ -216,6 +216,17 @@ describe('secadmin streams receive', () => {
     ]);
   });
 
+  it('takes a filtered stream’s ranges with entries absent, with --filtered', async () => {
+    const receiver = await receive('--secret', SECRET, '--public-key', keyFile, '--filtered');
+    const some = [log[0], log[2]] as typeof log;
+    const sent = message(1, 4, some, checkpointOf(log[2] as (typeof log)[0]));
+    expect((await send(receiver.url, sent)).status).toBe(200);
+    expect(await receiver.stop()).toBe(0);
+    expect(receiver.stdout().split('\n')[0]).toBe(
+      `verified  range 1–4  2 entries  checkpoint verified  filtered: no checkpoint can cover them  ${sent.id}`,
+    );
+  });
+
   it('says when no public key is pinned, and reads the secret from SECADMIN_STREAM_SECRET', async () => {
     const receiver = await startReceive(['--port', '0'], { SECADMIN_STREAM_SECRET: SECRET });
     expect(receiver.stderr()).toContain(

@@ -287,6 +287,7 @@ export function registerStreamCommands(program: Command): void {
         port: options.port,
         secret,
         verifier,
+        filtered: options.filtered ?? false,
         out,
       });
       out.note(`listening on ${receiver.url}`);
