@@ -83,6 +83,8 @@ export function createServices(store: Store, options: ServicesOptions): Composit
   const cursors = new Cursors(options.secret);
   const auditLog = createAuditLog(store, {
     ...options.auditLog,
+    // Log streams are made below; retention asks them only when it runs.
+    retentionHold: () => logStreams.oldestUndelivered(),
     cursors,
     secret: options.secret,
     logger: options.logger,

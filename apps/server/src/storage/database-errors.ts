@@ -109,9 +109,10 @@ export function mapDatabaseErrors<D extends Pick<Database, 'prisma' | 'query' | 
   };
 }
 
-/** Prisma's unique-constraint violation. */
+/** A unique-constraint violation: Prisma's, or PostgreSQL's own from plain SQL. */
 export function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: unknown })?.code === 'P2002';
+  const code = (error as { code?: unknown })?.code;
+  return code === 'P2002' || code === '23505';
 }
 
 /** Runs a write; a unique-constraint violation becomes the given 409, whoever raced it. */

@@ -64,6 +64,8 @@ export interface AuditLogOptions {
   };
   /** `SECADMIN_LOG_RETENTION_DAYS`; undefined keeps every entry. */
   retentionDays: number | undefined;
+  /** The lowest seq that log streams have yet to deliver: retention keeps it and what follows. */
+  retentionHold?: () => Promise<number | undefined>;
 }
 
 export interface AuditLog {
@@ -130,7 +132,14 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
   const retention =
     options.retentionDays === undefined
       ? undefined
-      : new LogRetention(store, repos.partitions, repos.retention, writer, options.retentionDays);
+      : new LogRetention(
+          store,
+          repos.partitions,
+          repos.retention,
+          writer,
+          options.retentionDays,
+          options.retentionHold,
+        );
   return {
     api: {
       ...writer,

@@ -76,6 +76,7 @@ export class StreamDeliverer implements Required<Job> {
 
   start(): void {
     this.running = true;
+    this.o.logger.info({ owner: this.o.owner }, 'log-stream deliverer started');
     this.loop.start();
   }
 

@@ -33,6 +33,8 @@ export interface StreamRow {
   attempt: number;
   /** The end of the range in flight: a retry, or a restart, sends the same range again. */
   pendingToSeq: number | null;
+  /** The next message's `fromSeq`: one past the last acknowledged message's `toSeq`. */
+  rangeStartSeq: number;
   failingSince: Date | null;
   nextAttemptAt: Date | null;
   createdAt: Date;
@@ -45,7 +47,7 @@ const COLUMNS = `id, name, destination_type AS "destinationType", url, splunk_in
   batch_size AS "batchSize", delivered_through_seq::float8 AS "deliveredThroughSeq",
   progress_version AS "progressVersion", last_delivery_at AS "lastDeliveryAt",
   last_error AS "lastError", consecutive_failures AS "consecutiveFailures", attempt,
-  pending_to_seq::float8 AS "pendingToSeq",
+  pending_to_seq::float8 AS "pendingToSeq", range_start_seq::float8 AS "rangeStartSeq",
   failing_since AS "failingSince", next_attempt_at AS "nextAttemptAt",
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
@@ -89,6 +91,7 @@ export class StreamsRepository {
       StreamRow,
       | 'progressVersion'
       | 'pendingToSeq'
+      | 'rangeStartSeq'
       | 'lastDeliveryAt'
       | 'lastError'
       | 'consecutiveFailures'
@@ -101,8 +104,8 @@ export class StreamsRepository {
   ): Promise<StreamRow> {
     const [created] = await this.c.sql<StreamRow>(
       `INSERT INTO log_streams (id, name, destination_type, url, splunk_index, sourcetype, credential,
-         filter, status, batch_size, delivered_through_seq, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13) RETURNING ${COLUMNS}`,
+         filter, status, batch_size, delivered_through_seq, range_start_seq, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13, $14) RETURNING ${COLUMNS}`,
       [
         row.id,
         row.name,
@@ -115,6 +118,7 @@ export class StreamsRepository {
         row.status,
         row.batchSize,
         row.deliveredThroughSeq,
+        row.deliveredThroughSeq + 1,
         row.createdAt,
         row.updatedAt,
       ],
@@ -176,8 +180,8 @@ export class StreamsRepository {
   /** Delivery goes on from `fromSeq`: the delivering instance notices by `progress_version`. */
   async replay(id: string, fromSeq: number, now: Date): Promise<StreamRow> {
     const [row] = await this.c.sql<StreamRow>(
-      `UPDATE log_streams SET delivered_through_seq = $2, progress_version = progress_version + 1,
-         attempt = 0, pending_to_seq = NULL, next_attempt_at = NULL, updated_at = $3
+      `UPDATE log_streams SET delivered_through_seq = $2::bigint, progress_version = progress_version + 1,
+         range_start_seq = $2::bigint + 1, attempt = 0, pending_to_seq = NULL, next_attempt_at = NULL, updated_at = $3
        WHERE id = $1 RETURNING ${COLUMNS}`,
       [id, fromSeq - 1, now],
     );
@@ -257,7 +261,8 @@ export class StreamsRepository {
     now: Date,
   ): Promise<boolean> {
     const rows = await this.c.sql<{ id: string }>(
-      `UPDATE log_streams SET delivered_through_seq = $4,
+      `UPDATE log_streams SET delivered_through_seq = $4::bigint,
+         range_start_seq = CASE WHEN $5 THEN $4::bigint + 1 ELSE range_start_seq END,
          last_delivery_at = CASE WHEN $5 THEN $6 ELSE last_delivery_at END,
          consecutive_failures = CASE WHEN $5 THEN 0 ELSE consecutive_failures END,
          failing_since = CASE WHEN $5 THEN NULL ELSE failing_since END,

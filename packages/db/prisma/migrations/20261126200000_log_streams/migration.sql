@@ -20,6 +20,7 @@ CREATE TABLE "log_streams" (
     "consecutive_failures" INTEGER NOT NULL DEFAULT 0,
     "attempt" INTEGER NOT NULL DEFAULT 0,
     "pending_to_seq" BIGINT,
+    "range_start_seq" BIGINT NOT NULL,
     "failing_since" TIMESTAMPTZ(3),
     "next_attempt_at" TIMESTAMPTZ(3),
     "lease_owner" TEXT,

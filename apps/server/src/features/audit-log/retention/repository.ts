@@ -17,9 +17,10 @@ export class RetentionRepository {
    * removed. Their chain rows stay, marked removed in the same statement (verify takes their
    * stored hashes, so the chain still verifies across them). Entries not sealed yet stay
    * until a later run: marked chain rows are then exactly the removed entries. The outer
-   * `timestamp` condition keeps the DELETE to the partitions of old months.
+   * `timestamp` condition keeps the DELETE to the partitions of old months. Entries from
+   * `heldFrom` on (not yet delivered by a log stream) stay.
    */
-  async removeOlderThan(cutoff: Date, limit: number): Promise<number> {
+  async removeOlderThan(cutoff: Date, limit: number, heldFrom?: number): Promise<number> {
     const sql = Prisma.sql`
       WITH removed AS (
         DELETE FROM log_entries
@@ -27,6 +28,7 @@ export class RetentionRepository {
           SELECT e.id FROM log_entries e JOIN log_chain c ON c.entry_id = e.id
           WHERE e.timestamp < ${cutoff}
             AND NOT (e.event = ${RETENTION_EVENT} AND e.origin = 'service')
+            AND (${heldFrom ?? null}::bigint IS NULL OR c.seq < ${heldFrom ?? null}::bigint)
           LIMIT ${limit})
         RETURNING id),
       marked AS (

@@ -22,6 +22,8 @@ export class LogRetention {
     private readonly retention: Pick<RetentionRepository, 'removeOlderThan'>,
     private readonly audit: Pick<AuditWriter, 'recordSystem'>,
     readonly days: number,
+    /** The lowest seq a log stream has yet to deliver: it and later entries stay. */
+    private readonly heldFrom: () => Promise<number | undefined> = async () => undefined,
   ) {}
 
   /**
@@ -31,12 +33,15 @@ export class LogRetention {
    * default partition, the month the cutoff falls in, a month with unsealed entries).
    * Each dropped month and each batch writes its `logs.retention.applied` entry in the
    * same transaction, so the chain rows it marks removed are never seen without the
-   * record that accounts for them.
+   * record that accounts for them. Entries an active or failing log stream has not
+   * delivered yet stay (docs/log-streams.md).
    */
   async apply(now = new Date()): Promise<RetentionRun> {
     const cutoff = new Date(now.getTime() - this.days * DAY_MS);
     let removedEntries = 0;
-    for (const month of await this.partitions.months()) {
+    const heldFrom = await this.heldFrom();
+    // While a stream holds entries back, months are removed row by row, below what it holds.
+    for (const month of heldFrom === undefined ? await this.partitions.months() : []) {
       if (month.to > cutoff || this.stopping) break;
       removedEntries += await this.store.transaction(async () => {
         const removed = await this.partitions.dropSealed(month);
@@ -46,7 +51,7 @@ export class LogRetention {
     }
     while (!this.stopping) {
       const removed = await this.store.transaction(async () => {
-        const n = await this.retention.removeOlderThan(cutoff, BATCH);
+        const n = await this.retention.removeOlderThan(cutoff, BATCH, heldFrom);
         if (n > 0) await this.record(cutoff, n);
         return n;
       });

@@ -1,0 +1,435 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey } from '../../../test/helpers/fixtures.js';
+import {
+  type Received,
+  type Receiver,
+  signedWith,
+  startReceiver,
+} from '../../../test/helpers/receiver.js';
+import { DATABASES, raw, startTestServer, type TestServer } from '../../../test/helpers/server.js';
+import { waitFor } from '../../../test/helpers/wait.js';
+
+/** Fast retries, a short timeout and poll, so failures and recoveries take milliseconds. */
+const STREAMS = {
+  allowPrivateNetworks: true,
+  retryBaseMs: 20,
+  retryMaxMs: 100,
+  timeoutMs: 1_000,
+  leaseMs: 5_000,
+  pollMs: 25,
+};
+
+// biome-ignore lint/suspicious/noExplicitAny: responses are inspected as JSON
+type Json = any;
+
+describe.each(DATABASES)('log streams on %s', (database) => {
+  let server: TestServer;
+  const receivers: Receiver[] = [];
+  /** The text of every response the API gave: no secret or token may appear after creation. */
+  const responses: string[] = [];
+  let run = 0;
+
+  async function api(method: string, path: string, body?: unknown, key?: string) {
+    const res = await raw(server, path, {
+      method,
+      headers: {
+        authorization: `Bearer ${key ?? server.rootKey}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body !== undefined
+        ? { body: typeof body === 'string' ? body : JSON.stringify(body) }
+        : {}),
+    });
+    const text = await res.text();
+    responses.push(text);
+    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as Json };
+  }
+
+  async function receiver(reply?: Parameters<typeof startReceiver>[0]) {
+    const r = await startReceiver(reply);
+    receivers.push(r);
+    return r;
+  }
+
+  /** A prefix of its own per test: a stream filtering on it sees only that test's entries. */
+  const prefix = () => `st${++run}_${database === 'postgres' ? 'p' : 'e'}`;
+
+  /** Ingests entries and seals them; answers the highest seq sealed. */
+  async function ingest(events: string[], result: 'success' | 'failure' = 'success') {
+    const { status } = await api('POST', '/v1/logs', {
+      entries: events.map((event) => ({ event, actor: { id: 'svc', type: 'service' }, result })),
+    });
+    expect(status).toBe(201);
+    await server.sealer.flush();
+  }
+
+  async function create(body: Record<string, unknown>) {
+    const res = await api('POST', '/v1/log-streams', body);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.data;
+  }
+
+  const get = async (id: string) => (await api('GET', `/v1/log-streams/${id}`)).body.data;
+
+  beforeAll(async () => {
+    server = await startTestServer(database, { streams: STREAMS });
+  });
+  afterAll(async () => {
+    for (const r of receivers) await r.close();
+    await server?.stop();
+  });
+
+  it('sends matching sealed entries in seq order, in contiguous ranges of at most batchSize, signed', async () => {
+    const p = prefix();
+    const r = await receiver();
+    const stream = await create({
+      name: `${p} ordered`,
+      destination: { type: 'webhook', url: r.url },
+      filter: { events: [`${p}.a.*`], result: 'success' },
+      batchSize: 2,
+    });
+    expect(stream.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const startHead = stream.deliveredThroughSeq;
+    await ingest([
+      `${p}.a.one`,
+      `${p}.b.skip`,
+      `${p}.a.two`,
+      `${p}.a.three`,
+      `${p}.b.skip`,
+      `${p}.a.four`,
+    ]);
+    await ingest([`${p}.a.five`], 'failure');
+    await waitFor('four entries', () => r.messages().flatMap((m) => m.entries).length >= 4);
+    const messages = r.messages();
+    expect(messages[0].range.fromSeq).toBe(startHead + 1);
+    for (let i = 1; i < messages.length; i++)
+      expect(messages[i].range.fromSeq).toBe(messages[i - 1].range.toSeq + 1);
+    const entries = messages.flatMap((m) => m.entries);
+    expect(entries.map((e: Json) => e.event)).toEqual([
+      `${p}.a.one`,
+      `${p}.a.two`,
+      `${p}.a.three`,
+      `${p}.a.four`,
+    ]);
+    for (const m of messages) {
+      expect(m.stream).toBe(stream.id);
+      expect(m.entries.length).toBeGreaterThan(0);
+      expect(m.entries.length).toBeLessThanOrEqual(2);
+      for (const e of m.entries) {
+        expect(e.seq).toBeGreaterThanOrEqual(m.range.fromSeq);
+        expect(e.seq).toBeLessThanOrEqual(m.range.toSeq);
+        expect(e.hash).toMatch(/^[0-9a-f]{64}$/);
+        expect(e.salts).toBeDefined();
+      }
+      expect(m.entries.map((e: Json) => e.seq)).toEqual(
+        [...m.entries.map((e: Json) => e.seq)].sort((a, b) => a - b),
+      );
+      if (m.checkpoint) expect(m.checkpoint.seq).toBeLessThanOrEqual(m.range.toSeq);
+    }
+    for (const request of r.received) {
+      const m = JSON.parse(request.body);
+      expect(request.headers['webhook-id']).toBe(
+        `msg_${stream.id}_${m.range.fromSeq}_${m.range.toSeq}`,
+      );
+      expect(request.headers['content-type']).toBe('application/json');
+      expect(signedWith(request, stream.secret)).toBe(true);
+      expect(signedWith(request, 'whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=')).toBe(false);
+    }
+    // The entry shown is the entry of GET /v1/logs/{id}.
+    const first = entries[0];
+    expect((await api('GET', `/v1/logs/${first.id}`)).body.data).toEqual(first);
+    await waitFor(
+      'progress stored',
+      async () => (await get(stream.id)).deliveredThroughSeq >= entries[3].seq,
+    );
+    const shown = await get(stream.id);
+    expect(shown).toMatchObject({ status: 'active', consecutiveFailures: 0, lastError: null });
+    expect(shown.secret).toBeUndefined();
+    const deliveries = (await api('GET', `/v1/log-streams/${stream.id}/deliveries`)).body.data;
+    expect(deliveries[0]).toMatchObject({ attempt: 1, httpStatus: 204 });
+  });
+
+  it('sends Splunk HEC events with the token, index and sourcetype', async () => {
+    const p = prefix();
+    const r = await receiver();
+    const token = `hec-token-${p}-0f5e4c3a`;
+    const stream = await create({
+      name: `${p} splunk`,
+      destination: { type: 'splunk_hec', url: r.url, token, index: 'security' },
+      filter: { events: [`${p}.*`] },
+    });
+    expect(stream.secret).toBeUndefined();
+    expect(stream.destination).toEqual({
+      type: 'splunk_hec',
+      url: r.url,
+      index: 'security',
+      sourcetype: 'secadmin:audit',
+    });
+    await ingest([`${p}.one`, `${p}.two`]);
+    await waitFor('a HEC request', () => r.received.length >= 1);
+    const request = r.received[0];
+    expect(request?.headers.authorization).toBe(`Splunk ${token}`);
+    expect(request?.headers['webhook-signature']).toBeUndefined();
+    const events = (request?.body ?? '')
+      .replace(/}{"time"/g, '}\n{"time"')
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(events.map((e) => e.event.event)).toEqual([`${p}.one`, `${p}.two`]);
+    for (const e of events) {
+      expect(e).toMatchObject({
+        source: 'secadmin',
+        sourcetype: 'secadmin:audit',
+        index: 'security',
+      });
+      expect(e.time).toBe(Date.parse(e.event.timestamp) / 1000);
+    }
+  });
+
+  it('retries the same batch after 500s and recovers: failing after three, then active', async () => {
+    const p = prefix();
+    const r = await receiver((_, i) => (i < 4 ? { status: 500 } : { status: 200 }));
+    const stream = await create({
+      name: `${p} flaky`,
+      destination: { type: 'webhook', url: r.url },
+      filter: { events: [`${p}.*`] },
+    });
+    await ingest([`${p}.one`]);
+    await waitFor('a success', () => r.received.length >= 5);
+    expect(new Set(r.received.map((x) => x.headers['webhook-id'])).size).toBe(1);
+    expect(new Set(r.received.map((x) => x.body)).size).toBeLessThanOrEqual(2); // only the checkpoint may be newer
+    await waitFor('recovered', async () => (await get(stream.id)).consecutiveFailures === 0);
+    const shown = await get(stream.id);
+    expect(shown.status).toBe('active');
+    expect(shown.lastError).toMatchObject({ httpStatus: 500 });
+    const deliveries = (await api('GET', `/v1/log-streams/${stream.id}/deliveries`)).body.data;
+    expect(deliveries.map((d: Json) => d.attempt)).toEqual([5, 4, 3, 2, 1]);
+    expect(deliveries.map((d: Json) => d.httpStatus)).toEqual([200, 500, 500, 500, 500]);
+  });
+
+  it('is failing after three failures in a row, and shows it', async () => {
+    const p = prefix();
+    const r = await receiver(() => ({ status: 503 }));
+    const stream = await create({
+      name: `${p} down`,
+      destination: { type: 'webhook', url: r.url },
+      filter: { events: [`${p}.*`] },
+    });
+    await ingest([`${p}.one`]);
+    await waitFor('failing', async () => (await get(stream.id)).status === 'failing');
+    expect((await get(stream.id)).consecutiveFailures).toBeGreaterThanOrEqual(3);
+    r.setReply(() => ({ status: 204 }));
+    await waitFor('active again', async () => (await get(stream.id)).status === 'active', 20_000);
+  });
+
+  it('waits what a 429 Retry-After says before sending the batch again', async () => {
+    const p = prefix();
+    const r = await receiver((_, i) =>
+      i === 0 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 204 },
+    );
+    await create({
+      name: `${p} limited`,
+      destination: { type: 'webhook', url: r.url },
+      filter: { events: [`${p}.*`] },
+    });
+    await ingest([`${p}.one`]);
+    await waitFor('the retry', () => r.received.length >= 2);
+    const [a, b] = r.received as [Received, Received];
+    // retryMaxMs is 100 here: only Retry-After explains a wait of a second.
+    expect(b.at - a.at).toBeGreaterThanOrEqual(900);
+    expect(b.headers['webhook-id']).toBe(a.headers['webhook-id']);
+  });
+
+  it('disables a webhook that answers 410, with a stream.disabled entry', async () => {
+    const p = prefix();
+    const r = await receiver(() => ({ status: 410 }));
+    const stream = await create({
+      name: `${p} gone`,
+      destination: { type: 'webhook', url: r.url },
+      filter: { events: [`${p}.*`] },
+    });
+    await ingest([`${p}.one`]);
+    await waitFor('disabled', async () => (await get(stream.id)).status === 'disabled');
+    expect(r.received).toHaveLength(1);
+    const logs = (await api('GET', '/v1/logs?events=stream.disabled&limit=100')).body.data;
+    expect(logs.some((e: Json) => e.target?.id === stream.id)).toBe(true);
+  });
+
+  it('sends the batch again after a receiver stalls past the timeout', async () => {
+    const p = prefix();
+    const r = await receiver((_, i) => (i === 0 ? 'stall' : { status: 204 }));
+    const stream = await create({
+      name: `${p} stall`,
+      destination: { type: 'webhook', url: r.url },
+      filter: { events: [`${p}.*`] },
+    });
+    await ingest([`${p}.one`]);
+    await waitFor('the retry', () => r.received.length >= 2);
+    await waitFor(
+      'delivered',
+      async () =>
+        (await get(stream.id)).consecutiveFailures === 0 &&
+        (await get(stream.id)).lastDeliveryAt !== null,
+    );
+    expect((await get(stream.id)).lastError.message).toMatch(/no answer within/);
+  });
+
+  it('pauses, resumes where it stopped, and replays from a seq', async () => {
+    const p = prefix();
+    const r = await receiver();
+    const witness = await receiver();
+    const stream = await create({
+      name: `${p} paused`,
+      destination: { type: 'webhook', url: r.url },
+      filter: { events: [`${p}.*`] },
+    });
+    await create({
+      name: `${p} witness`,
+      destination: { type: 'webhook', url: witness.url },
+      filter: { events: [`${p}.*`] },
+    });
+    const paused = await api('PATCH', `/v1/log-streams/${stream.id}`, { status: 'paused' });
+    expect(paused.body.data.status).toBe('paused');
+    await ingest([`${p}.one`, `${p}.two`]);
+    // The witness stream got them: the paused one had every chance and sent nothing.
+    await waitFor('the witness', () => witness.messages().flatMap((m) => m.entries).length >= 2);
+    expect(r.received).toHaveLength(0);
+    expect(
+      (await api('PATCH', `/v1/log-streams/${stream.id}`, { status: 'active' })).body.data.status,
+    ).toBe('active');
+    await waitFor('resumed', () => r.messages().flatMap((m) => m.entries).length >= 2);
+    const firstSeq = r.messages()[0].entries[0].seq;
+    const firstId = r.received[0]?.headers['webhook-id'];
+    const replayed = await api('POST', `/v1/log-streams/${stream.id}/replay`, {
+      fromSeq: firstSeq,
+    });
+    expect(replayed.status).toBe(200);
+    await waitFor('replayed', () => r.messages().flatMap((m) => m.entries).length >= 4);
+    const events = r.messages().flatMap((m) => m.entries.map((e: Json) => e.event));
+    expect(events).toEqual([`${p}.one`, `${p}.two`, `${p}.one`, `${p}.two`]);
+    expect(r.received.at(-1)?.headers['webhook-id']).not.toBe(undefined);
+    expect(r.received.map((x) => x.headers['webhook-id'])).toContain(firstId);
+  });
+
+  it('signs with both secrets after a rotation, and sends a signed test message', async () => {
+    const p = prefix();
+    const r = await receiver();
+    const stream = await create({
+      name: `${p} rotated`,
+      destination: { type: 'webhook', url: r.url },
+      filter: { events: [`${p}.*`] },
+    });
+    const rotated = await api('POST', `/v1/log-streams/${stream.id}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    const secret = rotated.body.data.secret;
+    expect(secret).not.toBe(stream.secret);
+    await ingest([`${p}.one`]);
+    await waitFor('a message', () => r.received.length >= 1);
+    const request = r.received[0] as Parameters<typeof signedWith>[0];
+    expect(String(request.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(signedWith(request, secret)).toBe(true);
+    expect(signedWith(request, stream.secret)).toBe(true);
+    const test = await api('POST', `/v1/log-streams/${stream.id}/test`);
+    expect(test.body.data).toMatchObject({ delivered: true, httpStatus: 204 });
+    const sent = r.received.at(-1) as Parameters<typeof signedWith>[0];
+    expect(JSON.parse(sent.body)).toEqual({ type: 'secadmin.test', stream: stream.id });
+    expect(sent.headers['webhook-id']).toMatch(new RegExp(`^msg_${stream.id}_test_[0-9a-z]{26}$`));
+    expect(signedWith(sent, secret)).toBe(true);
+    const splunk = await create({
+      name: `${p} hec`,
+      destination: { type: 'splunk_hec', url: r.url, token: 'tok' },
+    });
+    expect((await api('POST', `/v1/log-streams/${splunk.id}/rotate-secret`)).status).toBe(400);
+  });
+
+  it('lists, refuses bad input naming the field, 409 on a duplicate name, 404, 403, and deletes', async () => {
+    const p = prefix();
+    const r = await receiver();
+    const body = { name: `${p} crud`, destination: { type: 'webhook', url: r.url } };
+    const stream = await create(body);
+    expect((await api('POST', '/v1/log-streams', body)).status).toBe(409);
+    for (const [bad, field] of [
+      [{ ...body, name: 42 }, 'body.name'],
+      [{ ...body, batchSize: 0 }, 'body.batchSize'],
+      [{ ...body, batchSize: 1001 }, 'body.batchSize'],
+      [{ ...body, batchSize: '5' }, 'body.batchSize'],
+      [{ ...body, startAt: 'later' }, 'body.startAt'],
+      [{ ...body, destination: { type: 'ftp', url: r.url } }, 'body.destination'],
+      [{ ...body, filter: { events: ['UPPER'] } }, 'body.filter'],
+      [{ ...body, extra: true }, 'body'],
+    ] as const) {
+      const res = await api('POST', '/v1/log-streams', bad);
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+      expect(JSON.stringify(res.body.error.details), JSON.stringify(bad)).toContain(field);
+    }
+    expect((await api('PATCH', `/v1/log-streams/${stream.id}`, { status: 'failing' })).status).toBe(
+      400,
+    );
+    expect((await api('PATCH', `/v1/log-streams/${stream.id}`, {})).status).toBe(400);
+    const list = await api('GET', '/v1/log-streams?limit=100');
+    expect(list.body.data.map((s: Json) => s.id)).toContain(stream.id);
+    expect((await api('GET', '/v1/log-streams/lst_00000000000000000000000000')).status).toBe(404);
+    const key = await createKey(server.client, `service:${p}`);
+    expect((await api('GET', '/v1/log-streams', undefined, key.secret)).status).toBe(403);
+    expect(
+      (await api('POST', '/v1/log-streams', { ...body, name: `${p} other` }, key.secret)).status,
+    ).toBe(403);
+    expect((await api('DELETE', `/v1/log-streams/${stream.id}`)).status).toBe(204);
+    expect((await api('GET', `/v1/log-streams/${stream.id}`)).status).toBe(404);
+  });
+
+  it('never shows a secret or token after creation', async () => {
+    const p = prefix();
+    const r = await receiver();
+    const token = `tok-${p}-never-shown`;
+    const hook = await create({ name: `${p} s1`, destination: { type: 'webhook', url: r.url } });
+    const hec = await create({
+      name: `${p} s2`,
+      destination: { type: 'splunk_hec', url: r.url, token },
+    });
+    const rotated = (await api('POST', `/v1/log-streams/${hook.id}/rotate-secret`)).body.data
+      .secret;
+    const since = responses.length;
+    for (const id of [hook.id, hec.id]) {
+      await api('GET', `/v1/log-streams/${id}`);
+      await api('PATCH', `/v1/log-streams/${id}`, { batchSize: 7 });
+      await api('POST', `/v1/log-streams/${id}/replay`, { fromSeq: 1 });
+      await api('GET', `/v1/log-streams/${id}/deliveries`);
+      await api('POST', `/v1/log-streams/${id}/test`);
+    }
+    await api('GET', '/v1/log-streams?limit=100');
+    await api('GET', '/v1/logs?limit=100');
+    const later = responses.slice(since).join('\n');
+    for (const secret of [hook.secret, rotated, token, hook.secret.slice(6), rotated.slice(6)])
+      expect(later).not.toContain(secret);
+  });
+
+  it('refuses destinations that are not public, naming destination.url, when private networks are not allowed', async () => {
+    server = await server.restart({ streams: { ...STREAMS, allowPrivateNetworks: false } });
+    const p = prefix();
+    for (const url of [
+      'https://127.0.0.1/hook',
+      'https://localhost/hook',
+      'https://10.0.0.1/hook',
+      'https://192.168.0.1/hook',
+      'https://169.254.169.254/latest/meta-data',
+      'https://100.64.0.1/hook',
+      'https://[::1]/hook',
+      'https://[fc00::1]/hook',
+      'https://[fe80::1]/hook',
+      'https://[::ffff:127.0.0.1]/hook',
+      'https://0.0.0.0/hook',
+      'http://93.184.216.34/hook',
+    ]) {
+      const res = await api('POST', '/v1/log-streams', {
+        name: `${p} ${url}`,
+        destination: { type: 'webhook', url },
+      });
+      expect(res.status, url).toBe(400);
+      expect(res.body.error.details, url).toEqual([
+        expect.objectContaining({ field: 'body.destination.url' }),
+      ]);
+    }
+    const list = await api('GET', '/v1/log-streams?limit=100');
+    expect(list.body.data.filter((s: Json) => s.name.startsWith(p))).toEqual([]);
+  });
+});
