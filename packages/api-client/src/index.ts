@@ -32,6 +32,7 @@ export {
   type StreamTestMessage,
   StreamVerifier,
   type StreamVerifierOptions,
+  type StreamVerifierState,
 } from './stream-verifier.js';
 export type { Fetch } from './transport.js';
 export {

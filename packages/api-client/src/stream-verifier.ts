@@ -49,6 +49,22 @@ export interface StreamVerifierOptions {
    * `coveredThroughSeq` stays null.
    */
   filtered?: boolean;
+  /** A state saved by `state()`: go on from there (its stream wins over `stream`). */
+  resume?: StreamVerifierState;
+}
+
+/**
+ * Where a verifier stands, as JSON: save it after each verified message and pass it back as
+ * `resume` so that a restarted receiver goes on checking the chain where it stopped.
+ */
+export interface StreamVerifierState {
+  stream: string | null;
+  deliveredThroughSeq: number | null;
+  lastEntry: { seq: number; hash: string } | null;
+  coveredThroughSeq: number | null;
+  /** `[seq, hash]` of the entries not yet covered by a checkpoint. */
+  pending: [number, string][];
+  firstBreak: { seq?: number; reason: string } | null;
 }
 
 /** The verdict on one message. A message that is not `verified`, `duplicate` or `test` breaks the stream. */
@@ -108,6 +124,27 @@ export class StreamVerifier {
     private readonly options: StreamVerifierOptions,
   ) {
     this.stream = options.stream;
+    const resume = options.resume;
+    if (resume) {
+      this.stream = resume.stream ?? options.stream;
+      this.deliveredThrough = resume.deliveredThroughSeq ?? undefined;
+      this.lastEntry = resume.lastEntry ?? undefined;
+      this.coveredThrough = resume.coveredThroughSeq;
+      for (const [seq, hash] of resume.pending) this.pending.set(seq, hash);
+      this.firstBreak = resume.firstBreak ?? undefined;
+    }
+  }
+
+  /** Where the verifier stands, to save and pass back as `resume` (see `StreamVerifierState`). */
+  state(): StreamVerifierState {
+    return {
+      stream: this.stream ?? null,
+      deliveredThroughSeq: this.deliveredThrough ?? null,
+      lastEntry: this.lastEntry ?? null,
+      coveredThroughSeq: this.coveredThrough,
+      pending: [...this.pending],
+      firstBreak: this.firstBreak ?? null,
+    };
   }
 
   /** Throws when the keys given do not chain to the pinned one. */

@@ -173,6 +173,35 @@ describe('StreamVerifier, an unfiltered stream', () => {
     expect(await v.add(message(1, 3, range(1, 3)))).toMatchObject({ status: 'duplicate' });
   });
 
+  it('goes on from a saved state after a restart: links, gaps and coverage carry over', async () => {
+    const before = await verifier({ fromSeq: 1 });
+    await before.add(message(1, 3, range(1, 3)));
+    await before.add(message(4, 5, range(4, 5), checkpointOf(at(2))));
+    const saved = JSON.parse(JSON.stringify(before.state()));
+    expect(saved).toMatchObject({ stream: STREAM, deliveredThroughSeq: 5, coveredThroughSeq: 2 });
+
+    const after = await verifier({ resume: saved });
+    expect(after.deliveredThroughSeq).toBe(5);
+    expect(await after.add(message(4, 5, range(4, 5)))).toMatchObject({ status: 'duplicate' });
+    expect(await after.add(message(7, 8, range(7, 8)))).toMatchObject({
+      status: 'invalid',
+      seq: 6,
+    });
+    const forged = copy(at(6));
+    forged.prevHash = 'e'.repeat(64);
+    const { entryHash } = await import('@secadmin/log-chain');
+    forged.hash = entryHash(forged.prevHash, forged);
+    expect(await after.add(message(6, 6, [forged]))).toMatchObject({ status: 'invalid', seq: 6 });
+    expect(await after.add(message(6, 8, range(6, 8), checkpointOf(at(5))))).toMatchObject({
+      status: 'verified',
+      coveredThroughSeq: 5,
+    });
+    expect(after.state().firstBreak).toEqual({
+      seq: 6,
+      reason: 'seq 6–6 never arrived: the range starts at 7',
+    });
+  });
+
   it('refuses a webhook-id that does not name the range, another stream, and malformed messages', async () => {
     const v = await verifier({ stream: STREAM });
     expect(await v.add(message(1, 3, range(1, 3)), webhookId(1, 2))).toMatchObject({

@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { rename, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -20,6 +21,8 @@ export interface ReceiverOptions {
   verifier: StreamVerifier;
   /** The verifier follows a filtered stream: no checkpoint covers its entries. */
   filtered: boolean;
+  /** Where the verifier's state is saved after each message, before it is answered. */
+  stateFile?: string;
   out: Output;
 }
 
@@ -54,6 +57,13 @@ function answer(response: ServerResponse, status: number, body: Record<string, u
   if (response.headersSent) return;
   response.writeHead(status, { 'content-type': 'application/json', connection: 'close' });
   response.end(`${JSON.stringify(body)}\n`);
+}
+
+/** Written whole or not at all: a crash mid-write leaves the previous state. */
+async function saveState(file: string, verifier: StreamVerifier): Promise<void> {
+  const partial = `${file}.partial`;
+  await writeFile(partial, `${JSON.stringify(verifier.state())}\n`);
+  await rename(partial, file);
 }
 
 const actorText = (actor: LogEntry['actor']) => `${actor.type}:${actor.email ?? actor.id ?? ''}`;
@@ -135,6 +145,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
             (entry) => (entry.seq as number) > heldThrough,
           )
         : [];
+    if (options.stateFile) await saveState(options.stateFile, verifier);
     print(webhookId, result, fresh);
     if (result.status === 'invalid') answer(response, 422, result);
     else answer(response, 200, { status: result.status });

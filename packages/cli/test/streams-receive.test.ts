@@ -227,6 +227,37 @@ describe('secadmin streams receive', () => {
     );
   });
 
+  it('goes on checking the chain after a restart with --state', async () => {
+    const state = join(scratch, 'receiver-state.json');
+    const first = await receive('--secret', SECRET, '--public-key', keyFile, '--state', state);
+    expect((await send(first.url, message(1, 3, range(1, 3)))).status).toBe(200);
+    expect(await first.stop()).toBe(0);
+    const again = await receive('--secret', SECRET, '--public-key', keyFile, '--state', state);
+    expect((await send(again.url, message(2, 3, range(2, 3)))).body).toEqual({
+      status: 'duplicate',
+    });
+    expect(await send(again.url, message(5, 6, range(5, 6)))).toMatchObject({
+      status: 422,
+      body: { seq: 4, reason: 'seq 4–4 never arrived: the range starts at 5' },
+    });
+    expect((await send(again.url, message(4, 6, range(4, 6)))).status).toBe(200);
+    expect(await again.stop()).toBe(3);
+    expect(again.stderr()).toContain('received through seq 6; the stream broke at seq 4');
+    await writeFile(state, '{"pending":');
+    const corrupt = await runCli('', [
+      'streams',
+      'receive',
+      '--port',
+      '0',
+      '--secret',
+      SECRET,
+      '--state',
+      state,
+    ]);
+    expect(corrupt.code).toBe(64);
+    expect(corrupt.stderr).toContain(`--state ${state} is not a state this command saved`);
+  });
+
   it('says when no public key is pinned, and reads the secret from SECADMIN_STREAM_SECRET', async () => {
     const receiver = await startReceive(['--port', '0'], { SECADMIN_STREAM_SECRET: SECRET });
     expect(receiver.stderr()).toContain(

@@ -1,8 +1,10 @@
+import { readFile } from 'node:fs/promises';
 import {
   type Body,
   type Data,
   StreamVerifier,
   type StreamVerifierOptions,
+  type StreamVerifierState,
 } from '@secadmin/api-client';
 import type { Command } from 'commander';
 import { commandContext, type GlobalOptions } from '../context.js';
@@ -22,6 +24,7 @@ interface ReceiveOptions {
   stream?: string;
   fromSeq?: number;
   filtered?: boolean;
+  state?: string;
 }
 
 type LogStream = Data<'getLogStream'>;
@@ -266,6 +269,10 @@ export function registerStreamCommands(program: Command): void {
     .option('--stream <id>', 'accept only this stream (default: the first one that arrives)')
     .option('--from-seq <n>', 'the seq the first message must start at', positiveInteger)
     .option(
+      '--state <file>',
+      'keep the chain’s state in this file (written before each answer) and go on from it after a restart',
+    )
+    .option(
       '--filtered',
       'the stream has a filter: entries absent from a range are not a gap (links are checked where seqs are consecutive)',
     )
@@ -288,6 +295,7 @@ export function registerStreamCommands(program: Command): void {
         secret,
         verifier,
         filtered: options.filtered ?? false,
+        ...(options.state ? { stateFile: options.state } : {}),
         out,
       });
       out.note(`listening on ${receiver.url}`);
@@ -317,6 +325,7 @@ async function streamVerifier(
     ...(options.stream ? { stream: options.stream } : {}),
     ...(options.fromSeq ? { fromSeq: options.fromSeq } : {}),
     ...(options.filtered ? { filtered: true } : {}),
+    ...(options.state ? { resume: await savedState(options.state) } : {}),
   };
   if (expectedKey?.startsWith('-----BEGIN')) {
     settings.publicKeyPem = expectedKey;
@@ -334,4 +343,25 @@ async function streamVerifier(
   } catch (error) {
     throw new CliError(`cannot verify checkpoints: ${(error as Error).message}`, EXIT.invalid);
   }
+}
+
+/** The state `--state` saved, if the file exists (a first run starts without one). */
+async function savedState(file: string): Promise<StreamVerifierState | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw usageError(`cannot read --state ${file}: ${(error as Error).message}`);
+  }
+  let state: unknown;
+  try {
+    state = JSON.parse(text);
+  } catch {
+    state = undefined;
+  }
+  const saved = state as Partial<StreamVerifierState> | undefined;
+  if (typeof saved !== 'object' || saved === null || !Array.isArray(saved.pending))
+    throw usageError(`--state ${file} is not a state this command saved`);
+  return saved as StreamVerifierState;
 }
