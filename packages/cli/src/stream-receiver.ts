@@ -9,6 +9,7 @@ import {
   verifyWebhookSignature,
   WebhookVerificationError,
 } from '@secadmin/api-client';
+import { CliError } from './errors.js';
 import type { Output } from './output.js';
 
 /** A batch of a thousand entries with their metadata fits many times over. */
@@ -169,7 +170,13 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   // A sender that stalls mid-request is cut off rather than held open for good.
   server.requestTimeout = 60_000;
   server.listen(options.port, options.host);
-  await once(server, 'listening');
+  try {
+    await once(server, 'listening');
+  } catch (error) {
+    throw new CliError(
+      `cannot listen on ${options.host} port ${options.port}: ${(error as Error).message}`,
+    );
+  }
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {

@@ -258,6 +258,15 @@ describe('secadmin streams receive', () => {
     expect(corrupt.stderr).toContain(`--state ${state} is not a state this command saved`);
   });
 
+  it('says why it cannot listen, with exit 1', async () => {
+    const receiver = await receive('--secret', SECRET);
+    const { port } = new URL(receiver.url);
+    const taken = await runCli('', ['streams', 'receive', '--port', port, '--secret', SECRET]);
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toMatch(`secadmin: cannot listen on 127.0.0.1 port ${port}: `);
+    expect(await receiver.stop()).toBe(0);
+  });
+
   it('says when no public key is pinned, and reads the secret from SECADMIN_STREAM_SECRET', async () => {
     const receiver = await startReceive(['--port', '0'], { SECADMIN_STREAM_SECRET: SECRET });
     expect(receiver.stderr()).toContain(
