@@ -69,6 +69,7 @@ async function launch(database: 'embedded' | 'postgresql') {
   const server = await startServer(dataDir, scratchDatabase?.url ?? '', {
     SECADMIN_STREAM_ALLOW_PRIVATE_NETWORKS: '1',
     SECADMIN_STREAM_RETRY_BASE_MS: '100',
+    SECADMIN_STREAM_RETRY_MAX_MS: '400',
     SECADMIN_STREAM_POLL_MS: '50',
   });
   return { server, ...(scratchDatabase ? { database: scratchDatabase } : {}) };
@@ -116,7 +117,7 @@ describe.each(['embedded', 'postgresql'] as const)('secadmin streams on %s', (da
       return checked > 0 ? checked : undefined;
     });
 
-  it('creates a stream whose every entry the receiver verifies, in order and once; pause, resume, test, replay, list and status', async () => {
+  it('creates a stream whose every entry the receiver verifies, in order and once, across a receiver outage, pause, resume, test and replay; list and status', async () => {
     await ingest(6);
     const port = await freePort();
     const created = await cli(
@@ -139,27 +140,36 @@ describe.each(['embedded', 'postgresql'] as const)('secadmin streams on %s', (da
 
     const { data: key } = await api('GET', '/v1/logs/public-key');
     const fingerprint = await keyFingerprint(key.publicKey as string);
-    const receiver = await startReceive(
-      [
-        '--port',
-        String(port),
-        '--public-key',
-        fingerprint,
-        '--from-seq',
-        '1',
-        '--stream',
-        stream.id,
-        '--json',
-      ],
-      {
-        SECADMIN_STREAM_SECRET: stream.secret,
-        SECADMIN_URL: server.url,
-        SECADMIN_API_KEY: API_KEY,
-      },
-    );
-    expect(receiver.stderr()).toContain(`pinned key ${fingerprint}`);
+    const state = join(scratch, `${database}-receiver.json`);
+    const startReceiver = () =>
+      startReceive(
+        [
+          ...['--port', String(port), '--public-key', fingerprint, '--from-seq', '1'],
+          ...['--stream', stream.id, '--state', state, '--json'],
+        ],
+        {
+          SECADMIN_STREAM_SECRET: stream.secret,
+          SECADMIN_URL: server.url,
+          SECADMIN_API_KEY: API_KEY,
+        },
+      );
+    const outage = await startReceiver();
+    expect(outage.stderr()).toContain(`pinned key ${fingerprint}`);
     const first = await head();
-    await until('the first entries', () => (receivedThrough(receiver) >= first ? true : undefined));
+    await until('the first entries', () => (receivedThrough(outage) >= first ? true : undefined));
+
+    // The receiver is down while entries arrive: the server keeps failing until it is back.
+    expect(await outage.stop()).toBe(0);
+    await ingest(4);
+    await until('a failed delivery', async () => {
+      const { data } = await api('GET', `/v1/log-streams/${stream.id}`);
+      return (data.consecutiveFailures as number) > 0 ? true : undefined;
+    });
+    const receiver = await startReceiver();
+    const afterOutage = await head();
+    await until('the entries written during the outage', () =>
+      receivedThrough(receiver) >= afterOutage ? true : undefined,
+    );
 
     expect((await cli('streams', 'pause', stream.id)).stdout).toBe(`${stream.id} is paused\n`);
     const status = JSON.parse((await cli('streams', 'status', stream.id, '--json')).stdout);
@@ -193,7 +203,7 @@ describe.each(['embedded', 'postgresql'] as const)('secadmin streams on %s', (da
     expect((await cli('streams', 'list')).stdout).toMatch(/^ID +NAME +TYPE +URL +STATUS/);
 
     expect(await receiver.stop()).toBe(0);
-    const lines = printed(receiver);
+    const lines = [...printed(outage), ...printed(receiver)];
     expect(lines.filter((line) => line.status === 'invalid')).toEqual([]);
     // Every seq from 1, each printed once, in order: the whole log, nothing twice.
     const seqs = lines.flatMap((line) => (line.entry ? [line.entry.seq] : []));
