@@ -9,6 +9,7 @@ import { testPostgres } from '@secadmin/test-infra';
 import { auditLogCases } from './cases/audit-log.mjs';
 import { coldStart } from './cases/cold-start.mjs';
 import { httpCases } from './cases/http.mjs';
+import { logStreamCases } from './cases/log-streams.mjs';
 import { policyDecision } from './cases/policy-decision.mjs';
 import { NODE24, SYSTEM_NODE } from './lib/processes.mjs';
 
@@ -25,6 +26,7 @@ const cases = [
   ['policy decision', policyDecision],
   ['HTTP', httpCases],
   ['audit log', auditLogCases],
+  ['log streams', logStreamCases],
   ['cold start', coldStart],
 ];
 for (const [name, run] of cases) {

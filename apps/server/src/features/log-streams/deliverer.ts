@@ -142,14 +142,17 @@ export class StreamDeliverer implements Required<Job> {
 
   /** The range in flight again, or the next one; `moved`: a replay or another instance intervened. */
   private async nextBatch(stream: StreamRow, head: number): Promise<Batch | 'moved' | undefined> {
-    const fromSeq = stream.deliveredThroughSeq + 1;
+    // Entries are read after what is delivered; the message's range starts after the last
+    // message, so a stretch with no matching entry is covered by the next message's range.
+    const scanFrom = stream.deliveredThroughSeq + 1;
+    const fromSeq = Math.min(stream.rangeStartSeq, scanFrom);
     const held =
-      stream.pendingToSeq !== null && stream.pendingToSeq >= fromSeq
+      stream.pendingToSeq !== null && stream.pendingToSeq >= scanFrom
         ? stream.pendingToSeq
         : undefined;
     const upTo = held ?? head;
-    if (fromSeq > upTo) return undefined;
-    const entries = await this.o.sealed.between(fromSeq, upTo, stream.filter, stream.batchSize);
+    if (scanFrom > upTo) return undefined;
+    const entries = await this.o.sealed.between(scanFrom, upTo, stream.filter, stream.batchSize);
     const last = entries[entries.length - 1];
     const toSeq = entries.length === stream.batchSize && last?.seq ? last.seq : upTo;
     if (

@@ -79,6 +79,35 @@ describe.each(DATABASES)('log streams on %s', (database) => {
     await server?.stop();
   });
 
+  // First: no other stream holds anything back yet.
+  it('keeps through retention the entries an active stream has not delivered', async () => {
+    const p = prefix();
+    const old = new Date(Date.now() - 45 * 24 * 60 * 60 * 1000).toISOString();
+    const ingestOld = async (event: string) => {
+      const res = await api('POST', '/v1/logs', {
+        entries: [{ event, actor: { type: 'system' }, result: 'success', timestamp: old }],
+      });
+      expect(res.status).toBe(201);
+      await server.sealer.flush();
+    };
+    await ingestOld(`${p}.before`);
+    const r = await receiver(() => ({ status: 503 }));
+    const stream = await create({
+      name: `${p} holding`,
+      destination: { type: 'webhook', url: r.url },
+      filter: { events: [`${p}.*`] },
+    });
+    await ingestOld(`${p}.held`);
+    await waitFor('an attempt', () => r.received.length >= 1);
+    server = await server.restart({ streams: STREAMS, logRetentionDays: 30 });
+    const events = async (event: string) =>
+      (await api('GET', `/v1/logs?events=${event}&limit=10`)).body.data as Json[];
+    await waitFor('retention ran', async () => (await events('logs.retention.applied')).length > 0);
+    expect(await events(`${p}.before`)).toEqual([]);
+    expect(await events(`${p}.held`)).toHaveLength(1);
+    expect((await api('DELETE', `/v1/log-streams/${stream.id}`)).status).toBe(204);
+  });
+
   it('sends matching sealed entries in seq order, in contiguous ranges of at most batchSize, signed', async () => {
     const p = prefix();
     const r = await receiver();
@@ -90,6 +119,10 @@ describe.each(DATABASES)('log streams on %s', (database) => {
     });
     expect(stream.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const startHead = stream.deliveredThroughSeq;
+    // A stretch with no match, passed over before anything matches: the first message's range covers it.
+    await ingest([`${p}.b.before`]);
+    await waitFor('the stretch passed over', async () => (await get(stream.id)).lagEntries === 0);
+    expect(r.received).toHaveLength(0);
     await ingest([
       `${p}.a.one`,
       `${p}.b.skip`,
