@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import {
-  type Body,
-  type Data,
+  type LogStream,
+  type LogStreamCreate,
   StreamVerifier,
   type StreamVerifierOptions,
   type StreamVerifierState,
@@ -26,9 +26,6 @@ interface ReceiveOptions {
   filtered?: boolean;
   state?: string;
 }
-
-type LogStream = Data<'getLogStream'>;
-type StreamCreate = Body<'createLogStream'>;
 
 const STREAM_COLUMNS = [
   'id',
@@ -57,12 +54,12 @@ interface CreateOptions {
   events?: string[];
   origin?: 'service' | 'api';
   result?: 'success' | 'failure';
-  startAt?: StreamCreate['startAt'];
+  startAt?: LogStreamCreate['startAt'];
   batchSize?: number;
 }
 
 /** `now`, `earliest` or a seq to start from. */
-function startAt(value: string): NonNullable<StreamCreate['startAt']> {
+function startAt(value: string): NonNullable<LogStreamCreate['startAt']> {
   if (value === 'now' || value === 'earliest') return value;
   return { seq: positiveInteger(value) };
 }
@@ -145,7 +142,7 @@ export function registerStreamCommands(program: Command): void {
         ...(options.origin ? { origin: options.origin } : {}),
         ...(options.result ? { result: options.result } : {}),
       };
-      const destination: StreamCreate['destination'] = splunk
+      const destination: LogStreamCreate['destination'] = splunk
         ? {
             type: 'splunk_hec',
             url: options.destination,
