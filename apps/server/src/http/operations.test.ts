@@ -9,7 +9,13 @@ describe('readOperations', () => {
         .filter((o) => o.method !== 'GET' && !o.writes)
         .map((o) => o.id)
         .sort(),
-    ).toEqual(['searchLogs', 'simulatePolicy', 'simulatePolicyBatch', 'testLogStream', 'verifyLogs']);
+    ).toEqual([
+      'searchLogs',
+      'simulatePolicy',
+      'simulatePolicyBatch',
+      'testLogStream',
+      'verifyLogs',
+    ]);
     expect(operations.filter((o) => o.method === 'GET' && o.writes)).toEqual([]);
     expect(operations.find((o) => o.id === 'createExport')?.writes).toBe(true);
   });

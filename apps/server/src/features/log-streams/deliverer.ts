@@ -152,9 +152,14 @@ export class StreamDeliverer implements Required<Job> {
         : undefined;
     const upTo = held ?? head;
     if (scanFrom > upTo) return undefined;
-    const entries = await this.o.sealed.between(scanFrom, upTo, stream.filter, stream.batchSize);
+    const { entries, scannedTo } = await this.o.sealed.between(
+      scanFrom,
+      upTo,
+      stream.filter,
+      stream.batchSize,
+    );
     const last = entries[entries.length - 1];
-    const toSeq = entries.length === stream.batchSize && last?.seq ? last.seq : upTo;
+    const toSeq = entries.length === stream.batchSize && last?.seq ? last.seq : scannedTo;
     if (
       entries.length > 0 &&
       toSeq !== held &&

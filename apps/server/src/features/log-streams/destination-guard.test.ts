@@ -49,9 +49,9 @@ describe('the SSRF rules of log-stream destinations', () => {
     await expect(
       checkedAddresses('mixed.example', { allowPrivateNetworks: false, resolve }),
     ).rejects.toThrow(/not public/);
-    await expect(
-      checkedAddresses('[::1]'.slice(1, -1), { allowPrivateNetworks: false, resolve }),
-    ).rejects.toThrow(/not public/);
+    await expect(checkedAddresses('::1', { allowPrivateNetworks: false, resolve })).rejects.toThrow(
+      /not public/,
+    );
   });
 
   it('wants https without user info, and http only with private networks allowed', () => {
@@ -72,7 +72,11 @@ describe('a delivery connection', () => {
     receiver = createServer((req, res) => {
       hits++;
       req.resume();
-      req.on('end', () => res.writeHead(204).end());
+      req.on('end', () =>
+        req.url === '/moved'
+          ? res.writeHead(302, { location: `http://127.0.0.1:${port}/hook` }).end()
+          : res.writeHead(204).end(),
+      );
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     port = (receiver.address() as AddressInfo).port;
@@ -107,6 +111,17 @@ describe('a delivery connection', () => {
     });
     expect(outcome).toMatchObject({ ok: true, httpStatus: 204 });
     expect(asked).toBe(1);
+  });
+
+  it('does not follow a redirect: a 3xx is a failed delivery', async () => {
+    const before = hits;
+    const outcome = await send(`http://127.0.0.1:${port}/moved`, {}, '{}', {
+      allowPrivateNetworks: true,
+      resolve: async () => [],
+      timeoutMs: 5_000,
+    });
+    expect(outcome).toMatchObject({ ok: false, httpStatus: 302 });
+    expect(hits).toBe(before + 1);
   });
 
   it('refuses loopback literals, IPv4-mapped ones included, without private networks', async () => {
