@@ -28,6 +28,14 @@ export type {
   PaginateOptions,
 } from './pagination.js';
 export { type RetryInfo, type RetryOptions, retryAfterMs } from './retry.js';
+export {
+  type StreamEntriesMessage,
+  type StreamMessageResult,
+  type StreamTestMessage,
+  StreamVerifier,
+  type StreamVerifierOptions,
+  type StreamVerifierState,
+} from './stream-verifier.js';
 export type { Fetch } from './transport.js';
 export {
   fetchVerificationMaterial,
@@ -36,3 +44,12 @@ export {
   type VerifyResult,
   verifyExport,
 } from './verify-export.js';
+export {
+  signWebhook,
+  type VerifiedWebhook,
+  type VerifyWebhookOptions,
+  verifyWebhookSignature,
+  WEBHOOK_TOLERANCE_SECONDS,
+  type WebhookHeaders,
+  WebhookVerificationError,
+} from './webhook-signature.js';

@@ -61,6 +61,52 @@ describe('resource methods', () => {
     ]);
   });
 
+  it('logStreams: every log stream operation goes where the spec says, with its body', async () => {
+    const stream = { id: 'lst_01kb00000000000000000000aa', name: 'siem', status: 'active' };
+    const collection = (req: Request) => new URL(req.url).pathname === '/v1/log-streams';
+    const { fetch, requests } = fakeFetch((req) =>
+      req.method === 'DELETE'
+        ? new Response(null, { status: 204 })
+        : json(req.method === 'POST' && collection(req) ? 201 : 200, {
+            data: collection(req) && req.method === 'GET' ? [stream] : stream,
+            pagination: { hasMore: false },
+            meta: { requestId: 'r' },
+          }),
+    );
+    const client = createSecadminClient({ baseUrl: BASE, apiKey: 'k', fetch });
+    const id = stream.id;
+    const destination = { type: 'webhook' as const, url: 'https://siem.example.com/hook' };
+    expect(
+      await client.logStreams.create({ name: 'siem', destination, startAt: 'earliest' }),
+    ).toEqual(stream);
+    expect((await client.logStreams.list({ limit: 10 })).data).toEqual([stream]);
+    expect(await client.logStreams.get(id)).toEqual(stream);
+    await client.logStreams.update(id, { status: 'paused' });
+    await client.logStreams.replay(id, { fromSeq: 7 });
+    await client.logStreams.test(id);
+    await client.logStreams.rotateLogStreamSecret(id);
+    await client.logStreams.listLogStreamDeliveries(id);
+    expect(await client.logStreams.delete(id)).toBeUndefined();
+    const sent = await Promise.all(
+      requests.map(async (r) => [r.method, r.url.slice(BASE.length), await r.text()]),
+    );
+    expect(sent).toEqual([
+      [
+        'POST',
+        '/v1/log-streams',
+        JSON.stringify({ name: 'siem', destination, startAt: 'earliest' }),
+      ],
+      ['GET', '/v1/log-streams?limit=10', ''],
+      ['GET', `/v1/log-streams/${id}`, ''],
+      ['PATCH', `/v1/log-streams/${id}`, '{"status":"paused"}'],
+      ['POST', `/v1/log-streams/${id}/replay`, '{"fromSeq":7}'],
+      ['POST', `/v1/log-streams/${id}/test`, ''],
+      ['POST', `/v1/log-streams/${id}/rotate-secret`, ''],
+      ['GET', `/v1/log-streams/${id}/deliveries`, ''],
+      ['DELETE', `/v1/log-streams/${id}`, ''],
+    ]);
+  });
+
   it('answers a download with the Response, unread', async () => {
     const { fetch, requests } = fakeFetch(
       () => new Response('id,event\n', { headers: { 'content-type': 'text/csv' } }),

@@ -69,6 +69,23 @@ export type ApiKeyCreate = Schemas['ApiKeyCreate'];
 /** A created API key, with its secret (shown once). */
 export type ApiKeyCreated = Schemas['ApiKeyCreated'];
 
+/** A log stream as shown (never its secret or token). */
+export type LogStream = Schemas['LogStream'];
+/** The body that creates a log stream. */
+export type LogStreamCreate = Schemas['LogStreamCreate'];
+/** A created log stream, with a webhook's signing secret (shown once). */
+export type LogStreamCreated = Schemas['LogStreamCreated'];
+/** The fields of a log stream a PATCH changes (`status` pauses or resumes it). */
+export type LogStreamUpdate = Schemas['LogStreamUpdate'];
+/** Which sealed entries a log stream sends. */
+export type LogStreamFilter = Schemas['LogStreamFilter'];
+/** One delivery attempt of a log stream. */
+export type LogStreamDelivery = Schemas['LogStreamDelivery'];
+/** The body of a log stream's webhook message (Standard Webhooks signed). */
+export type LogStreamMessage = Schemas['LogStreamMessage'];
+/** The body of a log stream's test message. */
+export type LogStreamTestMessage = Schemas['LogStreamTestMessage'];
+
 /** Every operation's id, as the server's handler map is keyed. */
 export type OperationId = keyof operations;
 export type { KeylessOperationId } from './generated/access.js';

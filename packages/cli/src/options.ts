@@ -32,3 +32,20 @@ export function jsonObject(value: string): Record<string, unknown> {
 
 /** Appends each use of a repeatable option. */
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** A TCP port; 0 lets the system pick one. */
+export function port(value: string): number {
+  const parsed = Number(value);
+  if (!/^[0-9]+$/.test(value) || parsed > 65_535)
+    throw new InvalidArgumentError('not a port (0–65535)');
+  return parsed;
+}
+
+/** A value of a fixed set. */
+export function oneOf<T extends string>(...values: readonly T[]): (value: string) => T {
+  return (value) => {
+    if (!(values as readonly string[]).includes(value))
+      throw new InvalidArgumentError(`not one of ${values.join(', ')}`);
+    return value as T;
+  };
+}

@@ -40,6 +40,7 @@ export type {
 } from './types.js';
 export {
   ChainVerifier,
+  entryShapeProblem,
   type VerifierOptions,
   verifyChain,
   verifyCheckpointSignature,

@@ -199,7 +199,7 @@ const isSeq = (value: unknown): value is number =>
   Number.isSafeInteger(value) && (value as number) >= 1;
 
 /** Why an input entry cannot be checked at all (not JSON of a full entry), or undefined. */
-function entryShapeProblem(entry: unknown, index: number): string | undefined {
+export function entryShapeProblem(entry: unknown, index: number): string | undefined {
   if (!isObject(entry)) return `entries[${index}] is not an object`;
   for (const field of ['id', 'timestamp', 'event', 'result', 'origin'])
     if (typeof entry[field] !== 'string') return `entries[${index}].${field} is not a string`;

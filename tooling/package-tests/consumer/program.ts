@@ -10,8 +10,12 @@ import {
   SecadminApiError,
   type SecadminClient,
   SecadminConnectionError,
+  StreamVerifier,
+  signWebhook,
   type User,
   verifyExport,
+  verifyWebhookSignature,
+  WebhookVerificationError,
 } from '@secadmin/api-client';
 import type { ErrorCode } from '@secadmin/api-types';
 
@@ -112,6 +116,34 @@ async function verifiesAnExportOffline(client: SecadminClient, entryId: string):
     !caught.valid && caught.firstInvalidSeq === seq,
     `the changed entry (seq ${seq}) found: ${JSON.stringify(caught)}`,
   );
+
+  // A log stream's receiver: the export's entries as one webhook message, signed, then checked.
+  const secret = `whsec_${btoa(String.fromCharCode(...new Uint8Array(32).fill(7)))}`;
+  const sealed = entries
+    .filter((entry) => entry.seq !== null)
+    .sort((a, b) => (a.seq as number) - (b.seq as number));
+  const range = { fromSeq: sealed[0]?.seq as number, toSeq: sealed.at(-1)?.seq as number };
+  const id = `msg_lst_consumer_${range.fromSeq}_${range.toSeq}`;
+  const message = { type: 'audit_log.entries', stream: 'lst_consumer', range, entries: sealed };
+  const body = JSON.stringify({ ...message, checkpoint: null });
+  const timestamp = Math.floor(Date.now() / 1000);
+  const headers = {
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': await signWebhook(secret, id, timestamp, body),
+  };
+  const delivered = await verifyWebhookSignature(secret, headers, body);
+  const streamVerifier = await StreamVerifier.create({
+    publicKeyPem: material.publicKeyPem,
+    filtered: true,
+  });
+  const received = await streamVerifier.add(JSON.parse(body), delivered.id);
+  check(received.status === 'verified', `the stream message verified: ${JSON.stringify(received)}`);
+  const refused = await verifyWebhookSignature(secret, headers, `${body} `).then(
+    () => false,
+    (error: unknown) => error instanceof WebhookVerificationError,
+  );
+  check(refused, 'a webhook body changed after signing refused');
 }
 
 main().catch((error: unknown) => {

@@ -20,9 +20,14 @@ export interface ServerProcess {
 
 /**
  * The real server (`apps/server/dist/main.js`) in its own process on a port the OS picks,
- * read back from its `secadmin listening` line; embedded database unless `databaseUrl`.
+ * read back from its `secadmin listening` line; embedded database unless `databaseUrl`; `env`
+ * adds to or overrides its environment.
  */
-export async function startServer(dataDir: string, databaseUrl = ''): Promise<ServerProcess> {
+export async function startServer(
+  dataDir: string,
+  databaseUrl = '',
+  env: Record<string, string> = {},
+): Promise<ServerProcess> {
   const child: ChildProcess = spawn(process.execPath, [SERVER], {
     env: {
       ...process.env,
@@ -34,6 +39,7 @@ export async function startServer(dataDir: string, databaseUrl = ''): Promise<Se
       SECADMIN_METRICS_PORT: '0',
       SECADMIN_DATA_DIR: join(dataDir, 'data'),
       SECADMIN_ADMIN_API_KEY: API_KEY,
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
