@@ -84,8 +84,8 @@ describe('resource methods', () => {
     await client.logStreams.update(id, { status: 'paused' });
     await client.logStreams.replay(id, { fromSeq: 7 });
     await client.logStreams.test(id);
-    await client.logStreams.rotateLogStreamSecret(id);
-    await client.logStreams.listLogStreamDeliveries(id);
+    await client.logStreams.rotateSecret(id);
+    await client.logStreams.listDeliveries(id);
     expect(await client.logStreams.delete(id)).toBeUndefined();
     const sent = await Promise.all(
       requests.map(async (r) => [r.method, r.url.slice(BASE.length), await r.text()]),
