@@ -190,10 +190,7 @@ export function registerStreamCommands(program: Command): void {
     .action(async (id: string, options: { deliveries: number }, command: Command) => {
       const { client, out } = commandContext(command.optsWithGlobals<GlobalOptions>());
       const stream = await client.logStreams.get(id);
-      const deliveries = (await client.logStreams.listDeliveries(id)).slice(
-        0,
-        options.deliveries,
-      );
+      const deliveries = (await client.logStreams.listDeliveries(id)).slice(0, options.deliveries);
       out.result({ ...stream, deliveries }, () => {
         printStream(out, stream);
         out.line();
