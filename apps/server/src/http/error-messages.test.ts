@@ -68,6 +68,9 @@ describe('error messages a newcomer reads', () => {
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
     expect(await res.text()).toBe('');
     expect((await raw(server, '/healthz', { method: 'HEAD' })).status).toBe(200);
+    const docs = await raw(server, '/docs', { method: 'HEAD' });
+    expect(docs.status).toBe(200);
+    expect(docs.headers.get('content-type')).toMatch(/text\/html/);
   });
 
   it('names the missing Bearer scheme, not an invalid key', async () => {
