@@ -17,6 +17,7 @@ import {
   idempotencySweeper,
 } from './idempotency/index.js';
 import { type Access, createPolicies } from './policies/index.js';
+import { createRoles } from './roles/index.js';
 import { createUsers } from './users/index.js';
 
 export interface Services {
@@ -27,10 +28,11 @@ export interface Services {
   idempotency: IdempotencyService;
   /** The dispatch step of writes sent with an `Idempotency-Key`. */
   idempotencyStep: ReturnType<typeof createIdempotency>['step'];
-  /** The operations of users, policies and API keys. */
+  /** The operations of users, roles, policies and API keys. */
   handlers: ReturnType<typeof createUsers>['handlers'] &
     ReturnType<typeof createPolicies>['handlers'] &
-    ReturnType<typeof createApiKeys>['handlers'];
+    ReturnType<typeof createApiKeys>['handlers'] &
+    ReturnType<typeof createRoles>['handlers'];
   logs: AuditLog['logs'];
   chain: AuditLog['chain'];
   search: AuditLog['search'];
@@ -113,6 +115,14 @@ export function createServices(store: Store, options: ServicesOptions): Composit
     logs: audit,
     keptResponses: idempotency.service,
   });
+  const roles = createRoles({
+    store,
+    versions,
+    audit,
+    cursors,
+    access: policies.access,
+    members: users.service,
+  });
   return {
     services: {
       versions,
@@ -121,7 +131,12 @@ export function createServices(store: Store, options: ServicesOptions): Composit
       apiKeys: apiKeys.service,
       idempotency: idempotency.service,
       idempotencyStep: idempotency.step,
-      handlers: { ...users.handlers, ...policies.handlers, ...apiKeys.handlers },
+      handlers: {
+        ...users.handlers,
+        ...policies.handlers,
+        ...apiKeys.handlers,
+        ...roles.handlers,
+      },
       logs: auditLog.logs,
       chain: auditLog.chain,
       search: auditLog.search,

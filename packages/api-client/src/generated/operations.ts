@@ -16,6 +16,11 @@ export const operations = {
   getUser: { group: 'users', name: 'get', method: 'GET', path: '/v1/users/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
   updateUser: { group: 'users', name: 'update', method: 'PATCH', path: '/v1/users/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'data' },
   deleteUser: { group: 'users', name: 'delete', method: 'DELETE', path: '/v1/users/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
+  listRoles: { group: 'roles', name: 'list', method: 'GET', path: '/v1/roles', pathParams: [], query: true, body: false, cursor: 'query', returns: 'body' },
+  createRole: { group: 'roles', name: 'create', method: 'POST', path: '/v1/roles', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
+  getRole: { group: 'roles', name: 'get', method: 'GET', path: '/v1/roles/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
+  updateRole: { group: 'roles', name: 'update', method: 'PATCH', path: '/v1/roles/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'data' },
+  deleteRole: { group: 'roles', name: 'delete', method: 'DELETE', path: '/v1/roles/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
   listPolicies: { group: 'policies', name: 'list', method: 'GET', path: '/v1/policies', pathParams: [], query: true, body: false, cursor: 'query', returns: 'body' },
   createPolicy: { group: 'policies', name: 'create', method: 'POST', path: '/v1/policies', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   simulatePolicy: { group: 'policies', name: 'simulate', method: 'POST', path: '/v1/policies/simulate', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
@@ -59,7 +64,8 @@ export interface Resources {
      *
      * Lists users oldest first, by (createdAt, id), with cursor pagination. `email`
      * filters by exact, case-insensitive email; `role` returns users holding that role;
-     * `active` returns only active or only inactive users.
+     * `active` returns only active or only inactive users; `externalId` the user with that
+     * identity-provider id.
      * Entries carry the list fields only: id, email, name, createdAt and roles.
      *
      * `GET /v1/users` (`listUsers`)
@@ -69,7 +75,8 @@ export interface Resources {
      * Create a user
      *
      * Creates a user with `emailVerified: false`. The email must be unique among existing
-     * users, compared case-insensitively (409 otherwise); it is stored as given. The
+     * users, compared case-insensitively (409 otherwise); it is stored as given. So must
+     * `externalId` be, when given (compared exactly). The
      * optional password (8–256 characters) is stored as a scrypt hash and never returned.
      * Writes a `user.created` audit entry. Each role in `roles` also needs
      * `users:grant` on `roles/<role>` (403 and nothing created otherwise).
@@ -88,7 +95,8 @@ export interface Resources {
     /**
      * Update a user
      *
-     * Updates `name`, `roles` (replaced) and `metadata`. `metadata` is merged into
+     * Updates `name`, `roles` (replaced), `active`, `externalId` (409 when another user has
+     * it; `null` removes it) and `metadata`. `metadata` is merged into
      * the stored metadata as an RFC 7386 JSON Merge Patch: a key set to `null` is
      * removed and nested objects merge. Concurrent updates never lose each other's keys.
      * Metadata is limited to 16 KiB serialized after the merge. An empty body changes
@@ -117,6 +125,61 @@ export interface Resources {
      * `DELETE /v1/users/{id}` (`deleteUser`)
      */
     delete(id: PathParams<'deleteUser'>['id'], options?: RequestOptions): Promise<void>;
+  };
+  /**
+   * Roles as records, with a display name, a description and an identity provider's id (a SCIM Group is one). A role's members are the users whose `roles` hold its id; adding or removing one needs `users:grant` on `roles/<id>`.
+   */
+  roles: {
+    /**
+     * List roles
+     *
+     * Lists role records oldest first, by (createdAt, id), with cursor pagination, each with
+     * its `memberCount`. `externalId` returns the role with that identity-provider id.
+     *
+     * `GET /v1/roles` (`listRoles`)
+     */
+    list(query?: Query<'listRoles'>, options?: RequestOptions): Promise<JsonBody<'listRoles'>>;
+    /**
+     * Create a role
+     *
+     * Creates a role record with the given `id` (409 when a record has it, or another role has
+     * the `externalId`). Users may already hold the role: `memberCount` counts them. Creating
+     * a record grants nothing: membership is a user's `roles`, changed with `users:grant`.
+     * Writes a `role.created` audit entry.
+     *
+     * `POST /v1/roles` (`createRole`)
+     */
+    create(body: Body<'createRole'>, options?: RequestOptions): Promise<Data<'createRole'>>;
+    /**
+     * Get a role
+     *
+     * Returns the role record with its `memberCount`.
+     *
+     * `GET /v1/roles/{id}` (`getRole`)
+     */
+    get(id: PathParams<'getRole'>['id'], options?: RequestOptions): Promise<Data<'getRole'>>;
+    /**
+     * Update a role
+     *
+     * Updates `name`, `description` and `externalId` (409 when another role has it); `null`
+     * removes `description` or `externalId`. The id never changes. An empty body changes
+     * nothing. Writes a `role.updated` audit entry.
+     *
+     * `PATCH /v1/roles/{id}` (`updateRole`)
+     */
+    update(id: PathParams<'updateRole'>['id'], body: Body<'updateRole'>, options?: RequestOptions): Promise<Data<'updateRole'>>;
+    /**
+     * Delete a role
+     *
+     * Deletes the role record and removes the role from every user that holds it, in one
+     * transaction. Each removal is a grant change: the key needs `users:grant` on
+     * `roles/<id>` besides `roles:delete` (403 and nothing changed otherwise). Writes a
+     * `role.deleted` audit entry whose `metadata.removedFromUsers` is the number of users
+     * that held it, and no `user.updated` entries.
+     *
+     * `DELETE /v1/roles/{id}` (`deleteRole`)
+     */
+    delete(id: PathParams<'deleteRole'>['id'], options?: RequestOptions): Promise<void>;
   };
   /**
    * Access policies and the simulator that evaluates them.

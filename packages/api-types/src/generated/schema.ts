@@ -15,7 +15,8 @@ export interface paths {
          * List users
          * @description Lists users oldest first, by (createdAt, id), with cursor pagination. `email`
          *     filters by exact, case-insensitive email; `role` returns users holding that role;
-         *     `active` returns only active or only inactive users.
+         *     `active` returns only active or only inactive users; `externalId` the user with that
+         *     identity-provider id.
          *     Entries carry the list fields only: id, email, name, createdAt and roles.
          */
         get: operations["listUsers"];
@@ -23,7 +24,8 @@ export interface paths {
         /**
          * Create a user
          * @description Creates a user with `emailVerified: false`. The email must be unique among existing
-         *     users, compared case-insensitively (409 otherwise); it is stored as given. The
+         *     users, compared case-insensitively (409 otherwise); it is stored as given. So must
+         *     `externalId` be, when given (compared exactly). The
          *     optional password (8–256 characters) is stored as a scrypt hash and never returned.
          *     Writes a `user.created` audit entry. Each role in `roles` also needs
          *     `users:grant` on `roles/<role>` (403 and nothing created otherwise).
@@ -74,7 +76,8 @@ export interface paths {
         head?: never;
         /**
          * Update a user
-         * @description Updates `name`, `roles` (replaced) and `metadata`. `metadata` is merged into
+         * @description Updates `name`, `roles` (replaced), `active`, `externalId` (409 when another user has
+         *     it; `null` removes it) and `metadata`. `metadata` is merged into
          *     the stored metadata as an RFC 7386 JSON Merge Patch: a key set to `null` is
          *     removed and nested objects merge. Concurrent updates never lose each other's keys.
          *     Metadata is limited to 16 KiB serialized after the merge. An empty body changes
@@ -83,6 +86,74 @@ export interface paths {
          *     on oneself never reaches roles.
          */
         patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/v1/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List roles
+         * @description Lists role records oldest first, by (createdAt, id), with cursor pagination, each with
+         *     its `memberCount`. `externalId` returns the role with that identity-provider id.
+         */
+        get: operations["listRoles"];
+        put?: never;
+        /**
+         * Create a role
+         * @description Creates a role record with the given `id` (409 when a record has it, or another role has
+         *     the `externalId`). Users may already hold the role: `memberCount` counts them. Creating
+         *     a record grants nothing: membership is a user's `roles`, changed with `users:grant`.
+         *     Writes a `role.created` audit entry.
+         */
+        post: operations["createRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/roles/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The role's id.
+                 * @example security-auditor
+                 */
+                id: components["parameters"]["RoleIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a role
+         * @description Returns the role record with its `memberCount`.
+         */
+        get: operations["getRole"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a role
+         * @description Deletes the role record and removes the role from every user that holds it, in one
+         *     transaction. Each removal is a grant change: the key needs `users:grant` on
+         *     `roles/<id>` besides `roles:delete` (403 and nothing changed otherwise). Writes a
+         *     `role.deleted` audit entry whose `metadata.removedFromUsers` is the number of users
+         *     that held it, and no `user.updated` entries.
+         */
+        delete: operations["deleteRole"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a role
+         * @description Updates `name`, `description` and `externalId` (409 when another role has it); `null`
+         *     removes `description` or `externalId`. The id never changes. An empty body changes
+         *     nothing. Writes a `role.updated` audit entry.
+         */
+        patch: operations["updateRole"];
         trace?: never;
     };
     "/v1/policies": {
@@ -795,6 +866,11 @@ export interface components {
             meta: components["schemas"]["Meta"];
         };
         /**
+         * @description An identity provider's own id for this record (SCIM `externalId`), unique among users (or among roles) when set: a second one with the same value is 409. Compared exactly.
+         * @example 00u1a2b3c4d5e6f7g8h9
+         */
+        ExternalId: string;
+        /**
          * @description Free-form JSON object, at most 16 KiB serialized.
          * @example {
          *       "department": "security",
@@ -823,6 +899,7 @@ export interface components {
             name?: string;
             /** @description Initial password, 8 to 256 characters. Omit for a passwordless account. Stored only as a scrypt hash. */
             password?: string;
+            externalId?: components["schemas"]["ExternalId"];
             roles?: components["schemas"]["RoleId"][];
             metadata?: components["schemas"]["Metadata"];
             /**
@@ -832,13 +909,14 @@ export interface components {
             active?: boolean;
         };
         /**
-         * @description A user account with all its fields (get, create and update responses). Never contains the password or its hash.
+         * @description A user account with all its fields (get, create and update responses). Never contains the password or its hash. `externalId` is present only when set.
          * @example {
          *       "id": "user_01jf3k8m6q2w9x4v7t5r1n0b3c",
          *       "email": "ada@example.com",
          *       "name": "Ada Lovelace",
          *       "emailVerified": false,
          *       "active": true,
+         *       "externalId": "00u1a2b3c4d5e6f7g8h9",
          *       "roles": [
          *         "security-auditor"
          *       ],
@@ -858,6 +936,7 @@ export interface components {
             emailVerified: boolean;
             /** @description `false`: every decision about `user:<id>` is `implicit_deny` (simulate adds `principalInactive: true`) and the user's API keys answer 401 until it is `true` again. Default `true`. */
             active: boolean;
+            externalId?: components["schemas"]["ExternalId"];
             roles: components["schemas"]["RoleId"][];
             metadata: components["schemas"]["Metadata"];
             createdAt: components["schemas"]["Timestamp"];
@@ -879,9 +958,64 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
+            /** @description Sets the identity provider's id (409 when another user has it); `null` removes it. */
+            externalId?: components["schemas"]["ExternalId"] | null;
             roles?: components["schemas"]["RoleId"][];
             /** @description `false` deactivates the user: every decision about it is denied and its API keys answer 401 (on every instance, from the next request); `true` reactivates it and its keys work again. Needs `users:update` on `users/<id>` like any other field. */
             active?: boolean;
+        };
+        /**
+         * @description A role record's id: the role id users hold in `roles` and policies name as `role:<id>`. Lowercase, unique.
+         * @example security-auditor
+         */
+        RoleRecordId: string;
+        /**
+         * @description A role as a record (a SCIM Group). Its members are the users whose `roles` hold its id; a role held by users needs no record. `description` and `externalId` are present only when set.
+         * @example {
+         *       "id": "security-auditor",
+         *       "name": "Security auditors",
+         *       "description": "Read the audit log and verify its chain.",
+         *       "memberCount": 3,
+         *       "createdAt": "2026-11-25T21:00:00Z",
+         *       "updatedAt": "2026-11-25T21:00:00Z"
+         *     }
+         */
+        Role: {
+            id: components["schemas"]["RoleRecordId"];
+            /** @description Display name. */
+            name: string;
+            description?: string;
+            externalId?: components["schemas"]["ExternalId"];
+            /** @description How many users hold the role. */
+            memberCount: number;
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @example {
+         *       "id": "security-auditor",
+         *       "name": "Security auditors",
+         *       "description": "Read the audit log and verify its chain."
+         *     }
+         */
+        RoleCreate: {
+            id: components["schemas"]["RoleRecordId"];
+            /** @description Stored NFC-normalized; control characters (C0, C1) and bidirectional controls (U+202A–U+202E, U+2066–U+2069) are refused. */
+            name: string;
+            description?: string;
+            externalId?: components["schemas"]["ExternalId"];
+        };
+        /**
+         * @description Every field is optional; `null` removes `description` or `externalId`.
+         * @example {
+         *       "name": "Security auditors (EU)"
+         *     }
+         */
+        RoleUpdate: {
+            /** @description Stored NFC-normalized; control characters (C0, C1) and bidirectional controls (U+202A–U+202E, U+2066–U+2069) are refused. */
+            name?: string;
+            description?: string | null;
+            externalId?: components["schemas"]["ExternalId"] | null;
         };
         /**
          * @description Policy identifier, `pol_` followed by a lowercase ULID.
@@ -2262,7 +2396,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Conflict (`conflict`): a duplicate policy name or user email (case-insensitive), or a request with the same `Idempotency-Key` still being processed. */
+        /** @description Conflict (`conflict`): a duplicate policy name, user email (case-insensitive), `externalId` or role id, or a request with the same `Idempotency-Key` still being processed. */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2519,6 +2653,11 @@ export interface components {
          */
         IfMatch: string;
         /**
+         * @description The role's id.
+         * @example security-auditor
+         */
+        RoleIdPath: string;
+        /**
          * @description The policy's id (`pol_…`).
          * @example pol_01jf3k8m6q2w9x4v7t5r1n0b3d
          */
@@ -2621,6 +2760,11 @@ export interface operations {
                  * @example security-auditor
                  */
                 role?: components["schemas"]["RoleId"];
+                /**
+                 * @description Only the user with this `externalId` (exact).
+                 * @example 00u1a2b3c4d5e6f7g8h9
+                 */
+                externalId?: string;
                 /**
                  * @description Only active (`true`) or only inactive (`false`) users.
                  * @example false
@@ -2939,6 +3083,328 @@ export interface operations {
                      */
                     "application/json": {
                         data: components["schemas"]["User"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["WriteUnavailable"];
+        };
+    };
+    listRoles: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 100. Out of range is a 400, never clamped.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description `pagination.nextCursor` from the previous page. Cursors are signed: one with any part altered, or from another list, is a 400.
+                 * @example eyJ0IjoiMjAyNi0xMS0yNVQyMTowMDowMFoiLCJpIjoidXNlcl8wMWpmIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Only the role with this `externalId` (exact).
+                 * @example 00g1a2b3c4d5e6f7g8h9
+                 */
+                externalId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of roles. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "security-auditor",
+                     *           "name": "Security auditors",
+                     *           "memberCount": 3,
+                     *           "createdAt": "2026-11-25T21:00:00Z",
+                     *           "updatedAt": "2026-11-25T21:00:00Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "hasMore": false
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Role"][];
+                        pagination: components["schemas"]["Pagination"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
+                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
+                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
+                 *     request with a key is processed and its status and body are kept for 24 hours, encrypted
+                 *     under a key derived from the calling API key's secret; the same key with the same request
+                 *     (method, path and body in canonical JSON form, kept only as an HMAC) gets that response again,
+                 *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
+                 *     work and the kept response commit together. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
+                 *     past the bound on the responses kept for the principal's API keys
+                 *     (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
+                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoleCreate"];
+            };
+        };
+        responses: {
+            /** @description The created role. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "security-auditor",
+                     *         "name": "Security auditors",
+                     *         "description": "Read the audit log and verify its chain.",
+                     *         "memberCount": 3,
+                     *         "createdAt": "2026-11-25T21:00:00Z",
+                     *         "updatedAt": "2026-11-25T21:00:00Z"
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Role"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["WriteUnavailable"];
+        };
+    };
+    getRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An entity tag (or a list of them, or `*`) the client holds: if the resource's current
+                 *     `ETag` is among them, the answer is 304 with no body.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The role's id.
+                 * @example security-auditor
+                 */
+                id: components["parameters"]["RoleIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The role. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "security-auditor",
+                     *         "name": "Security auditors",
+                     *         "description": "Read the audit log and verify its chain.",
+                     *         "memberCount": 3,
+                     *         "createdAt": "2026-11-25T21:00:00Z",
+                     *         "updatedAt": "2026-11-25T21:00:00Z"
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Role"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Lost-update protection (RFC 9110 §13.1.1): the change is made only if the resource's
+                 *     current `ETag` is one of the listed entity tags (strong comparison), or with `*` if the
+                 *     resource exists. Otherwise 412 `precondition_failed` and nothing is changed.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The role's id.
+                 * @example security-auditor
+                 */
+                id: components["parameters"]["RoleIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["WriteUnavailable"];
+        };
+    };
+    updateRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Lost-update protection (RFC 9110 §13.1.1): the change is made only if the resource's
+                 *     current `ETag` is one of the listed entity tags (strong comparison), or with `*` if the
+                 *     resource exists. Otherwise 412 `precondition_failed` and nothing is changed.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The role's id.
+                 * @example security-auditor
+                 */
+                id: components["parameters"]["RoleIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoleUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated role. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "security-auditor",
+                     *         "name": "Security auditors",
+                     *         "description": "Read the audit log and verify its chain.",
+                     *         "memberCount": 3,
+                     *         "createdAt": "2026-11-25T21:00:00Z",
+                     *         "updatedAt": "2026-11-25T21:00:00Z"
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Role"];
                         meta: components["schemas"]["Meta"];
                     };
                 };

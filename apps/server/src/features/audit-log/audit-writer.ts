@@ -28,13 +28,16 @@ export interface AuditRecord {
     | 'user.created'
     | 'user.updated'
     | 'user.deleted'
+    | 'role.created'
+    | 'role.updated'
+    | 'role.deleted'
     | 'policy.created'
     | 'policy.updated'
     | 'policy.deleted'
     | 'apikey.created'
     | 'apikey.revoked'
     | 'logs.export.created';
-  target: { id: string; type: 'user' | 'policy' | 'api_key' | 'export' };
+  target: { id: string; type: 'user' | 'role' | 'policy' | 'api_key' | 'export' };
   /** Facts about the change, beside `principal`. */
   metadata?: Record<string, unknown>;
 }

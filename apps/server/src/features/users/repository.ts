@@ -18,7 +18,7 @@ export class UsersRepository {
   async read(id: string): Promise<UserRow | null> {
     const rows = await this.c.sql<UserRow>(
       `SELECT id, email, email_lower AS "emailLower", name, password_hash AS "passwordHash",
-              email_verified AS "emailVerified", active, roles, metadata, version, created_at AS "createdAt", updated_at AS "updatedAt"
+              email_verified AS "emailVerified", active, external_id AS "externalId", roles, metadata, version, created_at AS "createdAt", updated_at AS "updatedAt"
        FROM users WHERE id = $1`,
       [id],
     );
@@ -61,7 +61,12 @@ export class UsersRepository {
   }
 
   list(
-    filter: { email?: string | undefined; role?: string | undefined; active?: boolean | undefined },
+    filter: {
+      email?: string | undefined;
+      role?: string | undefined;
+      active?: boolean | undefined;
+      externalId?: string | undefined;
+    },
     after: { at: Date; id: string } | undefined,
     take: number,
   ): Promise<UserRow[]> {
@@ -70,11 +75,35 @@ export class UsersRepository {
         ...(filter.email !== undefined ? { emailLower: filter.email.toLowerCase() } : {}),
         ...(filter.role !== undefined ? { roles: { has: filter.role } } : {}),
         ...(filter.active !== undefined ? { active: filter.active } : {}),
+        ...(filter.externalId !== undefined ? { externalId: filter.externalId } : {}),
         ...ascendingAfter(after),
       },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       take,
     });
+  }
+
+  /** How many users hold each role, for the roles asked (GIN index on `roles`). */
+  async memberCounts(roleIds: string[]): Promise<Map<string, number>> {
+    const counts = new Map(roleIds.map((id) => [id, 0]));
+    if (roleIds.length === 0) return counts;
+    const rows = await this.c.sql<{ role: string; members: number }>(
+      `SELECT r.role, (SELECT count(*)::int FROM users WHERE roles @> ARRAY[r.role]) AS members
+       FROM unnest($1::text[]) AS r(role)`,
+      [roleIds],
+    );
+    for (const row of rows) counts.set(row.role, row.members);
+    return counts;
+  }
+
+  /** Takes the role from every user that holds it (the caller's transaction); how many. */
+  async withdrawRole(roleId: string, at: Date): Promise<number> {
+    const rows = await this.c.sql<{ id: string }>(
+      `UPDATE users SET roles = array_remove(roles, $1), version = version + 1, updated_at = $2
+       WHERE roles @> ARRAY[$1] RETURNING id`,
+      [roleId, at],
+    );
+    return rows.length;
   }
 
   update(id: string, data: Prisma.UserUpdateInput): Promise<UserRow> {

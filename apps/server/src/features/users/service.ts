@@ -46,7 +46,7 @@ function requireGrants(granted: Map<string, boolean> | undefined, changed: strin
   }
 }
 
-const duplicateEmail = () => new Conflict('A user with this email already exists.');
+const duplicate = () => new Conflict('A user with this email or externalId already exists.');
 
 export interface UsersDeps {
   store: Pick<Store, 'transaction'>;
@@ -61,6 +61,8 @@ export interface UsersDeps {
     | 'list'
     | 'update'
     | 'delete'
+    | 'memberCounts'
+    | 'withdrawRole'
   >;
   versions: StaleMarker;
   audit: AuditTrail<'user.created' | 'user.updated' | 'user.deleted', 'user'>;
@@ -103,7 +105,7 @@ export class UsersService {
     const roles = input.roles ?? [];
     requireGrants(await this.grantable(actor, roles), roles);
     const now = nowSeconds();
-    return conflictOnDuplicate(duplicateEmail, () =>
+    return conflictOnDuplicate(duplicate, () =>
       this.deps.store.transaction(async () => {
         const user = await this.users.insert({
           id: newId('user'),
@@ -113,6 +115,7 @@ export class UsersService {
           passwordHash,
           roles: input.roles ?? [],
           active: input.active ?? true,
+          externalId: input.externalId ?? null,
           metadata: metadata as object,
           createdAt: now,
           updatedAt: now,
@@ -138,11 +141,13 @@ export class UsersService {
     email?: string;
     role?: string;
     active?: boolean;
+    externalId?: string;
   }): Promise<Page<UserRow>> {
     const scope = listScope('users', {
       email: query.email?.toLowerCase(),
       role: query.role,
       active: query.active,
+      externalId: query.externalId,
     });
     const after = this.deps.cursors.decode(scope, USER_ID, query.cursor);
     const rows = await this.users.list(query, after, query.limit + 1);
@@ -167,42 +172,45 @@ export class UsersService {
       patch.roles === undefined
         ? undefined
         : await this.grantable(actor, [...patch.roles, ...(await this.get(id)).roles]);
-    return lockedUpdate(this.deps, {
-      what: 'user',
-      lock: () => this.users.findForUpdate(id),
-      precondition,
-      write: async (current) => {
-        const data: Parameters<UsersDeps['users']['update']>[1] = {
-          updatedAt: nowSeconds(),
-          version: { increment: 1 },
-        };
-        const stale: CachedState[] = [];
-        if (patch.name !== undefined) data.name = patch.name;
-        if (patch.roles !== undefined) {
-          const before = new Set(current.roles);
-          const after = new Set(patch.roles);
-          requireGrants(granted, [
-            ...patch.roles.filter((role) => !before.has(role)),
-            ...current.roles.filter((role) => !after.has(role)),
-          ]);
-          data.roles = patch.roles;
-          stale.push('userRoles');
-        }
-        if (patch.active !== undefined && patch.active !== current.active) {
-          data.active = patch.active;
-          // Decisions about the user and its keys' authentication, on every instance.
-          stale.push('userRoles', 'apiKeys');
-        }
-        if (patch.metadata !== undefined) {
-          const metadata = mergePatch(current.metadata, patch.metadata);
-          checkMetadataSize(metadata);
-          data.metadata = metadata as object;
-        }
-        return { result: await this.users.update(id, data), stale };
-      },
-      record: () =>
-        this.deps.audit.record(actor, { event: 'user.updated', target: { id, type: 'user' } }),
-    });
+    return conflictOnDuplicate(duplicate, () =>
+      lockedUpdate(this.deps, {
+        what: 'user',
+        lock: () => this.users.findForUpdate(id),
+        precondition,
+        write: async (current) => {
+          const data: Parameters<UsersDeps['users']['update']>[1] = {
+            updatedAt: nowSeconds(),
+            version: { increment: 1 },
+          };
+          const stale: CachedState[] = [];
+          if (patch.name !== undefined) data.name = patch.name;
+          if (patch.roles !== undefined) {
+            const before = new Set(current.roles);
+            const after = new Set(patch.roles);
+            requireGrants(granted, [
+              ...patch.roles.filter((role) => !before.has(role)),
+              ...current.roles.filter((role) => !after.has(role)),
+            ]);
+            data.roles = patch.roles;
+            stale.push('userRoles');
+          }
+          if (patch.active !== undefined && patch.active !== current.active) {
+            data.active = patch.active;
+            // Decisions about the user and its keys' authentication, on every instance.
+            stale.push('userRoles', 'apiKeys');
+          }
+          if (patch.externalId !== undefined) data.externalId = patch.externalId;
+          if (patch.metadata !== undefined) {
+            const metadata = mergePatch(current.metadata, patch.metadata);
+            checkMetadataSize(metadata);
+            data.metadata = metadata as object;
+          }
+          return { result: await this.users.update(id, data), stale };
+        },
+        record: () =>
+          this.deps.audit.record(actor, { event: 'user.updated', target: { id, type: 'user' } }),
+      }),
+    );
   }
 
   /**
@@ -269,6 +277,19 @@ export class UsersService {
   /** False only for a stored user with `active: false`. */
   async isActive(userId: string): Promise<boolean> {
     return (await this.users.standing(userId))?.active !== false;
+  }
+
+  /** How many users hold each role (roles feature). */
+  memberCounts(roleIds: string[]): Promise<Map<string, number>> {
+    return this.users.memberCounts(roleIds);
+  }
+
+  /**
+   * Takes a role from every user holding it, in the caller's transaction; how many users held
+   * it. Decisions about them change: the caller bumps `userRoles`.
+   */
+  withdrawRole(roleId: string): Promise<number> {
+    return this.users.withdrawRole(roleId, nowSeconds());
   }
 
   async exists(userId: string): Promise<boolean> {
