@@ -16,6 +16,8 @@ export interface Config {
   /** Ed25519 PKCS#8 PEM that signs audit-log checkpoints; generated into the data dir if unset. */
   signingKey: string | undefined;
   downloadUrl: string;
+  /** Where clients reach this server (SCIM `meta.location`), without a trailing slash. */
+  publicUrl: string;
   downloadTtlSeconds: number;
   /** The most that stored export files may take together. */
   exportsMaxBytes: number;
@@ -110,6 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       /\/+$/,
       '',
     ),
+    publicUrl: (env.SECADMIN_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
     downloadTtlSeconds: integer(env, 'SECADMIN_DOWNLOAD_TTL_S', 86_400, 1),
     exportsMaxBytes: integer(env, 'SECADMIN_EXPORTS_MAX_BYTES', 10 * 1024 ** 3),
     rootRateLimit: integer(env, 'SECADMIN_ROOT_RATE_LIMIT', 100_000, 1),

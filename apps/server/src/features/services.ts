@@ -18,6 +18,7 @@ import {
 } from './idempotency/index.js';
 import { type Access, createPolicies } from './policies/index.js';
 import { createRoles } from './roles/index.js';
+import { createScim } from './scim/index.js';
 import { createUsers } from './users/index.js';
 
 export interface Services {
@@ -32,7 +33,8 @@ export interface Services {
   handlers: ReturnType<typeof createUsers>['handlers'] &
     ReturnType<typeof createPolicies>['handlers'] &
     ReturnType<typeof createApiKeys>['handlers'] &
-    ReturnType<typeof createRoles>['handlers'];
+    ReturnType<typeof createRoles>['handlers'] &
+    ReturnType<typeof createScim>['handlers'];
   logs: AuditLog['logs'];
   chain: AuditLog['chain'];
   search: AuditLog['search'];
@@ -41,6 +43,8 @@ export interface Services {
 
 export interface ServicesOptions {
   secret: string;
+  /** `SECADMIN_PUBLIC_URL`: where SCIM resources are located. */
+  publicUrl: string;
   /** The embedded database: this process is its only writer (decides state-version reads). */
   soleWriter: boolean;
   counters?: DomainCounters;
@@ -123,6 +127,13 @@ export function createServices(store: Store, options: ServicesOptions): Composit
     access: policies.access,
     members: users.service,
   });
+  const scim = createScim({
+    store,
+    users: users.service,
+    roles: roles.service,
+    access: policies.access,
+    publicUrl: options.publicUrl,
+  });
   return {
     services: {
       versions,
@@ -136,6 +147,7 @@ export function createServices(store: Store, options: ServicesOptions): Composit
         ...policies.handlers,
         ...apiKeys.handlers,
         ...roles.handlers,
+        ...scim.handlers,
       },
       logs: auditLog.logs,
       chain: auditLog.chain,

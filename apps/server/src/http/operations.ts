@@ -17,8 +17,14 @@ export function loadSpec(): Spec {
  * Who may call an operation, as its `x-secadmin-access` says: a key whose principal the
  * policies allow `action` on `resource` (path parameters in braces filled in), `public`
  * (no key, no rate limit) or `token` (no key: a signed token in the URL; limited per IP).
+ * `{checkedBy: service}`: any valid key gets in, and the service checks the rights that depend
+ * on the body (a SCIM Group's PATCH: `roles:update` for a rename, `users:grant` for members).
  */
-export type AccessRule = { action: string; resource: string } | 'public' | 'token';
+export type AccessRule =
+  | { action: string; resource: string }
+  | { checkedBy: 'service' }
+  | 'public'
+  | 'token';
 
 /** One operation of the spec, as the server serves it. */
 export interface Operation {

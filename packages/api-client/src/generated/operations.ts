@@ -40,6 +40,21 @@ export const operations = {
   listApiKeys: { group: 'apiKeys', name: 'list', method: 'GET', path: '/v1/api-keys', pathParams: [], query: true, body: false, cursor: 'query', returns: 'body' },
   createApiKey: { group: 'apiKeys', name: 'create', method: 'POST', path: '/v1/api-keys', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   deleteApiKey: { group: 'apiKeys', name: 'delete', method: 'DELETE', path: '/v1/api-keys/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
+  listScimUsers: { group: 'scim', name: 'listScimUsers', method: 'GET', path: '/scim/v2/Users', pathParams: [], query: true, body: false, cursor: null, returns: 'response' },
+  createScimUser: { group: 'scim', name: 'createScimUser', method: 'POST', path: '/scim/v2/Users', pathParams: [], query: false, body: true, cursor: null, returns: 'response' },
+  getScimUser: { group: 'scim', name: 'getScimUser', method: 'GET', path: '/scim/v2/Users/{id}', pathParams: ['id'], query: true, body: false, cursor: null, returns: 'response' },
+  replaceScimUser: { group: 'scim', name: 'replaceScimUser', method: 'PUT', path: '/scim/v2/Users/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'response' },
+  patchScimUser: { group: 'scim', name: 'patchScimUser', method: 'PATCH', path: '/scim/v2/Users/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'response' },
+  deleteScimUser: { group: 'scim', name: 'deleteScimUser', method: 'DELETE', path: '/scim/v2/Users/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
+  listScimGroups: { group: 'scim', name: 'listScimGroups', method: 'GET', path: '/scim/v2/Groups', pathParams: [], query: true, body: false, cursor: null, returns: 'response' },
+  createScimGroup: { group: 'scim', name: 'createScimGroup', method: 'POST', path: '/scim/v2/Groups', pathParams: [], query: false, body: true, cursor: null, returns: 'response' },
+  getScimGroup: { group: 'scim', name: 'getScimGroup', method: 'GET', path: '/scim/v2/Groups/{id}', pathParams: ['id'], query: true, body: false, cursor: null, returns: 'response' },
+  replaceScimGroup: { group: 'scim', name: 'replaceScimGroup', method: 'PUT', path: '/scim/v2/Groups/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'response' },
+  patchScimGroup: { group: 'scim', name: 'patchScimGroup', method: 'PATCH', path: '/scim/v2/Groups/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'response' },
+  deleteScimGroup: { group: 'scim', name: 'deleteScimGroup', method: 'DELETE', path: '/scim/v2/Groups/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
+  getScimServiceProviderConfig: { group: 'scim', name: 'getScimServiceProviderConfig', method: 'GET', path: '/scim/v2/ServiceProviderConfig', pathParams: [], query: false, body: false, cursor: null, returns: 'response' },
+  listScimResourceTypes: { group: 'scim', name: 'listScimResourceTypes', method: 'GET', path: '/scim/v2/ResourceTypes', pathParams: [], query: false, body: false, cursor: null, returns: 'response' },
+  listScimSchemas: { group: 'scim', name: 'listScimSchemas', method: 'GET', path: '/scim/v2/Schemas', pathParams: [], query: false, body: false, cursor: null, returns: 'response' },
   downloadExport: { group: 'exports', name: 'download', method: 'GET', path: '/downloads/{file}', pathParams: ['file'], query: true, body: false, cursor: null, returns: 'response' },
   getHealth: { group: 'system', name: 'getHealth', method: 'GET', path: '/healthz', pathParams: [], query: false, body: false, cursor: null, returns: 'body' },
   getReadiness: { group: 'system', name: 'getReadiness', method: 'GET', path: '/readyz', pathParams: [], query: false, body: false, cursor: null, returns: 'body' },
@@ -720,6 +735,170 @@ export interface Resources {
      * `DELETE /v1/api-keys/{id}` (`deleteApiKey`)
      */
     delete(id: PathParams<'deleteApiKey'>['id'], options?: RequestOptions): Promise<void>;
+  };
+  /**
+   * SCIM 2.0 provisioning (RFC 7643, RFC 7644) under `/scim/v2`, for identity providers
+   * (Okta, Microsoft Entra ID, Google, JumpCloud): Users are `/v1` users, Groups are role
+   * records. Requests use the same bearer API keys; bodies are `application/scim+json`
+   * (plain `application/json` is accepted) and so are responses, errors included (the SCIM
+   * error schema, `ScimError`). Every change is the same service call as its `/v1` twin:
+   * the same rights, the same transaction, the same audit entry with `metadata.via: "scim"`,
+   * the same redaction when a user is deleted. `meta.version` is the `/v1` `ETag`.
+   * Membership of a Group is a role grant: adding or removing a member needs `users:grant`
+   * on `roles/<id>`. `x-secadmin-access: {checkedBy: service}` marks the operations whose
+   * rights depend on the body (the service checks them).
+   */
+  scim: {
+    /**
+     * List or find SCIM Users
+     *
+     * Lists Users oldest first, with `filter`, `startIndex`/`count` paging and
+     * `attributes`/`excludedAttributes` (RFC 7644 §3.4.2). A list without a filter is allowed.
+     * The same rights as `GET /v1/users`.
+     *
+     * `GET /scim/v2/Users` (`listScimUsers`)
+     */
+    listScimUsers(query?: Query<'listScimUsers'>, options?: RequestOptions): Promise<Response>;
+    /**
+     * Create a SCIM User
+     *
+     * Creates a user as `POST /v1/users` does (same rights, same `user.created` audit entry,
+     * with `metadata.via: "scim"`). A retried create (same `userName` or `externalId`) is 409
+     * `uniqueness`, never a second user.
+     *
+     * `POST /scim/v2/Users` (`createScimUser`)
+     */
+    createScimUser(body: Body<'createScimUser'>, options?: RequestOptions): Promise<Response>;
+    /**
+     * Get a SCIM User
+     *
+     * Returns the user (the rights of `GET /v1/users/{id}`); `meta.version` is its `ETag`.
+     *
+     * `GET /scim/v2/Users/{id}` (`getScimUser`)
+     */
+    getScimUser(id: PathParams<'getScimUser'>['id'], query?: Query<'getScimUser'>, options?: RequestOptions): Promise<Response>;
+    /**
+     * Replace a SCIM User
+     *
+     * Replaces the user's SCIM attributes as `PATCH /v1/users/{id}` changes them (same rights
+     * and `user.updated` entry, `metadata.via: "scim"`): `userName` (a new email), the name,
+     * `active` (when given) and `externalId` (removed when absent). `If-Match` is checked
+     * against `meta.version`.
+     *
+     * `PUT /scim/v2/Users/{id}` (`replaceScimUser`)
+     */
+    replaceScimUser(id: PathParams<'replaceScimUser'>['id'], body: Body<'replaceScimUser'>, options?: RequestOptions): Promise<Response>;
+    /**
+     * Patch a SCIM User
+     *
+     * Applies `add`, `replace` and `remove` operations (with or without `path`) and makes the
+     * one resulting change as `PATCH /v1/users/{id}` would (same rights, one `user.updated`
+     * entry with `metadata.via: "scim"`). `active: false` deactivates the user at once: every
+     * decision about it is denied and its keys answer 401, on every instance. For `active`, the
+     * strings `"True"` and `"False"` (any case) are taken as booleans, as some Microsoft Entra
+     * versions send them. `groups`, `id` and `meta` are read-only (400 `mutability`).
+     *
+     * `PATCH /scim/v2/Users/{id}` (`patchScimUser`)
+     */
+    patchScimUser(id: PathParams<'patchScimUser'>['id'], body: Body<'patchScimUser'>, options?: RequestOptions): Promise<Response>;
+    /**
+     * Delete a SCIM User
+     *
+     * Deletes the user as `DELETE /v1/users/{id}` does: its keys and policy principals go, the
+     * audit entries linked to it are redacted, a `user.deleted` entry (`metadata.via: "scim"`) is
+     * written. Then 404.
+     *
+     * `DELETE /scim/v2/Users/{id}` (`deleteScimUser`)
+     */
+    deleteScimUser(id: PathParams<'deleteScimUser'>['id'], options?: RequestOptions): Promise<void>;
+    /**
+     * List or find SCIM Groups
+     *
+     * Lists Groups oldest first, with `filter`, `startIndex`/`count` paging and
+     * `attributes`/`excludedAttributes` (RFC 7644 §3.4.2). A list without a filter is allowed.
+     * The same rights as `GET /v1/roles`.
+     *
+     * `GET /scim/v2/Groups` (`listScimGroups`)
+     */
+    listScimGroups(query?: Query<'listScimGroups'>, options?: RequestOptions): Promise<Response>;
+    /**
+     * Create a SCIM Group
+     *
+     * Creates a role record as `POST /v1/roles` does (`role.created`, `metadata.via: "scim"`),
+     * its id made from `displayName`. Each member given is added to the role as a grant: it needs
+     * `users:grant` on `roles/<id>` and is recorded as `user.updated`; an unknown member id is
+     * 400 `invalidValue` and nothing is created.
+     *
+     * `POST /scim/v2/Groups` (`createScimGroup`)
+     */
+    createScimGroup(body: Body<'createScimGroup'>, options?: RequestOptions): Promise<Response>;
+    /**
+     * Get a SCIM Group
+     *
+     * Returns the role record and its members (the rights of `GET /v1/roles/{id}`); `excludedAttributes=members` leaves them out.
+     *
+     * `GET /scim/v2/Groups/{id}` (`getScimGroup`)
+     */
+    getScimGroup(id: PathParams<'getScimGroup'>['id'], query?: Query<'getScimGroup'>, options?: RequestOptions): Promise<Response>;
+    /**
+     * Replace a SCIM Group
+     *
+     * Replaces the name, `externalId` and members. A changed name or `externalId` needs
+     * `roles:update` on `roles/<id>` (`role.updated`); each member added or removed needs
+     * `users:grant` on `roles/<id>` (one `user.updated` per member) and nothing more. All of it
+     * happens in one transaction, or none of it (403 when a right is missing).
+     *
+     * `PUT /scim/v2/Groups/{id}` (`replaceScimGroup`)
+     */
+    replaceScimGroup(id: PathParams<'replaceScimGroup'>['id'], body: Body<'replaceScimGroup'>, options?: RequestOptions): Promise<Response>;
+    /**
+     * Patch a SCIM Group
+     *
+     * Applies `add`, `replace` and `remove` operations: `members` (add a list, remove
+     * `members[value eq "…"]` or a list, replace all), `displayName`, `externalId`. The rights
+     * are those of `replaceScimGroup`: `users:grant` on `roles/<id>` for member changes,
+     * `roles:update` for the rest. An unknown member id is 400 `invalidValue`, nothing changed.
+     *
+     * `PATCH /scim/v2/Groups/{id}` (`patchScimGroup`)
+     */
+    patchScimGroup(id: PathParams<'patchScimGroup'>['id'], body: Body<'patchScimGroup'>, options?: RequestOptions): Promise<Response>;
+    /**
+     * Delete a SCIM Group
+     *
+     * Deletes the role record as `DELETE /v1/roles/{id}` does (the role is taken from every
+     * user holding it, which needs `users:grant` on `roles/<id>`; `role.deleted` with
+     * `metadata.via: "scim"`).
+     *
+     * `DELETE /scim/v2/Groups/{id}` (`deleteScimGroup`)
+     */
+    deleteScimGroup(id: PathParams<'deleteScimGroup'>['id'], options?: RequestOptions): Promise<void>;
+    /**
+     * SCIM service provider configuration
+     *
+     * What this SCIM service supports (RFC 7643 §5): PATCH, filter (at most 200 results), ETags; no bulk, sort or password change.
+     * Any valid API key may read it.
+     *
+     * `GET /scim/v2/ServiceProviderConfig` (`getScimServiceProviderConfig`)
+     */
+    getScimServiceProviderConfig(options?: RequestOptions): Promise<Response>;
+    /**
+     * SCIM resource types
+     *
+     * The User and Group resource types (RFC 7643 §6).
+     * Any valid API key may read it.
+     *
+     * `GET /scim/v2/ResourceTypes` (`listScimResourceTypes`)
+     */
+    listScimResourceTypes(options?: RequestOptions): Promise<Response>;
+    /**
+     * SCIM schemas
+     *
+     * The User and Group schemas with the attributes this service supports (RFC 7643 §7).
+     * Any valid API key may read it.
+     *
+     * `GET /scim/v2/Schemas` (`listScimSchemas`)
+     */
+    listScimSchemas(options?: RequestOptions): Promise<Response>;
   };
   /**
    * Health, readiness, this document, its rendered reference and the reference's icon. No authentication.

@@ -626,6 +626,220 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/scim/v2/Users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List or find SCIM Users
+         * @description Lists Users oldest first, with `filter`, `startIndex`/`count` paging and
+         *     `attributes`/`excludedAttributes` (RFC 7644 §3.4.2). A list without a filter is allowed.
+         *     The same rights as `GET /v1/users`.
+         */
+        get: operations["listScimUsers"];
+        put?: never;
+        /**
+         * Create a SCIM User
+         * @description Creates a user as `POST /v1/users` does (same rights, same `user.created` audit entry,
+         *     with `metadata.via: "scim"`). A retried create (same `userName` or `externalId`) is 409
+         *     `uniqueness`, never a second user.
+         */
+        post: operations["createScimUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/scim/v2/Users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's id (`user_…`), as in `/v1`.
+                 * @example user_01jf3k8m6q2w9x4v7t5r1n0b3c
+                 */
+                id: components["parameters"]["ScimUserIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a SCIM User
+         * @description Returns the user (the rights of `GET /v1/users/{id}`); `meta.version` is its `ETag`.
+         */
+        get: operations["getScimUser"];
+        /**
+         * Replace a SCIM User
+         * @description Replaces the user's SCIM attributes as `PATCH /v1/users/{id}` changes them (same rights
+         *     and `user.updated` entry, `metadata.via: "scim"`): `userName` (a new email), the name,
+         *     `active` (when given) and `externalId` (removed when absent). `If-Match` is checked
+         *     against `meta.version`.
+         */
+        put: operations["replaceScimUser"];
+        post?: never;
+        /**
+         * Delete a SCIM User
+         * @description Deletes the user as `DELETE /v1/users/{id}` does: its keys and policy principals go, the
+         *     audit entries linked to it are redacted, a `user.deleted` entry (`metadata.via: "scim"`) is
+         *     written. Then 404.
+         */
+        delete: operations["deleteScimUser"];
+        options?: never;
+        head?: never;
+        /**
+         * Patch a SCIM User
+         * @description Applies `add`, `replace` and `remove` operations (with or without `path`) and makes the
+         *     one resulting change as `PATCH /v1/users/{id}` would (same rights, one `user.updated`
+         *     entry with `metadata.via: "scim"`). `active: false` deactivates the user at once: every
+         *     decision about it is denied and its keys answer 401, on every instance. For `active`, the
+         *     strings `"True"` and `"False"` (any case) are taken as booleans, as some Microsoft Entra
+         *     versions send them. `groups`, `id` and `meta` are read-only (400 `mutability`).
+         */
+        patch: operations["patchScimUser"];
+        trace?: never;
+    };
+    "/scim/v2/Groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List or find SCIM Groups
+         * @description Lists Groups oldest first, with `filter`, `startIndex`/`count` paging and
+         *     `attributes`/`excludedAttributes` (RFC 7644 §3.4.2). A list without a filter is allowed.
+         *     The same rights as `GET /v1/roles`.
+         */
+        get: operations["listScimGroups"];
+        put?: never;
+        /**
+         * Create a SCIM Group
+         * @description Creates a role record as `POST /v1/roles` does (`role.created`, `metadata.via: "scim"`),
+         *     its id made from `displayName`. Each member given is added to the role as a grant: it needs
+         *     `users:grant` on `roles/<id>` and is recorded as `user.updated`; an unknown member id is
+         *     400 `invalidValue` and nothing is created.
+         */
+        post: operations["createScimGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/scim/v2/Groups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The group's id, which is the role id.
+                 * @example security-auditors
+                 */
+                id: components["parameters"]["ScimGroupIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a SCIM Group
+         * @description Returns the role record and its members (the rights of `GET /v1/roles/{id}`); `excludedAttributes=members` leaves them out.
+         */
+        get: operations["getScimGroup"];
+        /**
+         * Replace a SCIM Group
+         * @description Replaces the name, `externalId` and members. A changed name or `externalId` needs
+         *     `roles:update` on `roles/<id>` (`role.updated`); each member added or removed needs
+         *     `users:grant` on `roles/<id>` (one `user.updated` per member) and nothing more. All of it
+         *     happens in one transaction, or none of it (403 when a right is missing).
+         */
+        put: operations["replaceScimGroup"];
+        post?: never;
+        /**
+         * Delete a SCIM Group
+         * @description Deletes the role record as `DELETE /v1/roles/{id}` does (the role is taken from every
+         *     user holding it, which needs `users:grant` on `roles/<id>`; `role.deleted` with
+         *     `metadata.via: "scim"`).
+         */
+        delete: operations["deleteScimGroup"];
+        options?: never;
+        head?: never;
+        /**
+         * Patch a SCIM Group
+         * @description Applies `add`, `replace` and `remove` operations: `members` (add a list, remove
+         *     `members[value eq "…"]` or a list, replace all), `displayName`, `externalId`. The rights
+         *     are those of `replaceScimGroup`: `users:grant` on `roles/<id>` for member changes,
+         *     `roles:update` for the rest. An unknown member id is 400 `invalidValue`, nothing changed.
+         */
+        patch: operations["patchScimGroup"];
+        trace?: never;
+    };
+    "/scim/v2/ServiceProviderConfig": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SCIM service provider configuration
+         * @description What this SCIM service supports (RFC 7643 §5): PATCH, filter (at most 200 results), ETags; no bulk, sort or password change.
+         *     Any valid API key may read it.
+         */
+        get: operations["getScimServiceProviderConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/scim/v2/ResourceTypes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SCIM resource types
+         * @description The User and Group resource types (RFC 7643 §6).
+         *     Any valid API key may read it.
+         */
+        get: operations["listScimResourceTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/scim/v2/Schemas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SCIM schemas
+         * @description The User and Group schemas with the attributes this service supports (RFC 7643 §7).
+         *     Any valid API key may read it.
+         */
+        get: operations["listScimSchemas"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/downloads/{file}": {
         parameters: {
             query?: never;
@@ -2208,6 +2422,296 @@ export interface components {
         };
         /**
          * @example {
+         *       "resourceType": "User",
+         *       "created": "2026-11-25T21:00:00Z",
+         *       "lastModified": "2026-11-25T21:00:00Z",
+         *       "location": "https://secadmin.example.com/scim/v2/Users/user_01jf3k8m6q2w9x4v7t5r1n0b3c",
+         *       "version": "\"user_01jf3k8m6q2w9x4v7t5r1n0b3c.1\""
+         *     }
+         */
+        ScimMeta: {
+            /** @enum {string} */
+            resourceType: "User" | "Group";
+            created: components["schemas"]["Timestamp"];
+            lastModified: components["schemas"]["Timestamp"];
+            /** Format: uri */
+            location: string;
+            /** @description Exactly the `/v1` resource's `ETag` header value, quotes included. */
+            version: string;
+        };
+        /**
+         * @description A user as SCIM shows it (urn:ietf:params:scim:schemas:core:2.0:User). `id` is the `/v1` id; `userName` is the email; `groups` lists the user's roles that have records. With `attributes` or `excludedAttributes` only some attributes are present (`id` and `schemas` always are).
+         * @example {
+         *       "schemas": [
+         *         "urn:ietf:params:scim:schemas:core:2.0:User"
+         *       ],
+         *       "id": "user_01jf3k8m6q2w9x4v7t5r1n0b3c",
+         *       "externalId": "00u1a2b3c4d5e6f7g8h9",
+         *       "userName": "ada@example.com",
+         *       "name": {
+         *         "formatted": "Ada Lovelace",
+         *         "givenName": "Ada",
+         *         "familyName": "Lovelace"
+         *       },
+         *       "displayName": "Ada Lovelace",
+         *       "emails": [
+         *         {
+         *           "value": "ada@example.com",
+         *           "type": "work",
+         *           "primary": true
+         *         }
+         *       ],
+         *       "active": true,
+         *       "groups": [
+         *         {
+         *           "value": "security-auditor",
+         *           "display": "Security auditors",
+         *           "$ref": "https://secadmin.example.com/scim/v2/Groups/security-auditor"
+         *         }
+         *       ],
+         *       "meta": {
+         *         "resourceType": "User",
+         *         "created": "2026-11-25T21:00:00Z",
+         *         "lastModified": "2026-11-25T21:00:00Z",
+         *         "location": "https://secadmin.example.com/scim/v2/Users/user_01jf3k8m6q2w9x4v7t5r1n0b3c",
+         *         "version": "\"user_01jf3k8m6q2w9x4v7t5r1n0b3c.1\""
+         *       }
+         *     }
+         */
+        ScimUser: {
+            schemas: string[];
+            id: components["schemas"]["UserId"];
+            externalId?: components["schemas"]["ExternalId"];
+            userName?: components["schemas"]["Email"];
+            name?: {
+                formatted?: string;
+                givenName?: string;
+                familyName?: string;
+            };
+            displayName?: string;
+            emails?: {
+                value: components["schemas"]["Email"];
+                type?: string;
+                primary?: boolean;
+            }[];
+            active?: boolean;
+            groups?: {
+                value: string;
+                display?: string;
+                /** Format: uri */
+                $ref?: string;
+            }[];
+            meta?: components["schemas"]["ScimMeta"];
+        };
+        /**
+         * @description A page of SCIM Users (RFC 7644 §3.4.2).
+         * @example {
+         *       "schemas": [
+         *         "urn:ietf:params:scim:api:messages:2.0:ListResponse"
+         *       ],
+         *       "totalResults": 1,
+         *       "startIndex": 1,
+         *       "itemsPerPage": 1,
+         *       "Resources": [
+         *         {
+         *           "schemas": [
+         *             "urn:ietf:params:scim:schemas:core:2.0:User"
+         *           ],
+         *           "id": "user_01jf3k8m6q2w9x4v7t5r1n0b3c",
+         *           "userName": "ada@example.com"
+         *         }
+         *       ]
+         *     }
+         */
+        ScimUserList: {
+            schemas: "urn:ietf:params:scim:api:messages:2.0:ListResponse"[];
+            totalResults: number;
+            startIndex: number;
+            itemsPerPage: number;
+            Resources: components["schemas"]["ScimUser"][];
+        };
+        /**
+         * @description A SCIM error (RFC 7644 §3.12): `status` is the HTTP status as a string; `scimType` says which kind of 400 or 409 it is (`invalidFilter`, `invalidValue`, `invalidSyntax`, `invalidPath`, `noTarget`, `mutability`, `uniqueness`, `tooMany`).
+         * @example {
+         *       "schemas": [
+         *         "urn:ietf:params:scim:api:messages:2.0:Error"
+         *       ],
+         *       "status": "409",
+         *       "scimType": "uniqueness",
+         *       "detail": "A user with this email or externalId already exists."
+         *     }
+         */
+        ScimError: {
+            schemas: "urn:ietf:params:scim:api:messages:2.0:Error"[];
+            status: string;
+            /** @enum {string} */
+            scimType?: "invalidFilter" | "invalidValue" | "invalidSyntax" | "invalidPath" | "noTarget" | "mutability" | "uniqueness" | "tooMany";
+            detail: string;
+        };
+        /**
+         * @description A SCIM User to create or to replace with (POST, PUT). `userName` is the email (unique, case-insensitive: 409 `uniqueness`). The display name is `displayName`, else `name.formatted`, else `name.givenName` and `name.familyName`; `givenName` and `familyName` are kept and returned. `emails` may repeat `userName` (a different primary email is taken as the new address when `userName` is absent). `password` is accepted on POST only (write-only). `groups`, `id` and `meta` are read-only and ignored, as are attributes of other schemas (an identity provider's extension attributes).
+         * @example {
+         *       "schemas": [
+         *         "urn:ietf:params:scim:schemas:core:2.0:User"
+         *       ],
+         *       "userName": "ada@example.com",
+         *       "externalId": "00u1a2b3c4d5e6f7g8h9",
+         *       "name": {
+         *         "givenName": "Ada",
+         *         "familyName": "Lovelace"
+         *       },
+         *       "emails": [
+         *         {
+         *           "value": "ada@example.com",
+         *           "type": "work",
+         *           "primary": true
+         *         }
+         *       ],
+         *       "active": true
+         *     }
+         */
+        ScimUserInput: {
+            schemas?: string[];
+            userName: components["schemas"]["Email"];
+            externalId?: components["schemas"]["ExternalId"];
+            name?: {
+                formatted?: string;
+                givenName?: string;
+                familyName?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            displayName?: string;
+            emails?: ({
+                value?: string;
+                type?: string;
+                primary?: boolean;
+            } & {
+                [key: string]: unknown;
+            })[];
+            active?: boolean;
+            password?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description A SCIM PATCH (RFC 7644 §3.5.2): `add`, `replace` and `remove` (any case), with a `path` (`active`, `name.givenName`, `emails[type eq "work"].value`, `members`, `members[value eq "user_…"]`) or, for `add` and `replace`, without one (then `value` is an object of attributes). All operations apply, or none.
+         * @example {
+         *       "schemas": [
+         *         "urn:ietf:params:scim:api:messages:2.0:PatchOp"
+         *       ],
+         *       "Operations": [
+         *         {
+         *           "op": "replace",
+         *           "path": "active",
+         *           "value": false
+         *         }
+         *       ]
+         *     }
+         */
+        ScimPatchOp: {
+            schemas: "urn:ietf:params:scim:api:messages:2.0:PatchOp"[];
+            Operations: {
+                /** @enum {string} */
+                op: "add" | "replace" | "remove" | "Add" | "Replace" | "Remove";
+                path?: string;
+                value?: unknown;
+            }[];
+        };
+        /**
+         * @description A role record as SCIM shows it (urn:ietf:params:scim:schemas:core:2.0:Group): `id` is the role id, `displayName` its name, `members` the users holding it.
+         * @example {
+         *       "schemas": [
+         *         "urn:ietf:params:scim:schemas:core:2.0:Group"
+         *       ],
+         *       "id": "security-auditors",
+         *       "externalId": "00g1a2b3c4d5e6f7g8h9",
+         *       "displayName": "Security auditors",
+         *       "members": [
+         *         {
+         *           "value": "user_01jf3k8m6q2w9x4v7t5r1n0b3c",
+         *           "display": "ada@example.com",
+         *           "$ref": "https://secadmin.example.com/scim/v2/Users/user_01jf3k8m6q2w9x4v7t5r1n0b3c"
+         *         }
+         *       ],
+         *       "meta": {
+         *         "resourceType": "Group",
+         *         "created": "2026-11-25T21:00:00Z",
+         *         "lastModified": "2026-11-25T21:00:00Z",
+         *         "location": "https://secadmin.example.com/scim/v2/Groups/security-auditors",
+         *         "version": "\"security-auditors.1\""
+         *       }
+         *     }
+         */
+        ScimGroup: {
+            schemas: string[];
+            id: components["schemas"]["RoleRecordId"];
+            externalId?: components["schemas"]["ExternalId"];
+            displayName?: string;
+            members?: {
+                value: string;
+                display?: string;
+                /** Format: uri */
+                $ref?: string;
+            }[];
+            meta?: components["schemas"]["ScimMeta"];
+        };
+        /**
+         * @description A page of SCIM Groups (RFC 7644 §3.4.2).
+         * @example {
+         *       "schemas": [
+         *         "urn:ietf:params:scim:api:messages:2.0:ListResponse"
+         *       ],
+         *       "totalResults": 1,
+         *       "startIndex": 1,
+         *       "itemsPerPage": 1,
+         *       "Resources": [
+         *         {
+         *           "schemas": [
+         *             "urn:ietf:params:scim:schemas:core:2.0:Group"
+         *           ],
+         *           "id": "security-auditors",
+         *           "displayName": "Security auditors"
+         *         }
+         *       ]
+         *     }
+         */
+        ScimGroupList: {
+            schemas: "urn:ietf:params:scim:api:messages:2.0:ListResponse"[];
+            totalResults: number;
+            startIndex: number;
+            itemsPerPage: number;
+            Resources: components["schemas"]["ScimGroup"][];
+        };
+        /**
+         * @description A SCIM Group to create or to replace with. On POST the role id is made from `displayName` (lowercased, each other character than `a-z0-9_.:-` becomes `-`), with `-2`, `-3`… on a clash. Each member added or removed needs `users:grant` on `roles/<id>`; an unknown member id is 400 `invalidValue` and nothing changes.
+         * @example {
+         *       "schemas": [
+         *         "urn:ietf:params:scim:schemas:core:2.0:Group"
+         *       ],
+         *       "displayName": "Security auditors",
+         *       "members": [
+         *         {
+         *           "value": "user_01jf3k8m6q2w9x4v7t5r1n0b3c"
+         *         }
+         *       ]
+         *     }
+         */
+        ScimGroupInput: {
+            schemas?: string[];
+            displayName: string;
+            externalId?: components["schemas"]["ExternalId"];
+            members?: ({
+                value: string;
+                display?: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @example {
          *       "status": "ok"
          *     }
          */
@@ -2574,6 +3078,26 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A SCIM error (`ScimError`): 400 (`scimType` `invalidFilter`, `invalidValue`, `invalidSyntax`, `invalidPath`, `noTarget`, `mutability`), 401, 403, 404, 409 (`uniqueness`), 412, 413, 415, 429, 500 or 503, with the same status the `/v1` twin would answer. */
+        ScimError: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:Error"
+                 *       ],
+                 *       "status": "400",
+                 *       "scimType": "invalidFilter",
+                 *       "detail": "filter: unknown attribute \"nickName\" (filterable: userName, externalId, emails.value, displayName, active, meta.lastModified, meta.created, id)"
+                 *     }
+                 */
+                "application/scim+json": components["schemas"]["ScimError"];
+            };
+        };
         /** @description Gone (`gone`): the download URL is past its expiry; the file has been deleted. */
         Gone: {
             headers: {
@@ -2682,6 +3206,41 @@ export interface components {
          * @example key_01jf3k8m6q2w9x4v7t5r1n0b3g
          */
         ApiKeyIdPath: string;
+        /**
+         * @description A SCIM filter (RFC 7644 §3.4.2.2): `eq`, `ne`, `co`, `sw`, `ew`, `pr`, `gt`, `ge`, `lt`, `le`, `and`, `or`, `not` and parentheses, at most 8 levels deep and 32 comparisons. Users: `userName`, `externalId`, `emails.value`, `emails[type eq "work"].value`, `displayName`, `name.formatted`, `active`, `meta.lastModified`, `meta.created`, `id`. Groups: `displayName`, `externalId`, `id`, `members.value` (`eq` only), `meta.lastModified`, `meta.created`. `userName`, `emails.value` and `displayName` compare case-insensitively. Another attribute or a malformed filter is 400 `invalidFilter`.
+         * @example userName eq "ada@example.com"
+         */
+        ScimFilter: string;
+        /**
+         * @description The 1-based index of the first result; below 1 counts as 1.
+         * @example 1
+         */
+        ScimStartIndex: number;
+        /**
+         * @description How many results at most: 100 by default, at most 200 (more is taken as 200, as RFC 7644 allows); `0` gives `totalResults` only.
+         * @example 100
+         */
+        ScimCount: number;
+        /**
+         * @description Comma-separated attributes to return (besides `id` and `schemas`), e.g. `userName,active`.
+         * @example userName,active
+         */
+        ScimAttributes: string;
+        /**
+         * @description Comma-separated attributes to leave out, e.g. `members`.
+         * @example members
+         */
+        ScimExcludedAttributes: string;
+        /**
+         * @description The user's id (`user_…`), as in `/v1`.
+         * @example user_01jf3k8m6q2w9x4v7t5r1n0b3c
+         */
+        ScimUserIdPath: string;
+        /**
+         * @description The group's id, which is the role id.
+         * @example security-auditors
+         */
+        ScimGroupIdPath: string;
     };
     requestBodies: never;
     headers: {
@@ -4715,6 +5274,644 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["WriteUnavailable"];
+        };
+    };
+    listScimUsers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A SCIM filter (RFC 7644 §3.4.2.2): `eq`, `ne`, `co`, `sw`, `ew`, `pr`, `gt`, `ge`, `lt`, `le`, `and`, `or`, `not` and parentheses, at most 8 levels deep and 32 comparisons. Users: `userName`, `externalId`, `emails.value`, `emails[type eq "work"].value`, `displayName`, `name.formatted`, `active`, `meta.lastModified`, `meta.created`, `id`. Groups: `displayName`, `externalId`, `id`, `members.value` (`eq` only), `meta.lastModified`, `meta.created`. `userName`, `emails.value` and `displayName` compare case-insensitively. Another attribute or a malformed filter is 400 `invalidFilter`.
+                 * @example userName eq "ada@example.com"
+                 */
+                filter?: components["parameters"]["ScimFilter"];
+                /**
+                 * @description The 1-based index of the first result; below 1 counts as 1.
+                 * @example 1
+                 */
+                startIndex?: components["parameters"]["ScimStartIndex"];
+                /**
+                 * @description How many results at most: 100 by default, at most 200 (more is taken as 200, as RFC 7644 allows); `0` gives `totalResults` only.
+                 * @example 100
+                 */
+                count?: components["parameters"]["ScimCount"];
+                /**
+                 * @description Comma-separated attributes to return (besides `id` and `schemas`), e.g. `userName,active`.
+                 * @example userName,active
+                 */
+                attributes?: components["parameters"]["ScimAttributes"];
+                /**
+                 * @description Comma-separated attributes to leave out, e.g. `members`.
+                 * @example members
+                 */
+                excludedAttributes?: components["parameters"]["ScimExcludedAttributes"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of Users. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimUserList"];
+                };
+            };
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
+        };
+    };
+    createScimUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/scim+json": components["schemas"]["ScimUserInput"];
+                "application/json": components["schemas"]["ScimUserInput"];
+            };
+        };
+        responses: {
+            /** @description The created User. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimUser"];
+                };
+            };
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            409: components["responses"]["ScimError"];
+            413: components["responses"]["ScimError"];
+            415: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
+        };
+    };
+    getScimUser: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Comma-separated attributes to return (besides `id` and `schemas`), e.g. `userName,active`.
+                 * @example userName,active
+                 */
+                attributes?: components["parameters"]["ScimAttributes"];
+                /**
+                 * @description Comma-separated attributes to leave out, e.g. `members`.
+                 * @example members
+                 */
+                excludedAttributes?: components["parameters"]["ScimExcludedAttributes"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The user's id (`user_…`), as in `/v1`.
+                 * @example user_01jf3k8m6q2w9x4v7t5r1n0b3c
+                 */
+                id: components["parameters"]["ScimUserIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The User. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimUser"];
+                };
+            };
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            404: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
+        };
+    };
+    replaceScimUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Lost-update protection (RFC 9110 §13.1.1): the change is made only if the resource's
+                 *     current `ETag` is one of the listed entity tags (strong comparison), or with `*` if the
+                 *     resource exists. Otherwise 412 `precondition_failed` and nothing is changed.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The user's id (`user_…`), as in `/v1`.
+                 * @example user_01jf3k8m6q2w9x4v7t5r1n0b3c
+                 */
+                id: components["parameters"]["ScimUserIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/scim+json": components["schemas"]["ScimUserInput"];
+                "application/json": components["schemas"]["ScimUserInput"];
+            };
+        };
+        responses: {
+            /** @description The replaced User. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimUser"];
+                };
+            };
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            404: components["responses"]["ScimError"];
+            409: components["responses"]["ScimError"];
+            412: components["responses"]["ScimError"];
+            413: components["responses"]["ScimError"];
+            415: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
+        };
+    };
+    deleteScimUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Lost-update protection (RFC 9110 §13.1.1): the change is made only if the resource's
+                 *     current `ETag` is one of the listed entity tags (strong comparison), or with `*` if the
+                 *     resource exists. Otherwise 412 `precondition_failed` and nothing is changed.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The user's id (`user_…`), as in `/v1`.
+                 * @example user_01jf3k8m6q2w9x4v7t5r1n0b3c
+                 */
+                id: components["parameters"]["ScimUserIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            404: components["responses"]["ScimError"];
+            412: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
+        };
+    };
+    patchScimUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Lost-update protection (RFC 9110 §13.1.1): the change is made only if the resource's
+                 *     current `ETag` is one of the listed entity tags (strong comparison), or with `*` if the
+                 *     resource exists. Otherwise 412 `precondition_failed` and nothing is changed.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The user's id (`user_…`), as in `/v1`.
+                 * @example user_01jf3k8m6q2w9x4v7t5r1n0b3c
+                 */
+                id: components["parameters"]["ScimUserIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/scim+json": components["schemas"]["ScimPatchOp"];
+                "application/json": components["schemas"]["ScimPatchOp"];
+            };
+        };
+        responses: {
+            /** @description The patched User. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimUser"];
+                };
+            };
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            404: components["responses"]["ScimError"];
+            409: components["responses"]["ScimError"];
+            412: components["responses"]["ScimError"];
+            413: components["responses"]["ScimError"];
+            415: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
+        };
+    };
+    listScimGroups: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A SCIM filter (RFC 7644 §3.4.2.2): `eq`, `ne`, `co`, `sw`, `ew`, `pr`, `gt`, `ge`, `lt`, `le`, `and`, `or`, `not` and parentheses, at most 8 levels deep and 32 comparisons. Users: `userName`, `externalId`, `emails.value`, `emails[type eq "work"].value`, `displayName`, `name.formatted`, `active`, `meta.lastModified`, `meta.created`, `id`. Groups: `displayName`, `externalId`, `id`, `members.value` (`eq` only), `meta.lastModified`, `meta.created`. `userName`, `emails.value` and `displayName` compare case-insensitively. Another attribute or a malformed filter is 400 `invalidFilter`.
+                 * @example userName eq "ada@example.com"
+                 */
+                filter?: components["parameters"]["ScimFilter"];
+                /**
+                 * @description The 1-based index of the first result; below 1 counts as 1.
+                 * @example 1
+                 */
+                startIndex?: components["parameters"]["ScimStartIndex"];
+                /**
+                 * @description How many results at most: 100 by default, at most 200 (more is taken as 200, as RFC 7644 allows); `0` gives `totalResults` only.
+                 * @example 100
+                 */
+                count?: components["parameters"]["ScimCount"];
+                /**
+                 * @description Comma-separated attributes to return (besides `id` and `schemas`), e.g. `userName,active`.
+                 * @example userName,active
+                 */
+                attributes?: components["parameters"]["ScimAttributes"];
+                /**
+                 * @description Comma-separated attributes to leave out, e.g. `members`.
+                 * @example members
+                 */
+                excludedAttributes?: components["parameters"]["ScimExcludedAttributes"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of Groups. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimGroupList"];
+                };
+            };
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
+        };
+    };
+    createScimGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/scim+json": components["schemas"]["ScimGroupInput"];
+                "application/json": components["schemas"]["ScimGroupInput"];
+            };
+        };
+        responses: {
+            /** @description The created Group. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimGroup"];
+                };
+            };
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            409: components["responses"]["ScimError"];
+            413: components["responses"]["ScimError"];
+            415: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
+        };
+    };
+    getScimGroup: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Comma-separated attributes to return (besides `id` and `schemas`), e.g. `userName,active`.
+                 * @example userName,active
+                 */
+                attributes?: components["parameters"]["ScimAttributes"];
+                /**
+                 * @description Comma-separated attributes to leave out, e.g. `members`.
+                 * @example members
+                 */
+                excludedAttributes?: components["parameters"]["ScimExcludedAttributes"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The group's id, which is the role id.
+                 * @example security-auditors
+                 */
+                id: components["parameters"]["ScimGroupIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Group. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimGroup"];
+                };
+            };
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            404: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
+        };
+    };
+    replaceScimGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Lost-update protection (RFC 9110 §13.1.1): the change is made only if the resource's
+                 *     current `ETag` is one of the listed entity tags (strong comparison), or with `*` if the
+                 *     resource exists. Otherwise 412 `precondition_failed` and nothing is changed.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The group's id, which is the role id.
+                 * @example security-auditors
+                 */
+                id: components["parameters"]["ScimGroupIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/scim+json": components["schemas"]["ScimGroupInput"];
+                "application/json": components["schemas"]["ScimGroupInput"];
+            };
+        };
+        responses: {
+            /** @description The replaced Group. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimGroup"];
+                };
+            };
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            404: components["responses"]["ScimError"];
+            409: components["responses"]["ScimError"];
+            412: components["responses"]["ScimError"];
+            413: components["responses"]["ScimError"];
+            415: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
+        };
+    };
+    deleteScimGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Lost-update protection (RFC 9110 §13.1.1): the change is made only if the resource's
+                 *     current `ETag` is one of the listed entity tags (strong comparison), or with `*` if the
+                 *     resource exists. Otherwise 412 `precondition_failed` and nothing is changed.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The group's id, which is the role id.
+                 * @example security-auditors
+                 */
+                id: components["parameters"]["ScimGroupIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            404: components["responses"]["ScimError"];
+            412: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
+        };
+    };
+    patchScimGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Lost-update protection (RFC 9110 §13.1.1): the change is made only if the resource's
+                 *     current `ETag` is one of the listed entity tags (strong comparison), or with `*` if the
+                 *     resource exists. Otherwise 412 `precondition_failed` and nothing is changed.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The group's id, which is the role id.
+                 * @example security-auditors
+                 */
+                id: components["parameters"]["ScimGroupIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/scim+json": components["schemas"]["ScimPatchOp"];
+                "application/json": components["schemas"]["ScimPatchOp"];
+            };
+        };
+        responses: {
+            /** @description The patched Group. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimGroup"];
+                };
+            };
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            404: components["responses"]["ScimError"];
+            409: components["responses"]["ScimError"];
+            412: components["responses"]["ScimError"];
+            413: components["responses"]["ScimError"];
+            415: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
+        };
+    };
+    getScimServiceProviderConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SCIM service provider configuration. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            401: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+        };
+    };
+    listScimResourceTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SCIM resource types. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            401: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+        };
+    };
+    listScimSchemas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SCIM schemas. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            401: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
         };
     };
     downloadExport: {

@@ -80,7 +80,11 @@ export const createAuditWriter = (entries: Pick<EntriesRepository, 'insert'>): A
         ip: cut(actor.ip, IP_MAX),
         userAgent: cut(actor.userAgent, USER_AGENT_MAX),
         result: 'success',
-        metadata: { principal: actor.principal, ...metadata },
+        metadata: {
+          principal: actor.principal,
+          ...(actor.via ? { via: actor.via } : {}),
+          ...metadata,
+        },
         origin: 'service',
       },
     ]);

@@ -1,7 +1,21 @@
 import type { Prisma, Role } from '@secadmin/db';
+import type { Condition } from '../../lib/condition.js';
+import { type ConditionColumn, conditionSql } from '../../storage/condition-sql.js';
 import { ascendingAfter, type Connection, lockRow } from '../../storage/connection.js';
 
 export type RoleRow = Role;
+
+const ROLE_COLUMNS = `id, name, description, external_id AS "externalId", version,
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+/** The fields a search `Condition` may name (SCIM filters), and their columns. */
+const SEARCHABLE: Record<string, ConditionColumn> = {
+  id: { sql: 'id', type: 'text' },
+  name: { sql: 'lower(name)', type: 'text-ci' },
+  externalId: { sql: 'external_id', type: 'text' },
+  createdAt: { sql: 'created_at', type: 'timestamp' },
+  updatedAt: { sql: 'updated_at', type: 'timestamp' },
+};
 
 export class RolesRepository {
   constructor(private readonly c: Connection) {}
@@ -36,6 +50,29 @@ export class RolesRepository {
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       take,
     });
+  }
+
+  /** A page of the roles matching `condition`, oldest first, and how many match in all. */
+  async search(
+    condition: Condition,
+    offset: number,
+    limit: number,
+  ): Promise<{ total: number; rows: RoleRow[] }> {
+    const params: unknown[] = [];
+    const where = conditionSql(condition, SEARCHABLE, params);
+    const [counted] = await this.c.sql<{ n: number }>(
+      `SELECT count(*)::int AS n FROM roles WHERE ${where}`,
+      params,
+    );
+    const rows =
+      limit === 0
+        ? []
+        : await this.c.sql<RoleRow>(
+            `SELECT ${ROLE_COLUMNS} FROM roles WHERE ${where}
+             ORDER BY created_at, id OFFSET $${params.length + 1} LIMIT $${params.length + 2}`,
+            [...params, offset, limit],
+          );
+    return { total: counted?.n ?? 0, rows };
   }
 
   update(id: string, data: Prisma.RoleUpdateInput): Promise<RoleRow> {

@@ -1,6 +1,7 @@
 import type { components } from '@secadmin/api-types';
 import type { RequestActor } from '../../lib/actor.js';
 import type { AuditTrail } from '../../lib/audit-trail.js';
+import type { Condition } from '../../lib/condition.js';
 import { type Cursors, listScope, type Page } from '../../lib/cursor.js';
 import { Conflict, Forbidden, NotFound } from '../../lib/errors.js';
 import { type Precondition, requirePrecondition } from '../../lib/etag.js';
@@ -27,7 +28,7 @@ export interface RolesDeps {
   store: Pick<Store, 'transaction'>;
   roles: Pick<
     RolesRepository,
-    'insert' | 'find' | 'findMany' | 'findForUpdate' | 'list' | 'update' | 'delete'
+    'insert' | 'find' | 'findMany' | 'findForUpdate' | 'list' | 'update' | 'delete' | 'search'
   >;
   versions: StaleMarker;
   audit: AuditTrail<'role.created' | 'role.updated' | 'role.deleted', 'role'>;
@@ -79,6 +80,11 @@ export class RolesService {
   /** The records among `ids`, in no order (a user's `groups` in SCIM). */
   async findMany(ids: string[]): Promise<RoleRow[]> {
     return ids.length === 0 ? [] : this.deps.roles.findMany(ids);
+  }
+
+  /** A page of role records matching `condition` (SCIM), by offset, and how many match. */
+  search(condition: Condition, offset: number, limit: number) {
+    return this.deps.roles.search(condition, offset, limit);
   }
 
   async list(query: {

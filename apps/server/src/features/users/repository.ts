@@ -1,7 +1,24 @@
 import type { Prisma, User } from '@secadmin/db';
+import type { Condition } from '../../lib/condition.js';
+import { type ConditionColumn, conditionSql } from '../../storage/condition-sql.js';
 import { ascendingAfter, type Connection, lockRow } from '../../storage/connection.js';
 
 export type UserRow = User;
+
+const USER_COLUMNS = `id, email, email_lower AS "emailLower", name, password_hash AS "passwordHash",
+  email_verified AS "emailVerified", active, external_id AS "externalId", roles, metadata, version,
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+/** The fields a search `Condition` may name (SCIM filters), and their columns. */
+const SEARCHABLE: Record<string, ConditionColumn> = {
+  id: { sql: 'id', type: 'text' },
+  email: { sql: 'email_lower', type: 'text-ci' },
+  name: { sql: 'lower(name)', type: 'text-ci' },
+  externalId: { sql: 'external_id', type: 'text' },
+  active: { sql: 'active', type: 'boolean' },
+  createdAt: { sql: 'created_at', type: 'timestamp' },
+  updatedAt: { sql: 'updated_at', type: 'timestamp' },
+};
 
 export class UsersRepository {
   constructor(private readonly c: Connection) {}
@@ -16,12 +33,7 @@ export class UsersRepository {
 
   /** The read path of GET /v1/users/{id}: plain SQL. */
   async read(id: string): Promise<UserRow | null> {
-    const rows = await this.c.sql<UserRow>(
-      `SELECT id, email, email_lower AS "emailLower", name, password_hash AS "passwordHash",
-              email_verified AS "emailVerified", active, external_id AS "externalId", roles, metadata, version, created_at AS "createdAt", updated_at AS "updatedAt"
-       FROM users WHERE id = $1`,
-      [id],
-    );
+    const rows = await this.c.sql<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [id]);
     return rows[0] ?? null;
   }
 
@@ -81,6 +93,37 @@ export class UsersRepository {
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       take,
     });
+  }
+
+  /** A page of the users matching `condition`, oldest first, and how many match in all. */
+  async search(
+    condition: Condition,
+    offset: number,
+    limit: number,
+  ): Promise<{ total: number; rows: UserRow[] }> {
+    const params: unknown[] = [];
+    const where = conditionSql(condition, SEARCHABLE, params);
+    const [counted] = await this.c.sql<{ n: number }>(
+      `SELECT count(*)::int AS n FROM users WHERE ${where}`,
+      params,
+    );
+    const rows =
+      limit === 0
+        ? []
+        : await this.c.sql<UserRow>(
+            `SELECT ${USER_COLUMNS} FROM users WHERE ${where}
+             ORDER BY created_at, id OFFSET $${params.length + 1} LIMIT $${params.length + 2}`,
+            [...params, offset, limit],
+          );
+    return { total: counted?.n ?? 0, rows };
+  }
+
+  /** The users holding a role: their ids and emails, oldest first. */
+  membersOf(roleId: string): Promise<{ id: string; email: string }[]> {
+    return this.c.sql<{ id: string; email: string }>(
+      'SELECT id, email FROM users WHERE roles @> ARRAY[$1] ORDER BY created_at, id',
+      [roleId],
+    );
   }
 
   /** How many users hold each role, for the roles asked (GIN index on `roles`). */

@@ -1,8 +1,9 @@
 import type { components } from '@secadmin/api-types';
 import type { RequestActor } from '../../lib/actor.js';
 import type { AuditTrail } from '../../lib/audit-trail.js';
+import type { Condition } from '../../lib/condition.js';
 import { type Cursors, listScope, type Page } from '../../lib/cursor.js';
-import { Conflict, Forbidden, invalid, NotFound } from '../../lib/errors.js';
+import { Conflict, Forbidden, Invalid, invalid, NotFound } from '../../lib/errors.js';
 import type { Precondition } from '../../lib/etag.js';
 import { requirePrecondition } from '../../lib/etag.js';
 import { idPattern, newId } from '../../lib/ids.js';
@@ -20,9 +21,12 @@ import type { Access, PoliciesApi } from '../policies/index.js';
 import type { UserRow, UsersRepository } from './repository.js';
 
 type UserCreate = components['schemas']['UserCreate'];
-type UserUpdate = components['schemas']['UserUpdate'];
+/** `/v1`'s update, and the new email a SCIM `userName` change brings. */
+type UserUpdate = components['schemas']['UserUpdate'] & { email?: string };
 
 const METADATA_LIMIT_BYTES = 16 * 1024;
+/** The spec's `maxItems` of a user's `roles`. */
+const MAX_ROLES = 100;
 const USER_ID = idPattern('user');
 
 function checkMetadataSize(metadata: unknown): void {
@@ -63,6 +67,8 @@ export interface UsersDeps {
     | 'delete'
     | 'memberCounts'
     | 'withdrawRole'
+    | 'search'
+    | 'membersOf'
   >;
   versions: StaleMarker;
   audit: AuditTrail<'user.created' | 'user.updated' | 'user.deleted', 'user'>;
@@ -184,6 +190,10 @@ export class UsersService {
           };
           const stale: CachedState[] = [];
           if (patch.name !== undefined) data.name = patch.name;
+          if (patch.email !== undefined && patch.email !== current.email) {
+            data.email = patch.email;
+            data.emailLower = patch.email.toLowerCase();
+          }
           if (patch.roles !== undefined) {
             const before = new Set(current.roles);
             const after = new Set(patch.roles);
@@ -277,6 +287,79 @@ export class UsersService {
   /** False only for a stored user with `active: false`. */
   async isActive(userId: string): Promise<boolean> {
     return (await this.users.standing(userId))?.active !== false;
+  }
+
+  /** A page of users matching `condition` (SCIM), by offset, and how many match. */
+  search(condition: Condition, offset: number, limit: number) {
+    return this.users.search(condition, offset, limit);
+  }
+
+  /** The users holding a role: ids and emails (a SCIM Group's members). */
+  membersOf(roleId: string): Promise<{ id: string; email: string }[]> {
+    return this.users.membersOf(roleId);
+  }
+
+  /**
+   * Whether the actor may add or remove `roleId` (`users:grant` on `roles/<id>`), decided
+   * before a transaction opens, for `changeMembership`.
+   */
+  async mayGrant(actor: RequestActor, roleId: string): Promise<boolean> {
+    return (await this.grantable(actor, [roleId]))?.get(roleId) ?? true;
+  }
+
+  /**
+   * Adds `roleId` to the users `add` and takes it from the users `remove`, each a grant change
+   * recorded as that user's `user.updated`, in one transaction (or the caller's): an unknown
+   * user is 400 naming `members` and nothing changes; without `mayGrant` (decided with
+   * `mayGrant()`), 403. Nothing more is needed than `users:grant`: a group's membership is the
+   * role's, not the users' other fields.
+   */
+  changeMembership(
+    actor: RequestActor,
+    roleId: string,
+    change: { add: string[]; remove: string[] },
+    mayGrant: boolean,
+  ): Promise<void> {
+    const add = [...new Set(change.add)];
+    const remove = [...new Set(change.remove)].filter((id) => !add.includes(id));
+    if (add.length + remove.length === 0) return Promise.resolve();
+    if (!mayGrant)
+      return Promise.reject(new Forbidden(`This key may not users:grant on roles/${roleId}.`));
+    return this.deps.store.transaction(async () => {
+      let changed = false;
+      for (const [id, adding] of [
+        ...add.map((id) => [id, true] as const),
+        ...remove.map((id) => [id, false] as const),
+      ]) {
+        const user = await this.users.findForUpdate(id);
+        if (!user)
+          throw new Invalid(
+            [{ field: 'members', message: `no user with id "${id}"` }],
+            `No user with id "${id}": nothing was changed.`,
+            'invalidValue',
+          );
+        const holds = user.roles.includes(roleId);
+        if (holds === adding) continue;
+        const roles = adding ? [...user.roles, roleId] : user.roles.filter((r) => r !== roleId);
+        if (roles.length > MAX_ROLES)
+          throw new Invalid(
+            [{ field: 'members', message: `user "${id}" would hold more than ${MAX_ROLES} roles` }],
+            'The request is invalid.',
+            'invalidValue',
+          );
+        await this.users.update(id, {
+          roles,
+          updatedAt: nowSeconds(),
+          version: { increment: 1 },
+        });
+        await this.deps.audit.record(actor, {
+          event: 'user.updated',
+          target: { id, type: 'user' },
+        });
+        changed = true;
+      }
+      if (changed) await this.deps.versions.bump('userRoles');
+    });
   }
 
   /** How many users hold each role (roles feature). */
