@@ -10,6 +10,7 @@ import { auditLogCases } from './cases/audit-log.mjs';
 import { coldStart } from './cases/cold-start.mjs';
 import { httpCases } from './cases/http.mjs';
 import { policyDecision } from './cases/policy-decision.mjs';
+import { scimCases } from './cases/scim.mjs';
 import { NODE24, SYSTEM_NODE } from './lib/processes.mjs';
 
 /** @import { Row } from './lib/measure.mjs' */
@@ -26,6 +27,7 @@ const cases = [
   ['HTTP', httpCases],
   ['audit log', auditLogCases],
   ['cold start', coldStart],
+  ['SCIM', scimCases],
 ];
 for (const [name, run] of cases) {
   const t = Date.now();

@@ -47,7 +47,7 @@ export function scimUser(
 
 export function scimGroup(
   role: RoleRecord | Omit<RoleRecord, 'memberCount'>,
-  members: { id: string; email: string }[] | undefined,
+  members: { id: string }[] | undefined,
   base: string,
 ): ScimResource {
   return {
@@ -57,11 +57,8 @@ export function scimGroup(
     displayName: role.name,
     ...(members
       ? {
-          members: members.map((m) => ({
-            value: m.id,
-            display: m.email,
-            $ref: `${base}/Users/${m.id}`,
-          })),
+          // No `display`: a member's email is for keys that may read users, not roles.
+          members: members.map((m) => ({ value: m.id, $ref: `${base}/Users/${m.id}` })),
         }
       : {}),
     meta: {

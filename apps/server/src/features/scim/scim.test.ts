@@ -14,12 +14,12 @@ describe.each(DATABASES)('SCIM 2.0 on %s', (database) => {
   });
   afterAll(() => server?.stop());
 
-  // biome-ignore lint/suspicious/noExplicitAny: SCIM bodies are read as any JSON
   async function scim(
     method: string,
     path: string,
     body?: unknown,
     key = server.rootKey,
+    // biome-ignore lint/suspicious/noExplicitAny: SCIM bodies are read as any JSON
   ): Promise<{ status: number; body: any; headers: Headers }> {
     const res = await raw(server, `/scim/v2${path}`, {
       method,

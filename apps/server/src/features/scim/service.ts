@@ -458,13 +458,10 @@ export class ScimService {
     const members = (await this.deps.users.membersOf(id)).map((m) => m.id);
     const before = scimGroup(
       current,
-      members.map((m) => ({ id: m, email: '' })),
+      members.map((id) => ({ id })),
       this.deps.base,
     );
-    for (const member of before.members ?? []) {
-      delete member.display;
-      delete member.$ref;
-    }
+    for (const member of before.members ?? []) delete member.$ref;
     const after = applyPatch(before, body.Operations, GROUP_ATTRIBUTES);
     for (const readOnly of ['id', 'meta', 'schemas'])
       if (JSON.stringify(after[readOnly]) !== JSON.stringify(before[readOnly]))

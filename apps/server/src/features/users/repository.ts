@@ -118,10 +118,10 @@ export class UsersRepository {
     return { total: counted?.n ?? 0, rows };
   }
 
-  /** The users holding a role: their ids and emails, oldest first. */
-  membersOf(roleId: string): Promise<{ id: string; email: string }[]> {
-    return this.c.sql<{ id: string; email: string }>(
-      'SELECT id, email FROM users WHERE roles @> ARRAY[$1] ORDER BY created_at, id',
+  /** The ids of the users holding a role, oldest first. */
+  membersOf(roleId: string): Promise<{ id: string }[]> {
+    return this.c.sql<{ id: string }>(
+      'SELECT id FROM users WHERE roles @> ARRAY[$1] ORDER BY created_at, id',
       [roleId],
     );
   }

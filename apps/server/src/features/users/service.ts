@@ -294,8 +294,8 @@ export class UsersService {
     return this.users.search(condition, offset, limit);
   }
 
-  /** The users holding a role: ids and emails (a SCIM Group's members). */
-  membersOf(roleId: string): Promise<{ id: string; email: string }[]> {
+  /** The ids of the users holding a role (a SCIM Group's members). */
+  membersOf(roleId: string): Promise<{ id: string }[]> {
     return this.users.membersOf(roleId);
   }
 
