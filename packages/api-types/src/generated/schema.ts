@@ -1200,7 +1200,10 @@ export interface components {
             name: string;
             description?: string;
             externalId?: components["schemas"]["ExternalId"];
-            /** @description How many users hold the role. */
+            /**
+             * Format: int64
+             * @description How many users hold the role.
+             */
             memberCount: number;
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
@@ -2465,8 +2468,7 @@ export interface components {
          *       "groups": [
          *         {
          *           "value": "security-auditor",
-         *           "display": "Security auditors",
-         *           "$ref": "https://secadmin.example.com/scim/v2/Groups/security-auditor"
+         *           "display": "Security auditors"
          *         }
          *       ],
          *       "meta": {
@@ -2525,8 +2527,11 @@ export interface components {
          */
         ScimUserList: {
             schemas: "urn:ietf:params:scim:api:messages:2.0:ListResponse"[];
+            /** Format: int64 */
             totalResults: number;
+            /** Format: int64 */
             startIndex: number;
+            /** Format: int64 */
             itemsPerPage: number;
             Resources: components["schemas"]["ScimUser"][];
         };
@@ -2619,7 +2624,7 @@ export interface components {
             }[];
         };
         /**
-         * @description A role record as SCIM shows it (urn:ietf:params:scim:schemas:core:2.0:Group): `id` is the role id, `displayName` its name, `members` the users holding it.
+         * @description A role record as SCIM shows it (urn:ietf:params:scim:schemas:core:2.0:Group): `id` is the role id, `displayName` its name, `members` the users holding it (ids and `$ref`s; their emails are for keys that may read users).
          * @example {
          *       "schemas": [
          *         "urn:ietf:params:scim:schemas:core:2.0:Group"
@@ -2629,9 +2634,7 @@ export interface components {
          *       "displayName": "Security auditors",
          *       "members": [
          *         {
-         *           "value": "user_01jf3k8m6q2w9x4v7t5r1n0b3c",
-         *           "display": "ada@example.com",
-         *           "$ref": "https://secadmin.example.com/scim/v2/Users/user_01jf3k8m6q2w9x4v7t5r1n0b3c"
+         *           "value": "user_01jf3k8m6q2w9x4v7t5r1n0b3c"
          *         }
          *       ],
          *       "meta": {
@@ -2650,7 +2653,6 @@ export interface components {
             displayName?: string;
             members?: {
                 value: string;
-                display?: string;
                 /** Format: uri */
                 $ref?: string;
             }[];
@@ -2678,8 +2680,11 @@ export interface components {
          */
         ScimGroupList: {
             schemas: "urn:ietf:params:scim:api:messages:2.0:ListResponse"[];
+            /** Format: int64 */
             totalResults: number;
+            /** Format: int64 */
             startIndex: number;
+            /** Format: int64 */
             itemsPerPage: number;
             Resources: components["schemas"]["ScimGroup"][];
         };
@@ -3081,7 +3086,11 @@ export interface components {
         /** @description A SCIM error (`ScimError`): 400 (`scimType` `invalidFilter`, `invalidValue`, `invalidSyntax`, `invalidPath`, `noTarget`, `mutability`), 401, 403, 404, 409 (`uniqueness`), 412, 413, 415, 429, 500 or 503, with the same status the `/v1` twin would answer. */
         ScimError: {
             headers: {
+                "Retry-After": components["headers"]["Retry-After"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                 [name: string]: unknown;
             };
             content: {
@@ -5315,6 +5324,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5348,6 +5360,9 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5396,6 +5411,9 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5444,6 +5462,9 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5490,6 +5511,9 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5537,6 +5561,9 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5595,6 +5622,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5628,6 +5658,9 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5676,6 +5709,9 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5724,6 +5760,9 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5770,6 +5809,9 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5817,6 +5859,9 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5849,6 +5894,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5857,6 +5905,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["ScimError"];
             401: components["responses"]["ScimError"];
             429: components["responses"]["ScimError"];
             500: components["responses"]["ScimError"];
@@ -5875,6 +5924,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5883,6 +5935,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["ScimError"];
             401: components["responses"]["ScimError"];
             429: components["responses"]["ScimError"];
             500: components["responses"]["ScimError"];
@@ -5901,6 +5954,9 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5909,6 +5965,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["ScimError"];
             401: components["responses"]["ScimError"];
             429: components["responses"]["ScimError"];
             500: components["responses"]["ScimError"];
