@@ -3246,6 +3246,11 @@ export interface components {
          */
         ScimUserIdPath: string;
         /**
+         * @description A SCIM filter (RFC 7644 §3.4.2.2) on `displayName`, `externalId`, `id`, `members.value` (`eq` only), `meta.lastModified` and `meta.created`, with the bounds and operators of the Users filter. Another attribute or a malformed filter is 400 `invalidFilter`.
+         * @example displayName eq "Security auditors"
+         */
+        ScimGroupFilter: string;
+        /**
          * @description The group's id, which is the role id.
          * @example security-auditors
          */
@@ -5587,10 +5592,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description A SCIM filter (RFC 7644 §3.4.2.2): `eq`, `ne`, `co`, `sw`, `ew`, `pr`, `gt`, `ge`, `lt`, `le`, `and`, `or`, `not` and parentheses, at most 8 levels deep and 32 comparisons. Users: `userName`, `externalId`, `emails.value`, `emails[type eq "work"].value`, `displayName`, `name.formatted`, `active`, `meta.lastModified`, `meta.created`, `id`. Groups: `displayName`, `externalId`, `id`, `members.value` (`eq` only), `meta.lastModified`, `meta.created`. `userName`, `emails.value` and `displayName` compare case-insensitively. Another attribute or a malformed filter is 400 `invalidFilter`.
-                 * @example userName eq "ada@example.com"
+                 * @description A SCIM filter (RFC 7644 §3.4.2.2) on `displayName`, `externalId`, `id`, `members.value` (`eq` only), `meta.lastModified` and `meta.created`, with the bounds and operators of the Users filter. Another attribute or a malformed filter is 400 `invalidFilter`.
+                 * @example displayName eq "Security auditors"
                  */
-                filter?: components["parameters"]["ScimFilter"];
+                filter?: components["parameters"]["ScimGroupFilter"];
                 /**
                  * @description The 1-based index of the first result; below 1 counts as 1.
                  * @example 1
