@@ -11,15 +11,19 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
  * A `Condition` as a SQL boolean expression over `columns`, its values appended to `params`
- * as placeholders (never spliced into the text). Every leaf is coalesced to a boolean, so that
- * `not` of a comparison with a NULL column holds, as SCIM's `not (externalId eq "x")` should.
- * A field the columns do not name is a programming error: callers map only known fields.
+ * as placeholders (never spliced into the text). Under a `not`, each leaf is coalesced to a
+ * boolean, so that `not` of a comparison with a NULL column holds, as SCIM's
+ * `not (externalId eq "x")` should; elsewhere a NULL already counts as false, and a bare
+ * comparison keeps the column's index usable. A field the columns do not name is a
+ * programming error: callers map only known fields.
  */
 export function conditionSql(
   condition: Condition,
   columns: Record<string, ConditionColumn>,
   params: unknown[],
+  negated = false,
 ): string {
+  const leaf = (expression: string) => (negated ? `COALESCE(${expression}, FALSE)` : expression);
   const param = (value: unknown) => {
     params.push(value);
     return `$${params.length}`;
@@ -34,13 +38,13 @@ export function conditionSql(
       return condition.value ? 'TRUE' : 'FALSE';
     case 'and':
     case 'or':
-      return `(${condition.of.map((c) => conditionSql(c, columns, params)).join(` ${condition.kind.toUpperCase()} `)})`;
+      return `(${condition.of.map((c) => conditionSql(c, columns, params, negated)).join(` ${condition.kind.toUpperCase()} `)})`;
     case 'not':
-      return `(NOT ${conditionSql(condition.of, columns, params)})`;
+      return `(NOT ${conditionSql(condition.of, columns, params, !negated)})`;
     case 'present':
       return `(${column(condition.field).sql} IS NOT NULL)`;
     case 'in':
-      return `COALESCE(${column(condition.field).sql} = ANY(${param(condition.values)}::text[]), FALSE)`;
+      return leaf(`${column(condition.field).sql} = ANY(${param(condition.values)}::text[])`);
     case 'compare': {
       const { sql, type } = column(condition.field);
       const raw = condition.value;
@@ -68,7 +72,7 @@ export function conditionSql(
           expression = `${sql} ${op} ${param(value)}${cast}`;
         }
       }
-      return `COALESCE(${expression}, FALSE)`;
+      return leaf(expression);
     }
   }
 }

@@ -288,6 +288,12 @@ describe.each(DATABASES)('SCIM 2.0 on %s', (database) => {
       displayName: `Grace ${user.name.familyName}`,
     });
     expect(moved.body).not.toHaveProperty('externalId');
+    // `not` of a comparison with an absent attribute holds (SQL's NULL must not leak through).
+    const absent = await scim(
+      'GET',
+      `/Users${q(`not (externalId eq "zzz") and id eq "${user.id}"`)}`,
+    );
+    expect(absent.body.totalResults).toBe(1);
     const named = await scim(
       'PATCH',
       `/Users/${user.id}`,
