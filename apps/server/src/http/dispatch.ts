@@ -107,7 +107,9 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
         DISK_LOW_RETRY_AFTER_S,
       );
     const idempotencyKey =
-      auth && req.method === 'POST' && operation.writes ? deps.idempotency.keyOf(req) : undefined;
+      auth && req.method === 'POST' && operation.writes && operation.idempotent
+        ? deps.idempotency.keyOf(req)
+        : undefined;
     requireJsonBody(req);
     const body = await readJsonBody(req, res, operation.maxBodyBytes);
     const query = req.query as Record<string, unknown>;

@@ -40,6 +40,11 @@ export interface Operation {
    * an `Idempotency-Key` (docs/idempotency.md, docs/operations.md).
    */
   writes: boolean;
+  /**
+   * Whether a POST keeps its response for an `Idempotency-Key`: not where the spec says
+   * `x-secadmin-idempotency: false` (SCIM, whose clients retry a create and expect 409).
+   */
+  idempotent: boolean;
   /** The operation object of the bundled spec (parameters, request body, responses). */
   spec: Record<string, unknown>;
 }
@@ -70,6 +75,7 @@ export function readOperations(spec: Spec): Operation[] {
         maxBodyBytes:
           (operation['x-secadmin-max-body-bytes'] as number | undefined) ?? DEFAULT_MAX_BODY_BYTES,
         writes: WRITING_METHODS.has(method) && operation['x-secadmin-reads-only'] !== true,
+        idempotent: operation['x-secadmin-idempotency'] !== false,
         spec: {
           ...operation,
           parameters: [

@@ -99,6 +99,20 @@ describe.each(DATABASES)('SCIM 2.0 on %s', (database) => {
       status: '409',
       scimType: 'uniqueness',
     });
+    // With an Idempotency-Key too, the retry is 409, not a replayed 201.
+    const keyedInput = newUser();
+    for (const expected of [201, 409]) {
+      const keyed = await raw(server, '/scim/v2/Users', {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${server.rootKey}`,
+          'content-type': 'application/scim+json',
+          'idempotency-key': `okta-retry-${keyedInput.userName}`,
+        },
+        body: JSON.stringify(keyedInput),
+      });
+      expect(keyed.status).toBe(expected);
+    }
     const { data: same } = await server.client.GET('/v1/users', {
       params: { query: { email: input.userName } },
     });
