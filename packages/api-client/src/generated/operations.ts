@@ -746,7 +746,9 @@ export interface Resources {
    * the same redaction when a user is deleted. `meta.version` is the `/v1` `ETag`.
    * Membership of a Group is a role grant: adding or removing a member needs `users:grant`
    * on `roles/<id>`. `x-secadmin-access: {checkedBy: service}` marks the operations whose
-   * rights depend on the body (the service checks them).
+   * rights depend on the body (the service checks them). SCIM creates ignore an
+   * `Idempotency-Key` (`x-secadmin-idempotency: false`): a retried create is 409
+   * `uniqueness`, as SCIM clients expect.
    */
   scim: {
     /**
