@@ -450,6 +450,17 @@ describe.each(DATABASES)('SCIM 2.0 on %s', (database) => {
     expect(viaUser.status).toBe(400);
     const { data } = await server.client.GET('/v1/users/{id}', { params: { path: { id: me.id } } });
     expect(data?.data.roles).toEqual([]);
+    // A key with no right on a group learns nothing of it through PUT or PATCH.
+    const nobody = (await createKey(server.client, `service:nobody-${counter++}`)).secret;
+    for (const id of [admins.id, 'no-such-group']) {
+      const probe = await scim(
+        'PATCH',
+        `/Groups/${id}`,
+        patch([{ op: 'add', path: 'members', value: [] }]),
+        nobody,
+      );
+      expect(probe.status).toBe(403);
+    }
     // Renaming needs roles:update only, which it has.
     const rename = await scim(
       'PATCH',

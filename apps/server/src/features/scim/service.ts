@@ -338,15 +338,31 @@ export class ScimService {
     return { resource: await this.groupResource(role, p), role };
   }
 
-  private async require(actor: RequestActor, action: string, resource: string) {
-    if (actor.isRoot) return;
+  private async allowed(actor: RequestActor, action: string, resource: string) {
+    if (actor.isRoot) return true;
     const decision = await this.deps.access.decide({
       principal: actor.principal,
       action,
       resource,
       context: { ip: actor.ip, time: new Date() },
     });
-    if (!decision.allowed) throw new Forbidden(`This key may not ${action} on ${resource}.`);
+    return decision.allowed;
+  }
+
+  private async require(actor: RequestActor, action: string, resource: string) {
+    if (!(await this.allowed(actor, action, resource)))
+      throw new Forbidden(`This key may not ${action} on ${resource}.`);
+  }
+
+  /**
+   * A Group's PUT and PATCH answer with the group, so a key with no right on it at all gets a
+   * 403 before anything is read (not a 404 that tells it whether the group exists); which right
+   * each change needs is checked once the change is known.
+   */
+  private async requireSomeRightOn(actor: RequestActor, id: string) {
+    for (const action of ['roles:update', 'users:grant', 'roles:read'])
+      if (await this.allowed(actor, action, `roles/${id}`)) return;
+    throw new Forbidden(`This key may not roles:update, users:grant or roles:read on roles/${id}.`);
   }
 
   private memberIds(members: unknown, field: string): string[] {
@@ -446,6 +462,7 @@ export class ScimService {
     input: GroupInput,
     precondition?: Precondition,
   ) {
+    await this.requireSomeRightOn(actor, id);
     const current = await this.deps.roles.get(id);
     requirePrecondition(precondition, current, 'group');
     const members = (await this.deps.users.membersOf(id)).map((m) => m.id);
@@ -453,6 +470,7 @@ export class ScimService {
   }
 
   async patchGroup(actor: RequestActor, id: string, body: PatchOp, precondition?: Precondition) {
+    await this.requireSomeRightOn(actor, id);
     const current = await this.deps.roles.get(id);
     requirePrecondition(precondition, current, 'group');
     const members = (await this.deps.users.membersOf(id)).map((m) => m.id);
