@@ -1,5 +1,5 @@
+import { MAX_COUNT } from './lists.js';
 import { GROUP_SCHEMA, USER_SCHEMA } from './representation.js';
-import { MAX_COUNT } from './service.js';
 
 /** What the service provider supports (RFC 7643 §5). */
 export const serviceProviderConfig = (base: string) => ({
