@@ -88,6 +88,16 @@ describe.each(DATABASES)('SCIM 2.0 on %s', (database) => {
     );
     expect(found.body).toMatchObject({ totalResults: 1, startIndex: 1, itemsPerPage: 1 });
     expect(found.body.Resources[0].id).toBe(user.id);
+    const unknownId = await scim('GET', '/Users/010101001010101');
+    expect(unknownId).toMatchObject({ status: 404, body: { status: '404' } });
+    for (const wrong of [
+      { ...input, userName: 42 },
+      { ...input, active: 'true' },
+      { ...input, userName: 'not an email' },
+    ]) {
+      const refused = await scim('POST', '/Users', wrong);
+      expect(refused).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
+    }
     const none = await scim('GET', `/Users${q('userName eq "nobody-here@example.com"')}`);
     expect(none.body).toMatchObject({ totalResults: 0, Resources: [] });
 
