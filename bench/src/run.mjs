@@ -11,6 +11,7 @@ import { coldStart } from './cases/cold-start.mjs';
 import { httpCases } from './cases/http.mjs';
 import { logStreamCases } from './cases/log-streams.mjs';
 import { policyDecision } from './cases/policy-decision.mjs';
+import { scimCases } from './cases/scim.mjs';
 import { NODE24, SYSTEM_NODE } from './lib/processes.mjs';
 
 /** @import { Row } from './lib/measure.mjs' */
@@ -28,6 +29,7 @@ const cases = [
   ['audit log', auditLogCases],
   ['log streams', logStreamCases],
   ['cold start', coldStart],
+  ['SCIM', scimCases],
 ];
 for (const [name, run] of cases) {
   const t = Date.now();

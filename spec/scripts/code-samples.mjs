@@ -58,7 +58,7 @@ function samples(path, method, pathItem, op) {
     url.searchParams.set(param.name, Array.isArray(example) ? example.join(',') : String(example));
   }
   const curl = [
-    `curl${method === 'get' ? '' : ` -X ${method.toUpperCase()}`} ${shellQuote(`${baseUrl}${url.pathname}${url.search}`)}`,
+    `curl${method === 'get' ? '' : ` -X ${method.toUpperCase()}`} ${shellQuote(`${baseUrl}${url.pathname}${url.search.replaceAll('+', '%20')}`)}`,
     ...(keyed ? ['-H "Authorization: Bearer $SECADMIN_API_KEY"'] : []),
     ...(body
       ? [

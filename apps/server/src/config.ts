@@ -16,7 +16,7 @@ export interface Config {
   /** Ed25519 PKCS#8 PEM that signs audit-log checkpoints; generated into the data dir if unset. */
   signingKey: string | undefined;
   downloadUrl: string;
-  /** The service's own base URL as clients reach it (AuthZEN metadata), no trailing slash. */
+  /** The service's own base URL as clients reach it (AuthZEN metadata, SCIM `meta.location`), no trailing slash. */
   publicUrl: string;
   downloadTtlSeconds: number;
   /** The most that stored export files may take together. */

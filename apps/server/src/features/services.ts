@@ -23,6 +23,8 @@ import {
   type StreamDeliverer,
 } from './log-streams/index.js';
 import { type Access, createPolicies } from './policies/index.js';
+import { createRoles } from './roles/index.js';
+import { createScim } from './scim/index.js';
 import { createUsers } from './users/index.js';
 
 export interface Services {
@@ -33,12 +35,14 @@ export interface Services {
   idempotency: IdempotencyService;
   /** The dispatch step of writes sent with an `Idempotency-Key`. */
   idempotencyStep: ReturnType<typeof createIdempotency>['step'];
-  /** The operations of users, policies and API keys. */
+  /** The operations of users, roles, policies and API keys. */
   handlers: ReturnType<typeof createUsers>['handlers'] &
     ReturnType<typeof createPolicies>['handlers'] &
     ReturnType<typeof createApiKeys>['handlers'] &
     ReturnType<typeof createAuthzen>['handlers'] &
-    ReturnType<typeof createLogStreams>['handlers'];
+    ReturnType<typeof createLogStreams>['handlers'] &
+    ReturnType<typeof createRoles>['handlers'] &
+    ReturnType<typeof createScim>['handlers'];
   logs: AuditLog['logs'];
   chain: AuditLog['chain'];
   search: AuditLog['search'];
@@ -47,6 +51,8 @@ export interface Services {
 
 export interface ServicesOptions {
   secret: string;
+  /** `SECADMIN_PUBLIC_URL`: where SCIM resources are located. */
+  publicUrl: string;
   /** The embedded database: this process is its only writer (decides state-version reads). */
   soleWriter: boolean;
   counters?: DomainCounters;
@@ -160,6 +166,21 @@ export function createServices(store: Store, options: ServicesOptions): Composit
     logger: options.logger,
     counters: options.counters,
   });
+  const roles = createRoles({
+    store,
+    versions,
+    audit,
+    cursors,
+    access: policies.access,
+    members: users.service,
+  });
+  const scim = createScim({
+    store,
+    users: users.service,
+    roles: roles.service,
+    access: policies.access,
+    publicUrl: options.publicUrl,
+  });
   return {
     services: {
       versions,
@@ -174,6 +195,8 @@ export function createServices(store: Store, options: ServicesOptions): Composit
         ...apiKeys.handlers,
         ...authzen.handlers,
         ...logStreams.handlers,
+        ...roles.handlers,
+        ...scim.handlers,
       },
       logs: auditLog.logs,
       chain: auditLog.chain,

@@ -115,7 +115,9 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
         DISK_LOW_RETRY_AFTER_S,
       );
     const idempotencyKey =
-      auth && req.method === 'POST' && operation.writes ? deps.idempotency.keyOf(req) : undefined;
+      auth && req.method === 'POST' && operation.writes && operation.idempotent
+        ? deps.idempotency.keyOf(req)
+        : undefined;
     requireJsonBody(
       req,
       operation.nonJsonBody === 'invalid_request' ? 'invalid_request' : 'unsupported_media_type',

@@ -1,5 +1,5 @@
 import type { ErrorCode } from '@secadmin/api-types';
-import type { ErrorRequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import {
   Conflict,
@@ -10,6 +10,7 @@ import {
   Invalid,
   NotFound,
   PreconditionFailed,
+  type ScimErrorType,
   Throttled,
   Unavailable,
 } from '../lib/errors.js';
@@ -48,6 +49,8 @@ export class ApiError extends Error {
     readonly details?: ErrorDetail[],
     /** For a 429: when to try again. */
     readonly retryAfterSeconds?: number,
+    /** SCIM's kind of 400 (`/scim/v2` answers in the SCIM error schema). */
+    readonly scimType?: ScimErrorType,
   ) {
     super(message);
     this.status = STATUS[code];
@@ -64,6 +67,8 @@ export function fromDomainError(error: DomainError, location: 'body' | 'query'):
       'invalid_request',
       error.message,
       error.problems.map(({ field, message }) => ({ field: `${location}.${field}`, message })),
+      undefined,
+      error.scimType,
     );
   if (error instanceof NotFound) return new ApiError('not_found', error.message);
   if (error instanceof Conflict) return new ApiError('conflict', error.message);
@@ -80,10 +85,40 @@ export function fromDomainError(error: DomainError, location: 'body' | 'query'):
   return new ApiError('internal_error', 'An unexpected error occurred.');
 }
 
-export function sendError(res: Response, error: ApiError): void {
+/** SCIM clients read errors in the SCIM error schema (RFC 7644 §3.12), under `/scim/v2` only. */
+const SCIM_PATH = /^\/scim\/v2(\/|$)/;
+
+function sendScimError(res: Response, error: ApiError): void {
+  const scimType =
+    error.scimType ??
+    (error.details?.some((d) => d.field === 'query.filter') ? 'invalidFilter' : undefined) ??
+    (error.code === 'conflict'
+      ? 'uniqueness'
+      : error.code === 'invalid_request'
+        ? 'invalidValue'
+        : undefined);
+  const detail = error.details?.length
+    ? `${error.message} ${error.details.map((d) => `${d.field}: ${d.message}`).join('; ')}`
+    : error.message;
+  res
+    .status(error.status)
+    .type('application/scim+json')
+    .json({
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+      status: String(error.status),
+      ...(scimType ? { scimType } : {}),
+      detail: detail.slice(0, 2000),
+    });
+}
+
+export function sendError(res: Response, error: ApiError, req?: Request): void {
   if (error.code === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer');
   if (error.retryAfterSeconds !== undefined)
     res.setHeader('Retry-After', String(error.retryAfterSeconds));
+  if (req && SCIM_PATH.test(req.path)) {
+    sendScimError(res, error);
+    return;
+  }
   const body: { code: ErrorCode; message: string; details?: ErrorDetail[] } = {
     code: error.code,
     message: error.message,
@@ -163,12 +198,12 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const apiError = toApiError(error);
     if (!res.headersSent) closeIfBodyUnread(req, res);
-    if (apiError) return sendError(res, apiError);
+    if (apiError) return sendError(res, apiError, req);
     logger.error(
       { err: error, requestId: res.locals.requestId, method: req.method },
       'unexpected error',
     );
     if (res.headersSent) return void res.destroy();
-    sendError(res, new ApiError('internal_error', 'An unexpected error occurred.'));
+    sendError(res, new ApiError('internal_error', 'An unexpected error occurred.'), req);
   };
 }

@@ -7,5 +7,5 @@ export { ifMatch, notModified } from './conditional.js';
 export type { Handler } from './context.js';
 export { ApiError, sendError } from './errors.js';
 export { preparedFirst } from './prepared-first.js';
-export { created, noContent, ok, sendJson, sendPage } from './respond.js';
+export { created, noContent, ok, sendJson, sendPage, sendScim } from './respond.js';
 export { type StaticFile, sendStaticFile } from './static-file.js';

@@ -17,8 +17,14 @@ export function loadSpec(): Spec {
  * Who may call an operation, as its `x-secadmin-access` says: a key whose principal the
  * policies allow `action` on `resource` (path parameters in braces filled in), `public`
  * (no key, no rate limit) or `token` (no key: a signed token in the URL; limited per IP).
+ * `{checkedBy: service}`: any valid key gets in, and the service checks the rights that depend
+ * on the body (a SCIM Group's PATCH: `roles:update` for a rename, `users:grant` for members).
  */
-export type AccessRule = { action: string; resource: string } | 'public' | 'token';
+export type AccessRule =
+  | { action: string; resource: string }
+  | { checkedBy: 'service' }
+  | 'public'
+  | 'token';
 
 /** One operation of the spec, as the server serves it. */
 export interface Operation {
@@ -39,6 +45,11 @@ export interface Operation {
    * an `Idempotency-Key` (docs/idempotency.md, docs/operations.md).
    */
   writes: boolean;
+  /**
+   * Whether a POST keeps its response for an `Idempotency-Key`: not where the spec says
+   * `x-secadmin-idempotency: false` (SCIM, whose clients retry a create and expect 409).
+   */
+  idempotent: boolean;
   /** The operation object of the bundled spec (parameters, request body, responses). */
   spec: Record<string, unknown>;
 }
@@ -72,6 +83,7 @@ export function readOperations(spec: Spec): Operation[] {
           (operation['x-secadmin-non-json-body'] as ErrorCode | undefined) ??
           'unsupported_media_type',
         writes: WRITING_METHODS.has(method) && operation['x-secadmin-reads-only'] !== true,
+        idempotent: operation['x-secadmin-idempotency'] !== false,
         spec: {
           ...operation,
           parameters: [

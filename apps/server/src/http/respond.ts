@@ -18,3 +18,8 @@ export function sendPage<T>(res: Response, page: Page<T>, meta?: Record<string, 
       : { hasMore: true, nextCursor: page.nextCursor };
   sendJson(res, 200, { data: page.items, pagination, ...(meta ? { meta } : {}) });
 }
+
+/** A SCIM body (RFC 7644 §3.1: `application/scim+json`), as it is: no envelope. */
+export function sendScim(res: Response, status: number, body: object): void {
+  res.status(status).type('application/scim+json').json(body);
+}

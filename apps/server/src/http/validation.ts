@@ -159,7 +159,8 @@ export class SpecValidator {
     const byStatus = new Map<number, ValidateFunction>();
     for (const [status, response] of Object.entries(operation.spec.responses as Schema)) {
       const resolved = response.$ref ? this.resolveRef(response.$ref) : response;
-      const schema = resolved?.content?.['application/json']?.schema;
+      const content = resolved?.content;
+      const schema = (content?.['application/json'] ?? content?.['application/scim+json'])?.schema;
       if (schema) byStatus.set(Number(status), this.compile(schema));
     }
     return (status, body) => {

@@ -5,4 +5,6 @@ export interface RequestActor {
   isRoot: boolean;
   ip: string | undefined;
   userAgent: string | undefined;
+  /** The protocol the change came through, when not `/v1` (audit `metadata.via`). */
+  via?: 'scim';
 }

@@ -15,10 +15,20 @@ export class Invalid extends DomainError {
   constructor(
     readonly problems: FieldProblem[],
     message = 'The request is invalid.',
+    /** What kind of 400 it is in SCIM's words (RFC 7644 §3.12), where SCIM answers it. */
+    readonly scimType?: ScimErrorType,
   ) {
     super(message);
   }
 }
+
+export type ScimErrorType =
+  | 'invalidFilter'
+  | 'invalidValue'
+  | 'invalidSyntax'
+  | 'invalidPath'
+  | 'noTarget'
+  | 'mutability';
 
 export const invalid = (field: string, message: string) => new Invalid([{ field, message }]);
 

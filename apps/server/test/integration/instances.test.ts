@@ -84,6 +84,20 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     expect(await failure(onB.GET('/v1/users'))).toMatchObject({ status: 401 });
     await setActive(true);
     expect((await onB.GET('/v1/users')).data).toBeDefined();
+    // Deprovisioning through SCIM is the same change: at once, on the other instance too.
+    const scim = (active: boolean) =>
+      fetch(`${a.url}/scim/v2/Users/${user.id}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${a.rootKey}`, 'content-type': 'application/scim+json' },
+        body: JSON.stringify({
+          schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+          Operations: [{ op: 'replace', path: 'active', value: active }],
+        }),
+      });
+    expect((await scim(false)).status).toBe(200);
+    expect(await failure(onB.GET('/v1/users'))).toMatchObject({ status: 401 });
+    expect((await scim(true)).status).toBe(200);
+    expect((await onB.GET('/v1/users')).data).toBeDefined();
   });
 
   it('stop granting on one instance at the next request after a policy is deleted on the other', async () => {

@@ -45,6 +45,7 @@ describe('the attack matrix: every operation × every way in that must fail', ()
     const victim = await createUser(server.client, { password });
     const attacker = await createUser(server.client);
     const policy = await createPolicy(server.client, {});
+    await server.client.POST('/v1/roles', { body: { id: 'matrix-role', name: 'Matrix role' } });
     const [log] =
       (
         await server.client.POST('/v1/logs', {
@@ -131,6 +132,7 @@ describe('the attack matrix: every operation × every way in that must fail', ()
     const path = op.path
       .replace('/v1/users/{id}', `/v1/users/${ids.user}`)
       .replace('/v1/policies/{id}', `/v1/policies/${ids.policy}`)
+      .replace('/v1/roles/{id}', '/v1/roles/matrix-role')
       .replace('/v1/logs/export/{exportId}', `/v1/logs/export/${ids.export}`)
       .replace('/v1/logs/{id}', `/v1/logs/${ids.log}`)
       .replace('/v1/api-keys/{id}', `/v1/api-keys/${ids.key}`);
@@ -151,6 +153,7 @@ describe('the attack matrix: every operation × every way in that must fail', ()
     const rows = await server.db.query(
       `SELECT (SELECT md5(coalesce(string_agg(u::text, ',' ORDER BY id), '')) FROM users u) AS users,
               (SELECT md5(coalesce(string_agg(p::text, ',' ORDER BY id), '')) FROM policies p) AS policies,
+              (SELECT md5(coalesce(string_agg(r::text, ',' ORDER BY id), '')) FROM roles r) AS roles,
               (SELECT md5(coalesce(string_agg(k::text, ',' ORDER BY id), '')) FROM api_keys k) AS keys,
               (SELECT md5(coalesce(string_agg(e.id || e.status, ',' ORDER BY id), '')) FROM exports e) AS exports,
               (SELECT count(*) FROM log_entries WHERE event <> 'auth.failed') AS entries`,

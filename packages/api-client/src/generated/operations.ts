@@ -8,8 +8,6 @@ import type {
   Query,
   RequestOptions,
 } from '../operation-types.js';
-import type { PagedCall } from '../paged-call.js';
-import type { PageItem } from '../pagination.js';
 
 /** Every operation: its resource method, and where a call's arguments go in the request. */
 export const operations = {
@@ -18,10 +16,15 @@ export const operations = {
   getUser: { group: 'users', name: 'get', method: 'GET', path: '/v1/users/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
   updateUser: { group: 'users', name: 'update', method: 'PATCH', path: '/v1/users/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'data' },
   deleteUser: { group: 'users', name: 'delete', method: 'DELETE', path: '/v1/users/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
+  listRoles: { group: 'roles', name: 'list', method: 'GET', path: '/v1/roles', pathParams: [], query: true, body: false, cursor: 'query', returns: 'body' },
+  createRole: { group: 'roles', name: 'create', method: 'POST', path: '/v1/roles', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
+  getRole: { group: 'roles', name: 'get', method: 'GET', path: '/v1/roles/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
+  updateRole: { group: 'roles', name: 'update', method: 'PATCH', path: '/v1/roles/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'data' },
+  deleteRole: { group: 'roles', name: 'delete', method: 'DELETE', path: '/v1/roles/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
   listPolicies: { group: 'policies', name: 'list', method: 'GET', path: '/v1/policies', pathParams: [], query: true, body: false, cursor: 'query', returns: 'body' },
   createPolicy: { group: 'policies', name: 'create', method: 'POST', path: '/v1/policies', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   simulatePolicy: { group: 'policies', name: 'simulate', method: 'POST', path: '/v1/policies/simulate', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
-  simulatePolicyBatch: { group: 'policies', name: 'simulateBatch', method: 'POST', path: '/v1/policies/simulate/batch', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
+  simulatePolicyBatch: { group: 'policies', name: 'simulatePolicyBatch', method: 'POST', path: '/v1/policies/simulate/batch', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   getPolicy: { group: 'policies', name: 'get', method: 'GET', path: '/v1/policies/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
   updatePolicy: { group: 'policies', name: 'update', method: 'PATCH', path: '/v1/policies/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'data' },
   deletePolicy: { group: 'policies', name: 'delete', method: 'DELETE', path: '/v1/policies/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
@@ -37,21 +40,21 @@ export const operations = {
   listApiKeys: { group: 'apiKeys', name: 'list', method: 'GET', path: '/v1/api-keys', pathParams: [], query: true, body: false, cursor: 'query', returns: 'body' },
   createApiKey: { group: 'apiKeys', name: 'create', method: 'POST', path: '/v1/api-keys', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   deleteApiKey: { group: 'apiKeys', name: 'delete', method: 'DELETE', path: '/v1/api-keys/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
-  evaluateAccess: { group: 'authzen', name: 'evaluateAccess', method: 'POST', path: '/access/v1/evaluation', pathParams: [], query: false, body: true, cursor: null, returns: 'body' },
-  evaluateAccessBatch: { group: 'authzen', name: 'evaluateAccessBatch', method: 'POST', path: '/access/v1/evaluations', pathParams: [], query: false, body: true, cursor: null, returns: 'body' },
-  searchSubjects: { group: 'authzen', name: 'searchSubjects', method: 'POST', path: '/access/v1/search/subject', pathParams: [], query: false, body: true, cursor: null, returns: 'body' },
-  searchResources: { group: 'authzen', name: 'searchResources', method: 'POST', path: '/access/v1/search/resource', pathParams: [], query: false, body: true, cursor: null, returns: 'body' },
-  searchActions: { group: 'authzen', name: 'searchActions', method: 'POST', path: '/access/v1/search/action', pathParams: [], query: false, body: true, cursor: null, returns: 'body' },
-  getAuthzenConfiguration: { group: 'authzen', name: 'getConfiguration', method: 'GET', path: '/.well-known/authzen-configuration', pathParams: [], query: false, body: false, cursor: null, returns: 'body' },
-  listLogStreams: { group: 'logStreams', name: 'list', method: 'GET', path: '/v1/log-streams', pathParams: [], query: true, body: false, cursor: 'query', returns: 'body' },
-  createLogStream: { group: 'logStreams', name: 'create', method: 'POST', path: '/v1/log-streams', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
-  getLogStream: { group: 'logStreams', name: 'get', method: 'GET', path: '/v1/log-streams/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
-  updateLogStream: { group: 'logStreams', name: 'update', method: 'PATCH', path: '/v1/log-streams/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'data' },
-  deleteLogStream: { group: 'logStreams', name: 'delete', method: 'DELETE', path: '/v1/log-streams/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
-  replayLogStream: { group: 'logStreams', name: 'replay', method: 'POST', path: '/v1/log-streams/{id}/replay', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'data' },
-  rotateLogStreamSecret: { group: 'logStreams', name: 'rotateSecret', method: 'POST', path: '/v1/log-streams/{id}/rotate-secret', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
-  testLogStream: { group: 'logStreams', name: 'test', method: 'POST', path: '/v1/log-streams/{id}/test', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
-  listLogStreamDeliveries: { group: 'logStreams', name: 'listDeliveries', method: 'GET', path: '/v1/log-streams/{id}/deliveries', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
+  listScimUsers: { group: 'scim', name: 'listScimUsers', method: 'GET', path: '/scim/v2/Users', pathParams: [], query: true, body: false, cursor: null, returns: 'response' },
+  createScimUser: { group: 'scim', name: 'createScimUser', method: 'POST', path: '/scim/v2/Users', pathParams: [], query: false, body: true, cursor: null, returns: 'response' },
+  getScimUser: { group: 'scim', name: 'getScimUser', method: 'GET', path: '/scim/v2/Users/{id}', pathParams: ['id'], query: true, body: false, cursor: null, returns: 'response' },
+  replaceScimUser: { group: 'scim', name: 'replaceScimUser', method: 'PUT', path: '/scim/v2/Users/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'response' },
+  patchScimUser: { group: 'scim', name: 'patchScimUser', method: 'PATCH', path: '/scim/v2/Users/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'response' },
+  deleteScimUser: { group: 'scim', name: 'deleteScimUser', method: 'DELETE', path: '/scim/v2/Users/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
+  listScimGroups: { group: 'scim', name: 'listScimGroups', method: 'GET', path: '/scim/v2/Groups', pathParams: [], query: true, body: false, cursor: null, returns: 'response' },
+  createScimGroup: { group: 'scim', name: 'createScimGroup', method: 'POST', path: '/scim/v2/Groups', pathParams: [], query: false, body: true, cursor: null, returns: 'response' },
+  getScimGroup: { group: 'scim', name: 'getScimGroup', method: 'GET', path: '/scim/v2/Groups/{id}', pathParams: ['id'], query: true, body: false, cursor: null, returns: 'response' },
+  replaceScimGroup: { group: 'scim', name: 'replaceScimGroup', method: 'PUT', path: '/scim/v2/Groups/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'response' },
+  patchScimGroup: { group: 'scim', name: 'patchScimGroup', method: 'PATCH', path: '/scim/v2/Groups/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'response' },
+  deleteScimGroup: { group: 'scim', name: 'deleteScimGroup', method: 'DELETE', path: '/scim/v2/Groups/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
+  getScimServiceProviderConfig: { group: 'scim', name: 'getScimServiceProviderConfig', method: 'GET', path: '/scim/v2/ServiceProviderConfig', pathParams: [], query: false, body: false, cursor: null, returns: 'response' },
+  listScimResourceTypes: { group: 'scim', name: 'listScimResourceTypes', method: 'GET', path: '/scim/v2/ResourceTypes', pathParams: [], query: false, body: false, cursor: null, returns: 'response' },
+  listScimSchemas: { group: 'scim', name: 'listScimSchemas', method: 'GET', path: '/scim/v2/Schemas', pathParams: [], query: false, body: false, cursor: null, returns: 'response' },
   downloadExport: { group: 'exports', name: 'download', method: 'GET', path: '/downloads/{file}', pathParams: ['file'], query: true, body: false, cursor: null, returns: 'response' },
   getHealth: { group: 'system', name: 'getHealth', method: 'GET', path: '/healthz', pathParams: [], query: false, body: false, cursor: null, returns: 'body' },
   getReadiness: { group: 'system', name: 'getReadiness', method: 'GET', path: '/readyz', pathParams: [], query: false, body: false, cursor: null, returns: 'body' },
@@ -63,9 +66,8 @@ export const operations = {
 /**
  * The API's operations as methods, grouped by resource. Arguments come in this order: path
  * parameters, the JSON body, the query, then {@link RequestOptions}. A method resolves to the
- * `data` of the answer, and throws a `SecadminApiError` for any non-2xx answer. A list or a
- * search is a {@link PagedCall}: awaited, the first page (`{ data, pagination, meta }`);
- * iterated with `for await`, every item of every page.
+ * `data` of the answer, to the whole page (`{ data, pagination, meta }`) for a list, and throws
+ * a `SecadminApiError` for any non-2xx answer.
  */
 export interface Resources {
   /**
@@ -77,17 +79,19 @@ export interface Resources {
      *
      * Lists users oldest first, by (createdAt, id), with cursor pagination. `email`
      * filters by exact, case-insensitive email; `role` returns users holding that role;
-     * `active` returns only active or only inactive users.
+     * `active` returns only active or only inactive users; `externalId` the user with that
+     * identity-provider id.
      * Entries carry the list fields only: id, email, name, createdAt and roles.
      *
      * `GET /v1/users` (`listUsers`)
      */
-    list(query?: Query<'listUsers'>, options?: RequestOptions): PagedCall<JsonBody<'listUsers'>, PageItem<'/v1/users'>>;
+    list(query?: Query<'listUsers'>, options?: RequestOptions): Promise<JsonBody<'listUsers'>>;
     /**
      * Create a user
      *
      * Creates a user with `emailVerified: false`. The email must be unique among existing
-     * users, compared case-insensitively (409 otherwise); it is stored as given. The
+     * users, compared case-insensitively (409 otherwise); it is stored as given. So must
+     * `externalId` be, when given (compared exactly). The
      * optional password (8–256 characters) is stored as a scrypt hash and never returned.
      * Writes a `user.created` audit entry. Each role in `roles` also needs
      * `users:grant` on `roles/<role>` (403 and nothing created otherwise).
@@ -106,7 +110,8 @@ export interface Resources {
     /**
      * Update a user
      *
-     * Updates `name`, `roles` (replaced) and `metadata`. `metadata` is merged into
+     * Updates `name`, `roles` (replaced), `active`, `externalId` (409 when another user has
+     * it; `null` removes it) and `metadata`. `metadata` is merged into
      * the stored metadata as an RFC 7386 JSON Merge Patch: a key set to `null` is
      * removed and nested objects merge. Concurrent updates never lose each other's keys.
      * Metadata is limited to 16 KiB serialized after the merge. An empty body changes
@@ -137,6 +142,61 @@ export interface Resources {
     delete(id: PathParams<'deleteUser'>['id'], options?: RequestOptions): Promise<void>;
   };
   /**
+   * Roles as records, with a display name, a description and an identity provider's id (a SCIM Group is one). A role's members are the users whose `roles` hold its id; adding or removing one needs `users:grant` on `roles/<id>`.
+   */
+  roles: {
+    /**
+     * List roles
+     *
+     * Lists role records oldest first, by (createdAt, id), with cursor pagination, each with
+     * its `memberCount`. `externalId` returns the role with that identity-provider id.
+     *
+     * `GET /v1/roles` (`listRoles`)
+     */
+    list(query?: Query<'listRoles'>, options?: RequestOptions): Promise<JsonBody<'listRoles'>>;
+    /**
+     * Create a role
+     *
+     * Creates a role record with the given `id` (409 when a record has it, or another role has
+     * the `externalId`). Users may already hold the role: `memberCount` counts them. Creating
+     * a record grants nothing: membership is a user's `roles`, changed with `users:grant`.
+     * Writes a `role.created` audit entry.
+     *
+     * `POST /v1/roles` (`createRole`)
+     */
+    create(body: Body<'createRole'>, options?: RequestOptions): Promise<Data<'createRole'>>;
+    /**
+     * Get a role
+     *
+     * Returns the role record with its `memberCount`.
+     *
+     * `GET /v1/roles/{id}` (`getRole`)
+     */
+    get(id: PathParams<'getRole'>['id'], options?: RequestOptions): Promise<Data<'getRole'>>;
+    /**
+     * Update a role
+     *
+     * Updates `name`, `description` and `externalId` (409 when another role has it); `null`
+     * removes `description` or `externalId`. The id never changes. An empty body changes
+     * nothing. Writes a `role.updated` audit entry.
+     *
+     * `PATCH /v1/roles/{id}` (`updateRole`)
+     */
+    update(id: PathParams<'updateRole'>['id'], body: Body<'updateRole'>, options?: RequestOptions): Promise<Data<'updateRole'>>;
+    /**
+     * Delete a role
+     *
+     * Deletes the role record and removes the role from every user that holds it, in one
+     * transaction. Each removal is a grant change: the key needs `users:grant` on
+     * `roles/<id>` besides `roles:delete` (403 and nothing changed otherwise). Writes a
+     * `role.deleted` audit entry whose `metadata.removedFromUsers` is the number of users
+     * that held it, and no `user.updated` entries.
+     *
+     * `DELETE /v1/roles/{id}` (`deleteRole`)
+     */
+    delete(id: PathParams<'deleteRole'>['id'], options?: RequestOptions): Promise<void>;
+  };
+  /**
    * Access policies and the simulator that evaluates them.
    */
   policies: {
@@ -148,7 +208,7 @@ export interface Resources {
      *
      * `GET /v1/policies` (`listPolicies`)
      */
-    list(query?: Query<'listPolicies'>, options?: RequestOptions): PagedCall<JsonBody<'listPolicies'>, PageItem<'/v1/policies'>>;
+    list(query?: Query<'listPolicies'>, options?: RequestOptions): Promise<JsonBody<'listPolicies'>>;
     /**
      * Create a policy
      *
@@ -212,7 +272,7 @@ export interface Resources {
      *
      * `POST /v1/policies/simulate/batch` (`simulatePolicyBatch`)
      */
-    simulateBatch(body: Body<'simulatePolicyBatch'>, options?: RequestOptions): Promise<Data<'simulatePolicyBatch'>>;
+    simulatePolicyBatch(body: Body<'simulatePolicyBatch'>, options?: RequestOptions): Promise<Data<'simulatePolicyBatch'>>;
     /**
      * Get a policy
      *
@@ -467,7 +527,7 @@ export interface Resources {
      *
      * `GET /v1/logs` (`listLogs`)
      */
-    list(query?: Query<'listLogs'>, options?: RequestOptions): PagedCall<JsonBody<'listLogs'>, PageItem<'/v1/logs'>>;
+    list(query?: Query<'listLogs'>, options?: RequestOptions): Promise<JsonBody<'listLogs'>>;
     /**
      * Ingest log entries
      *
@@ -505,7 +565,7 @@ export interface Resources {
      *
      * `POST /v1/logs/search` (`searchLogs`)
      */
-    search(body: Body<'searchLogs'>, options?: RequestOptions): PagedCall<JsonBody<'searchLogs'>, PageItem<'/v1/logs/search'>>;
+    search(body: Body<'searchLogs'>, options?: RequestOptions): Promise<JsonBody<'searchLogs'>>;
     /**
      * List chain checkpoints
      *
@@ -517,7 +577,7 @@ export interface Resources {
      *
      * `GET /v1/logs/checkpoints` (`listCheckpoints`)
      */
-    listCheckpoints(query?: Query<'listCheckpoints'>, options?: RequestOptions): PagedCall<JsonBody<'listCheckpoints'>, PageItem<'/v1/logs/checkpoints'>>;
+    listCheckpoints(query?: Query<'listCheckpoints'>, options?: RequestOptions): Promise<JsonBody<'listCheckpoints'>>;
     /**
      * Get the checkpoint signing key
      *
@@ -647,7 +707,7 @@ export interface Resources {
      *
      * `GET /v1/api-keys` (`listApiKeys`)
      */
-    list(query?: Query<'listApiKeys'>, options?: RequestOptions): PagedCall<JsonBody<'listApiKeys'>, PageItem<'/v1/api-keys'>>;
+    list(query?: Query<'listApiKeys'>, options?: RequestOptions): Promise<JsonBody<'listApiKeys'>>;
     /**
      * Create an API key
      *
@@ -677,254 +737,170 @@ export interface Resources {
     delete(id: PathParams<'deleteApiKey'>['id'], options?: RequestOptions): Promise<void>;
   };
   /**
-   * secadmin as a Policy Decision Point of the OpenID AuthZEN Authorization API 1.0, so any
-   * AuthZEN enforcement point (API gateways, identity providers, SDKs) can ask it without
-   * custom code: single and batch evaluations, subject, resource and action search, and the
-   * `/.well-known/authzen-configuration` metadata. Decisions are those of the policy
-   * simulator: subject `{type, id}` is the principal `<type>:<id>`, resource `{type, id}`
-   * the resource `<type>/<id>`, action `{name}` the action, and each entity's `properties`
-   * its attributes. Bodies keep AuthZEN's own shape (no `data` envelope, no `meta`);
-   * errors keep secadmin's envelope and statuses, except that a body that is not JSON is a
-   * 400 as AuthZEN's certification requires. The certification scenario's every test id
-   * runs in secadmin's tests.
+   * SCIM 2.0 provisioning (RFC 7643, RFC 7644) under `/scim/v2`, for identity providers
+   * (Okta, Microsoft Entra ID, Google, JumpCloud): Users are `/v1` users, Groups are role
+   * records. Requests use the same bearer API keys; bodies are `application/scim+json`
+   * (plain `application/json` is accepted) and so are responses, errors included (the SCIM
+   * error schema, `ScimError`). Every change is the same service call as its `/v1` twin:
+   * the same rights, the same transaction, the same audit entry with `metadata.via: "scim"`,
+   * the same redaction when a user is deleted. `meta.version` is the `/v1` `ETag`.
+   * Membership of a Group is a role grant: adding or removing a member needs `users:grant`
+   * on `roles/<id>`. `x-secadmin-access: {checkedBy: service}` marks the operations whose
+   * rights depend on the body (the service checks them). SCIM creates ignore an
+   * `Idempotency-Key` (`x-secadmin-idempotency: false`): a retried create is 409
+   * `uniqueness`, as SCIM clients expect.
    */
-  authzen: {
+  scim: {
     /**
-     * Evaluate one access request (AuthZEN)
+     * List or find SCIM Users
      *
-     * The AuthZEN Access Evaluation API 1.0: may this subject do this action on this resource?
-     * Decided exactly as `POST /v1/policies/simulate` decides the principal `<subject.type>:<subject.id>`,
-     * the action `action.name` and the resource `<resource.type>/<resource.id>`, with
-     * `subject.properties`, `action.properties` and `resource.properties` as the principal's,
-     * action's and resource's attributes and `context` as the simulator's `context`.
+     * Lists Users oldest first, with `filter`, `startIndex`/`count` paging and
+     * `attributes`/`excludedAttributes` (RFC 7644 §3.4.2). A list without a filter is allowed.
+     * The same rights as `GET /v1/users`.
      *
-     * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
-     * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
-     *
-     * `POST /access/v1/evaluation` (`evaluateAccess`)
+     * `GET /scim/v2/Users` (`listScimUsers`)
      */
-    evaluateAccess(body: Body<'evaluateAccess'>, options?: RequestOptions): Promise<JsonBody<'evaluateAccess'>>;
+    listScimUsers(query?: Query<'listScimUsers'>, options?: RequestOptions): Promise<Response>;
     /**
-     * Evaluate many access requests (AuthZEN)
+     * Create a SCIM User
      *
-     * The AuthZEN Access Evaluations API 1.0: up to 100 questions, each decided as
-     * `evaluateAccess` decides one, with the top-level `subject`, `action`, `resource` and
-     * `context` as defaults that an item's own replace whole. Answers come in request order.
-     * An item that cannot be evaluated gets `decision: false` and `context.error`
-     * (`{"status": 400, "message": …}`) while the others are answered. Without `evaluations`, or
-     * with an empty array, the answer is that of `evaluateAccess` for the top-level fields.
+     * Creates a user as `POST /v1/users` does (same rights, same `user.created` audit entry,
+     * with `metadata.via: "scim"`). A retried create (same `userName` or `externalId`) is 409
+     * `uniqueness`, never a second user.
      *
-     * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
-     * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
-     *
-     * `POST /access/v1/evaluations` (`evaluateAccessBatch`)
+     * `POST /scim/v2/Users` (`createScimUser`)
      */
-    evaluateAccessBatch(body: Body<'evaluateAccessBatch'>, options?: RequestOptions): Promise<JsonBody<'evaluateAccessBatch'>>;
+    createScimUser(body: Body<'createScimUser'>, options?: RequestOptions): Promise<Response>;
     /**
-     * Search subjects (AuthZEN)
+     * Get a SCIM User
      *
-     * The AuthZEN Subject Search API 1.0: which subjects of `subject.type` may do `action` on
-     * `resource`? `subject.id` is ignored; `subject.properties`, if sent, are every candidate's
-     * attributes (a stored user's own attributes win).
+     * Returns the user (the rights of `GET /v1/users/{id}`); `meta.version` is its `ETag`.
      *
-     * Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
-     * `users`) and every literal identifier that stored
-     * policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
-     * `${self}` name none). The results are the candidates of the searched type for which the
-     * decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
-     * then stored users (oldest first). Each page examines at most 500 candidates, so a page may
-     * hold fewer than `page.limit` results while `page.next_token` is not empty; send it back as
-     * `page.token` with the same body to go on. A token of another search, or altered, is a 400
-     * naming `page.token`. An unknown type or identifier gives empty `results`, not an error.
-     *
-     * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
-     * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
-     *
-     * `POST /access/v1/search/subject` (`searchSubjects`)
+     * `GET /scim/v2/Users/{id}` (`getScimUser`)
      */
-    searchSubjects(body: Body<'searchSubjects'>, options?: RequestOptions): Promise<JsonBody<'searchSubjects'>>;
+    getScimUser(id: PathParams<'getScimUser'>['id'], query?: Query<'getScimUser'>, options?: RequestOptions): Promise<Response>;
     /**
-     * Search resources (AuthZEN)
+     * Replace a SCIM User
      *
-     * The AuthZEN Resource Search API 1.0: on which resources of `resource.type` may `subject` do
-     * `action`? `resource.id` is ignored; `resource.properties`, if sent, are every candidate's
-     * attributes.
+     * Replaces the user's SCIM attributes as `PATCH /v1/users/{id}` changes them (same rights
+     * and `user.updated` entry, `metadata.via: "scim"`): `userName` (a new email), the name,
+     * `active` (when given) and `externalId` (removed when absent). `If-Match` is checked
+     * against `meta.version`.
      *
-     * Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
-     * `users`) and every literal identifier that stored
-     * policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
-     * `${self}` name none). The results are the candidates of the searched type for which the
-     * decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
-     * then stored users (oldest first). Each page examines at most 500 candidates, so a page may
-     * hold fewer than `page.limit` results while `page.next_token` is not empty; send it back as
-     * `page.token` with the same body to go on. A token of another search, or altered, is a 400
-     * naming `page.token`. An unknown type or identifier gives empty `results`, not an error.
-     *
-     * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
-     * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
-     *
-     * `POST /access/v1/search/resource` (`searchResources`)
+     * `PUT /scim/v2/Users/{id}` (`replaceScimUser`)
      */
-    searchResources(body: Body<'searchResources'>, options?: RequestOptions): Promise<JsonBody<'searchResources'>>;
+    replaceScimUser(id: PathParams<'replaceScimUser'>['id'], body: Body<'replaceScimUser'>, options?: RequestOptions): Promise<Response>;
     /**
-     * Search actions (AuthZEN)
+     * Patch a SCIM User
      *
-     * The AuthZEN Action Search API 1.0: which actions may `subject` do on `resource`? An `action`
-     * key is ignored (action properties cannot be searched with).
+     * Applies `add`, `replace` and `remove` operations (with or without `path`) and makes the
+     * one resulting change as `PATCH /v1/users/{id}` would (same rights, one `user.updated`
+     * entry with `metadata.via: "scim"`). `active: false` deactivates the user at once: every
+     * decision about it is denied and its keys answer 401, on every instance. For `active`, the
+     * strings `"True"` and `"False"` (any case) are taken as booleans, as some Microsoft Entra
+     * versions send them. `groups`, `id` and `meta` are read-only (400 `mutability`).
      *
-     * Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
-     * `users`) and every literal identifier that stored
-     * policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
-     * `${self}` name none). The results are the candidates of the searched type for which the
-     * decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
-     * then stored users (oldest first). Each page examines at most 500 candidates, so a page may
-     * hold fewer than `page.limit` results while `page.next_token` is not empty; send it back as
-     * `page.token` with the same body to go on. A token of another search, or altered, is a 400
-     * naming `page.token`. An unknown type or identifier gives empty `results`, not an error.
-     *
-     * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
-     * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
-     *
-     * `POST /access/v1/search/action` (`searchActions`)
+     * `PATCH /scim/v2/Users/{id}` (`patchScimUser`)
      */
-    searchActions(body: Body<'searchActions'>, options?: RequestOptions): Promise<JsonBody<'searchActions'>>;
+    patchScimUser(id: PathParams<'patchScimUser'>['id'], body: Body<'patchScimUser'>, options?: RequestOptions): Promise<Response>;
     /**
-     * AuthZEN metadata
+     * Delete a SCIM User
      *
-     * The AuthZEN 1.0 Policy Decision Point metadata: `policy_decision_point` is
-     * `SECADMIN_PUBLIC_URL` (default `http://localhost:$PORT`), each endpoint is its path under
-     * it, and `capabilities` lists the registered capability URNs supported (none are registered
-     * yet). No authentication, no rate limit.
+     * Deletes the user as `DELETE /v1/users/{id}` does: its keys and policy principals go, the
+     * audit entries linked to it are redacted, a `user.deleted` entry (`metadata.via: "scim"`) is
+     * written. Then 404.
      *
-     * `GET /.well-known/authzen-configuration` (`getAuthzenConfiguration`)
+     * `DELETE /scim/v2/Users/{id}` (`deleteScimUser`)
      */
-    getConfiguration(options?: RequestOptions): Promise<JsonBody<'getAuthzenConfiguration'>>;
-  };
-  /**
-   * Streams push the sealed audit log to a SIEM or a webhook, in `seq` order, at least once,
-   * with nothing skipped, and let the receiver check that nothing was: each message covers a
-   * contiguous `range` of seqs (the next message starts at this one's `toSeq + 1`), carries
-   * the full entries that match the stream's filter and the newest signed checkpoint, and is
-   * signed per Standard Webhooks 1.0 (webhooks) or sent with the HEC token (Splunk). The
-   * message schemas are under `webhooks` (`LogStreamMessage`, `LogStreamTestMessage`).
-   *
-   * **Delivery.** One request in flight per stream. A 2xx acknowledges the message; a
-   * non-2xx, a 3xx (redirects are not followed), a network error or no answer within 10 s
-   * sends the same message again (same range, entries and `webhook-id`; its checkpoint may
-   * be newer) after a backoff of 1 s doubling to 5 min with ±20 % jitter, or after the
-   * `Retry-After` of a 429 or 503 (up to 1 hour). Three failures in a row make the stream
-   * `failing`; a webhook answering 410, or 7 days of failures, make it `disabled` (with a
-   * `stream.disabled` audit entry). Progress is stored only after a 2xx, so a restart or a
-   * crash at most sends the message in flight again. With several instances on one
-   * database, each stream is delivered by one of them at a time (a lease); another takes
-   * over within 30 s when it dies. Ingest never waits for a stream, and retention keeps
-   * the entries an `active` or `failing` stream has not delivered yet.
-   *
-   * **Splunk HEC.** `POST` with `Authorization: Splunk <token>`; the body is one JSON event
-   * per entry, concatenated: `{"time": <timestamp in Unix seconds with milliseconds>,
-   * "source": "secadmin", "sourcetype": …, "index"?: …, "event": <the full entry>}`.
-   */
-  logStreams: {
+    deleteScimUser(id: PathParams<'deleteScimUser'>['id'], options?: RequestOptions): Promise<void>;
     /**
-     * List log streams
+     * List or find SCIM Groups
      *
-     * Lists log streams oldest first, with cursor pagination. Never shows a secret or token.
+     * Lists Groups oldest first, with `filter`, `startIndex`/`count` paging and
+     * `attributes`/`excludedAttributes` (RFC 7644 §3.4.2). A list without a filter is allowed.
+     * The same rights as `GET /v1/roles`.
      *
-     * `GET /v1/log-streams` (`listLogStreams`)
+     * `GET /scim/v2/Groups` (`listScimGroups`)
      */
-    list(query?: Query<'listLogStreams'>, options?: RequestOptions): PagedCall<JsonBody<'listLogStreams'>, PageItem<'/v1/log-streams'>>;
+    listScimGroups(query?: Query<'listScimGroups'>, options?: RequestOptions): Promise<Response>;
     /**
-     * Create a log stream
+     * Create a SCIM Group
      *
-     * Creates a stream that pushes the sealed audit log to a webhook or a Splunk HTTP Event
-     * Collector, in `seq` order, at least once, with nothing skipped. A webhook stream's
-     * signing `secret` is in this response only; a Splunk token is never shown again. Both are
-     * stored encrypted. `destination.url` is checked against the rules of server-side request
-     * forgery (400 naming `destination.url`). Writes a `stream.created` audit entry.
+     * Creates a role record as `POST /v1/roles` does (`role.created`, `metadata.via: "scim"`),
+     * its id made from `displayName`. Each member given is added to the role as a grant: it needs
+     * `users:grant` on `roles/<id>` and is recorded as `user.updated`; an unknown member id is
+     * 400 `invalidValue` and nothing is created.
      *
-     * `POST /v1/log-streams` (`createLogStream`)
+     * `POST /scim/v2/Groups` (`createScimGroup`)
      */
-    create(body: Body<'createLogStream'>, options?: RequestOptions): Promise<Data<'createLogStream'>>;
+    createScimGroup(body: Body<'createScimGroup'>, options?: RequestOptions): Promise<Response>;
     /**
-     * Get a log stream
+     * Get a SCIM Group
      *
-     * The stream with its progress (`deliveredThroughSeq`, `lagEntries`) and health (`status`, `lastError`, `consecutiveFailures`).
+     * Returns the role record and its members (the rights of `GET /v1/roles/{id}`); `excludedAttributes=members` leaves them out.
      *
-     * `GET /v1/log-streams/{id}` (`getLogStream`)
+     * `GET /scim/v2/Groups/{id}` (`getScimGroup`)
      */
-    get(id: PathParams<'getLogStream'>['id'], options?: RequestOptions): Promise<Data<'getLogStream'>>;
+    getScimGroup(id: PathParams<'getScimGroup'>['id'], query?: Query<'getScimGroup'>, options?: RequestOptions): Promise<Response>;
     /**
-     * Update, pause or resume a log stream
+     * Replace a SCIM Group
      *
-     * Changes `name`, `filter`, `destination.url` or `batchSize`, and pauses (`status:
-     * "paused"`) or resumes (`status: "active"`) the stream. A paused or disabled stream sends
-     * nothing and, resumed, goes on where it stopped. A new URL is checked like a new stream's.
-     * Writes a `stream.updated` audit entry.
+     * Replaces the name, `externalId` and members. A changed name or `externalId` needs
+     * `roles:update` on `roles/<id>` (`role.updated`); each member added or removed needs
+     * `users:grant` on `roles/<id>` (one `user.updated` per member) and nothing more. All of it
+     * happens in one transaction, or none of it (403 when a right is missing).
      *
-     * `PATCH /v1/log-streams/{id}` (`updateLogStream`)
+     * `PUT /scim/v2/Groups/{id}` (`replaceScimGroup`)
      */
-    update(id: PathParams<'updateLogStream'>['id'], body: Body<'updateLogStream'>, options?: RequestOptions): Promise<Data<'updateLogStream'>>;
+    replaceScimGroup(id: PathParams<'replaceScimGroup'>['id'], body: Body<'replaceScimGroup'>, options?: RequestOptions): Promise<Response>;
     /**
-     * Delete a log stream
+     * Patch a SCIM Group
      *
-     * Deletes the stream and its delivery history; nothing more is sent. Writes a `stream.deleted` audit entry.
+     * Applies `add`, `replace` and `remove` operations: `members` (add a list, remove
+     * `members[value eq "…"]` or a list, replace all), `displayName`, `externalId`. The rights
+     * are those of `replaceScimGroup`: `users:grant` on `roles/<id>` for member changes,
+     * `roles:update` for the rest. An unknown member id is 400 `invalidValue`, nothing changed.
      *
-     * `DELETE /v1/log-streams/{id}` (`deleteLogStream`)
+     * `PATCH /scim/v2/Groups/{id}` (`patchScimGroup`)
      */
-    delete(id: PathParams<'deleteLogStream'>['id'], options?: RequestOptions): Promise<void>;
+    patchScimGroup(id: PathParams<'patchScimGroup'>['id'], body: Body<'patchScimGroup'>, options?: RequestOptions): Promise<Response>;
     /**
-     * Replay a log stream
+     * Delete a SCIM Group
      *
-     * The stream goes on from `fromSeq`: messages from that seq are sent again (with their
-     * ranges' `webhook-id`s). Entries removed by retention are not sent. Writes a
-     * `stream.updated` audit entry.
+     * Deletes the role record as `DELETE /v1/roles/{id}` does (the role is taken from every
+     * user holding it, which needs `users:grant` on `roles/<id>`; `role.deleted` with
+     * `metadata.via: "scim"`).
      *
-     * `POST /v1/log-streams/{id}/replay` (`replayLogStream`)
+     * `DELETE /scim/v2/Groups/{id}` (`deleteScimGroup`)
      */
-    replay(id: PathParams<'replayLogStream'>['id'], body: Body<'replayLogStream'>, options?: RequestOptions): Promise<Data<'replayLogStream'>>;
+    deleteScimGroup(id: PathParams<'deleteScimGroup'>['id'], options?: RequestOptions): Promise<void>;
     /**
-     * Rotate a webhook stream's secret
+     * SCIM service provider configuration
      *
-     * Makes a new signing secret and answers it this once. For the next 24 hours every message
-     * carries two signatures, by the new secret and by the previous one. A Splunk stream has no
-     * secret (400). Writes a `stream.secret_rotated` audit entry.
+     * What this SCIM service supports (RFC 7643 §5): PATCH, filter (at most 200 results), ETags; no bulk, sort or password change.
+     * Any valid API key may read it.
      *
-     * `POST /v1/log-streams/{id}/rotate-secret` (`rotateLogStreamSecret`)
+     * `GET /scim/v2/ServiceProviderConfig` (`getScimServiceProviderConfig`)
      */
-    rotateSecret(id: PathParams<'rotateLogStreamSecret'>['id'], options?: RequestOptions): Promise<Data<'rotateLogStreamSecret'>>;
+    getScimServiceProviderConfig(options?: RequestOptions): Promise<Response>;
     /**
-     * Send a test message
+     * SCIM resource types
      *
-     * Sends one `secadmin.test` message (signed like any other, `webhook-id`
-     * `msg_<stream id>_test_<ulid>`) to the destination now, whatever the stream's status,
-     * and answers how it went. It does not change the stream's progress or health.
+     * The User and Group resource types (RFC 7643 §6).
+     * Any valid API key may read it.
      *
-     * `POST /v1/log-streams/{id}/test` (`testLogStream`)
+     * `GET /scim/v2/ResourceTypes` (`listScimResourceTypes`)
      */
-    test(id: PathParams<'testLogStream'>['id'], options?: RequestOptions): Promise<Data<'testLogStream'>>;
+    listScimResourceTypes(options?: RequestOptions): Promise<Response>;
     /**
-     * List a log stream's delivery attempts
+     * SCIM schemas
      *
-     * The last 100 delivery attempts of the stream, newest first.
+     * The User and Group schemas with the attributes this service supports (RFC 7643 §7).
+     * Any valid API key may read it.
      *
-     * `GET /v1/log-streams/{id}/deliveries` (`listLogStreamDeliveries`)
+     * `GET /scim/v2/Schemas` (`listScimSchemas`)
      */
-    listDeliveries(id: PathParams<'listLogStreamDeliveries'>['id'], options?: RequestOptions): Promise<Data<'listLogStreamDeliveries'>>;
+    listScimSchemas(options?: RequestOptions): Promise<Response>;
   };
   /**
    * Health, readiness, this document, its rendered reference and the reference's icon. No authentication.
@@ -960,9 +936,7 @@ export interface Resources {
      * Rendered API reference
      *
      * This document rendered as one HTML page (Redoc), with code samples in curl and TypeScript
-     * for every operation, at the address the page was served from, and who may call each
-     * operation. Its links are fragments (`/docs#/section/quickstart`): they open in a new tab.
-     * Also served at `/docs/`. No authentication. Sent brotli- or
+     * for every operation. Also served at `/docs/`. No authentication. Sent brotli- or
      * gzip-compressed when the client accepts it (`Accept-Encoding`), with an `ETag` to
      * revalidate it.
      *

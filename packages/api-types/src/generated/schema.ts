@@ -15,7 +15,8 @@ export interface paths {
          * List users
          * @description Lists users oldest first, by (createdAt, id), with cursor pagination. `email`
          *     filters by exact, case-insensitive email; `role` returns users holding that role;
-         *     `active` returns only active or only inactive users.
+         *     `active` returns only active or only inactive users; `externalId` the user with that
+         *     identity-provider id.
          *     Entries carry the list fields only: id, email, name, createdAt and roles.
          */
         get: operations["listUsers"];
@@ -23,7 +24,8 @@ export interface paths {
         /**
          * Create a user
          * @description Creates a user with `emailVerified: false`. The email must be unique among existing
-         *     users, compared case-insensitively (409 otherwise); it is stored as given. The
+         *     users, compared case-insensitively (409 otherwise); it is stored as given. So must
+         *     `externalId` be, when given (compared exactly). The
          *     optional password (8–256 characters) is stored as a scrypt hash and never returned.
          *     Writes a `user.created` audit entry. Each role in `roles` also needs
          *     `users:grant` on `roles/<role>` (403 and nothing created otherwise).
@@ -74,7 +76,8 @@ export interface paths {
         head?: never;
         /**
          * Update a user
-         * @description Updates `name`, `roles` (replaced) and `metadata`. `metadata` is merged into
+         * @description Updates `name`, `roles` (replaced), `active`, `externalId` (409 when another user has
+         *     it; `null` removes it) and `metadata`. `metadata` is merged into
          *     the stored metadata as an RFC 7386 JSON Merge Patch: a key set to `null` is
          *     removed and nested objects merge. Concurrent updates never lose each other's keys.
          *     Metadata is limited to 16 KiB serialized after the merge. An empty body changes
@@ -83,6 +86,74 @@ export interface paths {
          *     on oneself never reaches roles.
          */
         patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/v1/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List roles
+         * @description Lists role records oldest first, by (createdAt, id), with cursor pagination, each with
+         *     its `memberCount`. `externalId` returns the role with that identity-provider id.
+         */
+        get: operations["listRoles"];
+        put?: never;
+        /**
+         * Create a role
+         * @description Creates a role record with the given `id` (409 when a record has it, or another role has
+         *     the `externalId`). Users may already hold the role: `memberCount` counts them. Creating
+         *     a record grants nothing: membership is a user's `roles`, changed with `users:grant`.
+         *     Writes a `role.created` audit entry.
+         */
+        post: operations["createRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/roles/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The role's id.
+                 * @example security-auditor
+                 */
+                id: components["parameters"]["RoleIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a role
+         * @description Returns the role record with its `memberCount`.
+         */
+        get: operations["getRole"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a role
+         * @description Deletes the role record and removes the role from every user that holds it, in one
+         *     transaction. Each removal is a grant change: the key needs `users:grant` on
+         *     `roles/<id>` besides `roles:delete` (403 and nothing changed otherwise). Writes a
+         *     `role.deleted` audit entry whose `metadata.removedFromUsers` is the number of users
+         *     that held it, and no `user.updated` entries.
+         */
+        delete: operations["deleteRole"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a role
+         * @description Updates `name`, `description` and `externalId` (409 when another role has it); `null`
+         *     removes `description` or `externalId`. The id never changes. An empty body changes
+         *     nothing. Writes a `role.updated` audit entry.
+         */
+        patch: operations["updateRole"];
         trace?: never;
     };
     "/v1/policies": {
@@ -555,181 +626,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/access/v1/evaluation": {
+    "/scim/v2/Users": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List or find SCIM Users
+         * @description Lists Users oldest first, with `filter`, `startIndex`/`count` paging and
+         *     `attributes`/`excludedAttributes` (RFC 7644 §3.4.2). A list without a filter is allowed.
+         *     The same rights as `GET /v1/users`.
+         */
+        get: operations["listScimUsers"];
         put?: never;
         /**
-         * Evaluate one access request (AuthZEN)
-         * @description The AuthZEN Access Evaluation API 1.0: may this subject do this action on this resource?
-         *     Decided exactly as `POST /v1/policies/simulate` decides the principal `<subject.type>:<subject.id>`,
-         *     the action `action.name` and the resource `<resource.type>/<resource.id>`, with
-         *     `subject.properties`, `action.properties` and `resource.properties` as the principal's,
-         *     action's and resource's attributes and `context` as the simulator's `context`.
-         *
-         *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
-         *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         * Create a SCIM User
+         * @description Creates a user as `POST /v1/users` does (same rights, same `user.created` audit entry,
+         *     with `metadata.via: "scim"`). A retried create (same `userName` or `externalId`) is 409
+         *     `uniqueness`, never a second user.
          */
-        post: operations["evaluateAccess"];
+        post: operations["createScimUser"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/access/v1/evaluations": {
+    "/scim/v2/Users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's id (`user_…`), as in `/v1`.
+                 * @example user_01jf3k8m6q2w9x4v7t5r1n0b3c
+                 */
+                id: components["parameters"]["ScimUserIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a SCIM User
+         * @description Returns the user (the rights of `GET /v1/users/{id}`); `meta.version` is its `ETag`.
+         */
+        get: operations["getScimUser"];
+        /**
+         * Replace a SCIM User
+         * @description Replaces the user's SCIM attributes as `PATCH /v1/users/{id}` changes them (same rights
+         *     and `user.updated` entry, `metadata.via: "scim"`): `userName` (a new email), the name,
+         *     `active` (when given) and `externalId` (removed when absent). `If-Match` is checked
+         *     against `meta.version`.
+         */
+        put: operations["replaceScimUser"];
+        post?: never;
+        /**
+         * Delete a SCIM User
+         * @description Deletes the user as `DELETE /v1/users/{id}` does: its keys and policy principals go, the
+         *     audit entries linked to it are redacted, a `user.deleted` entry (`metadata.via: "scim"`) is
+         *     written. Then 404.
+         */
+        delete: operations["deleteScimUser"];
+        options?: never;
+        head?: never;
+        /**
+         * Patch a SCIM User
+         * @description Applies `add`, `replace` and `remove` operations (with or without `path`) and makes the
+         *     one resulting change as `PATCH /v1/users/{id}` would (same rights, one `user.updated`
+         *     entry with `metadata.via: "scim"`). `active: false` deactivates the user at once: every
+         *     decision about it is denied and its keys answer 401, on every instance. For `active`, the
+         *     strings `"True"` and `"False"` (any case) are taken as booleans, as some Microsoft Entra
+         *     versions send them. `groups`, `id` and `meta` are read-only (400 `mutability`).
+         */
+        patch: operations["patchScimUser"];
+        trace?: never;
+    };
+    "/scim/v2/Groups": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List or find SCIM Groups
+         * @description Lists Groups oldest first, with `filter`, `startIndex`/`count` paging and
+         *     `attributes`/`excludedAttributes` (RFC 7644 §3.4.2). A list without a filter is allowed.
+         *     The same rights as `GET /v1/roles`.
+         */
+        get: operations["listScimGroups"];
         put?: never;
         /**
-         * Evaluate many access requests (AuthZEN)
-         * @description The AuthZEN Access Evaluations API 1.0: up to 100 questions, each decided as
-         *     `evaluateAccess` decides one, with the top-level `subject`, `action`, `resource` and
-         *     `context` as defaults that an item's own replace whole. Answers come in request order.
-         *     An item that cannot be evaluated gets `decision: false` and `context.error`
-         *     (`{"status": 400, "message": …}`) while the others are answered. Without `evaluations`, or
-         *     with an empty array, the answer is that of `evaluateAccess` for the top-level fields.
-         *
-         *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
-         *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         * Create a SCIM Group
+         * @description Creates a role record as `POST /v1/roles` does (`role.created`, `metadata.via: "scim"`),
+         *     its id made from `displayName`. Each member given is added to the role as a grant: it needs
+         *     `users:grant` on `roles/<id>` and is recorded as `user.updated`; an unknown member id is
+         *     400 `invalidValue` and nothing is created.
          */
-        post: operations["evaluateAccessBatch"];
+        post: operations["createScimGroup"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/access/v1/search/subject": {
+    "/scim/v2/Groups/{id}": {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                /**
+                 * @description The group's id, which is the role id.
+                 * @example security-auditors
+                 */
+                id: components["parameters"]["ScimGroupIdPath"];
+            };
             cookie?: never;
         };
-        get?: never;
-        put?: never;
         /**
-         * Search subjects (AuthZEN)
-         * @description The AuthZEN Subject Search API 1.0: which subjects of `subject.type` may do `action` on
-         *     `resource`? `subject.id` is ignored; `subject.properties`, if sent, are every candidate's
-         *     attributes (a stored user's own attributes win).
-         *
-         *     Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
-         *     `users`) and every literal identifier that stored
-         *     policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
-         *     `${self}` name none). The results are the candidates of the searched type for which the
-         *     decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
-         *     then stored users (oldest first). Each page examines at most 500 candidates, so a page may
-         *     hold fewer than `page.limit` results while `page.next_token` is not empty; send it back as
-         *     `page.token` with the same body to go on. A token of another search, or altered, is a 400
-         *     naming `page.token`. An unknown type or identifier gives empty `results`, not an error.
-         *
-         *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
-         *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         * Get a SCIM Group
+         * @description Returns the role record and its members (the rights of `GET /v1/roles/{id}`); `excludedAttributes=members` leaves them out.
          */
-        post: operations["searchSubjects"];
-        delete?: never;
+        get: operations["getScimGroup"];
+        /**
+         * Replace a SCIM Group
+         * @description Replaces the name, `externalId` and members. A changed name or `externalId` needs
+         *     `roles:update` on `roles/<id>` (`role.updated`); each member added or removed needs
+         *     `users:grant` on `roles/<id>` (one `user.updated` per member) and nothing more. All of it
+         *     happens in one transaction, or none of it (403 when a right is missing).
+         */
+        put: operations["replaceScimGroup"];
+        post?: never;
+        /**
+         * Delete a SCIM Group
+         * @description Deletes the role record as `DELETE /v1/roles/{id}` does (the role is taken from every
+         *     user holding it, which needs `users:grant` on `roles/<id>`; `role.deleted` with
+         *     `metadata.via: "scim"`).
+         */
+        delete: operations["deleteScimGroup"];
         options?: never;
         head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/access/v1/search/resource": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
         /**
-         * Search resources (AuthZEN)
-         * @description The AuthZEN Resource Search API 1.0: on which resources of `resource.type` may `subject` do
-         *     `action`? `resource.id` is ignored; `resource.properties`, if sent, are every candidate's
-         *     attributes.
-         *
-         *     Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
-         *     `users`) and every literal identifier that stored
-         *     policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
-         *     `${self}` name none). The results are the candidates of the searched type for which the
-         *     decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
-         *     then stored users (oldest first). Each page examines at most 500 candidates, so a page may
-         *     hold fewer than `page.limit` results while `page.next_token` is not empty; send it back as
-         *     `page.token` with the same body to go on. A token of another search, or altered, is a 400
-         *     naming `page.token`. An unknown type or identifier gives empty `results`, not an error.
-         *
-         *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
-         *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         * Patch a SCIM Group
+         * @description Applies `add`, `replace` and `remove` operations: `members` (add a list, remove
+         *     `members[value eq "…"]` or a list, replace all), `displayName`, `externalId`. The rights
+         *     are those of `replaceScimGroup`: `users:grant` on `roles/<id>` for member changes,
+         *     `roles:update` for the rest. An unknown member id is 400 `invalidValue`, nothing changed.
          */
-        post: operations["searchResources"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
+        patch: operations["patchScimGroup"];
         trace?: never;
     };
-    "/access/v1/search/action": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Search actions (AuthZEN)
-         * @description The AuthZEN Action Search API 1.0: which actions may `subject` do on `resource`? An `action`
-         *     key is ignored (action properties cannot be searched with).
-         *
-         *     Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
-         *     `users`) and every literal identifier that stored
-         *     policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
-         *     `${self}` name none). The results are the candidates of the searched type for which the
-         *     decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
-         *     then stored users (oldest first). Each page examines at most 500 candidates, so a page may
-         *     hold fewer than `page.limit` results while `page.next_token` is not empty; send it back as
-         *     `page.token` with the same body to go on. A token of another search, or altered, is a 400
-         *     naming `page.token`. An unknown type or identifier gives empty `results`, not an error.
-         *
-         *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
-         *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
-         */
-        post: operations["searchActions"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/.well-known/authzen-configuration": {
+    "/scim/v2/ServiceProviderConfig": {
         parameters: {
             query?: never;
             header?: never;
@@ -737,13 +785,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * AuthZEN metadata
-         * @description The AuthZEN 1.0 Policy Decision Point metadata: `policy_decision_point` is
-         *     `SECADMIN_PUBLIC_URL` (default `http://localhost:$PORT`), each endpoint is its path under
-         *     it, and `capabilities` lists the registered capability URNs supported (none are registered
-         *     yet). No authentication, no rate limit.
+         * SCIM service provider configuration
+         * @description What this SCIM service supports (RFC 7643 §5): PATCH, filter (at most 200 results), ETags; no bulk, sort or password change.
+         *     Any valid API key may read it.
          */
-        get: operations["getAuthzenConfiguration"];
+        get: operations["getScimServiceProviderConfig"];
         put?: never;
         post?: never;
         delete?: never;
@@ -752,7 +798,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/log-streams": {
+    "/scim/v2/ResourceTypes": {
         parameters: {
             query?: never;
             header?: never;
@@ -760,165 +806,32 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List log streams
-         * @description Lists log streams oldest first, with cursor pagination. Never shows a secret or token.
+         * SCIM resource types
+         * @description The User and Group resource types (RFC 7643 §6).
+         *     Any valid API key may read it.
          */
-        get: operations["listLogStreams"];
-        put?: never;
-        /**
-         * Create a log stream
-         * @description Creates a stream that pushes the sealed audit log to a webhook or a Splunk HTTP Event
-         *     Collector, in `seq` order, at least once, with nothing skipped. A webhook stream's
-         *     signing `secret` is in this response only; a Splunk token is never shown again. Both are
-         *     stored encrypted. `destination.url` is checked against the rules of server-side request
-         *     forgery (400 naming `destination.url`). Writes a `stream.created` audit entry.
-         */
-        post: operations["createLogStream"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/log-streams/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The log stream's id (`lst_…`).
-                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
-                 */
-                id: components["parameters"]["LogStreamIdPath"];
-            };
-            cookie?: never;
-        };
-        /**
-         * Get a log stream
-         * @description The stream with its progress (`deliveredThroughSeq`, `lagEntries`) and health (`status`, `lastError`, `consecutiveFailures`).
-         */
-        get: operations["getLogStream"];
+        get: operations["listScimResourceTypes"];
         put?: never;
         post?: never;
-        /**
-         * Delete a log stream
-         * @description Deletes the stream and its delivery history; nothing more is sent. Writes a `stream.deleted` audit entry.
-         */
-        delete: operations["deleteLogStream"];
-        options?: never;
-        head?: never;
-        /**
-         * Update, pause or resume a log stream
-         * @description Changes `name`, `filter`, `destination.url` or `batchSize`, and pauses (`status:
-         *     "paused"`) or resumes (`status: "active"`) the stream. A paused or disabled stream sends
-         *     nothing and, resumed, goes on where it stopped. A new URL is checked like a new stream's.
-         *     Writes a `stream.updated` audit entry.
-         */
-        patch: operations["updateLogStream"];
-        trace?: never;
-    };
-    "/v1/log-streams/{id}/replay": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The log stream's id (`lst_…`).
-                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
-                 */
-                id: components["parameters"]["LogStreamIdPath"];
-            };
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Replay a log stream
-         * @description The stream goes on from `fromSeq`: messages from that seq are sent again (with their
-         *     ranges' `webhook-id`s). Entries removed by retention are not sent. Writes a
-         *     `stream.updated` audit entry.
-         */
-        post: operations["replayLogStream"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/v1/log-streams/{id}/rotate-secret": {
+    "/scim/v2/Schemas": {
         parameters: {
             query?: never;
             header?: never;
-            path: {
-                /**
-                 * @description The log stream's id (`lst_…`).
-                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
-                 */
-                id: components["parameters"]["LogStreamIdPath"];
-            };
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Rotate a webhook stream's secret
-         * @description Makes a new signing secret and answers it this once. For the next 24 hours every message
-         *     carries two signatures, by the new secret and by the previous one. A Splunk stream has no
-         *     secret (400). Writes a `stream.secret_rotated` audit entry.
-         */
-        post: operations["rotateLogStreamSecret"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/log-streams/{id}/test": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The log stream's id (`lst_…`).
-                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
-                 */
-                id: components["parameters"]["LogStreamIdPath"];
-            };
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Send a test message
-         * @description Sends one `secadmin.test` message (signed like any other, `webhook-id`
-         *     `msg_<stream id>_test_<ulid>`) to the destination now, whatever the stream's status,
-         *     and answers how it went. It does not change the stream's progress or health.
-         */
-        post: operations["testLogStream"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/log-streams/{id}/deliveries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The log stream's id (`lst_…`).
-                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
-                 */
-                id: components["parameters"]["LogStreamIdPath"];
-            };
+            path?: never;
             cookie?: never;
         };
         /**
-         * List a log stream's delivery attempts
-         * @description The last 100 delivery attempts of the stream, newest first.
+         * SCIM schemas
+         * @description The User and Group schemas with the attributes this service supports (RFC 7643 §7).
+         *     Any valid API key may read it.
          */
-        get: operations["listLogStreamDeliveries"];
+        get: operations["listScimSchemas"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1024,9 +937,7 @@ export interface paths {
         /**
          * Rendered API reference
          * @description This document rendered as one HTML page (Redoc), with code samples in curl and TypeScript
-         *     for every operation, at the address the page was served from, and who may call each
-         *     operation. Its links are fragments (`/docs#/section/quickstart`): they open in a new tab.
-         *     Also served at `/docs/`. No authentication. Sent brotli- or
+         *     for every operation. Also served at `/docs/`. No authentication. Sent brotli- or
          *     gzip-compressed when the client accepts it (`Accept-Encoding`), with an `ETag` to
          *     revalidate it.
          */
@@ -1060,106 +971,7 @@ export interface paths {
         trace?: never;
     };
 }
-export interface webhooks {
-    "log-stream-entries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A batch of sealed entries (sent by secadmin to a webhook stream)
-         * @description What secadmin sends to a webhook stream's URL: `content-type: application/json` and the
-         *     Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`
-         *     (see `LogStreamMessage`). Any 2xx acknowledges the message; anything else is retried.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["LogStreamMessage"];
-                };
-            };
-            responses: {
-                /** @description Acknowledged (any 2xx). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description The receiver is gone for good; the stream becomes `disabled`. */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "log-stream-test": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A test message (sent by secadmin to a webhook stream)
-         * @description What `POST /v1/log-streams/{id}/test` sends, signed like any other message.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["LogStreamTestMessage"];
-                };
-            };
-            responses: {
-                /** @description Acknowledged (any 2xx). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Refused; the test reports `delivered` false. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-}
+export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
@@ -1259,7 +1071,7 @@ export interface components {
                  * @description Machine-readable code.
                  * @enum {string}
                  */
-                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
+                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
                 /** @description Human-readable explanation. */
                 message: string;
                 /** @description Every violation found (400 only). */
@@ -1267,6 +1079,11 @@ export interface components {
             };
             meta: components["schemas"]["Meta"];
         };
+        /**
+         * @description An identity provider's own id for this record (SCIM `externalId`), unique among users (or among roles) when set: a second one with the same value is 409. Compared exactly.
+         * @example 00u1a2b3c4d5e6f7g8h9
+         */
+        ExternalId: string;
         /**
          * @description Free-form JSON object, at most 16 KiB serialized.
          * @example {
@@ -1296,6 +1113,7 @@ export interface components {
             name?: string;
             /** @description Initial password, 8 to 256 characters. Omit for a passwordless account. Stored only as a scrypt hash. */
             password?: string;
+            externalId?: components["schemas"]["ExternalId"];
             roles?: components["schemas"]["RoleId"][];
             metadata?: components["schemas"]["Metadata"];
             /**
@@ -1305,13 +1123,14 @@ export interface components {
             active?: boolean;
         };
         /**
-         * @description A user account with all its fields (get, create and update responses). Never contains the password or its hash.
+         * @description A user account with all its fields (get, create and update responses). Never contains the password or its hash. `externalId` is present only when set.
          * @example {
          *       "id": "user_01jf3k8m6q2w9x4v7t5r1n0b3c",
          *       "email": "ada@example.com",
          *       "name": "Ada Lovelace",
          *       "emailVerified": false,
          *       "active": true,
+         *       "externalId": "00u1a2b3c4d5e6f7g8h9",
          *       "roles": [
          *         "security-auditor"
          *       ],
@@ -1331,6 +1150,7 @@ export interface components {
             emailVerified: boolean;
             /** @description `false`: every decision about `user:<id>` is `implicit_deny` (simulate adds `principalInactive: true`) and the user's API keys answer 401 until it is `true` again. Default `true`. */
             active: boolean;
+            externalId?: components["schemas"]["ExternalId"];
             roles: components["schemas"]["RoleId"][];
             metadata: components["schemas"]["Metadata"];
             createdAt: components["schemas"]["Timestamp"];
@@ -1352,9 +1172,67 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
+            /** @description Sets the identity provider's id (409 when another user has it); `null` removes it. */
+            externalId?: components["schemas"]["ExternalId"] | null;
             roles?: components["schemas"]["RoleId"][];
             /** @description `false` deactivates the user: every decision about it is denied and its API keys answer 401 (on every instance, from the next request); `true` reactivates it and its keys work again. Needs `users:update` on `users/<id>` like any other field. */
             active?: boolean;
+        };
+        /**
+         * @description A role record's id: the role id users hold in `roles` and policies name as `role:<id>`. Lowercase, unique.
+         * @example security-auditor
+         */
+        RoleRecordId: string;
+        /**
+         * @description A role as a record (a SCIM Group). Its members are the users whose `roles` hold its id; a role held by users needs no record. `description` and `externalId` are present only when set.
+         * @example {
+         *       "id": "security-auditor",
+         *       "name": "Security auditors",
+         *       "description": "Read the audit log and verify its chain.",
+         *       "memberCount": 3,
+         *       "createdAt": "2026-11-25T21:00:00Z",
+         *       "updatedAt": "2026-11-25T21:00:00Z"
+         *     }
+         */
+        Role: {
+            id: components["schemas"]["RoleRecordId"];
+            /** @description Display name. */
+            name: string;
+            description?: string;
+            externalId?: components["schemas"]["ExternalId"];
+            /**
+             * Format: int64
+             * @description How many users hold the role.
+             */
+            memberCount: number;
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @example {
+         *       "id": "security-auditor",
+         *       "name": "Security auditors",
+         *       "description": "Read the audit log and verify its chain."
+         *     }
+         */
+        RoleCreate: {
+            id: components["schemas"]["RoleRecordId"];
+            /** @description Stored NFC-normalized; control characters (C0, C1) and bidirectional controls (U+202A–U+202E, U+2066–U+2069) are refused. */
+            name: string;
+            description?: string;
+            externalId?: components["schemas"]["ExternalId"];
+        };
+        /**
+         * @description Every field is optional; `null` removes `description` or `externalId`.
+         * @example {
+         *       "name": "Security auditors (EU)"
+         *     }
+         */
+        RoleUpdate: {
+            /** @description Stored NFC-normalized; control characters (C0, C1) and bidirectional controls (U+202A–U+202E, U+2066–U+2069) are refused. */
+            name?: string;
+            description?: string | null;
+            externalId?: components["schemas"]["ExternalId"] | null;
         };
         /**
          * @description Policy identifier, `pol_` followed by a lowercase ULID.
@@ -1399,7 +1277,6 @@ export interface components {
             name: string;
             /** @enum {string} */
             effect: "allow" | "deny";
-            /** @description Empty when every principal was a `user:<id>` whose user was deleted (deleting a user removes its principal from every policy): such a policy matches no request, and stays until it is deleted or given principals again (a create or `PATCH` needs at least one). */
             principals: components["schemas"]["Principal"][];
             actions: components["schemas"]["ActionPattern"][];
             resources: components["schemas"]["ResourcePattern"][];
@@ -1569,7 +1446,6 @@ export interface components {
             description?: string;
             /** @enum {string} */
             effect: "allow" | "deny";
-            /** @description Empty when every principal was a `user:<id>` whose user was deleted (deleting a user removes its principal from every policy): such a policy matches no request, and stays until it is deleted or given principals again (a create or `PATCH` needs at least one). */
             principals: components["schemas"]["Principal"][];
             actions: components["schemas"]["ActionPattern"][];
             resources: components["schemas"]["ResourcePattern"][];
@@ -2458,7 +2334,7 @@ export interface components {
             hash: components["schemas"]["Sha256Hex"] | null;
             /** @description The `hash` of the entry at `seq - 1` (64 zeros for seq 1); null until sealed. */
             prevHash: components["schemas"]["Sha256Hex"] | null;
-            /** @description One salted digest per redactable field the entry had when it was written, by path (`actor.email`, `target.id`, `metadata.<top-level key>`): SHA-256 of salt + ":" + the RFC 8785 JSON of the value. Kept when the value is redacted. At most one per metadata key (no object of a body has more than 4,096 keys) plus `actor.email` and `target.id`. */
+            /** @description One salted digest per redactable field the entry had when it was written, by path (`actor.email`, `target.id`, `metadata.<top-level key>`): SHA-256 of salt + ":" + the RFC 8785 JSON of the value. Kept when the value is redacted. */
             digests: {
                 [key: string]: components["schemas"]["Sha256Hex"];
             };
@@ -2548,755 +2424,296 @@ export interface components {
             secret: string;
         };
         /**
-         * @description The entity's type, e.g. `user` or `record`.
-         * @example user
-         */
-        AuthzenEntityType: string;
-        /**
-         * @description Attributes of the entity, as policies' attribute conditions read them (`subject.properties` is `principal.*`, `resource.properties` is `resource.*`, `action.properties` is `action.*`): any JSON object. The properties of the subject, action and resource together are at most 16 KiB serialized and 7 levels deep (beyond, a 400 naming `body.properties`).
          * @example {
-         *       "status": "archived"
+         *       "resourceType": "User",
+         *       "created": "2026-11-25T21:00:00Z",
+         *       "lastModified": "2026-11-25T21:00:00Z",
+         *       "location": "https://secadmin.example.com/scim/v2/Users/user_01jf3k8m6q2w9x4v7t5r1n0b3c",
+         *       "version": "\"user_01jf3k8m6q2w9x4v7t5r1n0b3c.1\""
          *     }
          */
-        AuthzenProperties: {
-            [key: string]: unknown;
+        ScimMeta: {
+            /** @enum {string} */
+            resourceType: "User" | "Group";
+            created: components["schemas"]["Timestamp"];
+            lastModified: components["schemas"]["Timestamp"];
+            /** Format: uri */
+            location: string;
+            /** @description Exactly the `/v1` resource's `ETag` header value, quotes included. */
+            version: string;
         };
         /**
-         * @description Who asks: decided as the principal `<type>:<id>` (`user:alice`, `role:admin`, `service:billing`); `properties` become its `principal.*` attributes. For a stored user (`user:<id>`), the stored attributes win. Other keys are ignored.
+         * @description A user as SCIM shows it (urn:ietf:params:scim:schemas:core:2.0:User). `id` is the `/v1` id; `userName` is the email; `groups` lists the user's roles that have records. With `attributes` or `excludedAttributes` only some attributes are present (`id` and `schemas` always are).
          * @example {
-         *       "type": "user",
-         *       "id": "alice"
-         *     }
-         */
-        AuthzenSubject: {
-            type: components["schemas"]["AuthzenEntityType"];
-            /** @description The subject's identifier within its type. */
-            id: string;
-            properties?: components["schemas"]["AuthzenProperties"];
-        };
-        /**
-         * @description The action: `name` is matched against policies' actions (case-insensitively); `properties` become its `action.*` attributes. Other keys are ignored.
-         * @example {
-         *       "name": "delete",
-         *       "properties": {
-         *         "soft": true
+         *       "schemas": [
+         *         "urn:ietf:params:scim:schemas:core:2.0:User"
+         *       ],
+         *       "id": "user_01jf3k8m6q2w9x4v7t5r1n0b3c",
+         *       "externalId": "00u1a2b3c4d5e6f7g8h9",
+         *       "userName": "ada@example.com",
+         *       "name": {
+         *         "formatted": "Ada Lovelace",
+         *         "givenName": "Ada",
+         *         "familyName": "Lovelace"
+         *       },
+         *       "displayName": "Ada Lovelace",
+         *       "emails": [
+         *         {
+         *           "value": "ada@example.com",
+         *           "type": "work",
+         *           "primary": true
+         *         }
+         *       ],
+         *       "active": true,
+         *       "groups": [
+         *         {
+         *           "value": "security-auditor",
+         *           "display": "Security auditors"
+         *         }
+         *       ],
+         *       "meta": {
+         *         "resourceType": "User",
+         *         "created": "2026-11-25T21:00:00Z",
+         *         "lastModified": "2026-11-25T21:00:00Z",
+         *         "location": "https://secadmin.example.com/scim/v2/Users/user_01jf3k8m6q2w9x4v7t5r1n0b3c",
+         *         "version": "\"user_01jf3k8m6q2w9x4v7t5r1n0b3c.1\""
          *       }
          *     }
          */
-        AuthzenAction: {
-            /** @description The action's name, e.g. `read`. */
-            name: string;
-            properties?: components["schemas"]["AuthzenProperties"];
+        ScimUser: {
+            schemas: string[];
+            id: components["schemas"]["UserId"];
+            externalId?: components["schemas"]["ExternalId"];
+            userName?: components["schemas"]["Email"];
+            name?: {
+                formatted?: string;
+                givenName?: string;
+                familyName?: string;
+            };
+            displayName?: string;
+            emails?: {
+                value: components["schemas"]["Email"];
+                type?: string;
+                primary?: boolean;
+            }[];
+            active?: boolean;
+            groups?: {
+                value: string;
+                display?: string;
+                /** Format: uri */
+                $ref?: string;
+            }[];
+            meta?: components["schemas"]["ScimMeta"];
         };
         /**
-         * @description What is acted on: decided as the resource `<type>/<id>` (`record/record-1`); `properties` become its `resource.*` attributes. Other keys are ignored.
+         * @description A page of SCIM Users (RFC 7644 §3.4.2).
          * @example {
-         *       "type": "record",
-         *       "id": "record-1",
-         *       "properties": {
-         *         "status": "active"
-         *       }
+         *       "schemas": [
+         *         "urn:ietf:params:scim:api:messages:2.0:ListResponse"
+         *       ],
+         *       "totalResults": 1,
+         *       "startIndex": 1,
+         *       "itemsPerPage": 1,
+         *       "Resources": [
+         *         {
+         *           "schemas": [
+         *             "urn:ietf:params:scim:schemas:core:2.0:User"
+         *           ],
+         *           "id": "user_01jf3k8m6q2w9x4v7t5r1n0b3c",
+         *           "userName": "ada@example.com"
+         *         }
+         *       ]
          *     }
          */
-        AuthzenResource: {
-            type: components["schemas"]["AuthzenEntityType"];
-            /** @description The resource's identifier within its type. */
-            id: string;
-            properties?: components["schemas"]["AuthzenProperties"];
+        ScimUserList: {
+            schemas: "urn:ietf:params:scim:api:messages:2.0:ListResponse"[];
+            /** Format: int64 */
+            totalResults: number;
+            /** Format: int64 */
+            startIndex: number;
+            /** Format: int64 */
+            itemsPerPage: number;
+            Resources: components["schemas"]["ScimUser"][];
         };
         /**
-         * @description The environment of the request, passed to the decision as the simulator's `context`: `ip` (an IPv4 or IPv6 address) and `time` (an ISO 8601 instant; default now) for `ip` and `time` conditions, and every key for `context.*` attribute conditions.
+         * @description A SCIM error (RFC 7644 §3.12): `status` is the HTTP status as a string; `scimType` says which kind of 400 or 409 it is (`invalidFilter`, `invalidValue`, `invalidSyntax`, `invalidPath`, `noTarget`, `mutability`, `uniqueness`, `tooMany`).
          * @example {
-         *       "ip": "192.168.1.1",
-         *       "time": "2025-06-27T18:03:00-07:00"
+         *       "schemas": [
+         *         "urn:ietf:params:scim:api:messages:2.0:Error"
+         *       ],
+         *       "status": "409",
+         *       "scimType": "uniqueness",
+         *       "detail": "A user with this email or externalId already exists."
          *     }
          */
-        AuthzenContext: {
-            /** @description The client's IP address. */
-            ip?: string;
-            time?: components["schemas"]["InstantInput"];
+        ScimError: {
+            schemas: "urn:ietf:params:scim:api:messages:2.0:Error"[];
+            status: string;
+            /** @enum {string} */
+            scimType?: "invalidFilter" | "invalidValue" | "invalidSyntax" | "invalidPath" | "noTarget" | "mutability" | "uniqueness" | "tooMany";
+            detail: string;
+        };
+        /**
+         * @description A SCIM User to create or to replace with (POST, PUT). `userName` is the email (unique, case-insensitive: 409 `uniqueness`). The display name is `displayName`, else `name.formatted`, else `name.givenName` and `name.familyName`; `givenName` and `familyName` are kept and returned. `emails` may repeat `userName` (a different primary email is taken as the new address when `userName` is absent). `password` is accepted on POST only (write-only). `groups`, `id` and `meta` are read-only and ignored, as are attributes of other schemas (an identity provider's extension attributes).
+         * @example {
+         *       "schemas": [
+         *         "urn:ietf:params:scim:schemas:core:2.0:User"
+         *       ],
+         *       "userName": "ada@example.com",
+         *       "externalId": "00u1a2b3c4d5e6f7g8h9",
+         *       "name": {
+         *         "givenName": "Ada",
+         *         "familyName": "Lovelace"
+         *       },
+         *       "emails": [
+         *         {
+         *           "value": "ada@example.com",
+         *           "type": "work",
+         *           "primary": true
+         *         }
+         *       ],
+         *       "active": true
+         *     }
+         */
+        ScimUserInput: {
+            schemas?: string[];
+            userName: components["schemas"]["Email"];
+            externalId?: components["schemas"]["ExternalId"];
+            name?: {
+                formatted?: string;
+                givenName?: string;
+                familyName?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            displayName?: string;
+            emails?: ({
+                value?: string;
+                type?: string;
+                primary?: boolean;
+            } & {
+                [key: string]: unknown;
+            })[];
+            active?: boolean;
+            password?: string;
         } & {
             [key: string]: unknown;
         };
         /**
-         * @description One access question. Unknown keys are ignored.
+         * @description A SCIM PATCH (RFC 7644 §3.5.2): `add`, `replace` and `remove` (any case), with a `path` (`active`, `name.givenName`, `emails[type eq "work"].value`, `members`, `members[value eq "user_…"]`) or, for `add` and `replace`, without one (then `value` is an object of attributes). All operations apply, or none.
          * @example {
-         *       "subject": {
-         *         "type": "user",
-         *         "id": "alice"
-         *       },
-         *       "action": {
-         *         "name": "read"
-         *       },
-         *       "resource": {
-         *         "type": "record",
-         *         "id": "record-1"
-         *       }
+         *       "schemas": [
+         *         "urn:ietf:params:scim:api:messages:2.0:PatchOp"
+         *       ],
+         *       "Operations": [
+         *         {
+         *           "op": "replace",
+         *           "path": "active",
+         *           "value": false
+         *         }
+         *       ]
          *     }
          */
-        AuthzenEvaluationRequest: {
-            subject: components["schemas"]["AuthzenSubject"];
-            action: components["schemas"]["AuthzenAction"];
-            resource: components["schemas"]["AuthzenResource"];
-            context?: components["schemas"]["AuthzenContext"];
-        };
-        /**
-         * @description The answer: `decision` is true when the policies allow it. `context.reason` says why (`allow`, `explicit_deny`: a deny policy matched, `implicit_deny`: no allow matched) and `context.matchedPolicies` lists the ids of the policies that matched (`hidden` for one the calling key may not read). An item of a batch that could not be evaluated has `decision: false` and `context.error` instead.
-         * @example {
-         *       "decision": true,
-         *       "context": {
-         *         "reason": "allow",
-         *         "matchedPolicies": [
-         *           "pol_01jf3k8m6q2w9x4v7t5r1n0b3d"
-         *         ]
-         *       }
-         *     }
-         */
-        AuthzenDecision: {
-            decision: boolean;
-            context?: {
+        ScimPatchOp: {
+            schemas: "urn:ietf:params:scim:api:messages:2.0:PatchOp"[];
+            Operations: {
                 /** @enum {string} */
-                reason?: "allow" | "explicit_deny" | "implicit_deny";
-                matchedPolicies?: string[];
-                /** @description Present (true) when the subject is a stored user that is not active. */
-                principalInactive?: boolean;
-                error?: {
-                    /**
-                     * Format: int32
-                     * @description The HTTP status this item alone would have had (400).
-                     */
-                    status: number;
-                    message: string;
-                };
-            };
+                op: "add" | "replace" | "remove" | "Add" | "Replace" | "Remove";
+                path?: string;
+                value?: unknown;
+            }[];
         };
         /**
-         * @description One question of a batch: any of `subject`, `action`, `resource` (shaped as in `AuthzenEvaluationRequest`) and `context`, each replacing the request's default. It is checked on its own: a wrong shape here answers this item with an error, not the request.
+         * @description A role record as SCIM shows it (urn:ietf:params:scim:schemas:core:2.0:Group): `id` is the role id, `displayName` its name, `members` the users holding it (ids and `$ref`s; their emails are for keys that may read users).
          * @example {
-         *       "resource": {
-         *         "type": "record",
-         *         "id": "record-2"
+         *       "schemas": [
+         *         "urn:ietf:params:scim:schemas:core:2.0:Group"
+         *       ],
+         *       "id": "security-auditors",
+         *       "externalId": "00g1a2b3c4d5e6f7g8h9",
+         *       "displayName": "Security auditors",
+         *       "members": [
+         *         {
+         *           "value": "user_01jf3k8m6q2w9x4v7t5r1n0b3c"
+         *         }
+         *       ],
+         *       "meta": {
+         *         "resourceType": "Group",
+         *         "created": "2026-11-25T21:00:00Z",
+         *         "lastModified": "2026-11-25T21:00:00Z",
+         *         "location": "https://secadmin.example.com/scim/v2/Groups/security-auditors",
+         *         "version": "\"security-auditors.1\""
          *       }
          *     }
          */
-        AuthzenEvaluationItem: unknown;
+        ScimGroup: {
+            schemas: string[];
+            id: components["schemas"]["RoleRecordId"];
+            externalId?: components["schemas"]["ExternalId"];
+            displayName?: string;
+            members?: {
+                value: string;
+                /** Format: uri */
+                $ref?: string;
+            }[];
+            meta?: components["schemas"]["ScimMeta"];
+        };
         /**
-         * @description Many access questions in one request. The top-level `subject`, `action`, `resource` and `context` are defaults: an item's own `subject`, `action`, `resource` or `context` replaces the default whole (never merged). Without `evaluations`, or with an empty array, the request is one evaluation of the top-level fields and is answered like `POST /access/v1/evaluation`. Unknown keys are ignored.
+         * @description A page of SCIM Groups (RFC 7644 §3.4.2).
          * @example {
-         *       "subject": {
-         *         "type": "user",
-         *         "id": "alice"
-         *       },
-         *       "action": {
-         *         "name": "read"
-         *       },
-         *       "options": {
-         *         "evaluations_semantic": "execute_all"
-         *       },
-         *       "evaluations": [
+         *       "schemas": [
+         *         "urn:ietf:params:scim:api:messages:2.0:ListResponse"
+         *       ],
+         *       "totalResults": 1,
+         *       "startIndex": 1,
+         *       "itemsPerPage": 1,
+         *       "Resources": [
          *         {
-         *           "resource": {
-         *             "type": "record",
-         *             "id": "record-1"
-         *           }
-         *         },
-         *         {
-         *           "resource": {
-         *             "type": "record",
-         *             "id": "record-2"
-         *           }
+         *           "schemas": [
+         *             "urn:ietf:params:scim:schemas:core:2.0:Group"
+         *           ],
+         *           "id": "security-auditors",
+         *           "displayName": "Security auditors"
          *         }
          *       ]
          *     }
          */
-        AuthzenEvaluationsRequest: {
-            subject?: components["schemas"]["AuthzenSubject"];
-            action?: components["schemas"]["AuthzenAction"];
-            resource?: components["schemas"]["AuthzenResource"];
-            context?: components["schemas"]["AuthzenContext"];
-            /** @description Unknown options are ignored. */
-            options?: {
-                /**
-                 * @description `execute_all` answers every item; `deny_on_first_deny` stops after the first item whose decision is false, `permit_on_first_permit` after the first true one, and answers the items up to and including it.
-                 * @default execute_all
-                 * @enum {string}
-                 */
-                evaluations_semantic?: "execute_all" | "deny_on_first_deny" | "permit_on_first_permit";
-            };
-            /** @description The questions, each with what it does not take from the defaults. An item that cannot be evaluated (a field missing after defaults, or of the wrong type) is answered `decision: false` with `context.error`; the others are answered as usual. */
-            evaluations?: components["schemas"]["AuthzenEvaluationItem"][];
+        ScimGroupList: {
+            schemas: "urn:ietf:params:scim:api:messages:2.0:ListResponse"[];
+            /** Format: int64 */
+            totalResults: number;
+            /** Format: int64 */
+            startIndex: number;
+            /** Format: int64 */
+            itemsPerPage: number;
+            Resources: components["schemas"]["ScimGroup"][];
         };
         /**
-         * @description One answer per item, in the order of the request (fewer when a short-circuit semantic stopped early).
+         * @description A SCIM Group to create or to replace with. On POST the role id is made from `displayName` (lowercased, each other character than `a-z0-9_.:-` becomes `-`), with `-2`, `-3`… on a clash. Each member added or removed needs `users:grant` on `roles/<id>`; an unknown member id is 400 `invalidValue` and nothing changes.
          * @example {
-         *       "evaluations": [
+         *       "schemas": [
+         *         "urn:ietf:params:scim:schemas:core:2.0:Group"
+         *       ],
+         *       "displayName": "Security auditors",
+         *       "members": [
          *         {
-         *           "decision": true,
-         *           "context": {
-         *             "reason": "allow",
-         *             "matchedPolicies": [
-         *               "pol_01jf3k8m6q2w9x4v7t5r1n0b3d"
-         *             ]
-         *           }
-         *         },
-         *         {
-         *           "decision": false,
-         *           "context": {
-         *             "error": {
-         *               "status": 400,
-         *               "message": "resource: is required"
-         *             }
-         *           }
+         *           "value": "user_01jf3k8m6q2w9x4v7t5r1n0b3c"
          *         }
          *       ]
          *     }
          */
-        AuthzenEvaluationsResponse: {
-            evaluations: components["schemas"]["AuthzenDecision"][];
-        };
-        /**
-         * @description The kind of subject searched for: `type` says which, `id` is ignored if sent, and `properties` are the attributes every candidate is decided with.
-         * @example {
-         *       "type": "user"
-         *     }
-         */
-        AuthzenSubjectFilter: {
-            type: components["schemas"]["AuthzenEntityType"];
-            /** @description Ignored. */
-            id?: string;
-            properties?: components["schemas"]["AuthzenProperties"];
-        };
-        /**
-         * @description Paging of a search. Unknown keys are ignored.
-         * @example {
-         *       "limit": 10
-         *     }
-         */
-        AuthzenPageRequest: {
-            /** @description The `next_token` of the previous page of the same search; absent for the first page. */
-            token?: string;
-            /**
-             * Format: int32
-             * @description The most results this page holds.
-             * @default 50
-             */
-            limit?: number;
-        };
-        /**
-         * @description Which subjects of a type may do this action on this resource? Unknown keys are ignored.
-         * @example {
-         *       "subject": {
-         *         "type": "user"
-         *       },
-         *       "action": {
-         *         "name": "read"
-         *       },
-         *       "resource": {
-         *         "type": "record",
-         *         "id": "record-1"
-         *       }
-         *     }
-         */
-        AuthzenSubjectSearchRequest: {
-            subject: components["schemas"]["AuthzenSubjectFilter"];
-            action: components["schemas"]["AuthzenAction"];
-            resource: components["schemas"]["AuthzenResource"];
-            context?: components["schemas"]["AuthzenContext"];
-            page?: components["schemas"]["AuthzenPageRequest"];
-        };
-        /**
-         * @description Where the search stands: `next_token` is empty on the last page, else it is sent back as `page.token` for the next one. A page may hold fewer than `limit` results (even none) while `next_token` is not empty: each page examines a bounded number of candidates.
-         * @example {
-         *       "next_token": "",
-         *       "count": 2
-         *     }
-         */
-        AuthzenPageResponse: {
-            next_token: string;
-            /**
-             * Format: int32
-             * @description The number of results on this page.
-             */
-            count: number;
-        };
-        /**
-         * @description The subjects or resources of the searched type for which the decision is true.
-         * @example {
-         *       "results": [
-         *         {
-         *           "type": "user",
-         *           "id": "alice"
-         *         },
-         *         {
-         *           "type": "user",
-         *           "id": "bob"
-         *         }
-         *       ],
-         *       "page": {
-         *         "next_token": "",
-         *         "count": 2
-         *       }
-         *     }
-         */
-        AuthzenEntitySearchResponse: {
-            results: {
-                type: string;
-                id: string;
-            }[];
-            page: components["schemas"]["AuthzenPageResponse"];
-        };
-        /**
-         * @description The kind of resource searched for: `type` says which, `id` is ignored if sent, and `properties` are the attributes every candidate is decided with.
-         * @example {
-         *       "type": "record"
-         *     }
-         */
-        AuthzenResourceFilter: {
-            type: components["schemas"]["AuthzenEntityType"];
-            /** @description Ignored. */
-            id?: string;
-            properties?: components["schemas"]["AuthzenProperties"];
-        };
-        /**
-         * @description Which resources of a type may this subject do this action on? Unknown keys are ignored.
-         * @example {
-         *       "subject": {
-         *         "type": "user",
-         *         "id": "alice"
-         *       },
-         *       "action": {
-         *         "name": "read"
-         *       },
-         *       "resource": {
-         *         "type": "record"
-         *       }
-         *     }
-         */
-        AuthzenResourceSearchRequest: {
-            subject: components["schemas"]["AuthzenSubject"];
-            action: components["schemas"]["AuthzenAction"];
-            resource: components["schemas"]["AuthzenResourceFilter"];
-            context?: components["schemas"]["AuthzenContext"];
-            page?: components["schemas"]["AuthzenPageRequest"];
-        };
-        /**
-         * @description Which actions may this subject do on this resource? An `action` key is ignored; so are unknown keys.
-         * @example {
-         *       "subject": {
-         *         "type": "user",
-         *         "id": "alice"
-         *       },
-         *       "resource": {
-         *         "type": "record",
-         *         "id": "record-1"
-         *       }
-         *     }
-         */
-        AuthzenActionSearchRequest: {
-            subject: components["schemas"]["AuthzenSubject"];
-            resource: components["schemas"]["AuthzenResource"];
-            context?: components["schemas"]["AuthzenContext"];
-            page?: components["schemas"]["AuthzenPageRequest"];
-        };
-        /**
-         * @description The actions for which the decision is true.
-         * @example {
-         *       "results": [
-         *         {
-         *           "name": "read"
-         *         },
-         *         {
-         *           "name": "write"
-         *         }
-         *       ],
-         *       "page": {
-         *         "next_token": "",
-         *         "count": 2
-         *       }
-         *     }
-         */
-        AuthzenActionSearchResponse: {
-            results: {
-                name: string;
-            }[];
-            page: components["schemas"]["AuthzenPageResponse"];
-        };
-        /**
-         * @description The AuthZEN metadata of this decision point: its base URL (`SECADMIN_PUBLIC_URL`) and the URL of each endpoint under it.
-         * @example {
-         *       "policy_decision_point": "https://secadmin.example.com",
-         *       "access_evaluation_endpoint": "https://secadmin.example.com/access/v1/evaluation",
-         *       "access_evaluations_endpoint": "https://secadmin.example.com/access/v1/evaluations",
-         *       "search_subject_endpoint": "https://secadmin.example.com/access/v1/search/subject",
-         *       "search_resource_endpoint": "https://secadmin.example.com/access/v1/search/resource",
-         *       "search_action_endpoint": "https://secadmin.example.com/access/v1/search/action",
-         *       "capabilities": []
-         *     }
-         */
-        AuthzenConfiguration: {
-            /** Format: uri */
-            policy_decision_point: string;
-            /** Format: uri */
-            access_evaluation_endpoint: string;
-            /** Format: uri */
-            access_evaluations_endpoint: string;
-            /** Format: uri */
-            search_subject_endpoint: string;
-            /** Format: uri */
-            search_resource_endpoint: string;
-            /** Format: uri */
-            search_action_endpoint: string;
-            /** @description Registered AuthZEN capability URNs supported; none are registered yet. */
-            capabilities: string[];
-        };
-        /**
-         * @description Log stream identifier, `lst_` followed by a lowercase ULID.
-         * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
-         */
-        LogStreamId: string;
-        /**
-         * @description Where the stream delivers, as shown (never with a secret or token).
-         * @example {
-         *       "type": "webhook",
-         *       "url": "https://siem.example.com/hooks/secadmin"
-         *     }
-         */
-        LogStreamDestination: {
-            /** @enum {string} */
-            type: "webhook" | "splunk_hec";
-            /** Format: uri */
-            url: string;
-            index?: string;
-            sourcetype?: string;
-        };
-        /**
-         * @description Which sealed entries the stream sends; every condition given must hold. Without a filter (`{}`) the stream sends every entry.
-         * @example {
-         *       "events": [
-         *         "user.*",
-         *         "policy.created"
-         *       ],
-         *       "origin": "service"
-         *     }
-         */
-        LogStreamFilter: {
-            /** @description Event patterns; `*` matches any run of characters. An entry matches when one pattern matches its `event`. */
-            events?: string[];
-            origin?: components["schemas"]["LogOrigin"];
-            /** @enum {string} */
-            result?: "success" | "failure";
-        };
-        /**
-         * @description The last failed delivery (kept after recovery). The message never holds a secret or token.
-         * @example {
-         *       "at": "2026-11-25T21:05:00.000Z",
-         *       "httpStatus": 503,
-         *       "message": "receiver answered 503"
-         *     }
-         */
-        LogStreamError: {
-            at: components["schemas"]["TimestampMillis"];
-            /** Format: int32 */
-            httpStatus?: number;
-            message: string;
-        };
-        /**
-         * @description A log stream as shown; never with a secret or token.
-         * @example {
-         *       "id": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k",
-         *       "name": "siem",
-         *       "destination": {
-         *         "type": "webhook",
-         *         "url": "https://siem.example.com/hooks/secadmin"
-         *       },
-         *       "filter": {
-         *         "events": [
-         *           "user.*",
-         *           "policy.*"
-         *         ]
-         *       },
-         *       "status": "active",
-         *       "batchSize": 500,
-         *       "deliveredThroughSeq": 1200,
-         *       "lagEntries": 3,
-         *       "lastDeliveryAt": "2026-11-25T21:10:00.512Z",
-         *       "lastError": null,
-         *       "consecutiveFailures": 0,
-         *       "createdAt": "2026-11-25T21:00:00.000Z",
-         *       "updatedAt": "2026-11-25T21:00:00.000Z"
-         *     }
-         */
-        LogStream: {
-            id: components["schemas"]["LogStreamId"];
-            name: string;
-            destination: components["schemas"]["LogStreamDestination"];
-            filter: components["schemas"]["LogStreamFilter"];
-            /**
-             * @description `failing`: 3 or more consecutive failed deliveries; `disabled`: a webhook answered 410, or the stream failed for 7 days.
-             * @enum {string}
-             */
-            status: "active" | "paused" | "failing" | "disabled";
-            /** Format: int32 */
-            batchSize: number;
-            /**
-             * Format: int64
-             * @description Every matching entry up to this seq has been acknowledged by the receiver.
-             */
-            deliveredThroughSeq: number;
-            /**
-             * Format: int64
-             * @description Sealed entries after `deliveredThroughSeq` (matching or not).
-             */
-            lagEntries: number;
-            lastDeliveryAt: components["schemas"]["TimestampMillis"] | null;
-            lastError: components["schemas"]["LogStreamError"] | null;
-            /** Format: int32 */
-            consecutiveFailures: number;
-            createdAt: components["schemas"]["TimestampMillis"];
-            updatedAt: components["schemas"]["TimestampMillis"];
-        };
-        /**
-         * @description A webhook receiver; messages are signed per Standard Webhooks 1.0 with the stream's secret.
-         * @example {
-         *       "type": "webhook",
-         *       "url": "https://siem.example.com/hooks/secadmin"
-         *     }
-         */
-        LogStreamWebhookDestination: {
-            /** @enum {string} */
-            type: "webhook";
-            /**
-             * Format: uri
-             * @description An `https:` URL whose host resolves only to public addresses (not loopback, private, link-local, CGNAT, multicast, unspecified, or IPv4-mapped forms of these), checked when written and again at every connection. With `SECADMIN_STREAM_ALLOW_PRIVATE_NETWORKS=1` the server also allows `http:` and private or loopback addresses. No user info.
-             */
-            url: string;
-        };
-        /**
-         * @description A Splunk HTTP Event Collector.
-         * @example {
-         *       "type": "splunk_hec",
-         *       "url": "https://splunk.example.com:8088/services/collector/event",
-         *       "token": "0f5e4c3a-1b2d-4e6f-8a9b-0c1d2e3f4a5b",
-         *       "index": "security"
-         *     }
-         */
-        LogStreamSplunkDestination: {
-            /** @enum {string} */
-            type: "splunk_hec";
-            /**
-             * Format: uri
-             * @description An `https:` URL whose host resolves only to public addresses (not loopback, private, link-local, CGNAT, multicast, unspecified, or IPv4-mapped forms of these), checked when written and again at every connection. With `SECADMIN_STREAM_ALLOW_PRIVATE_NETWORKS=1` the server also allows `http:` and private or loopback addresses. No user info.
-             */
-            url: string;
-            /** @description The HEC token, sent as `Authorization: Splunk <token>`. Stored encrypted; never shown again. */
-            token: string;
-            index?: string;
-            /** @default secadmin:audit */
-            sourcetype?: string;
-        };
-        /**
-         * @description Where the stream delivers.
-         * @example {
-         *       "type": "webhook",
-         *       "url": "https://siem.example.com/hooks/secadmin"
-         *     }
-         */
-        LogStreamDestinationInput: components["schemas"]["LogStreamWebhookDestination"] | components["schemas"]["LogStreamSplunkDestination"];
-        /**
-         * @description Where a new stream starts: `now` (default) sends entries with a `seq` above the sealed head at creation, `earliest` the whole log still kept, `{"seq": N}` entries from seq N on.
-         * @example now
-         */
-        LogStreamStartAt: ("now" | "earliest") | {
-            /** Format: int64 */
-            seq: number;
-        };
-        /**
-         * @description A new log stream.
-         * @example {
-         *       "name": "siem",
-         *       "destination": {
-         *         "type": "webhook",
-         *         "url": "https://siem.example.com/hooks/secadmin"
-         *       },
-         *       "filter": {
-         *         "events": [
-         *           "user.*",
-         *           "policy.*"
-         *         ]
-         *       },
-         *       "startAt": "earliest",
-         *       "batchSize": 500
-         *     }
-         */
-        LogStreamCreate: {
-            /** @description Unique (409 otherwise). Stored NFC-normalized; control characters (C0, C1) and bidirectional controls (U+202A–U+202E, U+2066–U+2069) are refused. */
-            name: string;
-            destination: components["schemas"]["LogStreamDestinationInput"];
-            filter?: components["schemas"]["LogStreamFilter"];
-            startAt?: components["schemas"]["LogStreamStartAt"];
-            /**
-             * Format: int32
-             * @description The most entries in one message.
-             * @default 100
-             */
-            batchSize?: number;
-        };
-        /**
-         * @description A new log stream; a webhook's carries its signing `secret`, shown this once.
-         * @example {
-         *       "id": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k",
-         *       "name": "siem",
-         *       "destination": {
-         *         "type": "webhook",
-         *         "url": "https://siem.example.com/hooks/secadmin"
-         *       },
-         *       "filter": {
-         *         "events": [
-         *           "user.*",
-         *           "policy.*"
-         *         ]
-         *       },
-         *       "status": "active",
-         *       "batchSize": 500,
-         *       "deliveredThroughSeq": 1200,
-         *       "lagEntries": 3,
-         *       "lastDeliveryAt": "2026-11-25T21:10:00.512Z",
-         *       "lastError": null,
-         *       "consecutiveFailures": 0,
-         *       "createdAt": "2026-11-25T21:00:00.000Z",
-         *       "updatedAt": "2026-11-25T21:00:00.000Z",
-         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6j7NzK0bJQ8="
-         *     }
-         */
-        LogStreamCreated: {
-            id: components["schemas"]["LogStreamId"];
-            name: string;
-            destination: components["schemas"]["LogStreamDestination"];
-            filter: components["schemas"]["LogStreamFilter"];
-            /**
-             * @description `failing`: 3 or more consecutive failed deliveries; `disabled`: a webhook answered 410, or the stream failed for 7 days.
-             * @enum {string}
-             */
-            status: "active" | "paused" | "failing" | "disabled";
-            /** Format: int32 */
-            batchSize: number;
-            /**
-             * Format: int64
-             * @description Every matching entry up to this seq has been acknowledged by the receiver.
-             */
-            deliveredThroughSeq: number;
-            /**
-             * Format: int64
-             * @description Sealed entries after `deliveredThroughSeq` (matching or not).
-             */
-            lagEntries: number;
-            lastDeliveryAt: components["schemas"]["TimestampMillis"] | null;
-            lastError: components["schemas"]["LogStreamError"] | null;
-            /** Format: int32 */
-            consecutiveFailures: number;
-            createdAt: components["schemas"]["TimestampMillis"];
-            updatedAt: components["schemas"]["TimestampMillis"];
-            /** @description `whsec_` and the standard base64 of 32 random bytes: the Standard Webhooks signing secret. Store it now; it cannot be read again. */
-            secret?: string;
-        };
-        /**
-         * @description The fields to change. `status: "paused"` pauses the stream, `status: "active"` resumes a paused, failing or disabled one where it stopped (and resets its failure count).
-         * @example {
-         *       "status": "paused"
-         *     }
-         */
-        LogStreamUpdate: {
-            /** @description Unique (409 otherwise). Stored NFC-normalized; control characters (C0, C1) and bidirectional controls (U+202A–U+202E, U+2066–U+2069) are refused. */
-            name?: string;
-            filter?: components["schemas"]["LogStreamFilter"];
-            /** @description Only the URL can change; the type, secret and token stay. */
-            destination?: {
-                /**
-                 * Format: uri
-                 * @description An `https:` URL whose host resolves only to public addresses (not loopback, private, link-local, CGNAT, multicast, unspecified, or IPv4-mapped forms of these), checked when written and again at every connection. With `SECADMIN_STREAM_ALLOW_PRIVATE_NETWORKS=1` the server also allows `http:` and private or loopback addresses. No user info.
-                 */
-                url: string;
-            };
-            /**
-             * Format: int32
-             * @description The most entries in one message.
-             */
-            batchSize?: number;
-            /** @enum {string} */
-            status?: "paused" | "active";
-        };
-        /**
-         * @description Deliver again from this seq on (messages from `fromSeq` are sent again).
-         * @example {
-         *       "fromSeq": 1
-         *     }
-         */
-        LogStreamReplayRequest: {
-            /** Format: int64 */
-            fromSeq: number;
-        };
-        /**
-         * @description The new signing secret, shown this once. For 24 hours messages carry two signatures (the new secret's and the previous one's), so receivers can switch without losing a message.
-         * @example {
-         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6j7NzK0bJQ8=",
-         *       "previousSecretExpiresAt": "2026-11-26T21:00:00.000Z"
-         *     }
-         */
-        LogStreamSecretRotated: {
-            /** @description `whsec_` and the standard base64 of 32 random bytes: the Standard Webhooks signing secret. Store it now; it cannot be read again. */
-            secret: string;
-            previousSecretExpiresAt: components["schemas"]["TimestampMillis"];
-        };
-        /**
-         * @description The outcome of one test message.
-         * @example {
-         *       "delivered": true,
-         *       "httpStatus": 204,
-         *       "durationMs": 42
-         *     }
-         */
-        LogStreamTestResult: {
-            /** @description True when the receiver answered 2xx. */
-            delivered: boolean;
-            /** Format: int32 */
-            httpStatus?: number;
-            /** Format: int32 */
-            durationMs: number;
-            error?: string;
-        };
-        /**
-         * @description One delivery attempt of a message.
-         * @example {
-         *       "fromSeq": 1201,
-         *       "toSeq": 1250,
-         *       "entries": 42,
-         *       "attempt": 1,
-         *       "httpStatus": 200,
-         *       "durationMs": 37,
-         *       "at": "2026-11-25T21:10:00.512Z"
-         *     }
-         */
-        LogStreamDelivery: {
-            /** Format: int64 */
-            fromSeq: number;
-            /** Format: int64 */
-            toSeq: number;
-            /**
-             * Format: int32
-             * @description How many entries the message held.
-             */
-            entries: number;
-            /**
-             * Format: int32
-             * @description 1 for the first attempt of this range, counting up on each retry.
-             */
-            attempt: number;
-            /** Format: int32 */
-            httpStatus?: number;
-            /** Format: int32 */
-            durationMs: number;
-            error?: string;
-            at: components["schemas"]["TimestampMillis"];
+        ScimGroupInput: {
+            schemas?: string[];
+            displayName: string;
+            externalId?: components["schemas"]["ExternalId"];
+            members?: ({
+                value: string;
+                display?: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * @example {
@@ -3327,32 +2744,6 @@ export interface components {
                  */
                 disk?: "low";
             };
-        };
-        /** @description The body of a webhook delivery. `entries` are the entries with `fromSeq ≤ seq ≤ toSeq` that match the stream's filter, in `seq` order, each as `GET /v1/logs/{id}` shows it (an entry of the range that is absent did not match). The next message's `fromSeq` is this one's `toSeq + 1`. `checkpoint` is the newest signed checkpoint with `seq ≤ toSeq` (null before the first). Headers (Standard Webhooks 1.0): `webhook-id` = `msg_<stream id>_<fromSeq>_<toSeq>` (the same on every retry), `webhook-timestamp` (Unix seconds of the attempt), `webhook-signature` = `v1,` and the standard base64 of HMAC-SHA256 (key: the secret's bytes after `whsec_`, base64-decoded; message: `<webhook-id>.<webhook-timestamp>.<raw body>`); for 24 hours after a secret rotation two such signatures, space-separated. */
-        LogStreamMessage: {
-            /** @enum {string} */
-            type: "audit_log.entries";
-            stream: components["schemas"]["LogStreamId"];
-            range: {
-                /** Format: int64 */
-                fromSeq: number;
-                /** Format: int64 */
-                toSeq: number;
-            };
-            entries: components["schemas"]["LogEntry"][];
-            checkpoint: components["schemas"]["LogCheckpoint"] | null;
-        };
-        /**
-         * @description The body of `POST /v1/log-streams/{id}/test`'s message, signed like any other; its `webhook-id` is `msg_<stream id>_test_<ulid>`.
-         * @example {
-         *       "type": "secadmin.test",
-         *       "stream": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k"
-         *     }
-         */
-        LogStreamTestMessage: {
-            /** @enum {string} */
-            type: "secadmin.test";
-            stream: components["schemas"]["LogStreamId"];
         };
     };
     responses: {
@@ -3514,7 +2905,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Conflict (`conflict`): a duplicate policy name or user email (case-insensitive), or a request with the same `Idempotency-Key` still being processed. */
+        /** @description Conflict (`conflict`): a duplicate policy name, user email (case-insensitive), `externalId` or role id, or a request with the same `Idempotency-Key` still being processed. */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3692,9 +3083,10 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Bad request (`invalid_request`): the body is missing, empty, not JSON or not `application/json`; a required field is missing or of the wrong type (`details` names every one, e.g. `body.subject.id`); a bound is passed; or a page token is not one of this search. */
-        AuthzenBadRequest: {
+        /** @description A SCIM error (`ScimError`): 400 (`scimType` `invalidFilter`, `invalidValue`, `invalidSyntax`, `invalidPath`, `noTarget`, `mutability`), 401, 403, 404, 409 (`uniqueness`), 412, 413, 415, 429, 500 or 503, with the same status the `/v1` twin would answer. */
+        ScimError: {
             headers: {
+                "Retry-After": components["headers"]["Retry-After"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3704,22 +3096,15 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "error": {
-                 *         "code": "invalid_request",
-                 *         "message": "The request is invalid.",
-                 *         "details": [
-                 *           {
-                 *             "field": "body.subject",
-                 *             "message": "must have required property 'subject'"
-                 *           }
-                 *         ]
-                 *       },
-                 *       "meta": {
-                 *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
-                 *       }
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:Error"
+                 *       ],
+                 *       "status": "400",
+                 *       "scimType": "invalidFilter",
+                 *       "detail": "filter: unknown attribute \"nickName\" (filterable: userName, externalId, emails.value, displayName, active, meta.lastModified, meta.created, id)"
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/scim+json": components["schemas"]["ScimError"];
             };
         };
         /** @description Gone (`gone`): the download URL is past its expiry; the file has been deleted. */
@@ -3801,6 +3186,11 @@ export interface components {
          */
         IfMatch: string;
         /**
+         * @description The role's id.
+         * @example security-auditor
+         */
+        RoleIdPath: string;
+        /**
          * @description The policy's id (`pol_…`).
          * @example pol_01jf3k8m6q2w9x4v7t5r1n0b3d
          */
@@ -3826,10 +3216,45 @@ export interface components {
          */
         ApiKeyIdPath: string;
         /**
-         * @description The log stream's id (`lst_…`).
-         * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+         * @description A SCIM filter (RFC 7644 §3.4.2.2): `eq`, `ne`, `co`, `sw`, `ew`, `pr`, `gt`, `ge`, `lt`, `le`, `and`, `or`, `not` and parentheses, at most 8 levels deep and 32 comparisons. Users: `userName`, `externalId`, `emails.value`, `emails[type eq "work"].value`, `displayName`, `name.formatted`, `active`, `meta.lastModified`, `meta.created`, `id`. Groups: `displayName`, `externalId`, `id`, `members.value` (`eq` only), `meta.lastModified`, `meta.created`. `userName`, `emails.value` and `displayName` compare case-insensitively. Another attribute or a malformed filter is 400 `invalidFilter`.
+         * @example userName eq "ada@example.com"
          */
-        LogStreamIdPath: string;
+        ScimFilter: string;
+        /**
+         * @description The 1-based index of the first result; below 1 counts as 1.
+         * @example 1
+         */
+        ScimStartIndex: number;
+        /**
+         * @description How many results at most: 100 by default, at most 200 (more is taken as 200, as RFC 7644 allows); `0` gives `totalResults` only.
+         * @example 100
+         */
+        ScimCount: number;
+        /**
+         * @description Comma-separated attributes to return (besides `id` and `schemas`), e.g. `userName,active`.
+         * @example userName,active
+         */
+        ScimAttributes: string;
+        /**
+         * @description Comma-separated attributes to leave out, e.g. `members`.
+         * @example members
+         */
+        ScimExcludedAttributes: string;
+        /**
+         * @description The user's id (`user_…`), as in `/v1`.
+         * @example user_01jf3k8m6q2w9x4v7t5r1n0b3c
+         */
+        ScimUserIdPath: string;
+        /**
+         * @description A SCIM filter (RFC 7644 §3.4.2.2) on `displayName`, `externalId`, `id`, `members.value` (`eq` only), `meta.lastModified` and `meta.created`, with the bounds and operators of the Users filter. Another attribute or a malformed filter is 400 `invalidFilter`.
+         * @example displayName eq "Security auditors"
+         */
+        ScimGroupFilter: string;
+        /**
+         * @description The group's id, which is the role id.
+         * @example security-auditors
+         */
+        ScimGroupIdPath: string;
     };
     requestBodies: never;
     headers: {
@@ -3908,6 +3333,11 @@ export interface operations {
                  * @example security-auditor
                  */
                 role?: components["schemas"]["RoleId"];
+                /**
+                 * @description Only the user with this `externalId` (exact).
+                 * @example 00u1a2b3c4d5e6f7g8h9
+                 */
+                externalId?: string;
                 /**
                  * @description Only active (`true`) or only inactive (`false`) users.
                  * @example false
@@ -4226,6 +3656,328 @@ export interface operations {
                      */
                     "application/json": {
                         data: components["schemas"]["User"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["WriteUnavailable"];
+        };
+    };
+    listRoles: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 100. Out of range is a 400, never clamped.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description `pagination.nextCursor` from the previous page. Cursors are signed: one with any part altered, or from another list, is a 400.
+                 * @example eyJ0IjoiMjAyNi0xMS0yNVQyMTowMDowMFoiLCJpIjoidXNlcl8wMWpmIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Only the role with this `externalId` (exact).
+                 * @example 00g1a2b3c4d5e6f7g8h9
+                 */
+                externalId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of roles. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "security-auditor",
+                     *           "name": "Security auditors",
+                     *           "memberCount": 3,
+                     *           "createdAt": "2026-11-25T21:00:00Z",
+                     *           "updatedAt": "2026-11-25T21:00:00Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "hasMore": false
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Role"][];
+                        pagination: components["schemas"]["Pagination"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
+                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
+                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
+                 *     request with a key is processed and its status and body are kept for 24 hours, encrypted
+                 *     under a key derived from the calling API key's secret; the same key with the same request
+                 *     (method, path and body in canonical JSON form, kept only as an HMAC) gets that response again,
+                 *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
+                 *     work and the kept response commit together. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
+                 *     past the bound on the responses kept for the principal's API keys
+                 *     (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
+                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoleCreate"];
+            };
+        };
+        responses: {
+            /** @description The created role. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "security-auditor",
+                     *         "name": "Security auditors",
+                     *         "description": "Read the audit log and verify its chain.",
+                     *         "memberCount": 3,
+                     *         "createdAt": "2026-11-25T21:00:00Z",
+                     *         "updatedAt": "2026-11-25T21:00:00Z"
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Role"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["WriteUnavailable"];
+        };
+    };
+    getRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An entity tag (or a list of them, or `*`) the client holds: if the resource's current
+                 *     `ETag` is among them, the answer is 304 with no body.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The role's id.
+                 * @example security-auditor
+                 */
+                id: components["parameters"]["RoleIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The role. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "security-auditor",
+                     *         "name": "Security auditors",
+                     *         "description": "Read the audit log and verify its chain.",
+                     *         "memberCount": 3,
+                     *         "createdAt": "2026-11-25T21:00:00Z",
+                     *         "updatedAt": "2026-11-25T21:00:00Z"
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Role"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Lost-update protection (RFC 9110 §13.1.1): the change is made only if the resource's
+                 *     current `ETag` is one of the listed entity tags (strong comparison), or with `*` if the
+                 *     resource exists. Otherwise 412 `precondition_failed` and nothing is changed.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The role's id.
+                 * @example security-auditor
+                 */
+                id: components["parameters"]["RoleIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["WriteUnavailable"];
+        };
+    };
+    updateRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Lost-update protection (RFC 9110 §13.1.1): the change is made only if the resource's
+                 *     current `ETag` is one of the listed entity tags (strong comparison), or with `*` if the
+                 *     resource exists. Otherwise 412 `precondition_failed` and nothing is changed.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The role's id.
+                 * @example security-auditor
+                 */
+                id: components["parameters"]["RoleIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoleUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated role. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "security-auditor",
+                     *         "name": "Security auditors",
+                     *         "description": "Read the audit log and verify its chain.",
+                     *         "memberCount": 3,
+                     *         "createdAt": "2026-11-25T21:00:00Z",
+                     *         "updatedAt": "2026-11-25T21:00:00Z"
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Role"];
                         meta: components["schemas"]["Meta"];
                     };
                 };
@@ -5538,304 +5290,34 @@ export interface operations {
             503: components["responses"]["WriteUnavailable"];
         };
     };
-    evaluateAccess: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AuthzenEvaluationRequest"];
-            };
-        };
-        responses: {
-            /** @description The answer. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "decision": false,
-                     *       "context": {
-                     *         "reason": "implicit_deny",
-                     *         "matchedPolicies": []
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["AuthzenDecision"];
-                };
-            };
-            400: components["responses"]["AuthzenBadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
-        };
-    };
-    evaluateAccessBatch: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AuthzenEvaluationsRequest"];
-            };
-        };
-        responses: {
-            /** @description The answer. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "evaluations": [
-                     *         {
-                     *           "decision": true,
-                     *           "context": {
-                     *             "reason": "allow",
-                     *             "matchedPolicies": [
-                     *               "pol_01jf3k8m6q2w9x4v7t5r1n0b3d"
-                     *             ]
-                     *           }
-                     *         },
-                     *         {
-                     *           "decision": false,
-                     *           "context": {
-                     *             "reason": "implicit_deny",
-                     *             "matchedPolicies": []
-                     *           }
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["AuthzenEvaluationsResponse"] | components["schemas"]["AuthzenDecision"];
-                };
-            };
-            400: components["responses"]["AuthzenBadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
-        };
-    };
-    searchSubjects: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AuthzenSubjectSearchRequest"];
-            };
-        };
-        responses: {
-            /** @description The answer. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "results": [
-                     *         {
-                     *           "type": "user",
-                     *           "id": "alice"
-                     *         },
-                     *         {
-                     *           "type": "user",
-                     *           "id": "bob"
-                     *         }
-                     *       ],
-                     *       "page": {
-                     *         "next_token": "",
-                     *         "count": 2
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["AuthzenEntitySearchResponse"];
-                };
-            };
-            400: components["responses"]["AuthzenBadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
-        };
-    };
-    searchResources: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AuthzenResourceSearchRequest"];
-            };
-        };
-        responses: {
-            /** @description The answer. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "results": [
-                     *         {
-                     *           "type": "record",
-                     *           "id": "record-1"
-                     *         }
-                     *       ],
-                     *       "page": {
-                     *         "next_token": "",
-                     *         "count": 1
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["AuthzenEntitySearchResponse"];
-                };
-            };
-            400: components["responses"]["AuthzenBadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
-        };
-    };
-    searchActions: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AuthzenActionSearchRequest"];
-            };
-        };
-        responses: {
-            /** @description The answer. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "results": [
-                     *         {
-                     *           "name": "read"
-                     *         },
-                     *         {
-                     *           "name": "write"
-                     *         }
-                     *       ],
-                     *       "page": {
-                     *         "next_token": "",
-                     *         "count": 2
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["AuthzenActionSearchResponse"];
-                };
-            };
-            400: components["responses"]["AuthzenBadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
-        };
-    };
-    getAuthzenConfiguration: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The metadata. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "policy_decision_point": "https://secadmin.example.com",
-                     *       "access_evaluation_endpoint": "https://secadmin.example.com/access/v1/evaluation",
-                     *       "access_evaluations_endpoint": "https://secadmin.example.com/access/v1/evaluations",
-                     *       "search_subject_endpoint": "https://secadmin.example.com/access/v1/search/subject",
-                     *       "search_resource_endpoint": "https://secadmin.example.com/access/v1/search/resource",
-                     *       "search_action_endpoint": "https://secadmin.example.com/access/v1/search/action",
-                     *       "capabilities": []
-                     *     }
-                     */
-                    "application/json": components["schemas"]["AuthzenConfiguration"];
-                };
-            };
-        };
-    };
-    listLogStreams: {
+    listScimUsers: {
         parameters: {
             query?: {
                 /**
-                 * @description Page size, 1 to 100. Out of range is a 400, never clamped.
-                 * @example 20
+                 * @description A SCIM filter (RFC 7644 §3.4.2.2): `eq`, `ne`, `co`, `sw`, `ew`, `pr`, `gt`, `ge`, `lt`, `le`, `and`, `or`, `not` and parentheses, at most 8 levels deep and 32 comparisons. Users: `userName`, `externalId`, `emails.value`, `emails[type eq "work"].value`, `displayName`, `name.formatted`, `active`, `meta.lastModified`, `meta.created`, `id`. Groups: `displayName`, `externalId`, `id`, `members.value` (`eq` only), `meta.lastModified`, `meta.created`. `userName`, `emails.value` and `displayName` compare case-insensitively. Another attribute or a malformed filter is 400 `invalidFilter`.
+                 * @example userName eq "ada@example.com"
                  */
-                limit?: components["parameters"]["PageLimit"];
+                filter?: components["parameters"]["ScimFilter"];
                 /**
-                 * @description `pagination.nextCursor` from the previous page. Cursors are signed: one with any part altered, or from another list, is a 400.
-                 * @example eyJ0IjoiMjAyNi0xMS0yNVQyMTowMDowMFoiLCJpIjoidXNlcl8wMWpmIn0
+                 * @description The 1-based index of the first result; below 1 counts as 1.
+                 * @example 1
                  */
-                cursor?: components["parameters"]["Cursor"];
+                startIndex?: components["parameters"]["ScimStartIndex"];
+                /**
+                 * @description How many results at most: 100 by default, at most 200 (more is taken as 200, as RFC 7644 allows); `0` gives `totalResults` only.
+                 * @example 100
+                 */
+                count?: components["parameters"]["ScimCount"];
+                /**
+                 * @description Comma-separated attributes to return (besides `id` and `schemas`), e.g. `userName,active`.
+                 * @example userName,active
+                 */
+                attributes?: components["parameters"]["ScimAttributes"];
+                /**
+                 * @description Comma-separated attributes to leave out, e.g. `members`.
+                 * @example members
+                 */
+                excludedAttributes?: components["parameters"]["ScimExcludedAttributes"];
             };
             header?: never;
             path?: never;
@@ -5843,7 +5325,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of log streams. */
+            /** @description A page of Users. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5853,225 +5335,178 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k",
-                     *           "name": "siem",
-                     *           "destination": {
-                     *             "type": "webhook",
-                     *             "url": "https://siem.example.com/hooks/secadmin"
-                     *           },
-                     *           "filter": {
-                     *             "events": [
-                     *               "user.*",
-                     *               "policy.*"
-                     *             ]
-                     *           },
-                     *           "status": "active",
-                     *           "batchSize": 500,
-                     *           "deliveredThroughSeq": 1200,
-                     *           "lagEntries": 3,
-                     *           "lastDeliveryAt": "2026-11-25T21:10:00.512Z",
-                     *           "lastError": null,
-                     *           "consecutiveFailures": 0,
-                     *           "createdAt": "2026-11-25T21:00:00.000Z",
-                     *           "updatedAt": "2026-11-25T21:00:00.000Z"
-                     *         }
-                     *       ],
-                     *       "pagination": {
-                     *         "hasMore": false
-                     *       },
-                     *       "meta": {
-                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        data: components["schemas"]["LogStream"][];
-                        pagination: components["schemas"]["Pagination"];
-                        meta: components["schemas"]["Meta"];
-                    };
+                    "application/scim+json": components["schemas"]["ScimUserList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
         };
     };
-    createLogStream: {
+    createScimUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/scim+json": components["schemas"]["ScimUserInput"];
+                "application/json": components["schemas"]["ScimUserInput"];
+            };
+        };
+        responses: {
+            /** @description The created User. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimUser"];
+                };
+            };
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            409: components["responses"]["ScimError"];
+            413: components["responses"]["ScimError"];
+            415: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
+        };
+    };
+    getScimUser: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Comma-separated attributes to return (besides `id` and `schemas`), e.g. `userName,active`.
+                 * @example userName,active
+                 */
+                attributes?: components["parameters"]["ScimAttributes"];
+                /**
+                 * @description Comma-separated attributes to leave out, e.g. `members`.
+                 * @example members
+                 */
+                excludedAttributes?: components["parameters"]["ScimExcludedAttributes"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The user's id (`user_…`), as in `/v1`.
+                 * @example user_01jf3k8m6q2w9x4v7t5r1n0b3c
+                 */
+                id: components["parameters"]["ScimUserIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The User. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimUser"];
+                };
+            };
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            404: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
+        };
+    };
+    replaceScimUser: {
         parameters: {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
-                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
-                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
-                 *     request with a key is processed and its status and body are kept for 24 hours, encrypted
-                 *     under a key derived from the calling API key's secret; the same key with the same request
-                 *     (method, path and body in canonical JSON form, kept only as an HMAC) gets that response again,
-                 *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
-                 *     work and the kept response commit together. The same key with a different request is a 422
-                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
-                 *     past the bound on the responses kept for the principal's API keys
-                 *     (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
-                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 * @description Lost-update protection (RFC 9110 §13.1.1): the change is made only if the resource's
+                 *     current `ETag` is one of the listed entity tags (strong comparison), or with `*` if the
+                 *     resource exists. Otherwise 412 `precondition_failed` and nothing is changed.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
-            path?: never;
+            path: {
+                /**
+                 * @description The user's id (`user_…`), as in `/v1`.
+                 * @example user_01jf3k8m6q2w9x4v7t5r1n0b3c
+                 */
+                id: components["parameters"]["ScimUserIdPath"];
+            };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["LogStreamCreate"];
+                "application/scim+json": components["schemas"]["ScimUserInput"];
+                "application/json": components["schemas"]["ScimUserInput"];
             };
         };
         responses: {
-            /** @description The stream; a webhook stream with its secret. */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "id": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k",
-                     *         "name": "siem",
-                     *         "destination": {
-                     *           "type": "webhook",
-                     *           "url": "https://siem.example.com/hooks/secadmin"
-                     *         },
-                     *         "filter": {
-                     *           "events": [
-                     *             "user.*",
-                     *             "policy.*"
-                     *           ]
-                     *         },
-                     *         "status": "active",
-                     *         "batchSize": 500,
-                     *         "deliveredThroughSeq": 1200,
-                     *         "lagEntries": 3,
-                     *         "lastDeliveryAt": "2026-11-25T21:10:00.512Z",
-                     *         "lastError": null,
-                     *         "consecutiveFailures": 0,
-                     *         "createdAt": "2026-11-25T21:00:00.000Z",
-                     *         "updatedAt": "2026-11-25T21:00:00.000Z",
-                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6j7NzK0bJQ8="
-                     *       },
-                     *       "meta": {
-                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        data: components["schemas"]["LogStreamCreated"];
-                        meta: components["schemas"]["Meta"];
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["IdempotencyKeyReused"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["WriteUnavailable"];
-        };
-    };
-    getLogStream: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The log stream's id (`lst_…`).
-                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
-                 */
-                id: components["parameters"]["LogStreamIdPath"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The stream. */
+            /** @description The replaced User. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "id": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k",
-                     *         "name": "siem",
-                     *         "destination": {
-                     *           "type": "webhook",
-                     *           "url": "https://siem.example.com/hooks/secadmin"
-                     *         },
-                     *         "filter": {
-                     *           "events": [
-                     *             "user.*",
-                     *             "policy.*"
-                     *           ]
-                     *         },
-                     *         "status": "active",
-                     *         "batchSize": 500,
-                     *         "deliveredThroughSeq": 1200,
-                     *         "lagEntries": 3,
-                     *         "lastDeliveryAt": "2026-11-25T21:10:00.512Z",
-                     *         "lastError": null,
-                     *         "consecutiveFailures": 0,
-                     *         "createdAt": "2026-11-25T21:00:00.000Z",
-                     *         "updatedAt": "2026-11-25T21:00:00.000Z"
-                     *       },
-                     *       "meta": {
-                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        data: components["schemas"]["LogStream"];
-                        meta: components["schemas"]["Meta"];
-                    };
+                    "application/scim+json": components["schemas"]["ScimUser"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            404: components["responses"]["ScimError"];
+            409: components["responses"]["ScimError"];
+            412: components["responses"]["ScimError"];
+            413: components["responses"]["ScimError"];
+            415: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
         };
     };
-    deleteLogStream: {
+    deleteScimUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Lost-update protection (RFC 9110 §13.1.1): the change is made only if the resource's
+                 *     current `ETag` is one of the listed entity tags (strong comparison), or with `*` if the
+                 *     resource exists. Otherwise 412 `precondition_failed` and nothing is changed.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
-                 * @description The log stream's id (`lst_…`).
-                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 * @description The user's id (`user_…`), as in `/v1`.
+                 * @example user_01jf3k8m6q2w9x4v7t5r1n0b3c
                  */
-                id: components["parameters"]["LogStreamIdPath"];
+                id: components["parameters"]["ScimUserIdPath"];
             };
             cookie?: never;
         };
@@ -6088,51 +5523,107 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["WriteUnavailable"];
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            404: components["responses"]["ScimError"];
+            412: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
         };
     };
-    updateLogStream: {
+    patchScimUser: {
         parameters: {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
-                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
-                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
-                 *     request with a key is processed and its status and body are kept for 24 hours, encrypted
-                 *     under a key derived from the calling API key's secret; the same key with the same request
-                 *     (method, path and body in canonical JSON form, kept only as an HMAC) gets that response again,
-                 *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
-                 *     work and the kept response commit together. The same key with a different request is a 422
-                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
-                 *     past the bound on the responses kept for the principal's API keys
-                 *     (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
-                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 * @description Lost-update protection (RFC 9110 §13.1.1): the change is made only if the resource's
+                 *     current `ETag` is one of the listed entity tags (strong comparison), or with `*` if the
+                 *     resource exists. Otherwise 412 `precondition_failed` and nothing is changed.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
-                 * @description The log stream's id (`lst_…`).
-                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 * @description The user's id (`user_…`), as in `/v1`.
+                 * @example user_01jf3k8m6q2w9x4v7t5r1n0b3c
                  */
-                id: components["parameters"]["LogStreamIdPath"];
+                id: components["parameters"]["ScimUserIdPath"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["LogStreamUpdate"];
+                "application/scim+json": components["schemas"]["ScimPatchOp"];
+                "application/json": components["schemas"]["ScimPatchOp"];
             };
         };
         responses: {
-            /** @description The stream as changed. */
+            /** @description The patched User. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimUser"];
+                };
+            };
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            404: components["responses"]["ScimError"];
+            409: components["responses"]["ScimError"];
+            412: components["responses"]["ScimError"];
+            413: components["responses"]["ScimError"];
+            415: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
+        };
+    };
+    listScimGroups: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A SCIM filter (RFC 7644 §3.4.2.2) on `displayName`, `externalId`, `id`, `members.value` (`eq` only), `meta.lastModified` and `meta.created`, with the bounds and operators of the Users filter. Another attribute or a malformed filter is 400 `invalidFilter`.
+                 * @example displayName eq "Security auditors"
+                 */
+                filter?: components["parameters"]["ScimGroupFilter"];
+                /**
+                 * @description The 1-based index of the first result; below 1 counts as 1.
+                 * @example 1
+                 */
+                startIndex?: components["parameters"]["ScimStartIndex"];
+                /**
+                 * @description How many results at most: 100 by default, at most 200 (more is taken as 200, as RFC 7644 allows); `0` gives `totalResults` only.
+                 * @example 100
+                 */
+                count?: components["parameters"]["ScimCount"];
+                /**
+                 * @description Comma-separated attributes to return (besides `id` and `schemas`), e.g. `userName,active`.
+                 * @example userName,active
+                 */
+                attributes?: components["parameters"]["ScimAttributes"];
+                /**
+                 * @description Comma-separated attributes to leave out, e.g. `members`.
+                 * @example members
+                 */
+                excludedAttributes?: components["parameters"]["ScimExcludedAttributes"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of Groups. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6142,233 +5633,269 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "id": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k",
-                     *         "name": "siem",
-                     *         "destination": {
-                     *           "type": "webhook",
-                     *           "url": "https://siem.example.com/hooks/secadmin"
-                     *         },
-                     *         "filter": {
-                     *           "events": [
-                     *             "user.*",
-                     *             "policy.*"
-                     *           ]
-                     *         },
-                     *         "status": "active",
-                     *         "batchSize": 500,
-                     *         "deliveredThroughSeq": 1200,
-                     *         "lagEntries": 3,
-                     *         "lastDeliveryAt": "2026-11-25T21:10:00.512Z",
-                     *         "lastError": null,
-                     *         "consecutiveFailures": 0,
-                     *         "createdAt": "2026-11-25T21:00:00.000Z",
-                     *         "updatedAt": "2026-11-25T21:00:00.000Z"
-                     *       },
-                     *       "meta": {
-                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        data: components["schemas"]["LogStream"];
-                        meta: components["schemas"]["Meta"];
-                    };
+                    "application/scim+json": components["schemas"]["ScimGroupList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["IdempotencyKeyReused"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["WriteUnavailable"];
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
         };
     };
-    replayLogStream: {
+    createScimGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/scim+json": components["schemas"]["ScimGroupInput"];
+                "application/json": components["schemas"]["ScimGroupInput"];
+            };
+        };
+        responses: {
+            /** @description The created Group. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimGroup"];
+                };
+            };
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            409: components["responses"]["ScimError"];
+            413: components["responses"]["ScimError"];
+            415: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
+        };
+    };
+    getScimGroup: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Comma-separated attributes to return (besides `id` and `schemas`), e.g. `userName,active`.
+                 * @example userName,active
+                 */
+                attributes?: components["parameters"]["ScimAttributes"];
+                /**
+                 * @description Comma-separated attributes to leave out, e.g. `members`.
+                 * @example members
+                 */
+                excludedAttributes?: components["parameters"]["ScimExcludedAttributes"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The group's id, which is the role id.
+                 * @example security-auditors
+                 */
+                id: components["parameters"]["ScimGroupIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Group. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimGroup"];
+                };
+            };
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            404: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
+        };
+    };
+    replaceScimGroup: {
         parameters: {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
-                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
-                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
-                 *     request with a key is processed and its status and body are kept for 24 hours, encrypted
-                 *     under a key derived from the calling API key's secret; the same key with the same request
-                 *     (method, path and body in canonical JSON form, kept only as an HMAC) gets that response again,
-                 *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
-                 *     work and the kept response commit together. The same key with a different request is a 422
-                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
-                 *     past the bound on the responses kept for the principal's API keys
-                 *     (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
-                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 * @description Lost-update protection (RFC 9110 §13.1.1): the change is made only if the resource's
+                 *     current `ETag` is one of the listed entity tags (strong comparison), or with `*` if the
+                 *     resource exists. Otherwise 412 `precondition_failed` and nothing is changed.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
-                 * @description The log stream's id (`lst_…`).
-                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 * @description The group's id, which is the role id.
+                 * @example security-auditors
                  */
-                id: components["parameters"]["LogStreamIdPath"];
+                id: components["parameters"]["ScimGroupIdPath"];
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["LogStreamReplayRequest"];
+                "application/scim+json": components["schemas"]["ScimGroupInput"];
+                "application/json": components["schemas"]["ScimGroupInput"];
             };
         };
         responses: {
-            /** @description The stream, going on from `fromSeq`. */
+            /** @description The replaced Group. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "id": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k",
-                     *         "name": "siem",
-                     *         "destination": {
-                     *           "type": "webhook",
-                     *           "url": "https://siem.example.com/hooks/secadmin"
-                     *         },
-                     *         "filter": {
-                     *           "events": [
-                     *             "user.*",
-                     *             "policy.*"
-                     *           ]
-                     *         },
-                     *         "status": "active",
-                     *         "batchSize": 500,
-                     *         "deliveredThroughSeq": 1200,
-                     *         "lagEntries": 3,
-                     *         "lastDeliveryAt": "2026-11-25T21:10:00.512Z",
-                     *         "lastError": null,
-                     *         "consecutiveFailures": 0,
-                     *         "createdAt": "2026-11-25T21:00:00.000Z",
-                     *         "updatedAt": "2026-11-25T21:00:00.000Z"
-                     *       },
-                     *       "meta": {
-                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        data: components["schemas"]["LogStream"];
-                        meta: components["schemas"]["Meta"];
-                    };
+                    "application/scim+json": components["schemas"]["ScimGroup"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["IdempotencyKeyReused"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["WriteUnavailable"];
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            404: components["responses"]["ScimError"];
+            409: components["responses"]["ScimError"];
+            412: components["responses"]["ScimError"];
+            413: components["responses"]["ScimError"];
+            415: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
         };
     };
-    rotateLogStreamSecret: {
+    deleteScimGroup: {
         parameters: {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
-                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
-                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
-                 *     request with a key is processed and its status and body are kept for 24 hours, encrypted
-                 *     under a key derived from the calling API key's secret; the same key with the same request
-                 *     (method, path and body in canonical JSON form, kept only as an HMAC) gets that response again,
-                 *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
-                 *     work and the kept response commit together. The same key with a different request is a 422
-                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
-                 *     past the bound on the responses kept for the principal's API keys
-                 *     (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
-                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 * @description Lost-update protection (RFC 9110 §13.1.1): the change is made only if the resource's
+                 *     current `ETag` is one of the listed entity tags (strong comparison), or with `*` if the
+                 *     resource exists. Otherwise 412 `precondition_failed` and nothing is changed.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
-                 * @description The log stream's id (`lst_…`).
-                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 * @description The group's id, which is the role id.
+                 * @example security-auditors
                  */
-                id: components["parameters"]["LogStreamIdPath"];
+                id: components["parameters"]["ScimGroupIdPath"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The new secret. */
-            200: {
+            /** @description Deleted; no body. */
+            204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            404: components["responses"]["ScimError"];
+            412: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
+        };
+    };
+    patchScimGroup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Lost-update protection (RFC 9110 §13.1.1): the change is made only if the resource's
+                 *     current `ETag` is one of the listed entity tags (strong comparison), or with `*` if the
+                 *     resource exists. Otherwise 412 `precondition_failed` and nothing is changed.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The group's id, which is the role id.
+                 * @example security-auditors
+                 */
+                id: components["parameters"]["ScimGroupIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/scim+json": components["schemas"]["ScimPatchOp"];
+                "application/json": components["schemas"]["ScimPatchOp"];
+            };
+        };
+        responses: {
+            /** @description The patched Group. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6j7NzK0bJQ8=",
-                     *         "previousSecretExpiresAt": "2026-11-26T21:00:00.000Z"
-                     *       },
-                     *       "meta": {
-                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        data: components["schemas"]["LogStreamSecretRotated"];
-                        meta: components["schemas"]["Meta"];
-                    };
+                    "application/scim+json": components["schemas"]["ScimGroup"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            422: components["responses"]["IdempotencyKeyReused"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["WriteUnavailable"];
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            403: components["responses"]["ScimError"];
+            404: components["responses"]["ScimError"];
+            409: components["responses"]["ScimError"];
+            412: components["responses"]["ScimError"];
+            413: components["responses"]["ScimError"];
+            415: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+            503: components["responses"]["ScimError"];
         };
     };
-    testLogStream: {
+    getScimServiceProviderConfig: {
         parameters: {
             query?: never;
             header?: never;
-            path: {
-                /**
-                 * @description The log stream's id (`lst_…`).
-                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
-                 */
-                id: components["parameters"]["LogStreamIdPath"];
-            };
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The outcome. */
+            /** @description SCIM service provider configuration. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6378,49 +5905,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "delivered": true,
-                     *         "httpStatus": 204,
-                     *         "durationMs": 42
-                     *       },
-                     *       "meta": {
-                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        data: components["schemas"]["LogStreamTestResult"];
-                        meta: components["schemas"]["Meta"];
+                    "application/scim+json": {
+                        [key: string]: unknown;
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
         };
     };
-    listLogStreamDeliveries: {
+    listScimResourceTypes: {
         parameters: {
             query?: never;
             header?: never;
-            path: {
-                /**
-                 * @description The log stream's id (`lst_…`).
-                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
-                 */
-                id: components["parameters"]["LogStreamIdPath"];
-            };
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The attempts. */
+            /** @description SCIM resource types. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6430,47 +5935,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "fromSeq": 1201,
-                     *           "toSeq": 1250,
-                     *           "entries": 42,
-                     *           "attempt": 2,
-                     *           "httpStatus": 200,
-                     *           "durationMs": 37,
-                     *           "at": "2026-11-25T21:10:00.512Z"
-                     *         },
-                     *         {
-                     *           "fromSeq": 1201,
-                     *           "toSeq": 1250,
-                     *           "entries": 42,
-                     *           "attempt": 1,
-                     *           "httpStatus": 503,
-                     *           "durationMs": 12,
-                     *           "error": "receiver answered 503",
-                     *           "at": "2026-11-25T21:09:59.401Z"
-                     *         }
-                     *       ],
-                     *       "meta": {
-                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        data: components["schemas"]["LogStreamDelivery"][];
-                        meta: components["schemas"]["Meta"];
+                    "application/scim+json": {
+                        [key: string]: unknown;
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
+        };
+    };
+    listScimSchemas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SCIM schemas. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["ScimError"];
+            401: components["responses"]["ScimError"];
+            429: components["responses"]["ScimError"];
+            500: components["responses"]["ScimError"];
         };
     };
     downloadExport: {

@@ -28,6 +28,9 @@ export interface AuditRecord {
     | 'user.created'
     | 'user.updated'
     | 'user.deleted'
+    | 'role.created'
+    | 'role.updated'
+    | 'role.deleted'
     | 'policy.created'
     | 'policy.updated'
     | 'policy.deleted'
@@ -38,7 +41,7 @@ export interface AuditRecord {
     | 'stream.updated'
     | 'stream.deleted'
     | 'stream.secret_rotated';
-  target: { id: string; type: 'user' | 'policy' | 'api_key' | 'export' | 'log_stream' };
+  target: { id: string; type: 'user' | 'role' | 'policy' | 'api_key' | 'export' | 'log_stream' };
   /** Facts about the change, beside `principal`. */
   metadata?: Record<string, unknown>;
 }
@@ -87,7 +90,11 @@ export const createAuditWriter = (entries: Pick<EntriesRepository, 'insert'>): A
         ip: cut(actor.ip, IP_MAX),
         userAgent: cut(actor.userAgent, USER_AGENT_MAX),
         result: 'success',
-        metadata: { principal: actor.principal, ...metadata },
+        metadata: {
+          principal: actor.principal,
+          ...(actor.via ? { via: actor.via } : {}),
+          ...metadata,
+        },
         origin: 'service',
       },
     ]);

@@ -11,3 +11,4 @@ export function createUsers(
   const service = new UsersService({ ...deps, users: new UsersRepository(deps.store.connection) });
   return { service, handlers: userHandlers(service) };
 }
+export type { UserRow } from './repository.js';

@@ -11,6 +11,7 @@ export function userDetail(row: UserRow): Schemas['User'] {
     name: row.name,
     emailVerified: row.emailVerified,
     active: row.active,
+    ...(row.externalId !== null ? { externalId: row.externalId } : {}),
     roles: row.roles,
     metadata: row.metadata as Record<string, unknown>,
     createdAt: isoSeconds(row.createdAt),

@@ -1,8 +1,9 @@
 import type { components } from '@secadmin/api-types';
 import type { RequestActor } from '../../lib/actor.js';
 import type { AuditTrail } from '../../lib/audit-trail.js';
+import type { Condition } from '../../lib/condition.js';
 import { type Cursors, listScope, type Page } from '../../lib/cursor.js';
-import { Conflict, Forbidden, invalid, NotFound } from '../../lib/errors.js';
+import { Conflict, Forbidden, Invalid, invalid, NotFound } from '../../lib/errors.js';
 import type { Precondition } from '../../lib/etag.js';
 import { requirePrecondition } from '../../lib/etag.js';
 import { idPattern, newId } from '../../lib/ids.js';
@@ -20,9 +21,12 @@ import type { Access, PoliciesApi } from '../policies/index.js';
 import type { UserRow, UsersRepository } from './repository.js';
 
 type UserCreate = components['schemas']['UserCreate'];
-type UserUpdate = components['schemas']['UserUpdate'];
+/** `/v1`'s update, and the new email a SCIM `userName` change brings. */
+type UserUpdate = components['schemas']['UserUpdate'] & { email?: string };
 
 const METADATA_LIMIT_BYTES = 16 * 1024;
+/** The spec's `maxItems` of a user's `roles`. */
+const MAX_ROLES = 100;
 const USER_ID = idPattern('user');
 
 function checkMetadataSize(metadata: unknown): void {
@@ -46,7 +50,7 @@ function requireGrants(granted: Map<string, boolean> | undefined, changed: strin
   }
 }
 
-const duplicateEmail = () => new Conflict('A user with this email already exists.');
+const duplicate = () => new Conflict('A user with this email or externalId already exists.');
 
 export interface UsersDeps {
   store: Pick<Store, 'transaction'>;
@@ -61,6 +65,10 @@ export interface UsersDeps {
     | 'list'
     | 'update'
     | 'delete'
+    | 'memberCounts'
+    | 'withdrawRole'
+    | 'search'
+    | 'membersOf'
   >;
   versions: StaleMarker;
   audit: AuditTrail<'user.created' | 'user.updated' | 'user.deleted', 'user'>;
@@ -103,7 +111,7 @@ export class UsersService {
     const roles = input.roles ?? [];
     requireGrants(await this.grantable(actor, roles), roles);
     const now = nowSeconds();
-    return conflictOnDuplicate(duplicateEmail, () =>
+    return conflictOnDuplicate(duplicate, () =>
       this.deps.store.transaction(async () => {
         const user = await this.users.insert({
           id: newId('user'),
@@ -113,6 +121,7 @@ export class UsersService {
           passwordHash,
           roles: input.roles ?? [],
           active: input.active ?? true,
+          externalId: input.externalId ?? null,
           metadata: metadata as object,
           createdAt: now,
           updatedAt: now,
@@ -138,11 +147,13 @@ export class UsersService {
     email?: string;
     role?: string;
     active?: boolean;
+    externalId?: string;
   }): Promise<Page<UserRow>> {
     const scope = listScope('users', {
       email: query.email?.toLowerCase(),
       role: query.role,
       active: query.active,
+      externalId: query.externalId,
     });
     const after = this.deps.cursors.decode(scope, USER_ID, query.cursor);
     const rows = await this.users.list(query, after, query.limit + 1);
@@ -179,42 +190,49 @@ export class UsersService {
       patch.roles === undefined
         ? undefined
         : await this.grantable(actor, [...patch.roles, ...(await this.get(id)).roles]);
-    return lockedUpdate(this.deps, {
-      what: 'user',
-      lock: () => this.users.findForUpdate(id),
-      precondition,
-      write: async (current) => {
-        const data: Parameters<UsersDeps['users']['update']>[1] = {
-          updatedAt: nowSeconds(),
-          version: { increment: 1 },
-        };
-        const stale: CachedState[] = [];
-        if (patch.name !== undefined) data.name = patch.name;
-        if (patch.roles !== undefined) {
-          const before = new Set(current.roles);
-          const after = new Set(patch.roles);
-          requireGrants(granted, [
-            ...patch.roles.filter((role) => !before.has(role)),
-            ...current.roles.filter((role) => !after.has(role)),
-          ]);
-          data.roles = patch.roles;
-          stale.push('userRoles');
-        }
-        if (patch.active !== undefined && patch.active !== current.active) {
-          data.active = patch.active;
-          // Decisions about the user and its keys' authentication, on every instance.
-          stale.push('userRoles', 'apiKeys');
-        }
-        if (patch.metadata !== undefined) {
-          const metadata = mergePatch(current.metadata, patch.metadata);
-          checkMetadataSize(metadata);
-          data.metadata = metadata as object;
-        }
-        return { result: await this.users.update(id, data), stale };
-      },
-      record: () =>
-        this.deps.audit.record(actor, { event: 'user.updated', target: { id, type: 'user' } }),
-    });
+    return conflictOnDuplicate(duplicate, () =>
+      lockedUpdate(this.deps, {
+        what: 'user',
+        lock: () => this.users.findForUpdate(id),
+        precondition,
+        write: async (current) => {
+          const data: Parameters<UsersDeps['users']['update']>[1] = {
+            updatedAt: nowSeconds(),
+            version: { increment: 1 },
+          };
+          const stale: CachedState[] = [];
+          if (patch.name !== undefined) data.name = patch.name;
+          if (patch.email !== undefined && patch.email !== current.email) {
+            data.email = patch.email;
+            data.emailLower = patch.email.toLowerCase();
+          }
+          if (patch.roles !== undefined) {
+            const before = new Set(current.roles);
+            const after = new Set(patch.roles);
+            requireGrants(granted, [
+              ...patch.roles.filter((role) => !before.has(role)),
+              ...current.roles.filter((role) => !after.has(role)),
+            ]);
+            data.roles = patch.roles;
+            stale.push('userRoles');
+          }
+          if (patch.active !== undefined && patch.active !== current.active) {
+            data.active = patch.active;
+            // Decisions about the user and its keys' authentication, on every instance.
+            stale.push('userRoles', 'apiKeys');
+          }
+          if (patch.externalId !== undefined) data.externalId = patch.externalId;
+          if (patch.metadata !== undefined) {
+            const metadata = mergePatch(current.metadata, patch.metadata);
+            checkMetadataSize(metadata);
+            data.metadata = metadata as object;
+          }
+          return { result: await this.users.update(id, data), stale };
+        },
+        record: () =>
+          this.deps.audit.record(actor, { event: 'user.updated', target: { id, type: 'user' } }),
+      }),
+    );
   }
 
   /**
@@ -281,6 +299,92 @@ export class UsersService {
   /** False only for a stored user with `active: false`. */
   async isActive(userId: string): Promise<boolean> {
     return (await this.users.standing(userId))?.active !== false;
+  }
+
+  /** A page of users matching `condition` (SCIM), by offset, and how many match. */
+  search(condition: Condition, offset: number, limit: number) {
+    return this.users.search(condition, offset, limit);
+  }
+
+  /** The ids of the users holding a role (a SCIM Group's members). */
+  membersOf(roleId: string): Promise<{ id: string }[]> {
+    return this.users.membersOf(roleId);
+  }
+
+  /**
+   * Whether the actor may add or remove `roleId` (`users:grant` on `roles/<id>`), decided
+   * before a transaction opens, for `changeMembership`.
+   */
+  async mayGrant(actor: RequestActor, roleId: string): Promise<boolean> {
+    return (await this.grantable(actor, [roleId]))?.get(roleId) ?? true;
+  }
+
+  /**
+   * Adds `roleId` to the users `add` and takes it from the users `remove`, each a grant change
+   * recorded as that user's `user.updated`, in one transaction (or the caller's): an unknown
+   * user is 400 naming `members` and nothing changes; without `mayGrant` (decided with
+   * `mayGrant()`), 403. Nothing more is needed than `users:grant`: a group's membership is the
+   * role's, not the users' other fields.
+   */
+  changeMembership(
+    actor: RequestActor,
+    roleId: string,
+    change: { add: string[]; remove: string[] },
+    mayGrant: boolean,
+  ): Promise<void> {
+    const add = [...new Set(change.add)];
+    const remove = [...new Set(change.remove)].filter((id) => !add.includes(id));
+    if (add.length + remove.length === 0) return Promise.resolve();
+    if (!mayGrant)
+      return Promise.reject(new Forbidden(`This key may not users:grant on roles/${roleId}.`));
+    return this.deps.store.transaction(async () => {
+      let changed = false;
+      for (const [id, adding] of [
+        ...add.map((id) => [id, true] as const),
+        ...remove.map((id) => [id, false] as const),
+      ]) {
+        const user = await this.users.findForUpdate(id);
+        if (!user)
+          throw new Invalid(
+            [{ field: 'members', message: `no user with id "${id}"` }],
+            `No user with id "${id}": nothing was changed.`,
+            'invalidValue',
+          );
+        const holds = user.roles.includes(roleId);
+        if (holds === adding) continue;
+        const roles = adding ? [...user.roles, roleId] : user.roles.filter((r) => r !== roleId);
+        if (roles.length > MAX_ROLES)
+          throw new Invalid(
+            [{ field: 'members', message: `user "${id}" would hold more than ${MAX_ROLES} roles` }],
+            'The request is invalid.',
+            'invalidValue',
+          );
+        await this.users.update(id, {
+          roles,
+          updatedAt: nowSeconds(),
+          version: { increment: 1 },
+        });
+        await this.deps.audit.record(actor, {
+          event: 'user.updated',
+          target: { id, type: 'user' },
+        });
+        changed = true;
+      }
+      if (changed) await this.deps.versions.bump('userRoles');
+    });
+  }
+
+  /** How many users hold each role (roles feature). */
+  memberCounts(roleIds: string[]): Promise<Map<string, number>> {
+    return this.users.memberCounts(roleIds);
+  }
+
+  /**
+   * Takes a role from every user holding it, in the caller's transaction; how many users held
+   * it. Decisions about them change: the caller bumps `userRoles`.
+   */
+  withdrawRole(roleId: string): Promise<number> {
+    return this.users.withdrawRole(roleId, nowSeconds());
   }
 
   async exists(userId: string): Promise<boolean> {

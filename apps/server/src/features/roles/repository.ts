@@ -1,0 +1,85 @@
+import type { Prisma, Role } from '@secadmin/db';
+import type { Condition } from '../../lib/condition.js';
+import { type ConditionColumn, conditionSql } from '../../storage/condition-sql.js';
+import { ascendingAfter, type Connection, lockRow } from '../../storage/connection.js';
+
+export type RoleRow = Role;
+
+const ROLE_COLUMNS = `id, name, description, external_id AS "externalId", version,
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+/** The fields a search `Condition` may name (SCIM filters), and their columns. */
+const SEARCHABLE: Record<string, ConditionColumn> = {
+  id: { sql: 'id', type: 'text' },
+  name: { sql: 'lower(name)', type: 'text-ci' },
+  externalId: { sql: 'external_id', type: 'text' },
+  createdAt: { sql: 'created_at', type: 'timestamp' },
+  updatedAt: { sql: 'updated_at', type: 'timestamp' },
+};
+
+export class RolesRepository {
+  constructor(private readonly c: Connection) {}
+
+  insert(data: Prisma.RoleCreateInput): Promise<RoleRow> {
+    return this.c.db.role.create({ data });
+  }
+
+  find(id: string): Promise<RoleRow | null> {
+    return this.c.db.role.findUnique({ where: { id } });
+  }
+
+  findMany(ids: string[]): Promise<RoleRow[]> {
+    return this.c.db.role.findMany({ where: { id: { in: ids } } });
+  }
+
+  /** Reads the row and locks it until the transaction ends. */
+  async findForUpdate(id: string): Promise<RoleRow | null> {
+    return (await lockRow(this.c, 'roles', id)) ? this.find(id) : null;
+  }
+
+  list(
+    filter: { externalId?: string | undefined },
+    after: { at: Date; id: string } | undefined,
+    take: number,
+  ): Promise<RoleRow[]> {
+    return this.c.db.role.findMany({
+      where: {
+        ...(filter.externalId !== undefined ? { externalId: filter.externalId } : {}),
+        ...ascendingAfter(after),
+      },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      take,
+    });
+  }
+
+  /** A page of the roles matching `condition`, oldest first, and how many match in all. */
+  async search(
+    condition: Condition,
+    offset: number,
+    limit: number,
+  ): Promise<{ total: number; rows: RoleRow[] }> {
+    const params: unknown[] = [];
+    const where = conditionSql(condition, SEARCHABLE, params);
+    const [counted] = await this.c.sql<{ n: number }>(
+      `SELECT count(*)::int AS n FROM roles WHERE ${where}`,
+      params,
+    );
+    const rows =
+      limit === 0
+        ? []
+        : await this.c.sql<RoleRow>(
+            `SELECT ${ROLE_COLUMNS} FROM roles WHERE ${where}
+             ORDER BY created_at, id OFFSET $${params.length + 1} LIMIT $${params.length + 2}`,
+            [...params, offset, limit],
+          );
+    return { total: counted?.n ?? 0, rows };
+  }
+
+  update(id: string, data: Prisma.RoleUpdateInput): Promise<RoleRow> {
+    return this.c.db.role.update({ where: { id }, data });
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.c.db.role.delete({ where: { id } });
+  }
+}

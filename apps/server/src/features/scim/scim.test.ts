@@ -1,0 +1,483 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey, createPolicy, uniqueEmail } from '../../../test/helpers/fixtures.js';
+import { DATABASES, raw, startTestServer, type TestServer } from '../../../test/helpers/server.js';
+
+const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
+const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
+const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+let counter = 0;
+
+describe.each(DATABASES)('SCIM 2.0 on %s', (database) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(database, { validateResponses: true });
+  });
+  afterAll(() => server?.stop());
+
+  async function scim(
+    method: string,
+    path: string,
+    body?: unknown,
+    key = server.rootKey,
+    // biome-ignore lint/suspicious/noExplicitAny: SCIM bodies are read as any JSON
+  ): Promise<{ status: number; body: any; headers: Headers }> {
+    const res = await raw(server, `/scim/v2${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/scim+json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    if (res.status !== 204)
+      expect(res.headers.get('content-type')).toMatch(/^application\/scim\+json/);
+    return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+  }
+  const patch = (Operations: unknown[]) => ({ schemas: [PATCH], Operations });
+  const q = (filter: string) => `?filter=${encodeURIComponent(filter)}`;
+  // biome-ignore lint/suspicious/noExplicitAny: a SCIM body
+  const newUser = (extra: Record<string, unknown> = {}): Record<string, any> => {
+    const email = uniqueEmail('scim');
+    return {
+      schemas: [USER],
+      userName: email,
+      name: { givenName: 'Ada', familyName: `Lovelace${counter++}` },
+      emails: [{ primary: true, value: email, type: 'work' }],
+      active: true,
+      ...extra,
+    };
+  };
+  const entries = async (event: string, targetId: string) => {
+    const { data } = await server.client.GET('/v1/logs', {
+      params: { query: { events: [event], limit: 100 } },
+    });
+    const listed = (data?.data ?? []).filter((e) => e.target?.id === targetId);
+    return Promise.all(
+      listed.map(
+        async (e) =>
+          (await server.client.GET('/v1/logs/{id}', { params: { path: { id: e.id } } })).data?.data,
+      ),
+    );
+  };
+
+  it("follows Okta's SCIM 2.0 test: create, find, get, replace, deactivate, reactivate, and a retried create is 409", async () => {
+    const input = newUser({ externalId: `okta-${counter++}`, password: 'correct-horse-battery' });
+    const created = await scim('POST', '/Users', input);
+    expect(created.status).toBe(201);
+    const user = created.body;
+    expect(user).toMatchObject({
+      schemas: [USER],
+      userName: input.userName,
+      displayName: `Ada ${input.name.familyName}`,
+      name: { givenName: 'Ada', familyName: input.name.familyName },
+      emails: [{ value: input.userName, type: 'work', primary: true }],
+      active: true,
+      groups: [],
+      meta: { resourceType: 'User', location: expect.stringMatching(/\/scim\/v2\/Users\/user_/) },
+    });
+    expect(user).not.toHaveProperty('password');
+    expect(created.headers.get('etag')).toBe(user.meta.version);
+    const v1 = await server.client.GET('/v1/users/{id}', { params: { path: { id: user.id } } });
+    expect(v1.response.headers.get('etag')).toBe(user.meta.version);
+
+    // Okta looks the user up by userName (any case) before creating it.
+    const found = await scim(
+      'GET',
+      `/Users${q(`userName eq "${input.userName.toUpperCase()}"`)}&startIndex=1&count=100`,
+    );
+    expect(found.body).toMatchObject({ totalResults: 1, startIndex: 1, itemsPerPage: 1 });
+    expect(found.body.Resources[0].id).toBe(user.id);
+    const unknownId = await scim('GET', '/Users/010101001010101');
+    expect(unknownId).toMatchObject({ status: 404, body: { status: '404' } });
+    for (const wrong of [
+      { ...input, userName: 42 },
+      { ...input, active: 'true' },
+      { ...input, userName: 'not an email' },
+    ]) {
+      const refused = await scim('POST', '/Users', wrong);
+      expect(refused).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
+    }
+    const none = await scim('GET', `/Users${q('userName eq "nobody-here@example.com"')}`);
+    expect(none.body).toMatchObject({ totalResults: 0, Resources: [] });
+
+    // A retried create never makes a second user.
+    const retried = await scim('POST', '/Users', input);
+    expect(retried.status).toBe(409);
+    expect(retried.body).toMatchObject({
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+      status: '409',
+      scimType: 'uniqueness',
+    });
+    // With an Idempotency-Key too, the retry is 409, not a replayed 201.
+    const keyedInput = newUser();
+    for (const expected of [201, 409]) {
+      const keyed = await raw(server, '/scim/v2/Users', {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${server.rootKey}`,
+          'content-type': 'application/scim+json',
+          'idempotency-key': `okta-retry-${keyedInput.userName}`,
+        },
+        body: JSON.stringify(keyedInput),
+      });
+      expect(keyed.status).toBe(expected);
+    }
+    const { data: same } = await server.client.GET('/v1/users', {
+      params: { query: { email: input.userName } },
+    });
+    expect(same?.data).toHaveLength(1);
+
+    const replaced: Record<string, unknown> = {
+      ...input,
+      name: { givenName: 'Augusta', familyName: 'King' },
+    };
+    delete replaced.password;
+    const put = await scim('PUT', `/Users/${user.id}`, replaced);
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ displayName: 'Augusta King', name: { givenName: 'Augusta' } });
+    expect(put.body.meta.version).not.toBe(user.meta.version);
+
+    // Deactivation takes effect at once: decisions are denied and the user's key answers 401.
+    const key = await createKey(server.client, `user:${user.id}`);
+    await createPolicy(server.client, {
+      principals: [`user:${user.id}`],
+      actions: ['users:read'],
+      resources: ['*'],
+    });
+    const own = server.clientWith(key.secret);
+    expect(
+      (await own.GET('/v1/users/{id}', { params: { path: { id: user.id } } })).response.status,
+    ).toBe(200);
+    const off = await scim(
+      'PATCH',
+      `/Users/${user.id}`,
+      patch([{ op: 'replace', value: { active: false } }]),
+    );
+    expect(off.body.active).toBe(false);
+    const denied = await raw(server, `/v1/users/${user.id}`, {
+      headers: { authorization: `Bearer ${key.secret}` },
+    });
+    expect(denied.status).toBe(401);
+    const sim = await server.client.POST('/v1/policies/simulate', {
+      body: { principal: `user:${user.id}`, action: 'users:read', resource: `users/${user.id}` },
+    });
+    expect(sim.data?.data).toMatchObject({ allowed: false, principalInactive: true });
+    const on = await scim(
+      'PATCH',
+      `/Users/${user.id}`,
+      patch([{ op: 'replace', path: 'active', value: true }]),
+    );
+    expect(on.body.active).toBe(true);
+    expect(
+      (await own.GET('/v1/users/{id}', { params: { path: { id: user.id } } })).response.status,
+    ).toBe(200);
+
+    const updates = await entries('user.updated', user.id);
+    expect(updates.length).toBe(3);
+    for (const entry of updates) expect(entry?.metadata).toMatchObject({ via: 'scim' });
+    const [createdEntry] = await entries('user.created', user.id);
+    expect(createdEntry?.metadata).toMatchObject({ via: 'scim' });
+
+    const deleted = await scim('DELETE', `/Users/${user.id}`);
+    expect(deleted.status).toBe(204);
+    const gone = await scim('GET', `/Users/${user.id}`);
+    expect(gone).toMatchObject({ status: 404, body: { status: '404' } });
+    const [deletedEntry] = await entries('user.deleted', user.id);
+    expect(deletedEntry?.metadata).toMatchObject({
+      via: 'scim',
+      redactedEntries: expect.any(Number),
+    });
+  });
+
+  it('follows an Entra ID sequence: externalId lookup, "False" strings, group members by value filter, excludedAttributes', async () => {
+    const externalId = `entra-${Date.now()}-${counter++}`;
+    const user = (await scim('POST', '/Users', newUser({ externalId }))).body;
+    const byExternal = await scim('GET', `/Users${q(`externalId eq "${externalId}"`)}`);
+    expect(byExternal.body.Resources.map((r: { id: string }) => r.id)).toEqual([user.id]);
+    // Entra before its 2023 fix sends booleans as strings: taken for active, and only there.
+    const off = await scim(
+      'PATCH',
+      `/Users/${user.id}`,
+      patch([{ op: 'Replace', path: 'active', value: 'False' }]),
+    );
+    expect(off.body.active).toBe(false);
+    const on = await scim(
+      'PATCH',
+      `/Users/${user.id}`,
+      patch([{ op: 'Replace', value: { active: 'True' } }]),
+    );
+    expect(on.body.active).toBe(true);
+    const junk = await scim(
+      'PATCH',
+      `/Users/${user.id}`,
+      patch([{ op: 'replace', path: 'active', value: 'maybe' }]),
+    );
+    expect(junk).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
+
+    const group = await scim('POST', '/Groups', {
+      schemas: [GROUP],
+      displayName: `Entra Admins ${counter++}`,
+      members: [],
+    });
+    expect(group.status).toBe(201);
+    expect(group.body.id).toMatch(/^entra-admins-\d+$/);
+    const clash = await scim('POST', '/Groups', {
+      schemas: [GROUP],
+      displayName: group.body.displayName,
+    });
+    expect(clash.body.id).toBe(`${group.body.id}-2`);
+    const gid = group.body.id;
+    const added = await scim(
+      'PATCH',
+      `/Groups/${gid}`,
+      patch([{ op: 'Add', path: 'members', value: [{ value: user.id }] }]),
+    );
+    expect(added.status).toBe(200);
+    expect(added.body.members.map((m: { value: string }) => m.value)).toEqual([user.id]);
+    expect((await scim('GET', `/Users/${user.id}`)).body.groups).toEqual([
+      expect.objectContaining({ value: gid, display: group.body.displayName }),
+    ]);
+    const byMember = await scim(
+      'GET',
+      `/Groups${q(`members.value eq "${user.id}"`)}&excludedAttributes=members`,
+    );
+    expect(byMember.body.Resources).toEqual([
+      expect.not.objectContaining({ members: expect.anything() }),
+    ]);
+    expect(byMember.body.Resources[0].id).toBe(gid);
+    const byName = await scim(
+      'GET',
+      `/Groups${q(`displayName eq "${group.body.displayName}"`)}&excludedAttributes=members`,
+    );
+    expect(byName.body.Resources.map((r: { id: string }) => r.id)).toEqual([gid, `${gid}-2`]);
+    const removed = await scim(
+      'PATCH',
+      `/Groups/${gid}`,
+      patch([{ op: 'Remove', path: `members[value eq "${user.id}"]` }]),
+    );
+    expect(removed.body.members ?? []).toEqual([]);
+    const again = await scim(
+      'PATCH',
+      `/Groups/${gid}`,
+      patch([{ op: 'add', path: 'members', value: [{ value: user.id }] }]),
+    );
+    expect(again.body.members).toHaveLength(1);
+    // Entra's other removal: a value list.
+    const listRemoval = await scim(
+      'PATCH',
+      `/Groups/${gid}`,
+      patch([{ op: 'Remove', path: 'members', value: [{ value: user.id }] }]),
+    );
+    expect(listRemoval.body.members ?? []).toEqual([]);
+    const renamed = await scim(
+      'PATCH',
+      `/Groups/${gid}`,
+      patch([{ op: 'Replace', path: 'displayName', value: 'Entra Admins EU' }]),
+    );
+    expect(renamed.body.displayName).toBe('Entra Admins EU');
+    const grants = await entries('user.updated', user.id);
+    expect(grants.length).toBeGreaterThanOrEqual(4);
+    const [roleUpdated] = await entries('role.updated', gid);
+    expect(roleUpdated?.metadata).toMatchObject({ via: 'scim' });
+
+    const unknown = await scim(
+      'PATCH',
+      `/Groups/${gid}`,
+      patch([{ op: 'add', path: 'members', value: [{ value: user.id }, { value: 'user_nope' }] }]),
+    );
+    expect(unknown).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
+    expect((await scim('GET', `/Groups/${gid}`)).body.members ?? []).toEqual([]);
+
+    expect((await scim('DELETE', `/Groups/${gid}`)).status).toBe(204);
+    expect((await scim('GET', `/Groups/${gid}`)).status).toBe(404);
+  });
+
+  it("applies the interoperability profile's PATCH forms and filters", async () => {
+    const user = (await scim('POST', '/Users', newUser({ externalId: `p-${counter++}` }))).body;
+    const newEmail = uniqueEmail('moved');
+    const moved = await scim(
+      'PATCH',
+      `/Users/${user.id}`,
+      patch([
+        { op: 'replace', path: 'emails[type eq "work"].value', value: newEmail },
+        { op: 'replace', path: 'name.givenName', value: 'Grace' },
+        { op: 'remove', path: 'externalId' },
+      ]),
+    );
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({
+      userName: newEmail,
+      name: { givenName: 'Grace' },
+      displayName: `Grace ${user.name.familyName}`,
+    });
+    expect(moved.body).not.toHaveProperty('externalId');
+    // `not` of a comparison with an absent attribute holds (SQL's NULL must not leak through).
+    const absent = await scim(
+      'GET',
+      `/Users${q(`not (externalId eq "zzz") and id eq "${user.id}"`)}`,
+    );
+    expect(absent.body.totalResults).toBe(1);
+    const named = await scim(
+      'PATCH',
+      `/Users/${user.id}`,
+      patch([
+        { op: 'add', value: { displayName: 'Grace Hopper', externalId: `again-${counter++}` } },
+      ]),
+    );
+    expect(named.body).toMatchObject({
+      displayName: 'Grace Hopper',
+      externalId: expect.stringMatching(/^again-/),
+    });
+    const readOnly = await scim(
+      'PATCH',
+      `/Users/${user.id}`,
+      patch([{ op: 'add', path: 'groups', value: [{ value: 'admins' }] }]),
+    );
+    expect(readOnly).toMatchObject({ status: 400, body: { scimType: 'mutability' } });
+    const noTarget = await scim('PATCH', `/Users/${user.id}`, patch([{ op: 'remove' }]));
+    expect(noTarget).toMatchObject({ status: 400 });
+    const proto = await scim(
+      'PATCH',
+      `/Users/${user.id}`,
+      patch([{ op: 'add', path: '__proto__.polluted', value: 'x' }]),
+    );
+    expect(proto).toMatchObject({ status: 400, body: { scimType: 'invalidPath' } });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+
+    const domain = newEmail.split('@')[0] as string;
+    for (const [filter, hit] of [
+      [`userName sw "${domain}"`, true],
+      [`emails[type eq "work"].value eq "${newEmail}"`, true],
+      [`emails.value co "${domain.slice(3)}"`, true],
+      [`userName ew "@example.com" and displayName eq "grace hopper"`, true],
+      [`(userName eq "${newEmail}" or userName eq "x@example.com") and active eq true`, true],
+      [`userName eq "${newEmail}" and not (active eq false)`, true],
+      [`externalId pr and userName eq "${newEmail}"`, true],
+      [`meta.lastModified gt "2000-01-01T00:00:00Z" and id eq "${user.id}"`, true],
+      [`userName eq "${newEmail}" and active ne true`, false],
+      [`userName eq "${newEmail}\\" OR 1=1 --"`, false],
+    ] as const) {
+      const res = await scim('GET', `/Users${q(filter)}`);
+      expect(res.status, filter).toBe(200);
+      expect(
+        res.body.Resources.some((r: { id: string }) => r.id === user.id),
+        filter,
+      ).toBe(hit);
+    }
+    const projected = await scim('GET', `/Users/${user.id}?attributes=userName,name.givenName`);
+    expect(Object.keys(projected.body).sort()).toEqual(['id', 'name', 'schemas', 'userName']);
+    expect(projected.body.name).toEqual({ givenName: 'Grace' });
+  });
+
+  it('refuses bad filters with invalidFilter, caps count, and answers the discovery endpoints', async () => {
+    for (const filter of [
+      'nickName eq "x"',
+      'userName eq "a" or 1 eq 1',
+      "userName eq x'; DROP TABLE users; --",
+      'userName eq',
+      'active eq "yes"',
+      'meta.lastModified gt "yesterday"',
+      `${'('.repeat(50)}userName eq "a"${')'.repeat(50)}`,
+      `${'not ('.repeat(9)}userName eq "a"${')'.repeat(9)}`,
+      Array.from({ length: 40 }, (_, i) => `id eq "u${i}"`).join(' or '),
+      `userName eq "${'x'.repeat(1000)}"`,
+    ]) {
+      const res = await scim('GET', `/Users${q(filter)}`);
+      expect(res.status, filter).toBe(400);
+      expect(res.body, filter).toMatchObject({ status: '400', scimType: 'invalidFilter' });
+    }
+    for (let i = 0; i < 3; i++) await scim('POST', '/Users', newUser());
+    const capped = await scim('GET', '/Users?count=100000&startIndex=-5');
+    expect(capped.status).toBe(200);
+    expect(capped.body.startIndex).toBe(1);
+    expect(capped.body.itemsPerPage).toBeLessThanOrEqual(200);
+    expect(capped.body.Resources.length).toBe(Math.min(200, capped.body.totalResults));
+    const countOnly = await scim('GET', '/Users?count=0');
+    expect(countOnly.body).toMatchObject({ itemsPerPage: 0, Resources: [] });
+    expect(countOnly.body.totalResults).toBeGreaterThanOrEqual(3);
+    const second = await scim('GET', '/Users?startIndex=2&count=1');
+    expect(second.body.Resources[0].id).toBe(capped.body.Resources[1].id);
+
+    const config = await scim('GET', '/ServiceProviderConfig');
+    expect(config.body).toMatchObject({
+      patch: { supported: true },
+      filter: { supported: true, maxResults: 200 },
+      bulk: { supported: false },
+      etag: { supported: true },
+    });
+    expect(
+      (await scim('GET', '/ResourceTypes')).body.Resources.map((r: { id: string }) => r.id),
+    ).toEqual(['User', 'Group']);
+    expect((await scim('GET', '/Schemas')).body.Resources.map((r: { id: string }) => r.id)).toEqual(
+      [USER, GROUP],
+    );
+    const anonymous = await raw(server, '/scim/v2/Users');
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toMatchObject({
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+      status: '401',
+    });
+    const plain = await raw(server, '/scim/v2/Users', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.rootKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(newUser()),
+    });
+    expect(plain.status).toBe(201);
+  });
+
+  it('lets a key with users:update but not users:grant add nobody to a group, itself included', async () => {
+    const admins = (
+      await scim('POST', '/Groups', { schemas: [GROUP], displayName: `Admins ${counter++}` })
+    ).body;
+    const me = (await scim('POST', '/Users', newUser())).body;
+    await createPolicy(server.client, {
+      principals: [`user:${me.id}`],
+      actions: ['users:update', 'users:read', 'roles:read', 'roles:update'],
+      resources: ['*'],
+    });
+    const key = (await createKey(server.client, `user:${me.id}`)).secret;
+    const self = await scim(
+      'PATCH',
+      `/Groups/${admins.id}`,
+      patch([{ op: 'add', path: 'members', value: [{ value: me.id }] }]),
+      key,
+    );
+    expect(self).toMatchObject({ status: 403, body: { status: '403' } });
+    const viaPut = await scim(
+      'PUT',
+      `/Groups/${admins.id}`,
+      { schemas: [GROUP], displayName: admins.displayName, members: [{ value: me.id }] },
+      key,
+    );
+    expect(viaPut.status).toBe(403);
+    const viaUser = await scim(
+      'PATCH',
+      `/Users/${me.id}`,
+      patch([{ op: 'add', path: 'groups', value: [{ value: admins.id }] }]),
+      key,
+    );
+    expect(viaUser.status).toBe(400);
+    const { data } = await server.client.GET('/v1/users/{id}', { params: { path: { id: me.id } } });
+    expect(data?.data.roles).toEqual([]);
+    // A key with no right on a group learns nothing of it through PUT or PATCH.
+    const nobody = (await createKey(server.client, `service:nobody-${counter++}`)).secret;
+    for (const id of [admins.id, 'no-such-group']) {
+      const probe = await scim(
+        'PATCH',
+        `/Groups/${id}`,
+        patch([{ op: 'add', path: 'members', value: [] }]),
+        nobody,
+      );
+      expect(probe.status).toBe(403);
+    }
+    // Renaming needs roles:update only, which it has.
+    const rename = await scim(
+      'PATCH',
+      `/Groups/${admins.id}`,
+      patch([{ op: 'replace', path: 'displayName', value: 'Renamed' }]),
+      key,
+    );
+    expect(rename.status).toBe(200);
+  });
+});
