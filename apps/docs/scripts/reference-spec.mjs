@@ -13,6 +13,8 @@ const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 function accessSentence(access) {
   if (access === 'public') return 'Public: no API key.';
   if (access === 'token') return 'Authorized by the signed token in the URL: no API key.';
+  if (access?.checkedBy === 'service')
+    return 'Any valid API key; the rights each change needs are checked as for its `/v1` twin.';
   if (typeof access?.action === 'string' && typeof access?.resource === 'string') {
     const braces = access.resource.includes('{') ? " (the path's parameters filled in)" : '';
     return `Requires \`${access.action}\` on \`${access.resource}\`${braces}.`;
