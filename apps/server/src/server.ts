@@ -88,7 +88,6 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const metrics = new Metrics();
     const store = createStore(db);
     const { services, prepare, jobs } = createServices(store, {
-      publicUrl: config.publicUrl,
       secret,
       soleWriter: db.kind === 'embedded',
       counters: metrics,

@@ -51,15 +51,13 @@ export interface Services {
 
 export interface ServicesOptions {
   secret: string;
-  /** `SECADMIN_PUBLIC_URL`: where SCIM resources are located. */
-  publicUrl: string;
   /** The embedded database: this process is its only writer (decides state-version reads). */
   soleWriter: boolean;
   counters?: DomainCounters;
   logger: Logger;
   /** The most bytes of kept idempotent responses per principal (docs/idempotency.md). */
   maxKeptBytes?: number;
-  /** `SECADMIN_PUBLIC_URL`: the AuthZEN metadata's base URL. */
+  /** `SECADMIN_PUBLIC_URL`: the base of the AuthZEN metadata's URLs and of SCIM locations. */
   publicUrl: string;
   auditLog: Omit<AuditLogOptions, 'cursors' | 'secret' | 'counters' | 'logger'>;
   logStreams: Omit<

@@ -8,6 +8,8 @@ import type {
   Query,
   RequestOptions,
 } from '../operation-types.js';
+import type { PagedCall } from '../paged-call.js';
+import type { PageItem } from '../pagination.js';
 
 /** Every operation: its resource method, and where a call's arguments go in the request. */
 export const operations = {
@@ -24,7 +26,7 @@ export const operations = {
   listPolicies: { group: 'policies', name: 'list', method: 'GET', path: '/v1/policies', pathParams: [], query: true, body: false, cursor: 'query', returns: 'body' },
   createPolicy: { group: 'policies', name: 'create', method: 'POST', path: '/v1/policies', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   simulatePolicy: { group: 'policies', name: 'simulate', method: 'POST', path: '/v1/policies/simulate', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
-  simulatePolicyBatch: { group: 'policies', name: 'simulatePolicyBatch', method: 'POST', path: '/v1/policies/simulate/batch', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
+  simulatePolicyBatch: { group: 'policies', name: 'simulateBatch', method: 'POST', path: '/v1/policies/simulate/batch', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   getPolicy: { group: 'policies', name: 'get', method: 'GET', path: '/v1/policies/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
   updatePolicy: { group: 'policies', name: 'update', method: 'PATCH', path: '/v1/policies/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'data' },
   deletePolicy: { group: 'policies', name: 'delete', method: 'DELETE', path: '/v1/policies/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
@@ -40,21 +42,36 @@ export const operations = {
   listApiKeys: { group: 'apiKeys', name: 'list', method: 'GET', path: '/v1/api-keys', pathParams: [], query: true, body: false, cursor: 'query', returns: 'body' },
   createApiKey: { group: 'apiKeys', name: 'create', method: 'POST', path: '/v1/api-keys', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   deleteApiKey: { group: 'apiKeys', name: 'delete', method: 'DELETE', path: '/v1/api-keys/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
-  listScimUsers: { group: 'scim', name: 'listScimUsers', method: 'GET', path: '/scim/v2/Users', pathParams: [], query: true, body: false, cursor: null, returns: 'response' },
-  createScimUser: { group: 'scim', name: 'createScimUser', method: 'POST', path: '/scim/v2/Users', pathParams: [], query: false, body: true, cursor: null, returns: 'response' },
-  getScimUser: { group: 'scim', name: 'getScimUser', method: 'GET', path: '/scim/v2/Users/{id}', pathParams: ['id'], query: true, body: false, cursor: null, returns: 'response' },
-  replaceScimUser: { group: 'scim', name: 'replaceScimUser', method: 'PUT', path: '/scim/v2/Users/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'response' },
-  patchScimUser: { group: 'scim', name: 'patchScimUser', method: 'PATCH', path: '/scim/v2/Users/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'response' },
-  deleteScimUser: { group: 'scim', name: 'deleteScimUser', method: 'DELETE', path: '/scim/v2/Users/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
-  listScimGroups: { group: 'scim', name: 'listScimGroups', method: 'GET', path: '/scim/v2/Groups', pathParams: [], query: true, body: false, cursor: null, returns: 'response' },
-  createScimGroup: { group: 'scim', name: 'createScimGroup', method: 'POST', path: '/scim/v2/Groups', pathParams: [], query: false, body: true, cursor: null, returns: 'response' },
-  getScimGroup: { group: 'scim', name: 'getScimGroup', method: 'GET', path: '/scim/v2/Groups/{id}', pathParams: ['id'], query: true, body: false, cursor: null, returns: 'response' },
-  replaceScimGroup: { group: 'scim', name: 'replaceScimGroup', method: 'PUT', path: '/scim/v2/Groups/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'response' },
-  patchScimGroup: { group: 'scim', name: 'patchScimGroup', method: 'PATCH', path: '/scim/v2/Groups/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'response' },
-  deleteScimGroup: { group: 'scim', name: 'deleteScimGroup', method: 'DELETE', path: '/scim/v2/Groups/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
-  getScimServiceProviderConfig: { group: 'scim', name: 'getScimServiceProviderConfig', method: 'GET', path: '/scim/v2/ServiceProviderConfig', pathParams: [], query: false, body: false, cursor: null, returns: 'response' },
-  listScimResourceTypes: { group: 'scim', name: 'listScimResourceTypes', method: 'GET', path: '/scim/v2/ResourceTypes', pathParams: [], query: false, body: false, cursor: null, returns: 'response' },
-  listScimSchemas: { group: 'scim', name: 'listScimSchemas', method: 'GET', path: '/scim/v2/Schemas', pathParams: [], query: false, body: false, cursor: null, returns: 'response' },
+  evaluateAccess: { group: 'authzen', name: 'evaluateAccess', method: 'POST', path: '/access/v1/evaluation', pathParams: [], query: false, body: true, cursor: null, returns: 'body' },
+  evaluateAccessBatch: { group: 'authzen', name: 'evaluateAccessBatch', method: 'POST', path: '/access/v1/evaluations', pathParams: [], query: false, body: true, cursor: null, returns: 'body' },
+  searchSubjects: { group: 'authzen', name: 'searchSubjects', method: 'POST', path: '/access/v1/search/subject', pathParams: [], query: false, body: true, cursor: null, returns: 'body' },
+  searchResources: { group: 'authzen', name: 'searchResources', method: 'POST', path: '/access/v1/search/resource', pathParams: [], query: false, body: true, cursor: null, returns: 'body' },
+  searchActions: { group: 'authzen', name: 'searchActions', method: 'POST', path: '/access/v1/search/action', pathParams: [], query: false, body: true, cursor: null, returns: 'body' },
+  getAuthzenConfiguration: { group: 'authzen', name: 'getConfiguration', method: 'GET', path: '/.well-known/authzen-configuration', pathParams: [], query: false, body: false, cursor: null, returns: 'body' },
+  listLogStreams: { group: 'logStreams', name: 'list', method: 'GET', path: '/v1/log-streams', pathParams: [], query: true, body: false, cursor: 'query', returns: 'body' },
+  createLogStream: { group: 'logStreams', name: 'create', method: 'POST', path: '/v1/log-streams', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
+  getLogStream: { group: 'logStreams', name: 'get', method: 'GET', path: '/v1/log-streams/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
+  updateLogStream: { group: 'logStreams', name: 'update', method: 'PATCH', path: '/v1/log-streams/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'data' },
+  deleteLogStream: { group: 'logStreams', name: 'delete', method: 'DELETE', path: '/v1/log-streams/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
+  replayLogStream: { group: 'logStreams', name: 'replay', method: 'POST', path: '/v1/log-streams/{id}/replay', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'data' },
+  rotateLogStreamSecret: { group: 'logStreams', name: 'rotateSecret', method: 'POST', path: '/v1/log-streams/{id}/rotate-secret', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
+  testLogStream: { group: 'logStreams', name: 'test', method: 'POST', path: '/v1/log-streams/{id}/test', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
+  listLogStreamDeliveries: { group: 'logStreams', name: 'listDeliveries', method: 'GET', path: '/v1/log-streams/{id}/deliveries', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
+  listScimUsers: { group: 'scim', name: 'listUsers', method: 'GET', path: '/scim/v2/Users', pathParams: [], query: true, body: false, cursor: null, returns: 'response' },
+  createScimUser: { group: 'scim', name: 'createUser', method: 'POST', path: '/scim/v2/Users', pathParams: [], query: false, body: true, cursor: null, returns: 'response' },
+  getScimUser: { group: 'scim', name: 'getUser', method: 'GET', path: '/scim/v2/Users/{id}', pathParams: ['id'], query: true, body: false, cursor: null, returns: 'response' },
+  replaceScimUser: { group: 'scim', name: 'replaceUser', method: 'PUT', path: '/scim/v2/Users/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'response' },
+  patchScimUser: { group: 'scim', name: 'patchUser', method: 'PATCH', path: '/scim/v2/Users/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'response' },
+  deleteScimUser: { group: 'scim', name: 'deleteUser', method: 'DELETE', path: '/scim/v2/Users/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
+  listScimGroups: { group: 'scim', name: 'listGroups', method: 'GET', path: '/scim/v2/Groups', pathParams: [], query: true, body: false, cursor: null, returns: 'response' },
+  createScimGroup: { group: 'scim', name: 'createGroup', method: 'POST', path: '/scim/v2/Groups', pathParams: [], query: false, body: true, cursor: null, returns: 'response' },
+  getScimGroup: { group: 'scim', name: 'getGroup', method: 'GET', path: '/scim/v2/Groups/{id}', pathParams: ['id'], query: true, body: false, cursor: null, returns: 'response' },
+  replaceScimGroup: { group: 'scim', name: 'replaceGroup', method: 'PUT', path: '/scim/v2/Groups/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'response' },
+  patchScimGroup: { group: 'scim', name: 'patchGroup', method: 'PATCH', path: '/scim/v2/Groups/{id}', pathParams: ['id'], query: false, body: true, cursor: null, returns: 'response' },
+  deleteScimGroup: { group: 'scim', name: 'deleteGroup', method: 'DELETE', path: '/scim/v2/Groups/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
+  getScimServiceProviderConfig: { group: 'scim', name: 'getServiceProviderConfig', method: 'GET', path: '/scim/v2/ServiceProviderConfig', pathParams: [], query: false, body: false, cursor: null, returns: 'response' },
+  listScimResourceTypes: { group: 'scim', name: 'listResourceTypes', method: 'GET', path: '/scim/v2/ResourceTypes', pathParams: [], query: false, body: false, cursor: null, returns: 'response' },
+  listScimSchemas: { group: 'scim', name: 'listSchemas', method: 'GET', path: '/scim/v2/Schemas', pathParams: [], query: false, body: false, cursor: null, returns: 'response' },
   downloadExport: { group: 'exports', name: 'download', method: 'GET', path: '/downloads/{file}', pathParams: ['file'], query: true, body: false, cursor: null, returns: 'response' },
   getHealth: { group: 'system', name: 'getHealth', method: 'GET', path: '/healthz', pathParams: [], query: false, body: false, cursor: null, returns: 'body' },
   getReadiness: { group: 'system', name: 'getReadiness', method: 'GET', path: '/readyz', pathParams: [], query: false, body: false, cursor: null, returns: 'body' },
@@ -66,8 +83,9 @@ export const operations = {
 /**
  * The API's operations as methods, grouped by resource. Arguments come in this order: path
  * parameters, the JSON body, the query, then {@link RequestOptions}. A method resolves to the
- * `data` of the answer, to the whole page (`{ data, pagination, meta }`) for a list, and throws
- * a `SecadminApiError` for any non-2xx answer.
+ * `data` of the answer, and throws a `SecadminApiError` for any non-2xx answer. A list or a
+ * search is a {@link PagedCall}: awaited, the first page (`{ data, pagination, meta }`);
+ * iterated with `for await`, every item of every page.
  */
 export interface Resources {
   /**
@@ -85,7 +103,7 @@ export interface Resources {
      *
      * `GET /v1/users` (`listUsers`)
      */
-    list(query?: Query<'listUsers'>, options?: RequestOptions): Promise<JsonBody<'listUsers'>>;
+    list(query?: Query<'listUsers'>, options?: RequestOptions): PagedCall<JsonBody<'listUsers'>, PageItem<'/v1/users'>>;
     /**
      * Create a user
      *
@@ -153,7 +171,7 @@ export interface Resources {
      *
      * `GET /v1/roles` (`listRoles`)
      */
-    list(query?: Query<'listRoles'>, options?: RequestOptions): Promise<JsonBody<'listRoles'>>;
+    list(query?: Query<'listRoles'>, options?: RequestOptions): PagedCall<JsonBody<'listRoles'>, PageItem<'/v1/roles'>>;
     /**
      * Create a role
      *
@@ -208,7 +226,7 @@ export interface Resources {
      *
      * `GET /v1/policies` (`listPolicies`)
      */
-    list(query?: Query<'listPolicies'>, options?: RequestOptions): Promise<JsonBody<'listPolicies'>>;
+    list(query?: Query<'listPolicies'>, options?: RequestOptions): PagedCall<JsonBody<'listPolicies'>, PageItem<'/v1/policies'>>;
     /**
      * Create a policy
      *
@@ -272,7 +290,7 @@ export interface Resources {
      *
      * `POST /v1/policies/simulate/batch` (`simulatePolicyBatch`)
      */
-    simulatePolicyBatch(body: Body<'simulatePolicyBatch'>, options?: RequestOptions): Promise<Data<'simulatePolicyBatch'>>;
+    simulateBatch(body: Body<'simulatePolicyBatch'>, options?: RequestOptions): Promise<Data<'simulatePolicyBatch'>>;
     /**
      * Get a policy
      *
@@ -527,7 +545,7 @@ export interface Resources {
      *
      * `GET /v1/logs` (`listLogs`)
      */
-    list(query?: Query<'listLogs'>, options?: RequestOptions): Promise<JsonBody<'listLogs'>>;
+    list(query?: Query<'listLogs'>, options?: RequestOptions): PagedCall<JsonBody<'listLogs'>, PageItem<'/v1/logs'>>;
     /**
      * Ingest log entries
      *
@@ -565,7 +583,7 @@ export interface Resources {
      *
      * `POST /v1/logs/search` (`searchLogs`)
      */
-    search(body: Body<'searchLogs'>, options?: RequestOptions): Promise<JsonBody<'searchLogs'>>;
+    search(body: Body<'searchLogs'>, options?: RequestOptions): PagedCall<JsonBody<'searchLogs'>, PageItem<'/v1/logs/search'>>;
     /**
      * List chain checkpoints
      *
@@ -577,7 +595,7 @@ export interface Resources {
      *
      * `GET /v1/logs/checkpoints` (`listCheckpoints`)
      */
-    listCheckpoints(query?: Query<'listCheckpoints'>, options?: RequestOptions): Promise<JsonBody<'listCheckpoints'>>;
+    listCheckpoints(query?: Query<'listCheckpoints'>, options?: RequestOptions): PagedCall<JsonBody<'listCheckpoints'>, PageItem<'/v1/logs/checkpoints'>>;
     /**
      * Get the checkpoint signing key
      *
@@ -707,7 +725,7 @@ export interface Resources {
      *
      * `GET /v1/api-keys` (`listApiKeys`)
      */
-    list(query?: Query<'listApiKeys'>, options?: RequestOptions): Promise<JsonBody<'listApiKeys'>>;
+    list(query?: Query<'listApiKeys'>, options?: RequestOptions): PagedCall<JsonBody<'listApiKeys'>, PageItem<'/v1/api-keys'>>;
     /**
      * Create an API key
      *
@@ -737,6 +755,256 @@ export interface Resources {
     delete(id: PathParams<'deleteApiKey'>['id'], options?: RequestOptions): Promise<void>;
   };
   /**
+   * secadmin as a Policy Decision Point of the OpenID AuthZEN Authorization API 1.0, so any
+   * AuthZEN enforcement point (API gateways, identity providers, SDKs) can ask it without
+   * custom code: single and batch evaluations, subject, resource and action search, and the
+   * `/.well-known/authzen-configuration` metadata. Decisions are those of the policy
+   * simulator: subject `{type, id}` is the principal `<type>:<id>`, resource `{type, id}`
+   * the resource `<type>/<id>`, action `{name}` the action, and each entity's `properties`
+   * its attributes. Bodies keep AuthZEN's own shape (no `data` envelope, no `meta`);
+   * errors keep secadmin's envelope and statuses, except that a body that is not JSON is a
+   * 400 as AuthZEN's certification requires. The certification scenario's every test id
+   * runs in secadmin's tests.
+   */
+  authzen: {
+    /**
+     * Evaluate one access request (AuthZEN)
+     *
+     * The AuthZEN Access Evaluation API 1.0: may this subject do this action on this resource?
+     * Decided exactly as `POST /v1/policies/simulate` decides the principal `<subject.type>:<subject.id>`,
+     * the action `action.name` and the resource `<resource.type>/<resource.id>`, with
+     * `subject.properties`, `action.properties` and `resource.properties` as the principal's,
+     * action's and resource's attributes and `context` as the simulator's `context`.
+     *
+     * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
+     * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
+     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
+     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
+     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+     *
+     * `POST /access/v1/evaluation` (`evaluateAccess`)
+     */
+    evaluateAccess(body: Body<'evaluateAccess'>, options?: RequestOptions): Promise<JsonBody<'evaluateAccess'>>;
+    /**
+     * Evaluate many access requests (AuthZEN)
+     *
+     * The AuthZEN Access Evaluations API 1.0: up to 100 questions, each decided as
+     * `evaluateAccess` decides one, with the top-level `subject`, `action`, `resource` and
+     * `context` as defaults that an item's own replace whole. Answers come in request order.
+     * An item that cannot be evaluated gets `decision: false` and `context.error`
+     * (`{"status": 400, "message": …}`) while the others are answered. Without `evaluations`, or
+     * with an empty array, the answer is that of `evaluateAccess` for the top-level fields.
+     *
+     * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
+     * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
+     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
+     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
+     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+     *
+     * `POST /access/v1/evaluations` (`evaluateAccessBatch`)
+     */
+    evaluateAccessBatch(body: Body<'evaluateAccessBatch'>, options?: RequestOptions): Promise<JsonBody<'evaluateAccessBatch'>>;
+    /**
+     * Search subjects (AuthZEN)
+     *
+     * The AuthZEN Subject Search API 1.0: which subjects of `subject.type` may do `action` on
+     * `resource`? `subject.id` is ignored; `subject.properties`, if sent, are every candidate's
+     * attributes (a stored user's own attributes win).
+     *
+     * Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
+     * `users`) and every literal identifier that stored
+     * policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
+     * `${self}` name none). The results are the candidates of the searched type for which the
+     * decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
+     * then stored users (oldest first). Each page examines at most 500 candidates, so a page may
+     * hold fewer than `page.limit` results while `page.next_token` is not empty; send it back as
+     * `page.token` with the same body to go on. A token of another search, or altered, is a 400
+     * naming `page.token`. An unknown type or identifier gives empty `results`, not an error.
+     *
+     * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
+     * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
+     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
+     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
+     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+     *
+     * `POST /access/v1/search/subject` (`searchSubjects`)
+     */
+    searchSubjects(body: Body<'searchSubjects'>, options?: RequestOptions): Promise<JsonBody<'searchSubjects'>>;
+    /**
+     * Search resources (AuthZEN)
+     *
+     * The AuthZEN Resource Search API 1.0: on which resources of `resource.type` may `subject` do
+     * `action`? `resource.id` is ignored; `resource.properties`, if sent, are every candidate's
+     * attributes.
+     *
+     * Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
+     * `users`) and every literal identifier that stored
+     * policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
+     * `${self}` name none). The results are the candidates of the searched type for which the
+     * decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
+     * then stored users (oldest first). Each page examines at most 500 candidates, so a page may
+     * hold fewer than `page.limit` results while `page.next_token` is not empty; send it back as
+     * `page.token` with the same body to go on. A token of another search, or altered, is a 400
+     * naming `page.token`. An unknown type or identifier gives empty `results`, not an error.
+     *
+     * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
+     * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
+     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
+     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
+     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+     *
+     * `POST /access/v1/search/resource` (`searchResources`)
+     */
+    searchResources(body: Body<'searchResources'>, options?: RequestOptions): Promise<JsonBody<'searchResources'>>;
+    /**
+     * Search actions (AuthZEN)
+     *
+     * The AuthZEN Action Search API 1.0: which actions may `subject` do on `resource`? An `action`
+     * key is ignored (action properties cannot be searched with).
+     *
+     * Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
+     * `users`) and every literal identifier that stored
+     * policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
+     * `${self}` name none). The results are the candidates of the searched type for which the
+     * decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
+     * then stored users (oldest first). Each page examines at most 500 candidates, so a page may
+     * hold fewer than `page.limit` results while `page.next_token` is not empty; send it back as
+     * `page.token` with the same body to go on. A token of another search, or altered, is a 400
+     * naming `page.token`. An unknown type or identifier gives empty `results`, not an error.
+     *
+     * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
+     * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
+     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
+     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
+     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+     *
+     * `POST /access/v1/search/action` (`searchActions`)
+     */
+    searchActions(body: Body<'searchActions'>, options?: RequestOptions): Promise<JsonBody<'searchActions'>>;
+    /**
+     * AuthZEN metadata
+     *
+     * The AuthZEN 1.0 Policy Decision Point metadata: `policy_decision_point` is
+     * `SECADMIN_PUBLIC_URL` (default `http://localhost:$PORT`), each endpoint is its path under
+     * it, and `capabilities` lists the registered capability URNs supported (none are registered
+     * yet). No authentication, no rate limit.
+     *
+     * `GET /.well-known/authzen-configuration` (`getAuthzenConfiguration`)
+     */
+    getConfiguration(options?: RequestOptions): Promise<JsonBody<'getAuthzenConfiguration'>>;
+  };
+  /**
+   * Streams push the sealed audit log to a SIEM or a webhook, in `seq` order, at least once,
+   * with nothing skipped, and let the receiver check that nothing was: each message covers a
+   * contiguous `range` of seqs (the next message starts at this one's `toSeq + 1`), carries
+   * the full entries that match the stream's filter and the newest signed checkpoint, and is
+   * signed per Standard Webhooks 1.0 (webhooks) or sent with the HEC token (Splunk). The
+   * message schemas are under `webhooks` (`LogStreamMessage`, `LogStreamTestMessage`).
+   *
+   * **Delivery.** One request in flight per stream. A 2xx acknowledges the message; a
+   * non-2xx, a 3xx (redirects are not followed), a network error or no answer within 10 s
+   * sends the same message again (same range, entries and `webhook-id`; its checkpoint may
+   * be newer) after a backoff of 1 s doubling to 5 min with ±20 % jitter, or after the
+   * `Retry-After` of a 429 or 503 (up to 1 hour). Three failures in a row make the stream
+   * `failing`; a webhook answering 410, or 7 days of failures, make it `disabled` (with a
+   * `stream.disabled` audit entry). Progress is stored only after a 2xx, so a restart or a
+   * crash at most sends the message in flight again. With several instances on one
+   * database, each stream is delivered by one of them at a time (a lease); another takes
+   * over within 30 s when it dies. Ingest never waits for a stream, and retention keeps
+   * the entries an `active` or `failing` stream has not delivered yet.
+   *
+   * **Splunk HEC.** `POST` with `Authorization: Splunk <token>`; the body is one JSON event
+   * per entry, concatenated: `{"time": <timestamp in Unix seconds with milliseconds>,
+   * "source": "secadmin", "sourcetype": …, "index"?: …, "event": <the full entry>}`.
+   */
+  logStreams: {
+    /**
+     * List log streams
+     *
+     * Lists log streams oldest first, with cursor pagination. Never shows a secret or token.
+     *
+     * `GET /v1/log-streams` (`listLogStreams`)
+     */
+    list(query?: Query<'listLogStreams'>, options?: RequestOptions): PagedCall<JsonBody<'listLogStreams'>, PageItem<'/v1/log-streams'>>;
+    /**
+     * Create a log stream
+     *
+     * Creates a stream that pushes the sealed audit log to a webhook or a Splunk HTTP Event
+     * Collector, in `seq` order, at least once, with nothing skipped. A webhook stream's
+     * signing `secret` is in this response only; a Splunk token is never shown again. Both are
+     * stored encrypted. `destination.url` is checked against the rules of server-side request
+     * forgery (400 naming `destination.url`). Writes a `stream.created` audit entry.
+     *
+     * `POST /v1/log-streams` (`createLogStream`)
+     */
+    create(body: Body<'createLogStream'>, options?: RequestOptions): Promise<Data<'createLogStream'>>;
+    /**
+     * Get a log stream
+     *
+     * The stream with its progress (`deliveredThroughSeq`, `lagEntries`) and health (`status`, `lastError`, `consecutiveFailures`).
+     *
+     * `GET /v1/log-streams/{id}` (`getLogStream`)
+     */
+    get(id: PathParams<'getLogStream'>['id'], options?: RequestOptions): Promise<Data<'getLogStream'>>;
+    /**
+     * Update, pause or resume a log stream
+     *
+     * Changes `name`, `filter`, `destination.url` or `batchSize`, and pauses (`status:
+     * "paused"`) or resumes (`status: "active"`) the stream. A paused or disabled stream sends
+     * nothing and, resumed, goes on where it stopped. A new URL is checked like a new stream's.
+     * Writes a `stream.updated` audit entry.
+     *
+     * `PATCH /v1/log-streams/{id}` (`updateLogStream`)
+     */
+    update(id: PathParams<'updateLogStream'>['id'], body: Body<'updateLogStream'>, options?: RequestOptions): Promise<Data<'updateLogStream'>>;
+    /**
+     * Delete a log stream
+     *
+     * Deletes the stream and its delivery history; nothing more is sent. Writes a `stream.deleted` audit entry.
+     *
+     * `DELETE /v1/log-streams/{id}` (`deleteLogStream`)
+     */
+    delete(id: PathParams<'deleteLogStream'>['id'], options?: RequestOptions): Promise<void>;
+    /**
+     * Replay a log stream
+     *
+     * The stream goes on from `fromSeq`: messages from that seq are sent again (with their
+     * ranges' `webhook-id`s). Entries removed by retention are not sent. Writes a
+     * `stream.updated` audit entry.
+     *
+     * `POST /v1/log-streams/{id}/replay` (`replayLogStream`)
+     */
+    replay(id: PathParams<'replayLogStream'>['id'], body: Body<'replayLogStream'>, options?: RequestOptions): Promise<Data<'replayLogStream'>>;
+    /**
+     * Rotate a webhook stream's secret
+     *
+     * Makes a new signing secret and answers it this once. For the next 24 hours every message
+     * carries two signatures, by the new secret and by the previous one. A Splunk stream has no
+     * secret (400). Writes a `stream.secret_rotated` audit entry.
+     *
+     * `POST /v1/log-streams/{id}/rotate-secret` (`rotateLogStreamSecret`)
+     */
+    rotateSecret(id: PathParams<'rotateLogStreamSecret'>['id'], options?: RequestOptions): Promise<Data<'rotateLogStreamSecret'>>;
+    /**
+     * Send a test message
+     *
+     * Sends one `secadmin.test` message (signed like any other, `webhook-id`
+     * `msg_<stream id>_test_<ulid>`) to the destination now, whatever the stream's status,
+     * and answers how it went. It does not change the stream's progress or health.
+     *
+     * `POST /v1/log-streams/{id}/test` (`testLogStream`)
+     */
+    test(id: PathParams<'testLogStream'>['id'], options?: RequestOptions): Promise<Data<'testLogStream'>>;
+    /**
+     * List a log stream's delivery attempts
+     *
+     * The last 100 delivery attempts of the stream, newest first.
+     *
+     * `GET /v1/log-streams/{id}/deliveries` (`listLogStreamDeliveries`)
+     */
+    listDeliveries(id: PathParams<'listLogStreamDeliveries'>['id'], options?: RequestOptions): Promise<Data<'listLogStreamDeliveries'>>;
+  };
+  /**
    * SCIM 2.0 provisioning (RFC 7643, RFC 7644) under `/scim/v2`, for identity providers
    * (Okta, Microsoft Entra ID, Google, JumpCloud): Users are `/v1` users, Groups are role
    * records. Requests use the same bearer API keys; bodies are `application/scim+json`
@@ -760,7 +1028,7 @@ export interface Resources {
      *
      * `GET /scim/v2/Users` (`listScimUsers`)
      */
-    listScimUsers(query?: Query<'listScimUsers'>, options?: RequestOptions): Promise<Response>;
+    listUsers(query?: Query<'listScimUsers'>, options?: RequestOptions): Promise<Response>;
     /**
      * Create a SCIM User
      *
@@ -770,7 +1038,7 @@ export interface Resources {
      *
      * `POST /scim/v2/Users` (`createScimUser`)
      */
-    createScimUser(body: Body<'createScimUser'>, options?: RequestOptions): Promise<Response>;
+    createUser(body: Body<'createScimUser'>, options?: RequestOptions): Promise<Response>;
     /**
      * Get a SCIM User
      *
@@ -778,7 +1046,7 @@ export interface Resources {
      *
      * `GET /scim/v2/Users/{id}` (`getScimUser`)
      */
-    getScimUser(id: PathParams<'getScimUser'>['id'], query?: Query<'getScimUser'>, options?: RequestOptions): Promise<Response>;
+    getUser(id: PathParams<'getScimUser'>['id'], query?: Query<'getScimUser'>, options?: RequestOptions): Promise<Response>;
     /**
      * Replace a SCIM User
      *
@@ -789,7 +1057,7 @@ export interface Resources {
      *
      * `PUT /scim/v2/Users/{id}` (`replaceScimUser`)
      */
-    replaceScimUser(id: PathParams<'replaceScimUser'>['id'], body: Body<'replaceScimUser'>, options?: RequestOptions): Promise<Response>;
+    replaceUser(id: PathParams<'replaceScimUser'>['id'], body: Body<'replaceScimUser'>, options?: RequestOptions): Promise<Response>;
     /**
      * Patch a SCIM User
      *
@@ -802,7 +1070,7 @@ export interface Resources {
      *
      * `PATCH /scim/v2/Users/{id}` (`patchScimUser`)
      */
-    patchScimUser(id: PathParams<'patchScimUser'>['id'], body: Body<'patchScimUser'>, options?: RequestOptions): Promise<Response>;
+    patchUser(id: PathParams<'patchScimUser'>['id'], body: Body<'patchScimUser'>, options?: RequestOptions): Promise<Response>;
     /**
      * Delete a SCIM User
      *
@@ -812,7 +1080,7 @@ export interface Resources {
      *
      * `DELETE /scim/v2/Users/{id}` (`deleteScimUser`)
      */
-    deleteScimUser(id: PathParams<'deleteScimUser'>['id'], options?: RequestOptions): Promise<void>;
+    deleteUser(id: PathParams<'deleteScimUser'>['id'], options?: RequestOptions): Promise<void>;
     /**
      * List or find SCIM Groups
      *
@@ -822,7 +1090,7 @@ export interface Resources {
      *
      * `GET /scim/v2/Groups` (`listScimGroups`)
      */
-    listScimGroups(query?: Query<'listScimGroups'>, options?: RequestOptions): Promise<Response>;
+    listGroups(query?: Query<'listScimGroups'>, options?: RequestOptions): Promise<Response>;
     /**
      * Create a SCIM Group
      *
@@ -833,7 +1101,7 @@ export interface Resources {
      *
      * `POST /scim/v2/Groups` (`createScimGroup`)
      */
-    createScimGroup(body: Body<'createScimGroup'>, options?: RequestOptions): Promise<Response>;
+    createGroup(body: Body<'createScimGroup'>, options?: RequestOptions): Promise<Response>;
     /**
      * Get a SCIM Group
      *
@@ -841,7 +1109,7 @@ export interface Resources {
      *
      * `GET /scim/v2/Groups/{id}` (`getScimGroup`)
      */
-    getScimGroup(id: PathParams<'getScimGroup'>['id'], query?: Query<'getScimGroup'>, options?: RequestOptions): Promise<Response>;
+    getGroup(id: PathParams<'getScimGroup'>['id'], query?: Query<'getScimGroup'>, options?: RequestOptions): Promise<Response>;
     /**
      * Replace a SCIM Group
      *
@@ -852,7 +1120,7 @@ export interface Resources {
      *
      * `PUT /scim/v2/Groups/{id}` (`replaceScimGroup`)
      */
-    replaceScimGroup(id: PathParams<'replaceScimGroup'>['id'], body: Body<'replaceScimGroup'>, options?: RequestOptions): Promise<Response>;
+    replaceGroup(id: PathParams<'replaceScimGroup'>['id'], body: Body<'replaceScimGroup'>, options?: RequestOptions): Promise<Response>;
     /**
      * Patch a SCIM Group
      *
@@ -863,7 +1131,7 @@ export interface Resources {
      *
      * `PATCH /scim/v2/Groups/{id}` (`patchScimGroup`)
      */
-    patchScimGroup(id: PathParams<'patchScimGroup'>['id'], body: Body<'patchScimGroup'>, options?: RequestOptions): Promise<Response>;
+    patchGroup(id: PathParams<'patchScimGroup'>['id'], body: Body<'patchScimGroup'>, options?: RequestOptions): Promise<Response>;
     /**
      * Delete a SCIM Group
      *
@@ -873,7 +1141,7 @@ export interface Resources {
      *
      * `DELETE /scim/v2/Groups/{id}` (`deleteScimGroup`)
      */
-    deleteScimGroup(id: PathParams<'deleteScimGroup'>['id'], options?: RequestOptions): Promise<void>;
+    deleteGroup(id: PathParams<'deleteScimGroup'>['id'], options?: RequestOptions): Promise<void>;
     /**
      * SCIM service provider configuration
      *
@@ -882,7 +1150,7 @@ export interface Resources {
      *
      * `GET /scim/v2/ServiceProviderConfig` (`getScimServiceProviderConfig`)
      */
-    getScimServiceProviderConfig(options?: RequestOptions): Promise<Response>;
+    getServiceProviderConfig(options?: RequestOptions): Promise<Response>;
     /**
      * SCIM resource types
      *
@@ -891,7 +1159,7 @@ export interface Resources {
      *
      * `GET /scim/v2/ResourceTypes` (`listScimResourceTypes`)
      */
-    listScimResourceTypes(options?: RequestOptions): Promise<Response>;
+    listResourceTypes(options?: RequestOptions): Promise<Response>;
     /**
      * SCIM schemas
      *
@@ -900,7 +1168,7 @@ export interface Resources {
      *
      * `GET /scim/v2/Schemas` (`listScimSchemas`)
      */
-    listScimSchemas(options?: RequestOptions): Promise<Response>;
+    listSchemas(options?: RequestOptions): Promise<Response>;
   };
   /**
    * Health, readiness, this document, its rendered reference and the reference's icon. No authentication.
@@ -936,7 +1204,9 @@ export interface Resources {
      * Rendered API reference
      *
      * This document rendered as one HTML page (Redoc), with code samples in curl and TypeScript
-     * for every operation. Also served at `/docs/`. No authentication. Sent brotli- or
+     * for every operation, at the address the page was served from, and who may call each
+     * operation. Its links are fragments (`/docs#/section/quickstart`): they open in a new tab.
+     * Also served at `/docs/`. No authentication. Sent brotli- or
      * gzip-compressed when the client accepts it (`Accept-Encoding`), with an `ETag` to
      * revalidate it.
      *

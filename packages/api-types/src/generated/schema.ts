@@ -626,6 +626,378 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/access/v1/evaluation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Evaluate one access request (AuthZEN)
+         * @description The AuthZEN Access Evaluation API 1.0: may this subject do this action on this resource?
+         *     Decided exactly as `POST /v1/policies/simulate` decides the principal `<subject.type>:<subject.id>`,
+         *     the action `action.name` and the resource `<resource.type>/<resource.id>`, with
+         *     `subject.properties`, `action.properties` and `resource.properties` as the principal's,
+         *     action's and resource's attributes and `context` as the simulator's `context`.
+         *
+         *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
+         *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
+         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
+         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
+         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         */
+        post: operations["evaluateAccess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/access/v1/evaluations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Evaluate many access requests (AuthZEN)
+         * @description The AuthZEN Access Evaluations API 1.0: up to 100 questions, each decided as
+         *     `evaluateAccess` decides one, with the top-level `subject`, `action`, `resource` and
+         *     `context` as defaults that an item's own replace whole. Answers come in request order.
+         *     An item that cannot be evaluated gets `decision: false` and `context.error`
+         *     (`{"status": 400, "message": …}`) while the others are answered. Without `evaluations`, or
+         *     with an empty array, the answer is that of `evaluateAccess` for the top-level fields.
+         *
+         *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
+         *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
+         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
+         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
+         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         */
+        post: operations["evaluateAccessBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/access/v1/search/subject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search subjects (AuthZEN)
+         * @description The AuthZEN Subject Search API 1.0: which subjects of `subject.type` may do `action` on
+         *     `resource`? `subject.id` is ignored; `subject.properties`, if sent, are every candidate's
+         *     attributes (a stored user's own attributes win).
+         *
+         *     Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
+         *     `users`) and every literal identifier that stored
+         *     policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
+         *     `${self}` name none). The results are the candidates of the searched type for which the
+         *     decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
+         *     then stored users (oldest first). Each page examines at most 500 candidates, so a page may
+         *     hold fewer than `page.limit` results while `page.next_token` is not empty; send it back as
+         *     `page.token` with the same body to go on. A token of another search, or altered, is a 400
+         *     naming `page.token`. An unknown type or identifier gives empty `results`, not an error.
+         *
+         *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
+         *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
+         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
+         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
+         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         */
+        post: operations["searchSubjects"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/access/v1/search/resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search resources (AuthZEN)
+         * @description The AuthZEN Resource Search API 1.0: on which resources of `resource.type` may `subject` do
+         *     `action`? `resource.id` is ignored; `resource.properties`, if sent, are every candidate's
+         *     attributes.
+         *
+         *     Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
+         *     `users`) and every literal identifier that stored
+         *     policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
+         *     `${self}` name none). The results are the candidates of the searched type for which the
+         *     decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
+         *     then stored users (oldest first). Each page examines at most 500 candidates, so a page may
+         *     hold fewer than `page.limit` results while `page.next_token` is not empty; send it back as
+         *     `page.token` with the same body to go on. A token of another search, or altered, is a 400
+         *     naming `page.token`. An unknown type or identifier gives empty `results`, not an error.
+         *
+         *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
+         *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
+         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
+         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
+         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         */
+        post: operations["searchResources"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/access/v1/search/action": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search actions (AuthZEN)
+         * @description The AuthZEN Action Search API 1.0: which actions may `subject` do on `resource`? An `action`
+         *     key is ignored (action properties cannot be searched with).
+         *
+         *     Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
+         *     `users`) and every literal identifier that stored
+         *     policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
+         *     `${self}` name none). The results are the candidates of the searched type for which the
+         *     decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
+         *     then stored users (oldest first). Each page examines at most 500 candidates, so a page may
+         *     hold fewer than `page.limit` results while `page.next_token` is not empty; send it back as
+         *     `page.token` with the same body to go on. A token of another search, or altered, is a 400
+         *     naming `page.token`. An unknown type or identifier gives empty `results`, not an error.
+         *
+         *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
+         *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
+         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
+         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
+         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         */
+        post: operations["searchActions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/authzen-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * AuthZEN metadata
+         * @description The AuthZEN 1.0 Policy Decision Point metadata: `policy_decision_point` is
+         *     `SECADMIN_PUBLIC_URL` (default `http://localhost:$PORT`), each endpoint is its path under
+         *     it, and `capabilities` lists the registered capability URNs supported (none are registered
+         *     yet). No authentication, no rate limit.
+         */
+        get: operations["getAuthzenConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/log-streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List log streams
+         * @description Lists log streams oldest first, with cursor pagination. Never shows a secret or token.
+         */
+        get: operations["listLogStreams"];
+        put?: never;
+        /**
+         * Create a log stream
+         * @description Creates a stream that pushes the sealed audit log to a webhook or a Splunk HTTP Event
+         *     Collector, in `seq` order, at least once, with nothing skipped. A webhook stream's
+         *     signing `secret` is in this response only; a Splunk token is never shown again. Both are
+         *     stored encrypted. `destination.url` is checked against the rules of server-side request
+         *     forgery (400 naming `destination.url`). Writes a `stream.created` audit entry.
+         */
+        post: operations["createLogStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/log-streams/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a log stream
+         * @description The stream with its progress (`deliveredThroughSeq`, `lagEntries`) and health (`status`, `lastError`, `consecutiveFailures`).
+         */
+        get: operations["getLogStream"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a log stream
+         * @description Deletes the stream and its delivery history; nothing more is sent. Writes a `stream.deleted` audit entry.
+         */
+        delete: operations["deleteLogStream"];
+        options?: never;
+        head?: never;
+        /**
+         * Update, pause or resume a log stream
+         * @description Changes `name`, `filter`, `destination.url` or `batchSize`, and pauses (`status:
+         *     "paused"`) or resumes (`status: "active"`) the stream. A paused or disabled stream sends
+         *     nothing and, resumed, goes on where it stopped. A new URL is checked like a new stream's.
+         *     Writes a `stream.updated` audit entry.
+         */
+        patch: operations["updateLogStream"];
+        trace?: never;
+    };
+    "/v1/log-streams/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a log stream
+         * @description The stream goes on from `fromSeq`: messages from that seq are sent again (with their
+         *     ranges' `webhook-id`s). Entries removed by retention are not sent. Writes a
+         *     `stream.updated` audit entry.
+         */
+        post: operations["replayLogStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/log-streams/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook stream's secret
+         * @description Makes a new signing secret and answers it this once. For the next 24 hours every message
+         *     carries two signatures, by the new secret and by the previous one. A Splunk stream has no
+         *     secret (400). Writes a `stream.secret_rotated` audit entry.
+         */
+        post: operations["rotateLogStreamSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/log-streams/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test message
+         * @description Sends one `secadmin.test` message (signed like any other, `webhook-id`
+         *     `msg_<stream id>_test_<ulid>`) to the destination now, whatever the stream's status,
+         *     and answers how it went. It does not change the stream's progress or health.
+         */
+        post: operations["testLogStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/log-streams/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a log stream's delivery attempts
+         * @description The last 100 delivery attempts of the stream, newest first.
+         */
+        get: operations["listLogStreamDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/scim/v2/Users": {
         parameters: {
             query?: never;
@@ -937,7 +1309,9 @@ export interface paths {
         /**
          * Rendered API reference
          * @description This document rendered as one HTML page (Redoc), with code samples in curl and TypeScript
-         *     for every operation. Also served at `/docs/`. No authentication. Sent brotli- or
+         *     for every operation, at the address the page was served from, and who may call each
+         *     operation. Its links are fragments (`/docs#/section/quickstart`): they open in a new tab.
+         *     Also served at `/docs/`. No authentication. Sent brotli- or
          *     gzip-compressed when the client accepts it (`Accept-Encoding`), with an `ETag` to
          *     revalidate it.
          */
@@ -971,7 +1345,106 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "log-stream-entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A batch of sealed entries (sent by secadmin to a webhook stream)
+         * @description What secadmin sends to a webhook stream's URL: `content-type: application/json` and the
+         *     Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`
+         *     (see `LogStreamMessage`). Any 2xx acknowledges the message; anything else is retried.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["LogStreamMessage"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged (any 2xx). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The receiver is gone for good; the stream becomes `disabled`. */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "log-stream-test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test message (sent by secadmin to a webhook stream)
+         * @description What `POST /v1/log-streams/{id}/test` sends, signed like any other message.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["LogStreamTestMessage"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged (any 2xx). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Refused; the test reports `delivered` false. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -1071,7 +1544,7 @@ export interface components {
                  * @description Machine-readable code.
                  * @enum {string}
                  */
-                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
+                code: "invalid_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable";
                 /** @description Human-readable explanation. */
                 message: string;
                 /** @description Every violation found (400 only). */
@@ -1277,6 +1750,7 @@ export interface components {
             name: string;
             /** @enum {string} */
             effect: "allow" | "deny";
+            /** @description Empty when every principal was a `user:<id>` whose user was deleted (deleting a user removes its principal from every policy): such a policy matches no request, and stays until it is deleted or given principals again (a create or `PATCH` needs at least one). */
             principals: components["schemas"]["Principal"][];
             actions: components["schemas"]["ActionPattern"][];
             resources: components["schemas"]["ResourcePattern"][];
@@ -1446,6 +1920,7 @@ export interface components {
             description?: string;
             /** @enum {string} */
             effect: "allow" | "deny";
+            /** @description Empty when every principal was a `user:<id>` whose user was deleted (deleting a user removes its principal from every policy): such a policy matches no request, and stays until it is deleted or given principals again (a create or `PATCH` needs at least one). */
             principals: components["schemas"]["Principal"][];
             actions: components["schemas"]["ActionPattern"][];
             resources: components["schemas"]["ResourcePattern"][];
@@ -2334,7 +2809,7 @@ export interface components {
             hash: components["schemas"]["Sha256Hex"] | null;
             /** @description The `hash` of the entry at `seq - 1` (64 zeros for seq 1); null until sealed. */
             prevHash: components["schemas"]["Sha256Hex"] | null;
-            /** @description One salted digest per redactable field the entry had when it was written, by path (`actor.email`, `target.id`, `metadata.<top-level key>`): SHA-256 of salt + ":" + the RFC 8785 JSON of the value. Kept when the value is redacted. */
+            /** @description One salted digest per redactable field the entry had when it was written, by path (`actor.email`, `target.id`, `metadata.<top-level key>`): SHA-256 of salt + ":" + the RFC 8785 JSON of the value. Kept when the value is redacted. At most one per metadata key (no object of a body has more than 4,096 keys) plus `actor.email` and `target.id`. */
             digests: {
                 [key: string]: components["schemas"]["Sha256Hex"];
             };
@@ -2422,6 +2897,757 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             /** @description `sk_` and 43 base64url characters (32 random bytes). Store it now; it cannot be read again. */
             secret: string;
+        };
+        /**
+         * @description The entity's type, e.g. `user` or `record`.
+         * @example user
+         */
+        AuthzenEntityType: string;
+        /**
+         * @description Attributes of the entity, as policies' attribute conditions read them (`subject.properties` is `principal.*`, `resource.properties` is `resource.*`, `action.properties` is `action.*`): any JSON object. The properties of the subject, action and resource together are at most 16 KiB serialized and 7 levels deep (beyond, a 400 naming `body.properties`).
+         * @example {
+         *       "status": "archived"
+         *     }
+         */
+        AuthzenProperties: {
+            [key: string]: unknown;
+        };
+        /**
+         * @description Who asks: decided as the principal `<type>:<id>` (`user:alice`, `role:admin`, `service:billing`); `properties` become its `principal.*` attributes. For a stored user (`user:<id>`), the stored attributes win. Other keys are ignored.
+         * @example {
+         *       "type": "user",
+         *       "id": "alice"
+         *     }
+         */
+        AuthzenSubject: {
+            type: components["schemas"]["AuthzenEntityType"];
+            /** @description The subject's identifier within its type. */
+            id: string;
+            properties?: components["schemas"]["AuthzenProperties"];
+        };
+        /**
+         * @description The action: `name` is matched against policies' actions (case-insensitively); `properties` become its `action.*` attributes. Other keys are ignored.
+         * @example {
+         *       "name": "delete",
+         *       "properties": {
+         *         "soft": true
+         *       }
+         *     }
+         */
+        AuthzenAction: {
+            /** @description The action's name, e.g. `read`. */
+            name: string;
+            properties?: components["schemas"]["AuthzenProperties"];
+        };
+        /**
+         * @description What is acted on: decided as the resource `<type>/<id>` (`record/record-1`); `properties` become its `resource.*` attributes. Other keys are ignored.
+         * @example {
+         *       "type": "record",
+         *       "id": "record-1",
+         *       "properties": {
+         *         "status": "active"
+         *       }
+         *     }
+         */
+        AuthzenResource: {
+            type: components["schemas"]["AuthzenEntityType"];
+            /** @description The resource's identifier within its type. */
+            id: string;
+            properties?: components["schemas"]["AuthzenProperties"];
+        };
+        /**
+         * @description The environment of the request, passed to the decision as the simulator's `context`: `ip` (an IPv4 or IPv6 address) and `time` (an ISO 8601 instant; default now) for `ip` and `time` conditions, and every key for `context.*` attribute conditions.
+         * @example {
+         *       "ip": "192.168.1.1",
+         *       "time": "2025-06-27T18:03:00-07:00"
+         *     }
+         */
+        AuthzenContext: {
+            /** @description The client's IP address. */
+            ip?: string;
+            time?: components["schemas"]["InstantInput"];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description One access question. Unknown keys are ignored.
+         * @example {
+         *       "subject": {
+         *         "type": "user",
+         *         "id": "alice"
+         *       },
+         *       "action": {
+         *         "name": "read"
+         *       },
+         *       "resource": {
+         *         "type": "record",
+         *         "id": "record-1"
+         *       }
+         *     }
+         */
+        AuthzenEvaluationRequest: {
+            subject: components["schemas"]["AuthzenSubject"];
+            action: components["schemas"]["AuthzenAction"];
+            resource: components["schemas"]["AuthzenResource"];
+            context?: components["schemas"]["AuthzenContext"];
+        };
+        /**
+         * @description The answer: `decision` is true when the policies allow it. `context.reason` says why (`allow`, `explicit_deny`: a deny policy matched, `implicit_deny`: no allow matched) and `context.matchedPolicies` lists the ids of the policies that matched (`hidden` for one the calling key may not read). An item of a batch that could not be evaluated has `decision: false` and `context.error` instead.
+         * @example {
+         *       "decision": true,
+         *       "context": {
+         *         "reason": "allow",
+         *         "matchedPolicies": [
+         *           "pol_01jf3k8m6q2w9x4v7t5r1n0b3d"
+         *         ]
+         *       }
+         *     }
+         */
+        AuthzenDecision: {
+            decision: boolean;
+            context?: {
+                /** @enum {string} */
+                reason?: "allow" | "explicit_deny" | "implicit_deny";
+                matchedPolicies?: string[];
+                /** @description Present (true) when the subject is a stored user that is not active. */
+                principalInactive?: boolean;
+                error?: {
+                    /**
+                     * Format: int32
+                     * @description The HTTP status this item alone would have had (400).
+                     */
+                    status: number;
+                    message: string;
+                };
+            };
+        };
+        /**
+         * @description One question of a batch: any of `subject`, `action`, `resource` (shaped as in `AuthzenEvaluationRequest`) and `context`, each replacing the request's default. It is checked on its own: a wrong shape here answers this item with an error, not the request.
+         * @example {
+         *       "resource": {
+         *         "type": "record",
+         *         "id": "record-2"
+         *       }
+         *     }
+         */
+        AuthzenEvaluationItem: unknown;
+        /**
+         * @description Many access questions in one request. The top-level `subject`, `action`, `resource` and `context` are defaults: an item's own `subject`, `action`, `resource` or `context` replaces the default whole (never merged). Without `evaluations`, or with an empty array, the request is one evaluation of the top-level fields and is answered like `POST /access/v1/evaluation`. Unknown keys are ignored.
+         * @example {
+         *       "subject": {
+         *         "type": "user",
+         *         "id": "alice"
+         *       },
+         *       "action": {
+         *         "name": "read"
+         *       },
+         *       "options": {
+         *         "evaluations_semantic": "execute_all"
+         *       },
+         *       "evaluations": [
+         *         {
+         *           "resource": {
+         *             "type": "record",
+         *             "id": "record-1"
+         *           }
+         *         },
+         *         {
+         *           "resource": {
+         *             "type": "record",
+         *             "id": "record-2"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        AuthzenEvaluationsRequest: {
+            subject?: components["schemas"]["AuthzenSubject"];
+            action?: components["schemas"]["AuthzenAction"];
+            resource?: components["schemas"]["AuthzenResource"];
+            context?: components["schemas"]["AuthzenContext"];
+            /** @description Unknown options are ignored. */
+            options?: {
+                /**
+                 * @description `execute_all` answers every item; `deny_on_first_deny` stops after the first item whose decision is false, `permit_on_first_permit` after the first true one, and answers the items up to and including it.
+                 * @default execute_all
+                 * @enum {string}
+                 */
+                evaluations_semantic?: "execute_all" | "deny_on_first_deny" | "permit_on_first_permit";
+            };
+            /** @description The questions, each with what it does not take from the defaults. An item that cannot be evaluated (a field missing after defaults, or of the wrong type) is answered `decision: false` with `context.error`; the others are answered as usual. */
+            evaluations?: components["schemas"]["AuthzenEvaluationItem"][];
+        };
+        /**
+         * @description One answer per item, in the order of the request (fewer when a short-circuit semantic stopped early).
+         * @example {
+         *       "evaluations": [
+         *         {
+         *           "decision": true,
+         *           "context": {
+         *             "reason": "allow",
+         *             "matchedPolicies": [
+         *               "pol_01jf3k8m6q2w9x4v7t5r1n0b3d"
+         *             ]
+         *           }
+         *         },
+         *         {
+         *           "decision": false,
+         *           "context": {
+         *             "error": {
+         *               "status": 400,
+         *               "message": "resource: is required"
+         *             }
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        AuthzenEvaluationsResponse: {
+            evaluations: components["schemas"]["AuthzenDecision"][];
+        };
+        /**
+         * @description The kind of subject searched for: `type` says which, `id` is ignored if sent, and `properties` are the attributes every candidate is decided with.
+         * @example {
+         *       "type": "user"
+         *     }
+         */
+        AuthzenSubjectFilter: {
+            type: components["schemas"]["AuthzenEntityType"];
+            /** @description Ignored. */
+            id?: string;
+            properties?: components["schemas"]["AuthzenProperties"];
+        };
+        /**
+         * @description Paging of a search. Unknown keys are ignored.
+         * @example {
+         *       "limit": 10
+         *     }
+         */
+        AuthzenPageRequest: {
+            /** @description The `next_token` of the previous page of the same search; absent for the first page. */
+            token?: string;
+            /**
+             * Format: int32
+             * @description The most results this page holds.
+             * @default 50
+             */
+            limit?: number;
+        };
+        /**
+         * @description Which subjects of a type may do this action on this resource? Unknown keys are ignored.
+         * @example {
+         *       "subject": {
+         *         "type": "user"
+         *       },
+         *       "action": {
+         *         "name": "read"
+         *       },
+         *       "resource": {
+         *         "type": "record",
+         *         "id": "record-1"
+         *       }
+         *     }
+         */
+        AuthzenSubjectSearchRequest: {
+            subject: components["schemas"]["AuthzenSubjectFilter"];
+            action: components["schemas"]["AuthzenAction"];
+            resource: components["schemas"]["AuthzenResource"];
+            context?: components["schemas"]["AuthzenContext"];
+            page?: components["schemas"]["AuthzenPageRequest"];
+        };
+        /**
+         * @description Where the search stands: `next_token` is empty on the last page, else it is sent back as `page.token` for the next one. A page may hold fewer than `limit` results (even none) while `next_token` is not empty: each page examines a bounded number of candidates.
+         * @example {
+         *       "next_token": "",
+         *       "count": 2
+         *     }
+         */
+        AuthzenPageResponse: {
+            next_token: string;
+            /**
+             * Format: int32
+             * @description The number of results on this page.
+             */
+            count: number;
+        };
+        /**
+         * @description The subjects or resources of the searched type for which the decision is true.
+         * @example {
+         *       "results": [
+         *         {
+         *           "type": "user",
+         *           "id": "alice"
+         *         },
+         *         {
+         *           "type": "user",
+         *           "id": "bob"
+         *         }
+         *       ],
+         *       "page": {
+         *         "next_token": "",
+         *         "count": 2
+         *       }
+         *     }
+         */
+        AuthzenEntitySearchResponse: {
+            results: {
+                type: string;
+                id: string;
+            }[];
+            page: components["schemas"]["AuthzenPageResponse"];
+        };
+        /**
+         * @description The kind of resource searched for: `type` says which, `id` is ignored if sent, and `properties` are the attributes every candidate is decided with.
+         * @example {
+         *       "type": "record"
+         *     }
+         */
+        AuthzenResourceFilter: {
+            type: components["schemas"]["AuthzenEntityType"];
+            /** @description Ignored. */
+            id?: string;
+            properties?: components["schemas"]["AuthzenProperties"];
+        };
+        /**
+         * @description Which resources of a type may this subject do this action on? Unknown keys are ignored.
+         * @example {
+         *       "subject": {
+         *         "type": "user",
+         *         "id": "alice"
+         *       },
+         *       "action": {
+         *         "name": "read"
+         *       },
+         *       "resource": {
+         *         "type": "record"
+         *       }
+         *     }
+         */
+        AuthzenResourceSearchRequest: {
+            subject: components["schemas"]["AuthzenSubject"];
+            action: components["schemas"]["AuthzenAction"];
+            resource: components["schemas"]["AuthzenResourceFilter"];
+            context?: components["schemas"]["AuthzenContext"];
+            page?: components["schemas"]["AuthzenPageRequest"];
+        };
+        /**
+         * @description Which actions may this subject do on this resource? An `action` key is ignored; so are unknown keys.
+         * @example {
+         *       "subject": {
+         *         "type": "user",
+         *         "id": "alice"
+         *       },
+         *       "resource": {
+         *         "type": "record",
+         *         "id": "record-1"
+         *       }
+         *     }
+         */
+        AuthzenActionSearchRequest: {
+            subject: components["schemas"]["AuthzenSubject"];
+            resource: components["schemas"]["AuthzenResource"];
+            context?: components["schemas"]["AuthzenContext"];
+            page?: components["schemas"]["AuthzenPageRequest"];
+        };
+        /**
+         * @description The actions for which the decision is true.
+         * @example {
+         *       "results": [
+         *         {
+         *           "name": "read"
+         *         },
+         *         {
+         *           "name": "write"
+         *         }
+         *       ],
+         *       "page": {
+         *         "next_token": "",
+         *         "count": 2
+         *       }
+         *     }
+         */
+        AuthzenActionSearchResponse: {
+            results: {
+                name: string;
+            }[];
+            page: components["schemas"]["AuthzenPageResponse"];
+        };
+        /**
+         * @description The AuthZEN metadata of this decision point: its base URL (`SECADMIN_PUBLIC_URL`) and the URL of each endpoint under it.
+         * @example {
+         *       "policy_decision_point": "https://secadmin.example.com",
+         *       "access_evaluation_endpoint": "https://secadmin.example.com/access/v1/evaluation",
+         *       "access_evaluations_endpoint": "https://secadmin.example.com/access/v1/evaluations",
+         *       "search_subject_endpoint": "https://secadmin.example.com/access/v1/search/subject",
+         *       "search_resource_endpoint": "https://secadmin.example.com/access/v1/search/resource",
+         *       "search_action_endpoint": "https://secadmin.example.com/access/v1/search/action",
+         *       "capabilities": []
+         *     }
+         */
+        AuthzenConfiguration: {
+            /** Format: uri */
+            policy_decision_point: string;
+            /** Format: uri */
+            access_evaluation_endpoint: string;
+            /** Format: uri */
+            access_evaluations_endpoint: string;
+            /** Format: uri */
+            search_subject_endpoint: string;
+            /** Format: uri */
+            search_resource_endpoint: string;
+            /** Format: uri */
+            search_action_endpoint: string;
+            /** @description Registered AuthZEN capability URNs supported; none are registered yet. */
+            capabilities: string[];
+        };
+        /**
+         * @description Log stream identifier, `lst_` followed by a lowercase ULID.
+         * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+         */
+        LogStreamId: string;
+        /**
+         * @description Where the stream delivers, as shown (never with a secret or token).
+         * @example {
+         *       "type": "webhook",
+         *       "url": "https://siem.example.com/hooks/secadmin"
+         *     }
+         */
+        LogStreamDestination: {
+            /** @enum {string} */
+            type: "webhook" | "splunk_hec";
+            /** Format: uri */
+            url: string;
+            index?: string;
+            sourcetype?: string;
+        };
+        /**
+         * @description Which sealed entries the stream sends; every condition given must hold. Without a filter (`{}`) the stream sends every entry.
+         * @example {
+         *       "events": [
+         *         "user.*",
+         *         "policy.created"
+         *       ],
+         *       "origin": "service"
+         *     }
+         */
+        LogStreamFilter: {
+            /** @description Event patterns; `*` matches any run of characters. An entry matches when one pattern matches its `event`. */
+            events?: string[];
+            origin?: components["schemas"]["LogOrigin"];
+            /** @enum {string} */
+            result?: "success" | "failure";
+        };
+        /**
+         * @description The last failed delivery (kept after recovery). The message never holds a secret or token.
+         * @example {
+         *       "at": "2026-11-25T21:05:00.000Z",
+         *       "httpStatus": 503,
+         *       "message": "receiver answered 503"
+         *     }
+         */
+        LogStreamError: {
+            at: components["schemas"]["TimestampMillis"];
+            /** Format: int32 */
+            httpStatus?: number;
+            message: string;
+        };
+        /**
+         * @description A log stream as shown; never with a secret or token.
+         * @example {
+         *       "id": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k",
+         *       "name": "siem",
+         *       "destination": {
+         *         "type": "webhook",
+         *         "url": "https://siem.example.com/hooks/secadmin"
+         *       },
+         *       "filter": {
+         *         "events": [
+         *           "user.*",
+         *           "policy.*"
+         *         ]
+         *       },
+         *       "status": "active",
+         *       "batchSize": 500,
+         *       "deliveredThroughSeq": 1200,
+         *       "lagEntries": 3,
+         *       "lastDeliveryAt": "2026-11-25T21:10:00.512Z",
+         *       "lastError": null,
+         *       "consecutiveFailures": 0,
+         *       "createdAt": "2026-11-25T21:00:00.000Z",
+         *       "updatedAt": "2026-11-25T21:00:00.000Z"
+         *     }
+         */
+        LogStream: {
+            id: components["schemas"]["LogStreamId"];
+            name: string;
+            destination: components["schemas"]["LogStreamDestination"];
+            filter: components["schemas"]["LogStreamFilter"];
+            /**
+             * @description `failing`: 3 or more consecutive failed deliveries; `disabled`: a webhook answered 410, or the stream failed for 7 days.
+             * @enum {string}
+             */
+            status: "active" | "paused" | "failing" | "disabled";
+            /** Format: int32 */
+            batchSize: number;
+            /**
+             * Format: int64
+             * @description Every matching entry up to this seq has been acknowledged by the receiver.
+             */
+            deliveredThroughSeq: number;
+            /**
+             * Format: int64
+             * @description Sealed entries after `deliveredThroughSeq` (matching or not).
+             */
+            lagEntries: number;
+            lastDeliveryAt: components["schemas"]["TimestampMillis"] | null;
+            lastError: components["schemas"]["LogStreamError"] | null;
+            /** Format: int32 */
+            consecutiveFailures: number;
+            createdAt: components["schemas"]["TimestampMillis"];
+            updatedAt: components["schemas"]["TimestampMillis"];
+        };
+        /**
+         * @description A webhook receiver; messages are signed per Standard Webhooks 1.0 with the stream's secret.
+         * @example {
+         *       "type": "webhook",
+         *       "url": "https://siem.example.com/hooks/secadmin"
+         *     }
+         */
+        LogStreamWebhookDestination: {
+            /** @enum {string} */
+            type: "webhook";
+            /**
+             * Format: uri
+             * @description An `https:` URL whose host resolves only to public addresses (not loopback, private, link-local, CGNAT, multicast, unspecified, or IPv4-mapped forms of these), checked when written and again at every connection. With `SECADMIN_STREAM_ALLOW_PRIVATE_NETWORKS=1` the server also allows `http:` and private or loopback addresses. No user info.
+             */
+            url: string;
+        };
+        /**
+         * @description A Splunk HTTP Event Collector.
+         * @example {
+         *       "type": "splunk_hec",
+         *       "url": "https://splunk.example.com:8088/services/collector/event",
+         *       "token": "0f5e4c3a-1b2d-4e6f-8a9b-0c1d2e3f4a5b",
+         *       "index": "security"
+         *     }
+         */
+        LogStreamSplunkDestination: {
+            /** @enum {string} */
+            type: "splunk_hec";
+            /**
+             * Format: uri
+             * @description An `https:` URL whose host resolves only to public addresses (not loopback, private, link-local, CGNAT, multicast, unspecified, or IPv4-mapped forms of these), checked when written and again at every connection. With `SECADMIN_STREAM_ALLOW_PRIVATE_NETWORKS=1` the server also allows `http:` and private or loopback addresses. No user info.
+             */
+            url: string;
+            /** @description The HEC token, sent as `Authorization: Splunk <token>`. Stored encrypted; never shown again. */
+            token: string;
+            index?: string;
+            /** @default secadmin:audit */
+            sourcetype?: string;
+        };
+        /**
+         * @description Where the stream delivers.
+         * @example {
+         *       "type": "webhook",
+         *       "url": "https://siem.example.com/hooks/secadmin"
+         *     }
+         */
+        LogStreamDestinationInput: components["schemas"]["LogStreamWebhookDestination"] | components["schemas"]["LogStreamSplunkDestination"];
+        /**
+         * @description Where a new stream starts: `now` (default) sends entries with a `seq` above the sealed head at creation, `earliest` the whole log still kept, `{"seq": N}` entries from seq N on.
+         * @example now
+         */
+        LogStreamStartAt: ("now" | "earliest") | {
+            /** Format: int64 */
+            seq: number;
+        };
+        /**
+         * @description A new log stream.
+         * @example {
+         *       "name": "siem",
+         *       "destination": {
+         *         "type": "webhook",
+         *         "url": "https://siem.example.com/hooks/secadmin"
+         *       },
+         *       "filter": {
+         *         "events": [
+         *           "user.*",
+         *           "policy.*"
+         *         ]
+         *       },
+         *       "startAt": "earliest",
+         *       "batchSize": 500
+         *     }
+         */
+        LogStreamCreate: {
+            /** @description Unique (409 otherwise). Stored NFC-normalized; control characters (C0, C1) and bidirectional controls (U+202A–U+202E, U+2066–U+2069) are refused. */
+            name: string;
+            destination: components["schemas"]["LogStreamDestinationInput"];
+            filter?: components["schemas"]["LogStreamFilter"];
+            startAt?: components["schemas"]["LogStreamStartAt"];
+            /**
+             * Format: int32
+             * @description The most entries in one message.
+             * @default 100
+             */
+            batchSize?: number;
+        };
+        /**
+         * @description A new log stream; a webhook's carries its signing `secret`, shown this once.
+         * @example {
+         *       "id": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k",
+         *       "name": "siem",
+         *       "destination": {
+         *         "type": "webhook",
+         *         "url": "https://siem.example.com/hooks/secadmin"
+         *       },
+         *       "filter": {
+         *         "events": [
+         *           "user.*",
+         *           "policy.*"
+         *         ]
+         *       },
+         *       "status": "active",
+         *       "batchSize": 500,
+         *       "deliveredThroughSeq": 1200,
+         *       "lagEntries": 3,
+         *       "lastDeliveryAt": "2026-11-25T21:10:00.512Z",
+         *       "lastError": null,
+         *       "consecutiveFailures": 0,
+         *       "createdAt": "2026-11-25T21:00:00.000Z",
+         *       "updatedAt": "2026-11-25T21:00:00.000Z",
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6j7NzK0bJQ8="
+         *     }
+         */
+        LogStreamCreated: {
+            id: components["schemas"]["LogStreamId"];
+            name: string;
+            destination: components["schemas"]["LogStreamDestination"];
+            filter: components["schemas"]["LogStreamFilter"];
+            /**
+             * @description `failing`: 3 or more consecutive failed deliveries; `disabled`: a webhook answered 410, or the stream failed for 7 days.
+             * @enum {string}
+             */
+            status: "active" | "paused" | "failing" | "disabled";
+            /** Format: int32 */
+            batchSize: number;
+            /**
+             * Format: int64
+             * @description Every matching entry up to this seq has been acknowledged by the receiver.
+             */
+            deliveredThroughSeq: number;
+            /**
+             * Format: int64
+             * @description Sealed entries after `deliveredThroughSeq` (matching or not).
+             */
+            lagEntries: number;
+            lastDeliveryAt: components["schemas"]["TimestampMillis"] | null;
+            lastError: components["schemas"]["LogStreamError"] | null;
+            /** Format: int32 */
+            consecutiveFailures: number;
+            createdAt: components["schemas"]["TimestampMillis"];
+            updatedAt: components["schemas"]["TimestampMillis"];
+            /** @description `whsec_` and the standard base64 of 32 random bytes: the Standard Webhooks signing secret. Store it now; it cannot be read again. */
+            secret?: string;
+        };
+        /**
+         * @description The fields to change. `status: "paused"` pauses the stream, `status: "active"` resumes a paused, failing or disabled one where it stopped (and resets its failure count).
+         * @example {
+         *       "status": "paused"
+         *     }
+         */
+        LogStreamUpdate: {
+            /** @description Unique (409 otherwise). Stored NFC-normalized; control characters (C0, C1) and bidirectional controls (U+202A–U+202E, U+2066–U+2069) are refused. */
+            name?: string;
+            filter?: components["schemas"]["LogStreamFilter"];
+            /** @description Only the URL can change; the type, secret and token stay. */
+            destination?: {
+                /**
+                 * Format: uri
+                 * @description An `https:` URL whose host resolves only to public addresses (not loopback, private, link-local, CGNAT, multicast, unspecified, or IPv4-mapped forms of these), checked when written and again at every connection. With `SECADMIN_STREAM_ALLOW_PRIVATE_NETWORKS=1` the server also allows `http:` and private or loopback addresses. No user info.
+                 */
+                url: string;
+            };
+            /**
+             * Format: int32
+             * @description The most entries in one message.
+             */
+            batchSize?: number;
+            /** @enum {string} */
+            status?: "paused" | "active";
+        };
+        /**
+         * @description Deliver again from this seq on (messages from `fromSeq` are sent again).
+         * @example {
+         *       "fromSeq": 1
+         *     }
+         */
+        LogStreamReplayRequest: {
+            /** Format: int64 */
+            fromSeq: number;
+        };
+        /**
+         * @description The new signing secret, shown this once. For 24 hours messages carry two signatures (the new secret's and the previous one's), so receivers can switch without losing a message.
+         * @example {
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6j7NzK0bJQ8=",
+         *       "previousSecretExpiresAt": "2026-11-26T21:00:00.000Z"
+         *     }
+         */
+        LogStreamSecretRotated: {
+            /** @description `whsec_` and the standard base64 of 32 random bytes: the Standard Webhooks signing secret. Store it now; it cannot be read again. */
+            secret: string;
+            previousSecretExpiresAt: components["schemas"]["TimestampMillis"];
+        };
+        /**
+         * @description The outcome of one test message.
+         * @example {
+         *       "delivered": true,
+         *       "httpStatus": 204,
+         *       "durationMs": 42
+         *     }
+         */
+        LogStreamTestResult: {
+            /** @description True when the receiver answered 2xx. */
+            delivered: boolean;
+            /** Format: int32 */
+            httpStatus?: number;
+            /** Format: int32 */
+            durationMs: number;
+            error?: string;
+        };
+        /**
+         * @description One delivery attempt of a message.
+         * @example {
+         *       "fromSeq": 1201,
+         *       "toSeq": 1250,
+         *       "entries": 42,
+         *       "attempt": 1,
+         *       "httpStatus": 200,
+         *       "durationMs": 37,
+         *       "at": "2026-11-25T21:10:00.512Z"
+         *     }
+         */
+        LogStreamDelivery: {
+            /** Format: int64 */
+            fromSeq: number;
+            /** Format: int64 */
+            toSeq: number;
+            /**
+             * Format: int32
+             * @description How many entries the message held.
+             */
+            entries: number;
+            /**
+             * Format: int32
+             * @description 1 for the first attempt of this range, counting up on each retry.
+             */
+            attempt: number;
+            /** Format: int32 */
+            httpStatus?: number;
+            /** Format: int32 */
+            durationMs: number;
+            error?: string;
+            at: components["schemas"]["TimestampMillis"];
         };
         /**
          * @example {
@@ -2744,6 +3970,32 @@ export interface components {
                  */
                 disk?: "low";
             };
+        };
+        /** @description The body of a webhook delivery. `entries` are the entries with `fromSeq ≤ seq ≤ toSeq` that match the stream's filter, in `seq` order, each as `GET /v1/logs/{id}` shows it (an entry of the range that is absent did not match). The next message's `fromSeq` is this one's `toSeq + 1`. `checkpoint` is the newest signed checkpoint with `seq ≤ toSeq` (null before the first). Headers (Standard Webhooks 1.0): `webhook-id` = `msg_<stream id>_<fromSeq>_<toSeq>` (the same on every retry), `webhook-timestamp` (Unix seconds of the attempt), `webhook-signature` = `v1,` and the standard base64 of HMAC-SHA256 (key: the secret's bytes after `whsec_`, base64-decoded; message: `<webhook-id>.<webhook-timestamp>.<raw body>`); for 24 hours after a secret rotation two such signatures, space-separated. */
+        LogStreamMessage: {
+            /** @enum {string} */
+            type: "audit_log.entries";
+            stream: components["schemas"]["LogStreamId"];
+            range: {
+                /** Format: int64 */
+                fromSeq: number;
+                /** Format: int64 */
+                toSeq: number;
+            };
+            entries: components["schemas"]["LogEntry"][];
+            checkpoint: components["schemas"]["LogCheckpoint"] | null;
+        };
+        /**
+         * @description The body of `POST /v1/log-streams/{id}/test`'s message, signed like any other; its `webhook-id` is `msg_<stream id>_test_<ulid>`.
+         * @example {
+         *       "type": "secadmin.test",
+         *       "stream": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k"
+         *     }
+         */
+        LogStreamTestMessage: {
+            /** @enum {string} */
+            type: "secadmin.test";
+            stream: components["schemas"]["LogStreamId"];
         };
     };
     responses: {
@@ -3083,6 +4335,36 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Bad request (`invalid_request`): the body is missing, empty, not JSON or not `application/json`; a required field is missing or of the wrong type (`details` names every one, e.g. `body.subject.id`); a bound is passed; or a page token is not one of this search. */
+        AuthzenBadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "invalid_request",
+                 *         "message": "The request is invalid.",
+                 *         "details": [
+                 *           {
+                 *             "field": "body.subject",
+                 *             "message": "must have required property 'subject'"
+                 *           }
+                 *         ]
+                 *       },
+                 *       "meta": {
+                 *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description A SCIM error (`ScimError`): 400 (`scimType` `invalidFilter`, `invalidValue`, `invalidSyntax`, `invalidPath`, `noTarget`, `mutability`), 401, 403, 404, 409 (`uniqueness`), 412, 413, 415, 429, 500 or 503, with the same status the `/v1` twin would answer. */
         ScimError: {
             headers: {
@@ -3215,6 +4497,11 @@ export interface components {
          * @example key_01jf3k8m6q2w9x4v7t5r1n0b3g
          */
         ApiKeyIdPath: string;
+        /**
+         * @description The log stream's id (`lst_…`).
+         * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+         */
+        LogStreamIdPath: string;
         /**
          * @description A SCIM filter (RFC 7644 §3.4.2.2): `eq`, `ne`, `co`, `sw`, `ew`, `pr`, `gt`, `ge`, `lt`, `le`, `and`, `or`, `not` and parentheses, at most 8 levels deep and 32 comparisons. Users: `userName`, `externalId`, `emails.value`, `emails[type eq "work"].value`, `displayName`, `name.formatted`, `active`, `meta.lastModified`, `meta.created`, `id`. Groups: `displayName`, `externalId`, `id`, `members.value` (`eq` only), `meta.lastModified`, `meta.created`. `userName`, `emails.value` and `displayName` compare case-insensitively. Another attribute or a malformed filter is 400 `invalidFilter`.
          * @example userName eq "ada@example.com"
@@ -5288,6 +6575,941 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["WriteUnavailable"];
+        };
+    };
+    evaluateAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuthzenEvaluationRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "decision": false,
+                     *       "context": {
+                     *         "reason": "implicit_deny",
+                     *         "matchedPolicies": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthzenDecision"];
+                };
+            };
+            400: components["responses"]["AuthzenBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    evaluateAccessBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuthzenEvaluationsRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "evaluations": [
+                     *         {
+                     *           "decision": true,
+                     *           "context": {
+                     *             "reason": "allow",
+                     *             "matchedPolicies": [
+                     *               "pol_01jf3k8m6q2w9x4v7t5r1n0b3d"
+                     *             ]
+                     *           }
+                     *         },
+                     *         {
+                     *           "decision": false,
+                     *           "context": {
+                     *             "reason": "implicit_deny",
+                     *             "matchedPolicies": []
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthzenEvaluationsResponse"] | components["schemas"]["AuthzenDecision"];
+                };
+            };
+            400: components["responses"]["AuthzenBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    searchSubjects: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuthzenSubjectSearchRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "type": "user",
+                     *           "id": "alice"
+                     *         },
+                     *         {
+                     *           "type": "user",
+                     *           "id": "bob"
+                     *         }
+                     *       ],
+                     *       "page": {
+                     *         "next_token": "",
+                     *         "count": 2
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthzenEntitySearchResponse"];
+                };
+            };
+            400: components["responses"]["AuthzenBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    searchResources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuthzenResourceSearchRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "type": "record",
+                     *           "id": "record-1"
+                     *         }
+                     *       ],
+                     *       "page": {
+                     *         "next_token": "",
+                     *         "count": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthzenEntitySearchResponse"];
+                };
+            };
+            400: components["responses"]["AuthzenBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    searchActions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuthzenActionSearchRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "name": "read"
+                     *         },
+                     *         {
+                     *           "name": "write"
+                     *         }
+                     *       ],
+                     *       "page": {
+                     *         "next_token": "",
+                     *         "count": 2
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthzenActionSearchResponse"];
+                };
+            };
+            400: components["responses"]["AuthzenBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getAuthzenConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "policy_decision_point": "https://secadmin.example.com",
+                     *       "access_evaluation_endpoint": "https://secadmin.example.com/access/v1/evaluation",
+                     *       "access_evaluations_endpoint": "https://secadmin.example.com/access/v1/evaluations",
+                     *       "search_subject_endpoint": "https://secadmin.example.com/access/v1/search/subject",
+                     *       "search_resource_endpoint": "https://secadmin.example.com/access/v1/search/resource",
+                     *       "search_action_endpoint": "https://secadmin.example.com/access/v1/search/action",
+                     *       "capabilities": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthzenConfiguration"];
+                };
+            };
+        };
+    };
+    listLogStreams: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 100. Out of range is a 400, never clamped.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description `pagination.nextCursor` from the previous page. Cursors are signed: one with any part altered, or from another list, is a 400.
+                 * @example eyJ0IjoiMjAyNi0xMS0yNVQyMTowMDowMFoiLCJpIjoidXNlcl8wMWpmIn0
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of log streams. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k",
+                     *           "name": "siem",
+                     *           "destination": {
+                     *             "type": "webhook",
+                     *             "url": "https://siem.example.com/hooks/secadmin"
+                     *           },
+                     *           "filter": {
+                     *             "events": [
+                     *               "user.*",
+                     *               "policy.*"
+                     *             ]
+                     *           },
+                     *           "status": "active",
+                     *           "batchSize": 500,
+                     *           "deliveredThroughSeq": 1200,
+                     *           "lagEntries": 3,
+                     *           "lastDeliveryAt": "2026-11-25T21:10:00.512Z",
+                     *           "lastError": null,
+                     *           "consecutiveFailures": 0,
+                     *           "createdAt": "2026-11-25T21:00:00.000Z",
+                     *           "updatedAt": "2026-11-25T21:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "hasMore": false
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["LogStream"][];
+                        pagination: components["schemas"]["Pagination"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createLogStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
+                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
+                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
+                 *     request with a key is processed and its status and body are kept for 24 hours, encrypted
+                 *     under a key derived from the calling API key's secret; the same key with the same request
+                 *     (method, path and body in canonical JSON form, kept only as an HMAC) gets that response again,
+                 *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
+                 *     work and the kept response commit together. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
+                 *     past the bound on the responses kept for the principal's API keys
+                 *     (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
+                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LogStreamCreate"];
+            };
+        };
+        responses: {
+            /** @description The stream; a webhook stream with its secret. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k",
+                     *         "name": "siem",
+                     *         "destination": {
+                     *           "type": "webhook",
+                     *           "url": "https://siem.example.com/hooks/secadmin"
+                     *         },
+                     *         "filter": {
+                     *           "events": [
+                     *             "user.*",
+                     *             "policy.*"
+                     *           ]
+                     *         },
+                     *         "status": "active",
+                     *         "batchSize": 500,
+                     *         "deliveredThroughSeq": 1200,
+                     *         "lagEntries": 3,
+                     *         "lastDeliveryAt": "2026-11-25T21:10:00.512Z",
+                     *         "lastError": null,
+                     *         "consecutiveFailures": 0,
+                     *         "createdAt": "2026-11-25T21:00:00.000Z",
+                     *         "updatedAt": "2026-11-25T21:00:00.000Z",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6j7NzK0bJQ8="
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["LogStreamCreated"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["WriteUnavailable"];
+        };
+    };
+    getLogStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k",
+                     *         "name": "siem",
+                     *         "destination": {
+                     *           "type": "webhook",
+                     *           "url": "https://siem.example.com/hooks/secadmin"
+                     *         },
+                     *         "filter": {
+                     *           "events": [
+                     *             "user.*",
+                     *             "policy.*"
+                     *           ]
+                     *         },
+                     *         "status": "active",
+                     *         "batchSize": 500,
+                     *         "deliveredThroughSeq": 1200,
+                     *         "lagEntries": 3,
+                     *         "lastDeliveryAt": "2026-11-25T21:10:00.512Z",
+                     *         "lastError": null,
+                     *         "consecutiveFailures": 0,
+                     *         "createdAt": "2026-11-25T21:00:00.000Z",
+                     *         "updatedAt": "2026-11-25T21:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["LogStream"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteLogStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["WriteUnavailable"];
+        };
+    };
+    updateLogStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
+                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
+                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
+                 *     request with a key is processed and its status and body are kept for 24 hours, encrypted
+                 *     under a key derived from the calling API key's secret; the same key with the same request
+                 *     (method, path and body in canonical JSON form, kept only as an HMAC) gets that response again,
+                 *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
+                 *     work and the kept response commit together. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
+                 *     past the bound on the responses kept for the principal's API keys
+                 *     (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
+                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LogStreamUpdate"];
+            };
+        };
+        responses: {
+            /** @description The stream as changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k",
+                     *         "name": "siem",
+                     *         "destination": {
+                     *           "type": "webhook",
+                     *           "url": "https://siem.example.com/hooks/secadmin"
+                     *         },
+                     *         "filter": {
+                     *           "events": [
+                     *             "user.*",
+                     *             "policy.*"
+                     *           ]
+                     *         },
+                     *         "status": "active",
+                     *         "batchSize": 500,
+                     *         "deliveredThroughSeq": 1200,
+                     *         "lagEntries": 3,
+                     *         "lastDeliveryAt": "2026-11-25T21:10:00.512Z",
+                     *         "lastError": null,
+                     *         "consecutiveFailures": 0,
+                     *         "createdAt": "2026-11-25T21:00:00.000Z",
+                     *         "updatedAt": "2026-11-25T21:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["LogStream"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["WriteUnavailable"];
+        };
+    };
+    replayLogStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
+                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
+                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
+                 *     request with a key is processed and its status and body are kept for 24 hours, encrypted
+                 *     under a key derived from the calling API key's secret; the same key with the same request
+                 *     (method, path and body in canonical JSON form, kept only as an HMAC) gets that response again,
+                 *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
+                 *     work and the kept response commit together. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
+                 *     past the bound on the responses kept for the principal's API keys
+                 *     (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
+                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LogStreamReplayRequest"];
+            };
+        };
+        responses: {
+            /** @description The stream, going on from `fromSeq`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "lst_01jf3k8m6q2w9x4v7t5r1n0b3k",
+                     *         "name": "siem",
+                     *         "destination": {
+                     *           "type": "webhook",
+                     *           "url": "https://siem.example.com/hooks/secadmin"
+                     *         },
+                     *         "filter": {
+                     *           "events": [
+                     *             "user.*",
+                     *             "policy.*"
+                     *           ]
+                     *         },
+                     *         "status": "active",
+                     *         "batchSize": 500,
+                     *         "deliveredThroughSeq": 1200,
+                     *         "lagEntries": 3,
+                     *         "lastDeliveryAt": "2026-11-25T21:10:00.512Z",
+                     *         "lastError": null,
+                     *         "consecutiveFailures": 0,
+                     *         "createdAt": "2026-11-25T21:00:00.000Z",
+                     *         "updatedAt": "2026-11-25T21:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["LogStream"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["WriteUnavailable"];
+        };
+    };
+    rotateLogStreamSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
+                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
+                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
+                 *     request with a key is processed and its status and body are kept for 24 hours, encrypted
+                 *     under a key derived from the calling API key's secret; the same key with the same request
+                 *     (method, path and body in canonical JSON form, kept only as an HMAC) gets that response again,
+                 *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
+                 *     work and the kept response commit together. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
+                 *     past the bound on the responses kept for the principal's API keys
+                 *     (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
+                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6j7NzK0bJQ8=",
+                     *         "previousSecretExpiresAt": "2026-11-26T21:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["LogStreamSecretRotated"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["WriteUnavailable"];
+        };
+    };
+    testLogStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The outcome. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "delivered": true,
+                     *         "httpStatus": 204,
+                     *         "durationMs": 42
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["LogStreamTestResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listLogStreamDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The log stream's id (`lst_…`).
+                 * @example lst_01jf3k8m6q2w9x4v7t5r1n0b3k
+                 */
+                id: components["parameters"]["LogStreamIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "fromSeq": 1201,
+                     *           "toSeq": 1250,
+                     *           "entries": 42,
+                     *           "attempt": 2,
+                     *           "httpStatus": 200,
+                     *           "durationMs": 37,
+                     *           "at": "2026-11-25T21:10:00.512Z"
+                     *         },
+                     *         {
+                     *           "fromSeq": 1201,
+                     *           "toSeq": 1250,
+                     *           "entries": 42,
+                     *           "attempt": 1,
+                     *           "httpStatus": 503,
+                     *           "durationMs": 12,
+                     *           "error": "receiver answered 503",
+                     *           "at": "2026-11-25T21:09:59.401Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["LogStreamDelivery"][];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listScimUsers: {
