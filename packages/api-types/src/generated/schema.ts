@@ -2184,7 +2184,7 @@ export interface components {
             hash: components["schemas"]["Sha256Hex"] | null;
             /** @description The `hash` of the entry at `seq - 1` (64 zeros for seq 1); null until sealed. */
             prevHash: components["schemas"]["Sha256Hex"] | null;
-            /** @description One salted digest per redactable field the entry had when it was written, by path (`actor.email`, `target.id`, `metadata.<top-level key>`): SHA-256 of salt + ":" + the RFC 8785 JSON of the value. Kept when the value is redacted. */
+            /** @description One salted digest per redactable field the entry had when it was written, by path (`actor.email`, `target.id`, `metadata.<top-level key>`): SHA-256 of salt + ":" + the RFC 8785 JSON of the value. Kept when the value is redacted. At most one per metadata key (no object of a body has more than 4,096 keys) plus `actor.email` and `target.id`. */
             digests: {
                 [key: string]: components["schemas"]["Sha256Hex"];
             };
@@ -2331,7 +2331,7 @@ export interface components {
             properties?: components["schemas"]["AuthzenProperties"];
         };
         /**
-         * @description The environment of the request, passed to the decision as the simulator's `context`: `ip` (an IPv4 or IPv6 address) and `time` (an ISO 8601 instant; default now) for `ip` and `time` conditions, and every key for `context.*` attribute conditions.
+         * @description The environment of the request, passed to the decision as the simulator's `context`: `ip` (an IPv4 or IPv6 address) and `time` (an ISO 8601 instant; default now) for `ip` and `time` conditions, and every key for `context.*` attribute conditions. At most 16 KiB serialized and 8 levels deep, this object being level 1 (beyond, a 400 naming `body.context`, on the searches too, whether or not any candidate is left to decide).
          * @example {
          *       "ip": "192.168.1.1",
          *       "time": "2025-06-27T18:03:00-07:00"

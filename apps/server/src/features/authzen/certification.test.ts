@@ -1199,5 +1199,31 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
       });
       expect(limit.status).toBe(400);
     });
+
+    it('refuses a search past its bounds even when no candidate is left to decide', async () => {
+      // No stored policy names a resource of this type: nothing reaches the simulator.
+      const nothingNamed = { type: `unnamed-${Date.now()}` };
+      const wideContext = await searchResource({
+        subject: alice,
+        action: read,
+        resource: nothingNamed,
+        context: { note: 'x'.repeat(17_000) },
+      });
+      expect(wideContext.status).toBe(400);
+      expect(wideContext.body.error.details).toEqual([
+        { field: 'body.context', message: 'must be at most 16384 bytes when serialized' },
+      ]);
+      let deep: unknown = 'x';
+      for (let level = 0; level < 8; level++) deep = { deeper: deep };
+      const deepProperties = await searchSubject({
+        subject: { type: nothingNamed.type, properties: { nested: deep } },
+        action: read,
+        resource: record1,
+      });
+      expect(deepProperties.status).toBe(400);
+      expect(deepProperties.body.error.details).toEqual([
+        { field: 'body.properties', message: 'must be nested at most 8 levels deep' },
+      ]);
+    });
   });
 });

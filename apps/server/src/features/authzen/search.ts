@@ -125,6 +125,11 @@ export class SearchService {
     result: (id: string) => R,
     options: { storedUsers?: ReadonlySet<string> | undefined } = {},
   ): Promise<{ results: R[]; page: Page }> {
+    // Checked once here, not only as candidates are decided: a search with none to decide
+    // refuses the same request as one with many.
+    const { explain: _, ...check } = toSimulation(ask(''));
+    const problems = this.deps.simulator.checkProblems(check);
+    if (problems.length > 0) throw renamed(new Invalid(problems));
     const limit = request.page?.limit ?? DEFAULT_LIMIT;
     const scope = await scopeOf(kind, request);
     let start = this.startOf(scope, request.page?.token);
