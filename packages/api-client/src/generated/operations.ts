@@ -691,9 +691,8 @@ export interface Resources {
      *
      * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
      * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+     * request id; an incoming `X-Request-ID` is echoed as sent). A body that is missing, empty,
+     * not JSON or not `application/json` is a 400, as AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
      *
      * `POST /access/v1/evaluation` (`evaluateAccess`)
      */
@@ -710,9 +709,8 @@ export interface Resources {
      *
      * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
      * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+     * request id; an incoming `X-Request-ID` is echoed as sent). A body that is missing, empty,
+     * not JSON or not `application/json` is a 400, as AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
      *
      * `POST /access/v1/evaluations` (`evaluateAccessBatch`)
      */
@@ -736,9 +734,8 @@ export interface Resources {
      *
      * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
      * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+     * request id; an incoming `X-Request-ID` is echoed as sent). A body that is missing, empty,
+     * not JSON or not `application/json` is a 400, as AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
      *
      * `POST /access/v1/search/subject` (`searchSubjects`)
      */
@@ -762,9 +759,8 @@ export interface Resources {
      *
      * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
      * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+     * request id; an incoming `X-Request-ID` is echoed as sent). A body that is missing, empty,
+     * not JSON or not `application/json` is a 400, as AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
      *
      * `POST /access/v1/search/resource` (`searchResources`)
      */
@@ -787,9 +783,8 @@ export interface Resources {
      *
      * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
      * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+     * request id; an incoming `X-Request-ID` is echoed as sent). A body that is missing, empty,
+     * not JSON or not `application/json` is a 400, as AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
      *
      * `POST /access/v1/search/action` (`searchActions`)
      */

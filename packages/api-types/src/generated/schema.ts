@@ -574,9 +574,8 @@ export interface paths {
          *
          *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
          *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         *     request id; an incoming `X-Request-ID` is echoed as sent). A body that is missing, empty,
+         *     not JSON or not `application/json` is a 400, as AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
          */
         post: operations["evaluateAccess"];
         delete?: never;
@@ -605,9 +604,8 @@ export interface paths {
          *
          *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
          *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         *     request id; an incoming `X-Request-ID` is echoed as sent). A body that is missing, empty,
+         *     not JSON or not `application/json` is a 400, as AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
          */
         post: operations["evaluateAccessBatch"];
         delete?: never;
@@ -643,9 +641,8 @@ export interface paths {
          *
          *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
          *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         *     request id; an incoming `X-Request-ID` is echoed as sent). A body that is missing, empty,
+         *     not JSON or not `application/json` is a 400, as AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
          */
         post: operations["searchSubjects"];
         delete?: never;
@@ -681,9 +678,8 @@ export interface paths {
          *
          *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
          *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         *     request id; an incoming `X-Request-ID` is echoed as sent). A body that is missing, empty,
+         *     not JSON or not `application/json` is a 400, as AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
          */
         post: operations["searchResources"];
         delete?: never;
@@ -718,9 +714,8 @@ export interface paths {
          *
          *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
          *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         *     request id; an incoming `X-Request-ID` is echoed as sent). A body that is missing, empty,
+         *     not JSON or not `application/json` is a 400, as AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
          */
         post: operations["searchActions"];
         delete?: never;
@@ -3217,6 +3212,11 @@ export interface components {
          */
         "Idempotent-Replayed": "true";
         /**
+         * @description The `X-Request-ID` the request carried, echoed as sent (AuthZEN requires it back unchanged); without one, the request id secadmin made. An incoming id of up to 128 characters `A-Z a-z 0-9 . _ : -` is also the request id of secadmin's logs and error bodies' `meta`; any other is echoed only.
+         * @example 0f8e6c2a-3b1d-4e5f-9a7b-1c2d3e4f5a6b
+         */
+        AuthzenRequestId: string;
+        /**
          * @description The version of this representation (each content encoding has its own); send it back in `If-None-Match` to revalidate.
          * @example "q2bdPz0C9wXyVg7nQ1tKfJ3mR8sLhUe5aYiOcWnDv4E-br"
          */
@@ -4900,7 +4900,7 @@ export interface operations {
             /** @description The answer. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Request-Id": components["headers"]["AuthzenRequestId"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4944,7 +4944,7 @@ export interface operations {
             /** @description The answer. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Request-Id": components["headers"]["AuthzenRequestId"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5001,7 +5001,7 @@ export interface operations {
             /** @description The answer. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Request-Id": components["headers"]["AuthzenRequestId"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5054,7 +5054,7 @@ export interface operations {
             /** @description The answer. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Request-Id": components["headers"]["AuthzenRequestId"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5103,7 +5103,7 @@ export interface operations {
             /** @description The answer. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Request-Id": components["headers"]["AuthzenRequestId"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];

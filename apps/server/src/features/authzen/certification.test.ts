@@ -551,6 +551,22 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
       );
       expect(echoed.status).toBe(200);
       expect(echoed.headers.get('x-request-id')).toBe(id);
+      // Ids that secadmin would not take as its own request id are echoed all the same.
+      for (const traced of [
+        'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1',
+        `pep ${'x'.repeat(200)}`,
+      ]) {
+        const reply = await post(
+          '/access/v1/search/action',
+          { subject: alice, resource: record1 },
+          { 'X-Request-ID': traced },
+        );
+        expect(reply.status).toBe(200);
+        expect(reply.headers.get('x-request-id')).toBe(traced);
+        const refused = await send('/access/v1/evaluation', '{', { 'X-Request-ID': traced });
+        expect(refused.status).toBe(400);
+        expect(refused.headers.get('x-request-id')).toBe(traced);
+      }
       const absent = await evaluation({ subject: alice, action: read, resource: record1 });
       expect(absent.status).toBe(200);
     });
