@@ -2283,7 +2283,7 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description Who asks: decided as the principal `<type>:<id>` (`user:alice`, `role:admin`, `service:billing`); `properties` become its `principal.*` attributes. For a stored user (`user:<id>`), the stored attributes win. Other keys are ignored.
+         * @description Who asks: decided as the principal `<type>:<id>` (`user:alice`, `role:admin`, `service:billing`); `properties` become its `principal.*` attributes. For a stored user (`user:<id>`), the stored attributes win. `type` must be `user`, `role` or `service`, the principals policies name: another (`User`, `spaceship`) is a 400 naming `subject.type` in an evaluation, an item's error in a batch, and finds nothing in a search. Other keys are ignored.
          * @example {
          *       "type": "user",
          *       "id": "alice"

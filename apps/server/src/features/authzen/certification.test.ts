@@ -1216,6 +1216,44 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
       expect(limit.status).toBe(400);
     });
 
+    it('decides only subjects that are principals (user, role, service): another type is no way around a stored user', async () => {
+      // `User:<id>` is not the stored user `user:<id>`: its own properties, its inactivity and
+      // the policies naming it would not count, only those for any principal (`*`).
+      const inactive = await createUser(server.client, { roles: ['r1'] });
+      const patched = await fetch(`${server.url}/v1/users/${inactive.id}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${server.rootKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ active: false }),
+      });
+      expect(patched.status).toBe(200);
+      const asStored = { type: 'user', id: inactive.id, properties: { role: 'admin' } };
+      const question = { action: write, resource: record2Archived };
+      expect(await decisionOf({ subject: asStored, ...question })).toBe(false);
+      for (const type of ['User', 'USER', 'spaceship']) {
+        const subject = { ...asStored, type };
+        const refused = await evaluation({ subject, ...question });
+        expect(refused.status).toBe(400);
+        expect(refused.body.error.details).toEqual([
+          { field: 'body.subject.type', message: 'must be user, role or service' },
+        ]);
+        const batch = await evaluations({ ...question, evaluations: [{ subject }] });
+        expect(batch.status).toBe(200);
+        expect(batch.body.evaluations).toEqual([
+          {
+            decision: false,
+            context: {
+              error: { status: 400, message: 'subject.type: must be user, role or service' },
+            },
+          },
+        ]);
+        // A search finds nothing for a subject of a type it does not know (certification c-4-6).
+        expect(
+          ids(await searchResource({ subject, action: write, resource: { type: 'record' } })),
+        ).toEqual([]);
+        expect(names(await searchAction({ subject, resource: record2Archived }))).toEqual([]);
+      }
+    });
+
     it('refuses a search past its bounds even when no candidate is left to decide', async () => {
       // No stored policy names a resource of this type: nothing reaches the simulator.
       const nothingNamed = { type: `unnamed-${Date.now()}` };

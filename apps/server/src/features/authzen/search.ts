@@ -8,7 +8,7 @@ import { Invalid } from '../../lib/errors.js';
 import type { StateVersions } from '../../lib/state-versions.js';
 import type { Simulation } from '../policies/index.js';
 import type { CandidateIndex } from './candidates.js';
-import { type Question, toSimulation } from './entities.js';
+import { isPrincipalType, type Question, toSimulation } from './entities.js';
 import { renamed } from './evaluation.js';
 
 type SubjectSearch = components['schemas']['AuthzenSubjectSearchRequest'];
@@ -130,6 +130,9 @@ export class SearchService {
     const { explain: _, ...check } = toSimulation(ask(''));
     const problems = this.deps.simulator.checkProblems(check);
     if (problems.length > 0) throw renamed(new Invalid(problems));
+    // A subject of a type that is no principal is unknown here: nothing is found for it.
+    if (!isPrincipalType(ask('').subject.type))
+      return { results: [], page: { next_token: '', count: 0 } };
     const limit = request.page?.limit ?? DEFAULT_LIMIT;
     const scope = await scopeOf(kind, request);
     let start = this.startOf(scope, request.page?.token);
