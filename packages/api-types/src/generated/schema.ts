@@ -630,7 +630,7 @@ export interface paths {
          *     attributes (a stored user's own attributes win).
          *
          *     Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
-         *     `users`) and every literal identifier that stored
+         *     `users`, whether a policy names them or not) and every other literal identifier that stored
          *     policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
          *     `${self}` name none). The results are the candidates of the searched type for which the
          *     decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),

@@ -1104,6 +1104,38 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
       ).toEqual([]);
     });
 
+    it('does not show a key that may not list users the stored users that policies name', async () => {
+      const named = await createUser(server.client, {});
+      const search = {
+        subject: { type: 'user' },
+        action: { name: 'escort' },
+        resource: { type: 'vault', id: 'v1' },
+      };
+      await createPolicy(server.client, {
+        principals: [`user:${named.id}`, 'user:dave'],
+        actions: ['escort'],
+        resources: ['vault/v1'],
+      });
+      await createPolicy(server.client, {
+        principals: ['service:authzen-no-users'],
+        actions: ['policies:simulate'],
+        resources: ['policies'],
+      });
+      const simulator = await createKey(server.client, 'service:authzen-no-users');
+      const reply = await asKey(simulator.secret, '/access/v1/search/subject', search);
+      expect(reply.status).toBe(200);
+      // `dave` is only a name in a policy; the stored user is an account it may not list.
+      expect(((await reply.json()) as { results: unknown[] }).results).toEqual([
+        { type: 'user', id: 'dave' },
+      ]);
+      const paged = await asKey(simulator.secret, '/access/v1/search/subject', {
+        ...search,
+        page: { limit: 1 },
+      });
+      expect(await paged.json()).toMatchObject({ results: [{ type: 'user', id: 'dave' }] });
+      expect(ids(await searchSubject(search)).sort()).toEqual(['dave', named.id].sort());
+    });
+
     it('stops at the first deny or permit when asked, and answers each bad item alone', async () => {
       const items = [
         { subject: alice, action: read, resource: record1 },

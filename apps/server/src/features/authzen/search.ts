@@ -43,10 +43,19 @@ export interface SearchDeps {
    * only then, so a key that may only simulate cannot enumerate the accounts.
    */
   mayListUsers: (caller: RequestActor, versions: StateVersions) => Promise<boolean>;
+  /** Whether a `user` id is a stored user's (a policy may name one). */
+  isStoredUser: (id: string) => Promise<boolean>;
 }
 
 /** Where a page starts: in the sorted literals, or among the stored users after one. */
 type Start = { literal: number } | { user: KeysetPosition | undefined };
+
+interface CandidateOptions {
+  /** Stored users are candidates after the literals, but for these ids (literals already). */
+  storedUsers?: ReadonlySet<string> | undefined;
+  /** Whether a literal is offered to this caller; without it, every one is. */
+  offered?: ((id: string) => Promise<boolean>) | undefined;
+}
 
 /** One candidate: what it answers as, and the question it is decided with. */
 interface Candidate<R> {
@@ -71,7 +80,12 @@ export class SearchService {
       resource: request.resource,
       context: request.context,
     });
-    const withUsers = type === 'user' && (await this.deps.mayListUsers(caller, versions));
+    const mayList = type === 'user' && (await this.deps.mayListUsers(caller, versions));
+    // Without users:list, a stored user that a policy names is an account like the others.
+    const offered =
+      type === 'user' && !mayList
+        ? async (id: string) => !(await this.deps.isStoredUser(id))
+        : undefined;
     return this.search(
       'subject',
       request,
@@ -80,7 +94,7 @@ export class SearchService {
       literals,
       ask,
       (id) => ({ type, id }),
-      { storedUsers: withUsers ? known : undefined },
+      { storedUsers: mayList ? known : undefined, offered },
     );
   }
 
@@ -123,7 +137,7 @@ export class SearchService {
     literals: readonly string[],
     ask: (id: string) => Question,
     result: (id: string) => R,
-    options: { storedUsers?: ReadonlySet<string> | undefined } = {},
+    options: CandidateOptions = {},
   ): Promise<{ results: R[]; page: Page }> {
     // Checked once here, not only as candidates are decided: a search with none to decide
     // refuses the same request as one with many.
@@ -142,11 +156,11 @@ export class SearchService {
     let exhausted = false;
     while (results.length < limit && examined < MAX_EXAMINED_PER_PAGE) {
       const room = Math.min(CHECKS_PER_BATCH, MAX_EXAMINED_PER_PAGE - examined);
-      const batch = await this.batchFrom(start, room, literals, ask, result, options.storedUsers);
+      const batch = await this.batchFrom(start, room, literals, ask, result, options);
+      examined += batch.withheld ?? 0;
       if (batch.candidates.length === 0) {
         if (batch.more) {
-          // Only stored users already named by policies were read: they count, and are passed.
-          examined += room;
+          // Only candidates not offered were read: they count (above), and are passed.
           last = batch.more;
           start = batch.more;
           continue;
@@ -174,17 +188,22 @@ export class SearchService {
     literals: readonly string[],
     ask: (id: string) => Question,
     result: (id: string) => R,
-    storedUsers: ReadonlySet<string> | undefined,
-  ): Promise<{ candidates: Candidate<R>[]; more?: Start }> {
+    { storedUsers, offered }: CandidateOptions,
+  ): Promise<{ candidates: Candidate<R>[]; more?: Start; withheld?: number }> {
     if ('literal' in start && start.literal < literals.length) {
       const ids = literals.slice(start.literal, start.literal + room);
-      return {
-        candidates: ids.map((id, i) => ({
-          result: result(id),
-          question: ask(id),
-          next: { literal: start.literal + i + 1 },
-        })),
-      };
+      const candidates: Candidate<R>[] = [];
+      for (const [i, id] of ids.entries())
+        if (!offered || (await offered(id)))
+          candidates.push({
+            result: result(id),
+            question: ask(id),
+            next: { literal: start.literal + i + 1 },
+          });
+      const withheld = ids.length - candidates.length;
+      return candidates.length === 0
+        ? { candidates, more: { literal: start.literal + ids.length }, withheld }
+        : { candidates, withheld };
     }
     if (!storedUsers) return { candidates: [] };
     const after = 'user' in start ? start.user : undefined;
@@ -198,7 +217,7 @@ export class SearchService {
       }));
     const lastUser = users[users.length - 1];
     return candidates.length === 0 && lastUser && users.length === room
-      ? { candidates, more: { user: { at: lastUser.createdAt, id: lastUser.id } } }
+      ? { candidates, more: { user: { at: lastUser.createdAt, id: lastUser.id } }, withheld: room }
       : { candidates };
   }
 
