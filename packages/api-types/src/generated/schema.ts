@@ -3212,7 +3212,7 @@ export interface components {
          */
         "Idempotent-Replayed": "true";
         /**
-         * @description The `X-Request-ID` the request carried, echoed as sent (AuthZEN requires it back unchanged); without one, the request id secadmin made. An incoming id of up to 128 characters `A-Z a-z 0-9 . _ : -` is also the request id of secadmin's logs and error bodies' `meta`; any other is echoed only.
+         * @description The `X-Request-ID` the request carried, echoed as sent (AuthZEN requires it back unchanged); without one, the request id secadmin made. An incoming id of up to 128 characters `A-Z a-z 0-9 . _ : -` is also the request id of secadmin's logs and error bodies' `meta`; any other is echoed only. Its length is bounded by the request's headers, 16 KiB together.
          * @example 0f8e6c2a-3b1d-4e5f-9a7b-1c2d3e4f5a6b
          */
         AuthzenRequestId: string;
