@@ -1136,6 +1136,42 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
       expect(ids(await searchSubject(search)).sort()).toEqual(['dave', named.id].sort());
     });
 
+    it('pages on from the last result returned, not from its place, when policies change between pages', async () => {
+      const type = `crate-${Date.now()}`;
+      const search = { subject: alice, action: { name: 'open' }, resource: { type } };
+      const allow = (resources: string[]) =>
+        createPolicy(server.client, {
+          principals: ['user:alice'],
+          actions: ['open'],
+          resources: resources.map((id) => `${type}/${id}`),
+        });
+      const remove = async (id: string) => {
+        const res = await fetch(`${server.url}/v1/policies/${id}`, {
+          method: 'DELETE',
+          headers: { authorization: `Bearer ${server.rootKey}` },
+        });
+        expect(res.status).toBe(204);
+      };
+      await allow(['m', 'n', 'o']);
+      const first = await allow(['a']);
+      const page1 = await searchResource({ ...search, page: { limit: 2 } });
+      expect(ids(page1)).toEqual(['a', 'm']);
+      // A literal before the page's end goes away: `n` is next all the same, not skipped.
+      await remove(first.id);
+      const page2 = await searchResource({
+        ...search,
+        page: { limit: 1, token: page1.body.page.next_token },
+      });
+      expect(ids(page2)).toEqual(['n']);
+      // One comes before it: `o` is next, `n` is not repeated.
+      await allow(['b']);
+      const page3 = await searchResource({
+        ...search,
+        page: { limit: 1, token: page2.body.page.next_token },
+      });
+      expect(ids(page3)).toEqual(['o']);
+    });
+
     it('stops at the first deny or permit when asked, and answers each bad item alone', async () => {
       const items = [
         { subject: alice, action: read, resource: record1 },

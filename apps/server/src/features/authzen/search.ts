@@ -25,8 +25,12 @@ export const MAX_EXAMINED_PER_PAGE = 500;
 const CHECKS_PER_BATCH = 100;
 const DEFAULT_LIMIT = 50;
 
-/** A token's position: the next literal (`l:<index>`) or the last stored user returned (`u:<id>`). */
-const POSITION = /^(l:\d{1,9}|u:user_[0-9a-z]{26})$/;
+/**
+ * A token's position: the last literal examined (`l:<literal>`, at most the longest identifier
+ * a request may carry) or the last stored user (`u:<id>`). By value, not by place: a policy
+ * created or deleted between two pages moves the places of the literals after it.
+ */
+const POSITION = /^(l:[\s\S]{1,448}|u:user_[0-9a-z]{26})$/;
 
 export interface SearchDeps {
   simulator: Simulation;
@@ -149,7 +153,7 @@ export class SearchService {
       return { results: [], page: { next_token: '', count: 0 } };
     const limit = request.page?.limit ?? DEFAULT_LIMIT;
     const scope = await scopeOf(kind, request);
-    let start = this.startOf(scope, request.page?.token);
+    let start = this.startOf(scope, request.page?.token, literals);
     const results: R[] = [];
     let examined = 0;
     let last: Start | undefined;
@@ -177,7 +181,7 @@ export class SearchService {
       }
       start = last as Start;
     }
-    const nextToken = exhausted || !last ? '' : this.tokenOf(scope, last);
+    const nextToken = exhausted || !last ? '' : this.tokenOf(scope, last, literals);
     return { results, page: { next_token: nextToken, count: results.length } };
   }
 
@@ -239,7 +243,7 @@ export class SearchService {
     }
   }
 
-  private startOf(scope: string, token: string | undefined): Start {
+  private startOf(scope: string, token: string | undefined, literals: readonly string[]): Start {
     let position: KeysetPosition | undefined;
     try {
       position = this.deps.cursors.decode(scope, POSITION, token);
@@ -252,18 +256,32 @@ export class SearchService {
       throw error;
     }
     if (!position) return { literal: 0 };
-    if (position.id.startsWith('l:')) return { literal: Number(position.id.slice(2)) };
+    if (position.id.startsWith('l:'))
+      return { literal: placeAfter(literals, position.id.slice(2)) };
     return { user: { at: position.at, id: position.id.slice(2) } };
   }
 
-  private tokenOf(scope: string, start: Start): string {
+  private tokenOf(scope: string, start: Start, literals: readonly string[]): string {
+    // A literal start is never the first: at least the one before it was examined.
     return 'literal' in start
-      ? this.deps.cursors.encode(scope, { at: new Date(0), id: `l:${start.literal}` })
+      ? this.deps.cursors.encode(scope, { at: new Date(0), id: `l:${literals[start.literal - 1]}` })
       : this.deps.cursors.encode(scope, {
           at: start.user?.at ?? new Date(0),
           id: `u:${start.user?.id ?? ''}`,
         });
   }
+}
+
+/** The place of the first literal that sorts after `examined` (the literals are sorted). */
+function placeAfter(literals: readonly string[], examined: string): number {
+  let low = 0;
+  let high = literals.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((literals[middle] as string) <= examined) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /**
