@@ -27,10 +27,12 @@ const DEFAULT_LIMIT = 50;
 
 /**
  * A token's position: the last literal examined (`l:<literal>`, at most the longest identifier
- * a request may carry) or the last stored user (`u:<id>`). By value, not by place: a policy
- * created or deleted between two pages moves the places of the literals after it.
+ * a request may carry), or the last stored user (`u:<id>`). By value, not by place: a policy
+ * created or deleted between two pages moves the places of the literals after it. A literal
+ * withheld from the caller is not written in its token (which is signed, not secret): its place
+ * and digest stand for it (`w:<place>:<digest>`).
  */
-const POSITION = /^(l:[\s\S]{1,448}|u:user_[0-9a-z]{26})$/;
+const POSITION = /^(l:[\s\S]{1,448}|w:\d{1,9}:[A-Za-z0-9_-]{22}|u:user_[0-9a-z]{26})$/;
 
 export interface SearchDeps {
   simulator: Simulation;
@@ -52,7 +54,7 @@ export interface SearchDeps {
 }
 
 /** Where a page starts: in the sorted literals, or among the stored users after one. */
-type Start = { literal: number } | { user: KeysetPosition | undefined };
+type Start = { literal: number; afterWithheld?: true } | { user: KeysetPosition | undefined };
 
 interface CandidateOptions {
   /** Stored users are candidates after the literals, but for these ids (literals already). */
@@ -206,7 +208,11 @@ export class SearchService {
           });
       const withheld = ids.length - candidates.length;
       return candidates.length === 0
-        ? { candidates, more: { literal: start.literal + ids.length }, withheld }
+        ? {
+            candidates,
+            more: { literal: start.literal + ids.length, afterWithheld: true },
+            withheld,
+          }
         : { candidates, withheld };
     }
     if (!storedUsers) return { candidates: [] };
@@ -256,6 +262,7 @@ export class SearchService {
       throw error;
     }
     if (!position) return { literal: 0 };
+    if (position.id.startsWith('w:')) return { literal: placeAfterWithheld(literals, position.id) };
     if (position.id.startsWith('l:'))
       return { literal: placeAfter(literals, position.id.slice(2)) };
     return { user: { at: position.at, id: position.id.slice(2) } };
@@ -263,6 +270,11 @@ export class SearchService {
 
   private tokenOf(scope: string, start: Start, literals: readonly string[]): string {
     // A literal start is never the first: at least the one before it was examined.
+    if ('literal' in start && start.afterWithheld) {
+      const examined = literals[start.literal - 1] as string;
+      const position = `w:${start.literal}:${digestOf(examined)}`;
+      return this.deps.cursors.encode(scope, { at: new Date(0), id: position });
+    }
     return 'literal' in start
       ? this.deps.cursors.encode(scope, { at: new Date(0), id: `l:${literals[start.literal - 1]}` })
       : this.deps.cursors.encode(scope, {
@@ -282,6 +294,22 @@ function placeAfter(literals: readonly string[], examined: string): number {
     else high = middle;
   }
   return low;
+}
+
+const digestOf = (literal: string) =>
+  createHash('sha256').update(literal).digest('base64url').slice(0, 22);
+
+/**
+ * Where a page goes on after a withheld literal: after it if it is still there (found by its
+ * digest), else at its former place.
+ */
+function placeAfterWithheld(literals: readonly string[], position: string): number {
+  const [, place, digest] = position.split(':') as [string, string, string];
+  const formerly = Math.min(Number(place), literals.length);
+  const at = literals[formerly - 1];
+  if (at !== undefined && digestOf(at) === digest) return formerly;
+  const found = literals.findIndex((literal) => digestOf(literal) === digest);
+  return found === -1 ? formerly : found + 1;
 }
 
 /**
