@@ -63,7 +63,7 @@ export function createApp({
   app.use(
     sequence([
       inFlight.track,
-      requestId,
+      requestId(['/access/']),
       metrics.httpMiddleware(),
       helmet(),
       requestLogger(logger),

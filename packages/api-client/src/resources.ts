@@ -44,6 +44,11 @@ export async function send(
   options: RequestOptions = {},
 ): Promise<unknown> {
   const { signal, headers, idempotencyKey, ifMatch } = options;
+  // `{ ifMatch: etagOf(listItem) }` would otherwise change the resource unconditionally.
+  if ('ifMatch' in options && ifMatch === undefined)
+    throw new TypeError(
+      'ifMatch is undefined: etagOf() knows only an object that get, create or update resolved to (a list item has no ETag); get the resource first, or leave ifMatch out to change it unconditionally',
+    );
   const { data, response } = await (client.request as UntypedRequest)(
     operation.method,
     operation.path,

@@ -83,6 +83,24 @@ describe('what a newcomer reaches for', () => {
     expect(requests[0]?.headers.has('if-match')).toBe(false);
   });
 
+  it('refuses an ifMatch given as undefined rather than send the change unconditionally', async () => {
+    const { fetch, requests } = recording(
+      () => new Response(JSON.stringify({ data: [{ id: 'u' }], pagination: { hasMore: false } })),
+    );
+    const client = createSecadminClient({ baseUrl: BASE, apiKey: 'sk_k', fetch });
+    const [listed] = (await client.users.list()).data;
+    // A list item carries no ETag: etagOf answers undefined.
+    const etag = client.etagOf(listed as object);
+    expect(etag).toBeUndefined();
+    await expect(
+      client.users.update('u', { name: 'Ada' }, { ifMatch: etag as string }),
+    ).rejects.toThrow(/ifMatch is undefined/);
+    await expect(client.users.delete('u', { ifMatch: etag as string })).rejects.toThrow(
+      /ifMatch is undefined/,
+    );
+    expect(requests).toHaveLength(1);
+  });
+
   it('waits for an export and downloads it by its downloadUrl', async () => {
     let polls = 0;
     const downloadUrl = 'https://files.example.com/downloads/exp_1.csv?token=t0k';

@@ -17,6 +17,13 @@ export function instant(value: string): string {
   return value;
 }
 
+/** `true` or `false`, as the API's boolean query parameters take them. */
+export function boolean(value: string): boolean {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new InvalidArgumentError('must be true or false.');
+}
+
 /** A JSON object, e.g. `{"team":"blue"}`. */
 export function jsonObject(value: string): Record<string, unknown> {
   let parsed: unknown;

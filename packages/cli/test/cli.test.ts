@@ -673,6 +673,15 @@ conditions: {time: {notBefore: '2026-01-01T09:00:00Z', notAfter: '2026-01-01T17:
     });
     expect((await cli('users', 'update', created.id)).code).toBe(64);
     expect((await cli('users', 'update', created.id, '--metadata', '[1]')).code).toBe(64);
+    const deactivated = await cli('users', 'update', created.id, '--active', 'false', '--json');
+    expect(deactivated.code, deactivated.stderr).toBe(0);
+    expect(JSON.parse(deactivated.stdout)).toMatchObject({ active: false, name: 'Ada' });
+    const inactive = await cli('users', 'list', '--active', 'false', '--json');
+    expect(inactive.code, inactive.stderr).toBe(0);
+    expect(JSON.parse(inactive.stdout).map((u: { id: string }) => u.id)).toEqual([created.id]);
+    const unsure = await cli('users', 'update', created.id, '--active', 'no');
+    expect(unsure.code).toBe(64);
+    expect(unsure.stderr).toContain('--active');
 
     const started = JSON.parse(
       (

@@ -26,7 +26,8 @@ const MAC_BYTES = 16;
 /** A short tag of the list and its filters: a cursor of `users?role=a` is no cursor of `users`. */
 const scopeTag = (scope: string) =>
   createHash('sha256').update(scope).digest('base64url').slice(0, 12);
-const CURSOR = /^[A-Za-z0-9_-]{1,400}\.[A-Za-z0-9_-]{22}$/;
+/** Room for the longest position a list keeps (an AuthZEN search's last literal, 448 characters). */
+const CURSOR = /^[A-Za-z0-9_-]{1,2500}\.[A-Za-z0-9_-]{22}$/;
 /** The latest instant a Date can hold: a position beyond it was never issued. */
 const MAX_TIME = 8.64e15;
 

@@ -778,9 +778,8 @@ export interface Resources {
      *
      * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
      * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+     * request id; an incoming `X-Request-ID` is echoed as sent). A body that is missing, empty,
+     * not JSON or not `application/json` is a 400, as AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
      *
      * `POST /access/v1/evaluation` (`evaluateAccess`)
      */
@@ -797,9 +796,8 @@ export interface Resources {
      *
      * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
      * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+     * request id; an incoming `X-Request-ID` is echoed as sent). A body that is missing, empty,
+     * not JSON or not `application/json` is a 400, as AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
      *
      * `POST /access/v1/evaluations` (`evaluateAccessBatch`)
      */
@@ -812,7 +810,7 @@ export interface Resources {
      * attributes (a stored user's own attributes win).
      *
      * Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
-     * `users`) and every literal identifier that stored
+     * `users`, whether a policy names them or not) and every other literal identifier that stored
      * policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
      * `${self}` name none). The results are the candidates of the searched type for which the
      * decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
@@ -823,9 +821,8 @@ export interface Resources {
      *
      * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
      * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+     * request id; an incoming `X-Request-ID` is echoed as sent). A body that is missing, empty,
+     * not JSON or not `application/json` is a 400, as AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
      *
      * `POST /access/v1/search/subject` (`searchSubjects`)
      */
@@ -849,9 +846,8 @@ export interface Resources {
      *
      * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
      * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+     * request id; an incoming `X-Request-ID` is echoed as sent). A body that is missing, empty,
+     * not JSON or not `application/json` is a 400, as AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
      *
      * `POST /access/v1/search/resource` (`searchResources`)
      */
@@ -874,9 +870,8 @@ export interface Resources {
      *
      * Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
      * AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-     * request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-     * echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-     * AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+     * request id; an incoming `X-Request-ID` is echoed as sent). A body that is missing, empty,
+     * not JSON or not `application/json` is a 400, as AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
      *
      * `POST /access/v1/search/action` (`searchActions`)
      */

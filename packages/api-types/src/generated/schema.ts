@@ -645,9 +645,8 @@ export interface paths {
          *
          *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
          *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         *     request id; an incoming `X-Request-ID` is echoed as sent). A body that is missing, empty,
+         *     not JSON or not `application/json` is a 400, as AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
          */
         post: operations["evaluateAccess"];
         delete?: never;
@@ -676,9 +675,8 @@ export interface paths {
          *
          *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
          *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         *     request id; an incoming `X-Request-ID` is echoed as sent). A body that is missing, empty,
+         *     not JSON or not `application/json` is a 400, as AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
          */
         post: operations["evaluateAccessBatch"];
         delete?: never;
@@ -703,7 +701,7 @@ export interface paths {
          *     attributes (a stored user's own attributes win).
          *
          *     Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
-         *     `users`) and every literal identifier that stored
+         *     `users`, whether a policy names them or not) and every other literal identifier that stored
          *     policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
          *     `${self}` name none). The results are the candidates of the searched type for which the
          *     decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
@@ -714,9 +712,8 @@ export interface paths {
          *
          *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
          *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         *     request id; an incoming `X-Request-ID` is echoed as sent). A body that is missing, empty,
+         *     not JSON or not `application/json` is a 400, as AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
          */
         post: operations["searchSubjects"];
         delete?: never;
@@ -752,9 +749,8 @@ export interface paths {
          *
          *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
          *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         *     request id; an incoming `X-Request-ID` is echoed as sent). A body that is missing, empty,
+         *     not JSON or not `application/json` is a 400, as AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
          */
         post: operations["searchResources"];
         delete?: never;
@@ -789,9 +785,8 @@ export interface paths {
          *
          *     Bearer API keys, action `policies:simulate` on `policies` (as the simulator). The body is
          *     AuthZEN's own shape: no `data` envelope and no `meta` (the `X-Request-Id` header carries the
-         *     request id; an incoming `X-Request-ID` of up to 128 characters `A-Z a-z 0-9 . _ : -` is
-         *     echoed). A body that is missing, empty, not JSON or not `application/json` is a 400, as
-         *     AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
+         *     request id; an incoming `X-Request-ID` is echoed as sent). A body that is missing, empty,
+         *     not JSON or not `application/json` is a 400, as AuthZEN's certification requires (not the 415 of `/v1`); errors keep secadmin's envelope.
          */
         post: operations["searchActions"];
         delete?: never;
@@ -2913,7 +2908,7 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description Who asks: decided as the principal `<type>:<id>` (`user:alice`, `role:admin`, `service:billing`); `properties` become its `principal.*` attributes. For a stored user (`user:<id>`), the stored attributes win. Other keys are ignored.
+         * @description Who asks: decided as the principal `<type>:<id>` (`user:alice`, `role:admin`, `service:billing`); `properties` become its `principal.*` attributes. For a stored user (`user:<id>`), the stored attributes win. `type` must be `user`, `role` or `service`, the principals policies name: another (`User`, `spaceship`) is a 400 naming `subject.type` in an evaluation, an item's error in a batch, and finds nothing in a search. Other keys are ignored.
          * @example {
          *       "type": "user",
          *       "id": "alice"
@@ -2956,7 +2951,7 @@ export interface components {
             properties?: components["schemas"]["AuthzenProperties"];
         };
         /**
-         * @description The environment of the request, passed to the decision as the simulator's `context`: `ip` (an IPv4 or IPv6 address) and `time` (an ISO 8601 instant; default now) for `ip` and `time` conditions, and every key for `context.*` attribute conditions.
+         * @description The environment of the request, passed to the decision as the simulator's `context`: `ip` (an IPv4 or IPv6 address) and `time` (an ISO 8601 instant; default now) for `ip` and `time` conditions, and every key for `context.*` attribute conditions. At most 16 KiB serialized and 8 levels deep, this object being level 1 (beyond, a 400 naming `body.context`, on the searches too, whether or not any candidate is left to decide).
          * @example {
          *       "ip": "192.168.1.1",
          *       "time": "2025-06-27T18:03:00-07:00"
@@ -4582,6 +4577,11 @@ export interface components {
          * @example true
          */
         "Idempotent-Replayed": "true";
+        /**
+         * @description The `X-Request-ID` the request carried, echoed as sent (AuthZEN requires it back unchanged); without one, the request id secadmin made. An incoming id of up to 128 characters `A-Z a-z 0-9 . _ : -` is also the request id of secadmin's logs and error bodies' `meta`; any other is echoed only. Its length is bounded by the request's headers, 16 KiB together.
+         * @example 0f8e6c2a-3b1d-4e5f-9a7b-1c2d3e4f5a6b
+         */
+        AuthzenRequestId: string;
         /**
          * @description The version of this representation (each content encoding has its own); send it back in `If-None-Match` to revalidate.
          * @example "q2bdPz0C9wXyVg7nQ1tKfJ3mR8sLhUe5aYiOcWnDv4E-br"
@@ -6593,7 +6593,7 @@ export interface operations {
             /** @description The answer. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Request-Id": components["headers"]["AuthzenRequestId"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6637,7 +6637,7 @@ export interface operations {
             /** @description The answer. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Request-Id": components["headers"]["AuthzenRequestId"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6694,7 +6694,7 @@ export interface operations {
             /** @description The answer. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Request-Id": components["headers"]["AuthzenRequestId"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6747,7 +6747,7 @@ export interface operations {
             /** @description The answer. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Request-Id": components["headers"]["AuthzenRequestId"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6796,7 +6796,7 @@ export interface operations {
             /** @description The answer. */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Request-Id": components["headers"]["AuthzenRequestId"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];

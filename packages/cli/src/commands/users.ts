@@ -2,9 +2,9 @@ import type { UserListItem, UserUpdate } from '@secadmin/api-client';
 import type { Command } from 'commander';
 import { commandContext, type GlobalOptions } from '../context.js';
 import { usageError } from '../errors.js';
-import { collect, jsonObject } from '../options.js';
+import { boolean, collect, jsonObject } from '../options.js';
 
-const USER_COLUMNS = ['id', 'email', 'name', 'roles', 'createdAt'];
+const USER_COLUMNS = ['id', 'email', 'name', 'roles', 'active', 'createdAt'];
 
 export function registerUserCommands(program: Command): void {
   const users = program.command('users').description('manage users');
@@ -14,13 +14,16 @@ export function registerUserCommands(program: Command): void {
     .description('list users, oldest first')
     .option('--role <role>', 'only users holding this role')
     .option('--email <email>', 'only the user with this email')
-    .action(async (options: { role?: string; email?: string }, command: Command) => {
-      const { client, out } = commandContext(command.optsWithGlobals<GlobalOptions>());
-      const rows: UserListItem[] = [];
-      for await (const user of client.paginate('/v1/users', { limit: 100, ...options }))
-        rows.push(user);
-      out.result(rows, () => out.table(rows, USER_COLUMNS));
-    });
+    .option('--active <true|false>', 'only active, or only inactive, users', boolean)
+    .action(
+      async (options: { role?: string; email?: string; active?: boolean }, command: Command) => {
+        const { client, out } = commandContext(command.optsWithGlobals<GlobalOptions>());
+        const rows: UserListItem[] = [];
+        for await (const user of client.paginate('/v1/users', { limit: 100, ...options }))
+          rows.push(user);
+        out.result(rows, () => out.table(rows, USER_COLUMNS));
+      },
+    );
 
   users
     .command('get')
@@ -67,6 +70,11 @@ export function registerUserCommands(program: Command): void {
       'metadata to merge, a JSON object (a key set to null is removed)',
       jsonObject,
     )
+    .option(
+      '--active <true|false>',
+      'false denies the user everything and disables its keys; true lets it act again',
+      boolean,
+    )
     .action(
       async (
         id: string,
@@ -76,6 +84,7 @@ export function registerUserCommands(program: Command): void {
           role?: string[];
           roles?: boolean;
           metadata?: Record<string, unknown>;
+          active?: boolean;
         },
         command: Command,
       ) => {
@@ -87,10 +96,11 @@ export function registerUserCommands(program: Command): void {
           ...(options.role ? { roles: options.role } : {}),
           ...(options.roles === false ? { roles: [] } : {}),
           ...(options.metadata ? { metadata: options.metadata } : {}),
+          ...(options.active !== undefined ? { active: options.active } : {}),
         } as UserUpdate;
         if (Object.keys(update).length === 0)
           throw usageError(
-            'nothing to change: give --email, --name, --role, --no-roles or --metadata',
+            'nothing to change: give --email, --name, --role, --no-roles, --metadata or --active',
           );
         const { client, out } = commandContext(command.optsWithGlobals<GlobalOptions>());
         const user = await client.users.update(id, update);

@@ -551,6 +551,22 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
       );
       expect(echoed.status).toBe(200);
       expect(echoed.headers.get('x-request-id')).toBe(id);
+      // Ids that secadmin would not take as its own request id are echoed all the same.
+      for (const traced of [
+        'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1',
+        `pep ${'x'.repeat(200)}`,
+      ]) {
+        const reply = await post(
+          '/access/v1/search/action',
+          { subject: alice, resource: record1 },
+          { 'X-Request-ID': traced },
+        );
+        expect(reply.status).toBe(200);
+        expect(reply.headers.get('x-request-id')).toBe(traced);
+        const refused = await send('/access/v1/evaluation', '{', { 'X-Request-ID': traced });
+        expect(refused.status).toBe(400);
+        expect(refused.headers.get('x-request-id')).toBe(traced);
+      }
       const absent = await evaluation({ subject: alice, action: read, resource: record1 });
       expect(absent.status).toBe(200);
     });
@@ -1088,6 +1104,74 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
       ).toEqual([]);
     });
 
+    it('does not show a key that may not list users the stored users that policies name', async () => {
+      const named = await createUser(server.client, {});
+      const search = {
+        subject: { type: 'user' },
+        action: { name: 'escort' },
+        resource: { type: 'vault', id: 'v1' },
+      };
+      await createPolicy(server.client, {
+        principals: [`user:${named.id}`, 'user:dave'],
+        actions: ['escort'],
+        resources: ['vault/v1'],
+      });
+      await createPolicy(server.client, {
+        principals: ['service:authzen-no-users'],
+        actions: ['policies:simulate'],
+        resources: ['policies'],
+      });
+      const simulator = await createKey(server.client, 'service:authzen-no-users');
+      const reply = await asKey(simulator.secret, '/access/v1/search/subject', search);
+      expect(reply.status).toBe(200);
+      // `dave` is only a name in a policy; the stored user is an account it may not list.
+      expect(((await reply.json()) as { results: unknown[] }).results).toEqual([
+        { type: 'user', id: 'dave' },
+      ]);
+      const paged = await asKey(simulator.secret, '/access/v1/search/subject', {
+        ...search,
+        page: { limit: 1 },
+      });
+      expect(await paged.json()).toMatchObject({ results: [{ type: 'user', id: 'dave' }] });
+      expect(ids(await searchSubject(search)).sort()).toEqual(['dave', named.id].sort());
+    });
+
+    it('pages on from the last result returned, not from its place, when policies change between pages', async () => {
+      const type = `crate-${Date.now()}`;
+      const search = { subject: alice, action: { name: 'open' }, resource: { type } };
+      const allow = (resources: string[]) =>
+        createPolicy(server.client, {
+          principals: ['user:alice'],
+          actions: ['open'],
+          resources: resources.map((id) => `${type}/${id}`),
+        });
+      const remove = async (id: string) => {
+        const res = await fetch(`${server.url}/v1/policies/${id}`, {
+          method: 'DELETE',
+          headers: { authorization: `Bearer ${server.rootKey}` },
+        });
+        expect(res.status).toBe(204);
+      };
+      await allow(['m', 'n', 'o']);
+      const first = await allow(['a']);
+      const page1 = await searchResource({ ...search, page: { limit: 2 } });
+      expect(ids(page1)).toEqual(['a', 'm']);
+      // A literal before the page's end goes away: `n` is next all the same, not skipped.
+      await remove(first.id);
+      const page2 = await searchResource({
+        ...search,
+        page: { limit: 1, token: page1.body.page.next_token },
+      });
+      expect(ids(page2)).toEqual(['n']);
+      // One comes before it: `o` is next, `n` is not repeated.
+      await allow(['b']);
+      const page3 = await searchResource({
+        ...search,
+        page: { limit: 1, token: page2.body.page.next_token },
+      });
+      expect(ids(page3)).toEqual(['o']);
+    });
+
     it('stops at the first deny or permit when asked, and answers each bad item alone', async () => {
       const items = [
         { subject: alice, action: read, resource: record1 },
@@ -1198,6 +1282,70 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
         page: { limit: 1001 },
       });
       expect(limit.status).toBe(400);
+    });
+
+    it('decides only subjects that are principals (user, role, service): another type is no way around a stored user', async () => {
+      // `User:<id>` is not the stored user `user:<id>`: its own properties, its inactivity and
+      // the policies naming it would not count, only those for any principal (`*`).
+      const inactive = await createUser(server.client, { roles: ['r1'] });
+      const patched = await fetch(`${server.url}/v1/users/${inactive.id}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${server.rootKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ active: false }),
+      });
+      expect(patched.status).toBe(200);
+      const asStored = { type: 'user', id: inactive.id, properties: { role: 'admin' } };
+      const question = { action: write, resource: record2Archived };
+      expect(await decisionOf({ subject: asStored, ...question })).toBe(false);
+      for (const type of ['User', 'USER', 'spaceship']) {
+        const subject = { ...asStored, type };
+        const refused = await evaluation({ subject, ...question });
+        expect(refused.status).toBe(400);
+        expect(refused.body.error.details).toEqual([
+          { field: 'body.subject.type', message: 'must be user, role or service' },
+        ]);
+        const batch = await evaluations({ ...question, evaluations: [{ subject }] });
+        expect(batch.status).toBe(200);
+        expect(batch.body.evaluations).toEqual([
+          {
+            decision: false,
+            context: {
+              error: { status: 400, message: 'subject.type: must be user, role or service' },
+            },
+          },
+        ]);
+        // A search finds nothing for a subject of a type it does not know (certification c-4-6).
+        expect(
+          ids(await searchResource({ subject, action: write, resource: { type: 'record' } })),
+        ).toEqual([]);
+        expect(names(await searchAction({ subject, resource: record2Archived }))).toEqual([]);
+      }
+    });
+
+    it('refuses a search past its bounds even when no candidate is left to decide', async () => {
+      // No stored policy names a resource of this type: nothing reaches the simulator.
+      const nothingNamed = { type: `unnamed-${Date.now()}` };
+      const wideContext = await searchResource({
+        subject: alice,
+        action: read,
+        resource: nothingNamed,
+        context: { note: 'x'.repeat(17_000) },
+      });
+      expect(wideContext.status).toBe(400);
+      expect(wideContext.body.error.details).toEqual([
+        { field: 'body.context', message: 'must be at most 16384 bytes when serialized' },
+      ]);
+      let deep: unknown = 'x';
+      for (let level = 0; level < 8; level++) deep = { deeper: deep };
+      const deepProperties = await searchSubject({
+        subject: { type: nothingNamed.type, properties: { nested: deep } },
+        action: read,
+        resource: record1,
+      });
+      expect(deepProperties.status).toBe(400);
+      expect(deepProperties.body.error.details).toEqual([
+        { field: 'body.properties', message: 'must be nested at most 8 levels deep' },
+      ]);
     });
   });
 });

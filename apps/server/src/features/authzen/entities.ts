@@ -45,6 +45,18 @@ export function toSimulation({ subject, action, resource, context }: Question): 
 }
 
 /**
+ * The subject types that are principals of secadmin's policies (`user:<id>`, `role:<id>`,
+ * `service:<name>`). Any other (`User`, `spaceship`) would be decided as a principal that only
+ * `*` names: for a stored user's id, without its stored attributes, its inactivity or the
+ * policies naming it.
+ */
+const PRINCIPAL_TYPES: ReadonlySet<string> = new Set(['user', 'role', 'service']);
+
+export const isPrincipalType = (type: string) => PRINCIPAL_TYPES.has(type);
+
+export const NOT_A_PRINCIPAL_TYPE = 'must be user, role or service';
+
+/**
  * The bounds of the spec's `AuthzenSubject`, `AuthzenAction`, `AuthzenResource` and
  * `AuthzenContext`: the whole-request operations have them checked by the spec's schema; an
  * item of a batch is checked here, so that its problems answer it alone.

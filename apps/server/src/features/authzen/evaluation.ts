@@ -3,7 +3,14 @@ import type { RequestActor } from '../../lib/actor.js';
 import { Invalid } from '../../lib/errors.js';
 import type { StateVersions } from '../../lib/state-versions.js';
 import type { ShownDecision, Simulation } from '../policies/index.js';
-import { authzenField, type Question, questionProblems, toSimulation } from './entities.js';
+import {
+  authzenField,
+  isPrincipalType,
+  NOT_A_PRINCIPAL_TYPE,
+  type Question,
+  questionProblems,
+  toSimulation,
+} from './entities.js';
 
 type Decision = components['schemas']['AuthzenDecision'];
 type EvaluationsRequest = components['schemas']['AuthzenEvaluationsRequest'];
@@ -42,6 +49,8 @@ export class EvaluationService {
     versions: StateVersions,
     caller: RequestActor,
   ): Promise<Decision> {
+    if (!isPrincipalType(question.subject.type))
+      throw new Invalid([{ field: 'subject.type', message: NOT_A_PRINCIPAL_TYPE }]);
     try {
       return answerOf(await this.simulator.simulate(toSimulation(question), versions, caller));
     } catch (error) {

@@ -13,6 +13,7 @@ export function createAuthzen(deps: {
   policiesAt: (versions: StateVersions) => Promise<readonly PolicyDefinition[]>;
   usersAfter: SearchDeps['usersAfter'];
   mayListUsers: SearchDeps['mayListUsers'];
+  isStoredUser: SearchDeps['isStoredUser'];
   cursors: Cursors;
   publicUrl: string;
 }) {

@@ -8,7 +8,7 @@ import { Invalid } from '../../lib/errors.js';
 import type { StateVersions } from '../../lib/state-versions.js';
 import type { Simulation } from '../policies/index.js';
 import type { CandidateIndex } from './candidates.js';
-import { type Question, toSimulation } from './entities.js';
+import { isPrincipalType, type Question, toSimulation } from './entities.js';
 import { renamed } from './evaluation.js';
 
 type SubjectSearch = components['schemas']['AuthzenSubjectSearchRequest'];
@@ -25,8 +25,14 @@ export const MAX_EXAMINED_PER_PAGE = 500;
 const CHECKS_PER_BATCH = 100;
 const DEFAULT_LIMIT = 50;
 
-/** A token's position: the next literal (`l:<index>`) or the last stored user returned (`u:<id>`). */
-const POSITION = /^(l:\d{1,9}|u:user_[0-9a-z]{26})$/;
+/**
+ * A token's position: the last literal examined (`l:<literal>`, at most the longest identifier
+ * a request may carry), or the last stored user (`u:<id>`). By value, not by place: a policy
+ * created or deleted between two pages moves the places of the literals after it. A literal
+ * withheld from the caller is not written in its token (which is signed, not secret): its place
+ * and digest stand for it (`w:<place>:<digest>`).
+ */
+const POSITION = /^(l:[\s\S]{1,448}|w:\d{1,9}:[A-Za-z0-9_-]{22}|u:user_[0-9a-z]{26})$/;
 
 export interface SearchDeps {
   simulator: Simulation;
@@ -43,10 +49,19 @@ export interface SearchDeps {
    * only then, so a key that may only simulate cannot enumerate the accounts.
    */
   mayListUsers: (caller: RequestActor, versions: StateVersions) => Promise<boolean>;
+  /** Whether a `user` id is a stored user's (a policy may name one). */
+  isStoredUser: (id: string) => Promise<boolean>;
 }
 
 /** Where a page starts: in the sorted literals, or among the stored users after one. */
-type Start = { literal: number } | { user: KeysetPosition | undefined };
+type Start = { literal: number; afterWithheld?: true } | { user: KeysetPosition | undefined };
+
+interface CandidateOptions {
+  /** Stored users are candidates after the literals, but for these ids (literals already). */
+  storedUsers?: ReadonlySet<string> | undefined;
+  /** Whether a literal is offered to this caller; without it, every one is. */
+  offered?: ((id: string) => Promise<boolean>) | undefined;
+}
 
 /** One candidate: what it answers as, and the question it is decided with. */
 interface Candidate<R> {
@@ -71,7 +86,12 @@ export class SearchService {
       resource: request.resource,
       context: request.context,
     });
-    const withUsers = type === 'user' && (await this.deps.mayListUsers(caller, versions));
+    const mayList = type === 'user' && (await this.deps.mayListUsers(caller, versions));
+    // Without users:list, a stored user that a policy names is an account like the others.
+    const offered =
+      type === 'user' && !mayList
+        ? async (id: string) => !(await this.deps.isStoredUser(id))
+        : undefined;
     return this.search(
       'subject',
       request,
@@ -80,7 +100,7 @@ export class SearchService {
       literals,
       ask,
       (id) => ({ type, id }),
-      { storedUsers: withUsers ? known : undefined },
+      { storedUsers: mayList ? known : undefined, offered },
     );
   }
 
@@ -123,22 +143,30 @@ export class SearchService {
     literals: readonly string[],
     ask: (id: string) => Question,
     result: (id: string) => R,
-    options: { storedUsers?: ReadonlySet<string> | undefined } = {},
+    options: CandidateOptions = {},
   ): Promise<{ results: R[]; page: Page }> {
+    // Checked once here, not only as candidates are decided: a search with none to decide
+    // refuses the same request as one with many.
+    const { explain: _, ...check } = toSimulation(ask(''));
+    const problems = this.deps.simulator.checkProblems(check);
+    if (problems.length > 0) throw renamed(new Invalid(problems));
+    // A subject of a type that is no principal is unknown here: nothing is found for it.
+    if (!isPrincipalType(ask('').subject.type))
+      return { results: [], page: { next_token: '', count: 0 } };
     const limit = request.page?.limit ?? DEFAULT_LIMIT;
     const scope = await scopeOf(kind, request);
-    let start = this.startOf(scope, request.page?.token);
+    let start = this.startOf(scope, request.page?.token, literals);
     const results: R[] = [];
     let examined = 0;
     let last: Start | undefined;
     let exhausted = false;
     while (results.length < limit && examined < MAX_EXAMINED_PER_PAGE) {
       const room = Math.min(CHECKS_PER_BATCH, MAX_EXAMINED_PER_PAGE - examined);
-      const batch = await this.batchFrom(start, room, literals, ask, result, options.storedUsers);
+      const batch = await this.batchFrom(start, room, literals, ask, result, options);
+      examined += batch.withheld ?? 0;
       if (batch.candidates.length === 0) {
         if (batch.more) {
-          // Only stored users already named by policies were read: they count, and are passed.
-          examined += room;
+          // Only candidates not offered were read: they count (above), and are passed.
           last = batch.more;
           start = batch.more;
           continue;
@@ -155,7 +183,7 @@ export class SearchService {
       }
       start = last as Start;
     }
-    const nextToken = exhausted || !last ? '' : this.tokenOf(scope, last);
+    const nextToken = exhausted || !last ? '' : this.tokenOf(scope, last, literals);
     return { results, page: { next_token: nextToken, count: results.length } };
   }
 
@@ -166,17 +194,26 @@ export class SearchService {
     literals: readonly string[],
     ask: (id: string) => Question,
     result: (id: string) => R,
-    storedUsers: ReadonlySet<string> | undefined,
-  ): Promise<{ candidates: Candidate<R>[]; more?: Start }> {
+    { storedUsers, offered }: CandidateOptions,
+  ): Promise<{ candidates: Candidate<R>[]; more?: Start; withheld?: number }> {
     if ('literal' in start && start.literal < literals.length) {
       const ids = literals.slice(start.literal, start.literal + room);
-      return {
-        candidates: ids.map((id, i) => ({
-          result: result(id),
-          question: ask(id),
-          next: { literal: start.literal + i + 1 },
-        })),
-      };
+      const candidates: Candidate<R>[] = [];
+      for (const [i, id] of ids.entries())
+        if (!offered || (await offered(id)))
+          candidates.push({
+            result: result(id),
+            question: ask(id),
+            next: { literal: start.literal + i + 1 },
+          });
+      const withheld = ids.length - candidates.length;
+      return candidates.length === 0
+        ? {
+            candidates,
+            more: { literal: start.literal + ids.length, afterWithheld: true },
+            withheld,
+          }
+        : { candidates, withheld };
     }
     if (!storedUsers) return { candidates: [] };
     const after = 'user' in start ? start.user : undefined;
@@ -190,7 +227,7 @@ export class SearchService {
       }));
     const lastUser = users[users.length - 1];
     return candidates.length === 0 && lastUser && users.length === room
-      ? { candidates, more: { user: { at: lastUser.createdAt, id: lastUser.id } } }
+      ? { candidates, more: { user: { at: lastUser.createdAt, id: lastUser.id } }, withheld: room }
       : { candidates };
   }
 
@@ -212,7 +249,7 @@ export class SearchService {
     }
   }
 
-  private startOf(scope: string, token: string | undefined): Start {
+  private startOf(scope: string, token: string | undefined, literals: readonly string[]): Start {
     let position: KeysetPosition | undefined;
     try {
       position = this.deps.cursors.decode(scope, POSITION, token);
@@ -225,18 +262,54 @@ export class SearchService {
       throw error;
     }
     if (!position) return { literal: 0 };
-    if (position.id.startsWith('l:')) return { literal: Number(position.id.slice(2)) };
+    if (position.id.startsWith('w:')) return { literal: placeAfterWithheld(literals, position.id) };
+    if (position.id.startsWith('l:'))
+      return { literal: placeAfter(literals, position.id.slice(2)) };
     return { user: { at: position.at, id: position.id.slice(2) } };
   }
 
-  private tokenOf(scope: string, start: Start): string {
+  private tokenOf(scope: string, start: Start, literals: readonly string[]): string {
+    // A literal start is never the first: at least the one before it was examined.
+    if ('literal' in start && start.afterWithheld) {
+      const examined = literals[start.literal - 1] as string;
+      const position = `w:${start.literal}:${digestOf(examined)}`;
+      return this.deps.cursors.encode(scope, { at: new Date(0), id: position });
+    }
     return 'literal' in start
-      ? this.deps.cursors.encode(scope, { at: new Date(0), id: `l:${start.literal}` })
+      ? this.deps.cursors.encode(scope, { at: new Date(0), id: `l:${literals[start.literal - 1]}` })
       : this.deps.cursors.encode(scope, {
           at: start.user?.at ?? new Date(0),
           id: `u:${start.user?.id ?? ''}`,
         });
   }
+}
+
+/** The place of the first literal that sorts after `examined` (the literals are sorted). */
+function placeAfter(literals: readonly string[], examined: string): number {
+  let low = 0;
+  let high = literals.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((literals[middle] as string) <= examined) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+const digestOf = (literal: string) =>
+  createHash('sha256').update(literal).digest('base64url').slice(0, 22);
+
+/**
+ * Where a page goes on after a withheld literal: after it if it is still there (found by its
+ * digest), else at its former place.
+ */
+function placeAfterWithheld(literals: readonly string[], position: string): number {
+  const [, place, digest] = position.split(':') as [string, string, string];
+  const formerly = Math.min(Number(place), literals.length);
+  const at = literals[formerly - 1];
+  if (at !== undefined && digestOf(at) === digest) return formerly;
+  const found = literals.findIndex((literal) => digestOf(literal) === digest);
+  return found === -1 ? formerly : found + 1;
 }
 
 /**

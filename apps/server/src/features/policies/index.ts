@@ -17,7 +17,7 @@ export type PoliciesApi = Pick<PoliciesService, 'removePrincipal'>;
 export type Access = Pick<AccessService, 'decide'>;
 
 /** Simulate and batch checks, as `/v1/policies/simulate` answers them (AuthZEN builds on it). */
-export type Simulation = Pick<SimulationService, 'simulate' | 'simulateBatch'>;
+export type Simulation = Pick<SimulationService, 'simulate' | 'simulateBatch' | 'checkProblems'>;
 
 export function createPolicies(
   deps: Omit<PoliciesDeps, 'policies' | 'store'> &

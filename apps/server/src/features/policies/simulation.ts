@@ -114,6 +114,16 @@ function draftIndexes(drafts: readonly PolicyDefinition[]): PolicyIndex[] {
 export class SimulationService {
   constructor(private readonly access: Pick<AccessService, 'decide'>) {}
 
+  /**
+   * What would make a check a 400 before any policy is looked at (its context and attributes
+   * past their bounds, an ip or time that does not parse); none when it can be decided.
+   */
+  checkProblems(check: SimulationCheck): FieldProblem[] {
+    const problems: FieldProblem[] = [];
+    parseContext(check, '', problems);
+    return problems;
+  }
+
   async simulate(
     request: SimulationRequest,
     versions: StateVersions,

@@ -1,0 +1,76 @@
+import type { PolicyDefinition } from '@secadmin/policy';
+import { describe, expect, it } from 'vitest';
+import type { RequestActor } from '../../lib/actor.js';
+import { Cursors } from '../../lib/cursor.js';
+import type { StateVersions } from '../../lib/state-versions.js';
+import { CandidateIndex } from './candidates.js';
+import { MAX_EXAMINED_PER_PAGE, SearchService } from './search.js';
+
+/** A page's worth of stored users that a policy names, then one name that is no user. */
+const storedIds = Array.from(
+  { length: MAX_EXAMINED_PER_PAGE + 20 },
+  (_, i) => `user_01m8c${String(i).padStart(21, '0')}`,
+);
+const policies: PolicyDefinition[] = [
+  {
+    id: 'pol_1',
+    name: 'named',
+    effect: 'allow',
+    principals: [...storedIds.map((id) => `user:${id}`), 'user:zed'],
+    actions: ['open'],
+    resources: ['vault/v1'],
+  },
+];
+const stored = new Set(storedIds);
+
+function searchService() {
+  return new SearchService({
+    simulator: {
+      checkProblems: () => [],
+      simulate: async () => {
+        throw new Error('not used');
+      },
+      simulateBatch: async ({ checks }) =>
+        checks.map(() => ({ allowed: true }) as Awaited<ReturnType<never>>),
+    },
+    policiesAt: async () => policies,
+    candidates: new CandidateIndex(),
+    usersAfter: async () => [],
+    cursors: new Cursors('a test secret'),
+    mayListUsers: async () => false,
+    isStoredUser: async (id) => stored.has(id),
+  });
+}
+
+const caller: RequestActor = {
+  keyId: 'key_1',
+  principal: 'service:pep',
+  isRoot: false,
+  ip: undefined,
+  userAgent: undefined,
+};
+const versions = {} as StateVersions;
+
+describe('AuthZEN subject search without users:list', () => {
+  it('pages past a page of withheld stored users without naming one in its token', async () => {
+    const search = searchService();
+    const request = {
+      subject: { type: 'user' },
+      action: { name: 'open' },
+      resource: { type: 'vault', id: 'v1' },
+    };
+    const first = await search.subjects(request, versions, caller);
+    expect(first.results).toEqual([]);
+    expect(first.page.next_token).not.toBe('');
+    const [payload] = first.page.next_token.split('.');
+    const readable = Buffer.from(payload ?? '', 'base64url').toString();
+    for (const id of storedIds) expect(readable).not.toContain(id);
+    const second = await search.subjects(
+      { ...request, page: { token: first.page.next_token } },
+      versions,
+      caller,
+    );
+    expect(second.results).toEqual([{ type: 'user', id: 'zed' }]);
+    expect(second.page.next_token).toBe('');
+  });
+});
