@@ -153,6 +153,7 @@ export function createServices(store: Store, options: ServicesOptions): Composit
         )
       ).allowed,
     cursors,
+    readableBy: policies.readableBy,
     publicUrl: options.publicUrl,
   });
   const logStreams = createLogStreams({

@@ -11,19 +11,24 @@ export interface LiteralCandidates {
   /** `record` → [`record-1`] from the resource `record/record-1`. */
   resources: ReadonlyMap<string, readonly string[]>;
   actions: readonly string[];
+  /** The ids of the policies that name each literal, by `namerKey(kind, type, id)`. */
+  namers: ReadonlyMap<string, readonly string[]>;
 }
+
+export type CandidateKind = 'subject' | 'resource' | 'action';
+
+/** Where `namers` keeps the policies naming a literal of `kind` (an action has no type). */
+export const namerKey = (kind: CandidateKind, type: string, id: string) =>
+  `${kind}\u0000${type}\u0000${id}`;
 
 const isLiteral = (pattern: string) => !pattern.includes('*') && !pattern.includes(SELF);
 
-/** Adds `type<separator>id` to `byType` if the pattern is a literal with both parts. */
-function add(byType: Map<string, Set<string>>, pattern: string, separator: string): void {
-  if (!isLiteral(pattern)) return;
+/** Splits a literal `type<separator>id` pattern; undefined for a pattern or a part missing. */
+function typedLiteral(pattern: string, separator: string): [string, string] | undefined {
+  if (!isLiteral(pattern)) return undefined;
   const at = pattern.indexOf(separator);
-  if (at <= 0 || at === pattern.length - 1) return;
-  const type = pattern.slice(0, at);
-  const ids = byType.get(type) ?? new Set<string>();
-  ids.add(pattern.slice(at + 1));
-  byType.set(type, ids);
+  if (at <= 0 || at === pattern.length - 1) return undefined;
+  return [pattern.slice(0, at), pattern.slice(at + 1)];
 }
 
 const sorted = (byType: Map<string, Set<string>>) =>
@@ -33,12 +38,42 @@ export function literalCandidates(policies: readonly PolicyDefinition[]): Litera
   const subjects = new Map<string, Set<string>>();
   const resources = new Map<string, Set<string>>();
   const actions = new Set<string>();
+  const namers = new Map<string, string[]>();
+  const named = (key: string, policyId: string) => {
+    const ids = namers.get(key);
+    if (!ids) namers.set(key, [policyId]);
+    else if (ids[ids.length - 1] !== policyId) ids.push(policyId);
+  };
+  const add = (
+    kind: CandidateKind,
+    byType: Map<string, Set<string>>,
+    literal: [string, string] | undefined,
+    policyId: string,
+  ) => {
+    if (!literal) return;
+    const [type, id] = literal;
+    const ids = byType.get(type) ?? new Set<string>();
+    ids.add(id);
+    byType.set(type, ids);
+    named(namerKey(kind, type, id), policyId);
+  };
   for (const policy of policies) {
-    for (const principal of policy.principals) add(subjects, principal, ':');
-    for (const resource of policy.resources) add(resources, resource, '/');
-    for (const action of policy.actions) if (isLiteral(action)) actions.add(action);
+    for (const principal of policy.principals)
+      add('subject', subjects, typedLiteral(principal, ':'), policy.id);
+    for (const resource of policy.resources)
+      add('resource', resources, typedLiteral(resource, '/'), policy.id);
+    for (const action of policy.actions)
+      if (isLiteral(action)) {
+        actions.add(action);
+        named(namerKey('action', '', action), policy.id);
+      }
   }
-  return { subjects: sorted(subjects), resources: sorted(resources), actions: [...actions].sort() };
+  return {
+    subjects: sorted(subjects),
+    resources: sorted(resources),
+    actions: [...actions].sort(),
+    namers,
+  };
 }
 
 /**

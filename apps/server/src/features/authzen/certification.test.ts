@@ -1075,11 +1075,18 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
         const res = await asKey(simulator.secret, '/access/v1/search/subject', search);
         return ((await res.json()) as { results: unknown[] }).results;
       };
-      expect(await bySimulator()).toEqual([{ type: 'user', id: 'carol' }]);
+      // `carol` is named only by a policy this key may not read: not offered to it.
+      expect(await bySimulator()).toEqual([]);
       await createPolicy(server.client, {
         principals: ['service:authzen-simulator'],
         actions: ['users:list'],
         resources: ['users'],
+      });
+      expect(await bySimulator()).toEqual([{ type: 'user', id: user.id }]);
+      await createPolicy(server.client, {
+        principals: ['service:authzen-simulator'],
+        actions: ['policies:read'],
+        resources: [`policies/${policy.id}`],
       });
       expect(await bySimulator()).toEqual([
         { type: 'user', id: 'carol' },

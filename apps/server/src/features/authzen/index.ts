@@ -14,6 +14,7 @@ export function createAuthzen(deps: {
   usersAfter: SearchDeps['usersAfter'];
   mayListUsers: SearchDeps['mayListUsers'];
   isStoredUser: SearchDeps['isStoredUser'];
+  readableBy: SearchDeps['readableBy'];
   cursors: Cursors;
   publicUrl: string;
 }) {

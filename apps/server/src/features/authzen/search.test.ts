@@ -23,7 +23,7 @@ const policies: PolicyDefinition[] = [
 ];
 const stored = new Set(storedIds);
 
-function searchService() {
+function searchService(readable = (_policyId: string) => true) {
   return new SearchService({
     simulator: {
       checkProblems: () => [],
@@ -39,6 +39,7 @@ function searchService() {
     cursors: new Cursors('a test secret'),
     mayListUsers: async () => false,
     isStoredUser: async (id) => stored.has(id),
+    readableBy: () => async (policyId) => readable(policyId),
   });
 }
 
@@ -72,5 +73,53 @@ describe('AuthZEN subject search without users:list', () => {
     );
     expect(second.results).toEqual([{ type: 'user', id: 'zed' }]);
     expect(second.page.next_token).toBe('');
+  });
+});
+
+describe('AuthZEN search for a key that may not read the policy', () => {
+  it("offers none of the policy's identifiers: subjects, resources or actions", async () => {
+    const hidden = searchService(() => false);
+    const question = { action: { name: 'open' }, resource: { type: 'vault', id: 'v1' } };
+    const subjects = await hidden.subjects(
+      { subject: { type: 'user' }, ...question, page: { limit: 1000 } },
+      versions,
+      caller,
+    );
+    // Past the withheld stored users, and still nothing: `zed` is named by a hidden policy.
+    const rest = subjects.page.next_token
+      ? await hidden.subjects(
+          { subject: { type: 'user' }, ...question, page: { token: subjects.page.next_token } },
+          versions,
+          caller,
+        )
+      : { results: [] };
+    expect([...subjects.results, ...rest.results]).toEqual([]);
+    const subject = { type: 'user', id: 'zed' };
+    const resources = await hidden.resources(
+      { subject, action: { name: 'open' }, resource: { type: 'vault' } },
+      versions,
+      caller,
+    );
+    expect(resources.results).toEqual([]);
+    const actions = await hidden.actions(
+      { subject, resource: { type: 'vault', id: 'v1' } },
+      versions,
+      caller,
+    );
+    expect(actions.results).toEqual([]);
+    const readable = searchService();
+    expect(
+      (
+        await readable.resources(
+          { subject, action: { name: 'open' }, resource: { type: 'vault' } },
+          versions,
+          caller,
+        )
+      ).results,
+    ).toEqual([{ type: 'vault', id: 'v1' }]);
+    expect(
+      (await readable.actions({ subject, resource: { type: 'vault', id: 'v1' } }, versions, caller))
+        .results,
+    ).toEqual([{ name: 'open' }]);
   });
 });

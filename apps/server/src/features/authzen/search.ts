@@ -7,7 +7,12 @@ import type { Cursors, KeysetPosition } from '../../lib/cursor.js';
 import { Invalid } from '../../lib/errors.js';
 import type { StateVersions } from '../../lib/state-versions.js';
 import type { Simulation } from '../policies/index.js';
-import type { CandidateIndex } from './candidates.js';
+import {
+  type CandidateIndex,
+  type CandidateKind,
+  type LiteralCandidates,
+  namerKey,
+} from './candidates.js';
 import { isPrincipalType, type Question, toSimulation } from './entities.js';
 import { renamed } from './evaluation.js';
 
@@ -51,6 +56,11 @@ export interface SearchDeps {
   mayListUsers: (caller: RequestActor, versions: StateVersions) => Promise<boolean>;
   /** Whether a `user` id is a stored user's (a policy may name one). */
   isStoredUser: (id: string) => Promise<boolean>;
+  /** For one request: whether its caller may read a stored policy (`policies:read` on it). */
+  readableBy: (
+    caller: RequestActor,
+    versions: StateVersions,
+  ) => (policyId: string) => Promise<boolean>;
 }
 
 /** Where a page starts: in the sorted literals, or among the stored users after one. */
@@ -77,9 +87,10 @@ export class SearchService {
 
   async subjects(request: SubjectSearch, versions: StateVersions, caller: RequestActor) {
     const { type, properties } = request.subject;
-    const literals =
-      this.deps.candidates.of(await this.deps.policiesAt(versions)).subjects.get(type) ?? [];
+    const candidates = this.deps.candidates.of(await this.deps.policiesAt(versions));
+    const literals = candidates.subjects.get(type) ?? [];
     const known = new Set(literals);
+    const named = this.namedToCaller(candidates, 'subject', type, caller, versions);
     const ask = (id: string): Question => ({
       subject: { type, id, ...(properties ? { properties } : {}) },
       action: request.action,
@@ -87,11 +98,13 @@ export class SearchService {
       context: request.context,
     });
     const mayList = type === 'user' && (await this.deps.mayListUsers(caller, versions));
-    // Without users:list, a stored user that a policy names is an account like the others.
+    // A stored user is offered as the account it is: to a key that may list users, whatever
+    // policy names it, and never to one that may not.
     const offered =
-      type === 'user' && !mayList
-        ? async (id: string) => !(await this.deps.isStoredUser(id))
-        : undefined;
+      type !== 'user'
+        ? named
+        : async (id: string) =>
+            (await this.deps.isStoredUser(id)) ? mayList : !named || (await named(id));
     return this.search(
       'subject',
       request,
@@ -106,29 +119,61 @@ export class SearchService {
 
   async resources(request: ResourceSearch, versions: StateVersions, caller: RequestActor) {
     const { type, properties } = request.resource;
-    const literals =
-      this.deps.candidates.of(await this.deps.policiesAt(versions)).resources.get(type) ?? [];
+    const candidates = this.deps.candidates.of(await this.deps.policiesAt(versions));
+    const literals = candidates.resources.get(type) ?? [];
+    const offered = this.namedToCaller(candidates, 'resource', type, caller, versions);
     const ask = (id: string): Question => ({
       subject: request.subject,
       action: request.action,
       resource: { type, id, ...(properties ? { properties } : {}) },
       context: request.context,
     });
-    return this.search('resource', request, versions, caller, literals, ask, (id) => ({
-      type,
-      id,
-    }));
+    return this.search(
+      'resource',
+      request,
+      versions,
+      caller,
+      literals,
+      ask,
+      (id) => ({ type, id }),
+      { offered },
+    );
   }
 
   async actions(request: ActionSearch, versions: StateVersions, caller: RequestActor) {
-    const literals = this.deps.candidates.of(await this.deps.policiesAt(versions)).actions;
+    const candidates = this.deps.candidates.of(await this.deps.policiesAt(versions));
+    const literals = candidates.actions;
+    const offered = this.namedToCaller(candidates, 'action', '', caller, versions);
     const ask = (name: string): Question => ({
       subject: request.subject,
       action: { name },
       resource: request.resource,
       context: request.context,
     });
-    return this.search('action', request, versions, caller, literals, ask, (name) => ({ name }));
+    return this.search('action', request, versions, caller, literals, ask, (name) => ({ name }), {
+      offered,
+    });
+  }
+
+  /**
+   * Whether a literal is named by a policy the caller may read: a key that sees a policy as
+   * `hidden` in simulation answers learns none of its identifiers from a search either. The
+   * root key reads every policy (undefined: every literal is offered).
+   */
+  private namedToCaller(
+    candidates: LiteralCandidates,
+    kind: CandidateKind,
+    type: string,
+    caller: RequestActor,
+    versions: StateVersions,
+  ): ((id: string) => Promise<boolean>) | undefined {
+    if (caller.isRoot) return undefined;
+    const mayRead = this.deps.readableBy(caller, versions);
+    return async (id) => {
+      for (const policyId of candidates.namers.get(namerKey(kind, type, id)) ?? [])
+        if (await mayRead(policyId)) return true;
+      return false;
+    };
   }
 
   /**

@@ -1,9 +1,12 @@
+import type { RequestActor } from '../../lib/actor.js';
+import type { StateVersions } from '../../lib/state-versions.js';
 import type { Store } from '../../storage/store.js';
 import { AccessService } from './access-service.js';
 import { policyHandlers } from './handlers.js';
 import { PoliciesRepository } from './repository.js';
 import { type PoliciesDeps, PoliciesService } from './service.js';
 import { SimulationService } from './simulation.js';
+import { PolicyVisibility } from './visibility.js';
 
 export type { AccessService } from './access-service.js';
 export type { PoliciesService } from './service.js';
@@ -29,5 +32,16 @@ export function createPolicies(
   const policies = new PoliciesService({ ...deps, policies: repository });
   const access = new AccessService({ ...deps, policies: repository });
   const simulation = new SimulationService(access);
-  return { policies, access, simulation, handlers: policyHandlers(policies, simulation) };
+  /** For one request: whether its caller may read a stored policy (`policies:read` on it). */
+  const readableBy = (caller: RequestActor, versions: StateVersions) => {
+    const visibility = new PolicyVisibility(access, caller, versions);
+    return (policyId: string) => visibility.mayRead(policyId);
+  };
+  return {
+    policies,
+    access,
+    simulation,
+    readableBy,
+    handlers: policyHandlers(policies, simulation),
+  };
 }

@@ -75,7 +75,8 @@ export class PolicyVisibility {
     return shown;
   }
 
-  private mayRead(id: string): Promise<boolean> {
+  /** Whether the caller may read the stored policy `id` (remembered for this request). */
+  mayRead(id: string): Promise<boolean> {
     if (this.caller.isRoot || id.startsWith('draft_')) return Promise.resolve(true);
     let known = this.readable.get(id);
     if (!known) {
