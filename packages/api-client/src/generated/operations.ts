@@ -812,7 +812,8 @@ export interface Resources {
      * Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
      * `users`, whether a policy names them or not) and every other literal identifier that stored
      * policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
-     * `${self}` name none). The results are the candidates of the searched type for which the
+     * `${self}` name none; a literal is offered only to a key that may
+     * `policies:read` a policy naming it, so a hidden policy's identifiers stay hidden). The results are the candidates of the searched type for which the
      * decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
      * then stored users (oldest first). Each page examines at most 500 candidates, so a page may
      * hold fewer than `page.limit` results while `page.next_token` is not empty; send it back as
@@ -837,7 +838,8 @@ export interface Resources {
      * Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
      * `users`) and every literal identifier that stored
      * policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
-     * `${self}` name none). The results are the candidates of the searched type for which the
+     * `${self}` name none; a literal is offered only to a key that may
+     * `policies:read` a policy naming it, so a hidden policy's identifiers stay hidden). The results are the candidates of the searched type for which the
      * decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
      * then stored users (oldest first). Each page examines at most 500 candidates, so a page may
      * hold fewer than `page.limit` results while `page.next_token` is not empty; send it back as
@@ -861,7 +863,8 @@ export interface Resources {
      * Candidates are the stored users (type `user`, offered only to keys that may `users:list` on
      * `users`) and every literal identifier that stored
      * policies name: a principal `type:id`, a resource `type/id`, an action (patterns with `*` or
-     * `${self}` name none). The results are the candidates of the searched type for which the
+     * `${self}` name none; a literal is offered only to a key that may
+     * `policies:read` a policy naming it, so a hidden policy's identifiers stay hidden). The results are the candidates of the searched type for which the
      * decision, made as `evaluateAccess` makes it, is true. Literal identifiers come first (sorted),
      * then stored users (oldest first). Each page examines at most 500 candidates, so a page may
      * hold fewer than `page.limit` results while `page.next_token` is not empty; send it back as
