@@ -141,6 +141,11 @@ function acceptedTypes(spec: Schema, node: Schema): Set<string> {
   const schema = resolver(spec)(node);
   const alternatives = (schema.oneOf ?? schema.anyOf) as Schema[] | undefined;
   if (alternatives) return new Set(alternatives.flatMap((s) => [...acceptedTypes(spec, s)]));
+  const all = schema.allOf as Schema[] | undefined;
+  if (all)
+    return all
+      .map((s) => acceptedTypes(spec, s))
+      .reduce((both, types) => new Set([...both].filter((type) => types.has(type))));
   if (schema.enum) return new Set((schema.enum as unknown[]).map(jsonType));
   if (schema.type === undefined)
     return new Set(['string', 'integer', 'number', 'boolean', 'null', 'array', 'object']);

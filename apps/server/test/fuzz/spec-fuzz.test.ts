@@ -146,11 +146,8 @@ function invalidArbitrary(
           delete b[mutation.field as string];
           return { request: { ...request, body: b }, mutation };
         case 'wrong-type': {
-          const types = [fieldSchema.type].flat();
-          const wrong =
-            types.includes('string') || fieldSchema.pattern
-              ? { nested: true }
-              : 'not-the-right-type';
+          // A value of a JSON type the field does not accept (`oneOf` alternatives included).
+          const wrong = wrongTypeValues(spec, fieldSchema)[0];
           return {
             request: { ...request, body: { ...b, [mutation.field as string]: wrong } },
             mutation,
