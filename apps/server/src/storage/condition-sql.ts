@@ -1,4 +1,5 @@
 import type { Condition } from '../lib/condition.js';
+import type { Connection } from './connection.js';
 
 /** How a field of a `Condition` is stored: its column and how its values compare. */
 export interface ConditionColumn {
@@ -75,4 +76,33 @@ export function conditionSql(
       return leaf(expression);
     }
   }
+}
+
+/**
+ * One page of the rows of `table` (a name written in the repository, never taken from a
+ * request) matching `condition`, oldest first, and how many match in all: SCIM's
+ * `startIndex`/`count` over the `/v1` records. `limit` 0 counts only.
+ */
+export async function pageMatching<Row>(
+  c: Connection,
+  table: { name: string; columns: string; searchable: Record<string, ConditionColumn> },
+  condition: Condition,
+  offset: number,
+  limit: number,
+): Promise<{ total: number; rows: Row[] }> {
+  const params: unknown[] = [];
+  const where = conditionSql(condition, table.searchable, params);
+  const [counted] = await c.sql<{ n: number }>(
+    `SELECT count(*)::int AS n FROM ${table.name} WHERE ${where}`,
+    params,
+  );
+  const rows =
+    limit === 0
+      ? []
+      : await c.sql<Row>(
+          `SELECT ${table.columns} FROM ${table.name} WHERE ${where}
+           ORDER BY created_at, id OFFSET $${params.length + 1} LIMIT $${params.length + 2}`,
+          [...params, offset, limit],
+        );
+  return { total: counted?.n ?? 0, rows };
 }

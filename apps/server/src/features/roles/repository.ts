@@ -1,6 +1,6 @@
 import type { Prisma, Role } from '@secadmin/db';
 import type { Condition } from '../../lib/condition.js';
-import { type ConditionColumn, conditionSql } from '../../storage/condition-sql.js';
+import { type ConditionColumn, pageMatching } from '../../storage/condition-sql.js';
 import { ascendingAfter, type Connection, lockRow } from '../../storage/connection.js';
 
 export type RoleRow = Role;
@@ -53,26 +53,18 @@ export class RolesRepository {
   }
 
   /** A page of the roles matching `condition`, oldest first, and how many match in all. */
-  async search(
+  search(
     condition: Condition,
     offset: number,
     limit: number,
   ): Promise<{ total: number; rows: RoleRow[] }> {
-    const params: unknown[] = [];
-    const where = conditionSql(condition, SEARCHABLE, params);
-    const [counted] = await this.c.sql<{ n: number }>(
-      `SELECT count(*)::int AS n FROM roles WHERE ${where}`,
-      params,
+    return pageMatching<RoleRow>(
+      this.c,
+      { name: 'roles', columns: ROLE_COLUMNS, searchable: SEARCHABLE },
+      condition,
+      offset,
+      limit,
     );
-    const rows =
-      limit === 0
-        ? []
-        : await this.c.sql<RoleRow>(
-            `SELECT ${ROLE_COLUMNS} FROM roles WHERE ${where}
-             ORDER BY created_at, id OFFSET $${params.length + 1} LIMIT $${params.length + 2}`,
-            [...params, offset, limit],
-          );
-    return { total: counted?.n ?? 0, rows };
   }
 
   update(id: string, data: Prisma.RoleUpdateInput): Promise<RoleRow> {

@@ -1,6 +1,6 @@
 import type { Prisma, User } from '@secadmin/db';
 import type { Condition } from '../../lib/condition.js';
-import { type ConditionColumn, conditionSql } from '../../storage/condition-sql.js';
+import { type ConditionColumn, pageMatching } from '../../storage/condition-sql.js';
 import { ascendingAfter, type Connection, lockRow } from '../../storage/connection.js';
 
 export type UserRow = User;
@@ -96,26 +96,18 @@ export class UsersRepository {
   }
 
   /** A page of the users matching `condition`, oldest first, and how many match in all. */
-  async search(
+  search(
     condition: Condition,
     offset: number,
     limit: number,
   ): Promise<{ total: number; rows: UserRow[] }> {
-    const params: unknown[] = [];
-    const where = conditionSql(condition, SEARCHABLE, params);
-    const [counted] = await this.c.sql<{ n: number }>(
-      `SELECT count(*)::int AS n FROM users WHERE ${where}`,
-      params,
+    return pageMatching<UserRow>(
+      this.c,
+      { name: 'users', columns: USER_COLUMNS, searchable: SEARCHABLE },
+      condition,
+      offset,
+      limit,
     );
-    const rows =
-      limit === 0
-        ? []
-        : await this.c.sql<UserRow>(
-            `SELECT ${USER_COLUMNS} FROM users WHERE ${where}
-             ORDER BY created_at, id OFFSET $${params.length + 1} LIMIT $${params.length + 2}`,
-            [...params, offset, limit],
-          );
-    return { total: counted?.n ?? 0, rows };
   }
 
   /** The ids of the users holding a role, oldest first. */
