@@ -61,6 +61,71 @@ describe.each(DATABASES)('SCIM 2.0 on %s', (database) => {
     );
   };
 
+  // The "Required Test" steps of Okta's SCIM 2.0 spec test (its Runscope suite), request by
+  // request, with the suite's own shape of user (a random runscope…@atko.com).
+  it("passes the Required Tests of Okta's SCIM 2.0 spec test, step by step", async () => {
+    const random = `runscope${Date.now()}${counter++}`;
+    const userName = `${random}@atko.com`;
+    const oktaUser = {
+      schemas: [USER],
+      userName,
+      name: { givenName: random, familyName: 'Ruth' },
+      emails: [{ primary: true, value: userName, type: 'work' }],
+      displayName: `${random} Ruth`,
+      active: true,
+    };
+    // Seed one user so that the first steps have one to find, as a tenant would.
+    expect((await scim('POST', '/Users', newUser())).status).toBe(201);
+    // Test Users endpoint
+    const listed = await scim('GET', '/Users?count=1&startIndex=1');
+    expect(listed.status).toBe(200);
+    expect(listed.body.schemas).toContain('urn:ietf:params:scim:api:messages:2.0:ListResponse');
+    expect(typeof listed.body.totalResults).toBe('number');
+    expect(listed.body.itemsPerPage).toBe(1);
+    expect(listed.body.startIndex).toBe(1);
+    expect(listed.body.Resources).toHaveLength(1);
+    const first = listed.body.Resources[0];
+    expect(first.id).toEqual(expect.any(String));
+    expect(first.userName).toEqual(expect.any(String));
+    // Get Users/{{id}}
+    const got = await scim('GET', `/Users/${first.id}`);
+    expect(got.status).toBe(200);
+    expect(got.body).toMatchObject({ id: first.id, userName: first.userName });
+    // Test invalid User by username
+    const invalid = await scim('GET', `/Users${q(`userName eq "${random}-invalid@atko.com"`)}`);
+    expect(invalid.status).toBe(200);
+    expect(invalid.body.totalResults).toBe(0);
+    // Make sure random user doesn't exist
+    const missing = await scim('GET', `/Users/010101010101010101${counter++}`);
+    expect(missing.status).toBe(404);
+    expect(missing.body.schemas).toEqual(['urn:ietf:params:scim:api:messages:2.0:Error']);
+    // Test Create Okta user with realistic values
+    const created = await scim('POST', '/Users', oktaUser);
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      active: true,
+      userName,
+      name: { givenName: random, familyName: 'Ruth' },
+    });
+    expect(created.body.id).toEqual(expect.any(String));
+    // Verify that user was created
+    const verified = await scim('GET', `/Users/${created.body.id}`);
+    expect(verified.status).toBe(200);
+    expect(verified.body).toMatchObject({
+      userName,
+      name: { givenName: random, familyName: 'Ruth' },
+      emails: [{ value: userName, primary: true, type: 'work' }],
+    });
+    // Expect failure when recreating user with same values
+    const again = await scim('POST', '/Users', oktaUser);
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ status: '409', scimType: 'uniqueness' });
+    // Username Case Sensitivity Check
+    const upper = await scim('GET', `/Users${q(`userName eq "${userName.toUpperCase()}"`)}`);
+    expect(upper.status).toBe(200);
+    expect(upper.body.Resources.map((u: { id: string }) => u.id)).toEqual([created.body.id]);
+  });
+
   it("follows Okta's SCIM 2.0 test: create, find, get, replace, deactivate, reactivate, and a retried create is 409", async () => {
     const input = newUser({ externalId: `okta-${counter++}`, password: 'correct-horse-battery' });
     const created = await scim('POST', '/Users', input);
