@@ -4,8 +4,8 @@ export type Effect = 'allow' | 'deny';
 export type AttributeScalar = string | number | boolean;
 
 /**
- * One test of one attribute (decisions.md §8): exactly one of these keys
- * (`attributeConditionProblems` refuses anything else). Values never convert between JSON
+ * One test of one attribute (the spec's `AttributeOperator`; docs/policies-and-evaluation.md):
+ * exactly one of these keys (`attributeConditionProblems` refuses anything else). Values never convert between JSON
  * types; the string `${self}` stands for the request principal's id.
  */
 export interface AttributeOperator {

@@ -14,18 +14,9 @@ import { DATABASES, startTestServer, type TestServer } from '../../../test/helpe
  * through `/v1/policies`, translated into secadmin policies below.
  */
 
-/**
- * Properties need attribute conditions in policies (`conditions.attributes`), which come with
- * the `attributes` branch; until the spec's `PolicyConditions` has them, the Properties tests
- * are todo rather than faked.
- */
 const spec = JSON.parse(
   readFileSync(createRequire(import.meta.url).resolve('@secadmin/spec/openapi.json'), 'utf8'),
 );
-const ATTRIBUTE_CONDITIONS =
-  spec.components.schemas.PolicyConditions?.properties?.attributes !== undefined;
-const PROPERTIES_TODO =
-  'needs attribute conditions in policies (conditions.attributes), not in this build yet';
 
 /**
  * Core fixture (§C.1.4 rules 1-4, §C.1.5 S1-S3). The scenario's entity data that a request may
@@ -117,24 +108,20 @@ const AGREEMENT_POLICIES = [
     resources: ['doc/*'],
     conditions: { ip: { allowlist: ['10.0.0.0/8'] } },
   },
-  ...(ATTRIBUTE_CONDITIONS
-    ? [
-        {
-          effect: 'deny',
-          principals: ['*'],
-          actions: ['*'],
-          resources: ['doc/*'],
-          conditions: { attributes: { 'resource.status': { equals: 'archived' } } },
-        },
-        {
-          effect: 'allow',
-          principals: ['*'],
-          actions: ['write'],
-          resources: ['doc/*'],
-          conditions: { attributes: { 'principal.level': { greaterThan: 2 } } },
-        },
-      ]
-    : []),
+  {
+    effect: 'deny',
+    principals: ['*'],
+    actions: ['*'],
+    resources: ['doc/*'],
+    conditions: { attributes: { 'resource.status': { equals: 'archived' } } },
+  },
+  {
+    effect: 'allow',
+    principals: ['*'],
+    actions: ['write'],
+    resources: ['doc/*'],
+    conditions: { attributes: { 'principal.level': { greaterThan: 2 } } },
+  },
 ];
 
 /**
@@ -443,7 +430,8 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
     server = await startTestServer(database, { publicUrl: PUBLIC_URL });
     const policies = [
       ...CORE_POLICIES,
-      ...(ATTRIBUTE_CONDITIONS ? [...PROPERTIES_POLICIES, ...TODO_POLICIES] : []),
+      ...PROPERTIES_POLICIES,
+      ...TODO_POLICIES,
       // Their own types and identifiers: they change no decision of the scenario.
       ...AGREEMENT_POLICIES.map((policy, i) => ({ name: `agreement-${i}`, ...policy })),
     ];
@@ -462,10 +450,6 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
     storedUser = (await createUser(server.client, { roles: ['r1'] })).id;
   });
   afterAll(() => server?.stop());
-
-  const propertiesIt = ATTRIBUTE_CONDITIONS
-    ? it
-    : (name: string, _fn?: unknown) => it.todo(`${name} (todo: ${PROPERTIES_TODO})`);
 
   describe('Basic Core', () => {
     it('c-2-2-1 fixture request: permit decision', async () => {
@@ -590,19 +574,19 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
   });
 
   describe('Basic Properties', () => {
-    propertiesIt('c-2-2-4 fixture request: deny based on properties', async () => {
+    it('c-2-2-4 fixture request: deny based on properties', async () => {
       expect(await decisionOf({ subject: alice, action: write, resource: record2Archived })).toBe(
         false,
       );
     });
 
-    propertiesIt('c-2-2-5 fixture request: permit based on subject properties', async () => {
+    it('c-2-2-5 fixture request: permit based on subject properties', async () => {
       expect(
         await decisionOf({ subject: bobAdmin, action: write, resource: record2Archived }),
       ).toBe(true);
     });
 
-    propertiesIt('c-2-2-6 fixture request: permit based on action properties', async () => {
+    it('c-2-2-6 fixture request: permit based on action properties', async () => {
       expect(
         await decisionOf({
           subject: alice,
@@ -612,7 +596,7 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
       ).toBe(true);
     });
 
-    propertiesIt('c-2-2-7 fixture request: deny based on action properties', async () => {
+    it('c-2-2-7 fixture request: deny based on action properties', async () => {
       expect(
         await decisionOf({
           subject: alice,
@@ -725,7 +709,7 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
   });
 
   describe('Batch Properties', () => {
-    propertiesIt('c-3-2-3 batch with properties validated', async () => {
+    it('c-3-2-3 batch with properties validated', async () => {
       expect(
         await decisionsOf({
           subject: alice,
@@ -738,7 +722,7 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
       ).toEqual([true, false]);
     });
 
-    propertiesIt('c-3-2-4 batch with subject properties validated', async () => {
+    it('c-3-2-4 batch with subject properties validated', async () => {
       expect(
         await decisionsOf({
           action: write,
@@ -748,7 +732,7 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
       ).toEqual([false, true]);
     });
 
-    propertiesIt('c-3-2-7 batch with top-level default inheritance', async () => {
+    it('c-3-2-7 batch with top-level default inheritance', async () => {
       expect(
         await decisionsOf({
           subject: alice,
@@ -862,7 +846,7 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
   });
 
   describe('Search Properties', () => {
-    propertiesIt('c-4-2-4 subject search with resource properties: fixture validated', async () => {
+    it('c-4-2-4 subject search with resource properties: fixture validated', async () => {
       expect(
         ids(
           await searchSubject({
@@ -874,7 +858,7 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
       ).toContain('bob');
     });
 
-    propertiesIt('c-4-3-4 resource search with subject properties: fixture validated', async () => {
+    it('c-4-3-4 resource search with subject properties: fixture validated', async () => {
       expect(
         ids(
           await searchResource({ subject: bobAdmin, action: write, resource: { type: 'record' } }),
@@ -882,7 +866,7 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
       ).toContain('record-2');
     });
 
-    propertiesIt('c-4-4-3 action search with properties: fixture validated', async () => {
+    it('c-4-4-3 action search with properties: fixture validated', async () => {
       expect(names(await searchAction({ subject: bobAdmin, resource: record2Archived }))).toContain(
         'write',
       );
@@ -941,16 +925,16 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
         subject: fc.record({
           type: fc.constantFrom('user', 'role', 'service'),
           id: fc.constantFrom('u1', 'u2', 'r1', 'd1', 'stored'),
-          properties: ATTRIBUTE_CONDITIONS ? properties : fc.constant(undefined),
+          properties,
         }),
         action: fc.record({
           name: fc.constantFrom('read', 'READ', 'write', 'delete', 'list'),
-          properties: ATTRIBUTE_CONDITIONS ? properties : fc.constant(undefined),
+          properties,
         }),
         resource: fc.record({
           type: fc.constantFrom('doc', 'record'),
           id: fc.constantFrom('d1', 'd2', 'u1', 'u2', 'stored'),
-          properties: ATTRIBUTE_CONDITIONS ? properties : fc.constant(undefined),
+          properties,
         }),
         context: fc.option(fc.record({ ip: fc.constantFrom('10.1.2.3', '192.168.1.1') }), {
           nil: undefined,
@@ -1009,7 +993,7 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
       id,
       ...(ownerID ? { properties: { ownerID } } : {}),
     });
-    propertiesIt('answers every decision of its evaluation list', async () => {
+    it('answers every decision of its evaluation list', async () => {
       for (const [person, name, resource, expected] of TODO_DECISIONS) {
         const reply = await evaluation({
           subject: { type: 'user', id: TODO_IDENTITY[person] },
@@ -1019,7 +1003,7 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
         expect(reply.body.decision, `${person} ${name} ${resource.join(' ')}`).toBe(expected);
       }
     });
-    propertiesIt('answers every decision of its evaluations list', async () => {
+    it('answers every decision of its evaluations list', async () => {
       for (const [person, name, todos, expected] of TODO_BATCHES) {
         expect(
           await decisionsOf({

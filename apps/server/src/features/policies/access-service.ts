@@ -18,7 +18,7 @@ export interface UserStanding {
   active: boolean;
 }
 
-/** A stored user's attributes, as `principal.*` attribute paths read them (decisions.md §8). */
+/** A stored user's attributes, as `principal.*` attribute paths read them (docs/policies-and-evaluation.md). */
 export interface StoredUserAttributes {
   email: string;
   roles: string[];
