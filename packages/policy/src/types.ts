@@ -5,8 +5,8 @@ export type AttributeScalar = string | number | boolean;
 
 /**
  * One test of one attribute (the spec's `AttributeOperator`; docs/policies-and-evaluation.md):
- * exactly one of these keys (`attributeConditionProblems` refuses anything else). Values never convert between JSON
- * types; the string `${self}` stands for the request principal's id.
+ * exactly one of these keys (`attributeConditionProblems` refuses anything else). Values never
+ * convert between JSON types; the string `${self}` stands for the request principal's id.
  */
 export interface AttributeOperator {
   equals?: AttributeScalar;
