@@ -16,6 +16,7 @@ import { MemoryRateLimitStore } from './rate-limit/memory-store.js';
 import { RedisRateLimitStore } from './rate-limit/redis-store.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 import { loadSecret } from './secrets.js';
+import { staleStatisticsJob } from './storage/stale-statistics.js';
 import { createStore } from './storage/store.js';
 import { waitForDatabase } from './storage/wait-for-database.js';
 
@@ -162,6 +163,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       jobs.idempotencySweeper,
       jobs.logMaintenance,
       jobs.streamDeliverer,
+      staleStatisticsJob(store.connection.sql, logger),
       disk,
     ];
     for (const job of background) job.start();

@@ -109,6 +109,22 @@ export function mapDatabaseErrors<D extends Pick<Database, 'prisma' | 'query' | 
   };
 }
 
+/**
+ * A statement that waited past `lock_timeout` (PostgreSQL's lock_not_available), directly or as
+ * the cause of the error a transaction ended with.
+ */
+export function isLockTimeout(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 5) return false;
+  const { code, originalCode, cause, meta } = error as {
+    code?: unknown;
+    originalCode?: unknown;
+    cause?: unknown;
+    meta?: { driverAdapterError?: unknown };
+  };
+  if (code === '55P03' || originalCode === '55P03') return true;
+  return isLockTimeout(meta?.driverAdapterError, depth + 1) || isLockTimeout(cause, depth + 1);
+}
+
 /** A unique-constraint violation: Prisma's, or PostgreSQL's own from plain SQL. */
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;

@@ -145,7 +145,7 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
       ...writer,
       redactUser: (userId, email) => repos.redaction.redactUser(userId, email),
     },
-    logs: new LogsService(store, repos.entries, options.cursors, sealer, counters),
+    logs: new LogsService(store, repos.entries, partitions, options.cursors, sealer, counters),
     chain: new ChainService(repos.chain, repos.signingKeys, options.cursors, options.signingKey),
     search: new SearchService(repos.search, options.cursors),
     exports: new ExportsService(store, repos.exports, repos.entries, writer, exportWorker, {

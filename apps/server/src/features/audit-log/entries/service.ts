@@ -7,6 +7,7 @@ import { mapInSlices } from '../../../lib/slices.js';
 import { INVALID_INSTANT, parseInstant } from '../../../lib/time.js';
 import type { Store } from '../../../storage/store.js';
 import type { LogOrigin } from '../origin.js';
+import type { LogPartitions } from '../partitions/service.js';
 import { parseRange } from '../range.js';
 import { insertInChunks } from './insert-in-chunks.js';
 import type { EntriesRepository } from './repository.js';
@@ -76,6 +77,7 @@ export class LogsService {
   constructor(
     private readonly store: Pick<Store, 'transaction'>,
     private readonly entries: Pick<EntriesRepository, 'insert' | 'find' | 'list'>,
+    private readonly partitions: Pick<LogPartitions, 'ensureFor'>,
     private readonly cursors: Cursors,
     /** Woken when entries were written: they need not wait for its next poll. */
     private readonly sealer: Required<Pick<Job, 'kick'>>,
@@ -90,6 +92,11 @@ export class LogsService {
     const now = new Date();
     let index = 0;
     const rows = await mapInSlices(entries, (entry) => toRow(entry, index++, now, keyId));
+    // Committed on its own: an empty partition left by a batch that then fails is harmless.
+    await this.partitions.ensureFor(
+      rows.map((row) => row.timestamp as Date),
+      now,
+    );
     await insertInChunks(this.store, this.entries, rows);
     this.counters?.ingested(rows.length);
     this.sealer.kick();

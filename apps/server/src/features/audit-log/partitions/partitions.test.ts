@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { retentionOn } from '../../../../test/helpers/fixtures.js';
 import {
@@ -7,13 +8,14 @@ import {
   startTestServer,
   type TestServer,
 } from '../../../../test/helpers/server.js';
+import { waitFor } from '../../../../test/helpers/wait.js';
 import { createLogger } from '../../../logger.js';
 import { createStore } from '../../../storage/store.js';
 import { EntriesRepository } from '../entries/repository.js';
 import { parseSearchQuery } from '../search/query.js';
 import { SearchRepository } from '../search/repository.js';
 import { monthOf, PartitionsRepository } from './repository.js';
-import { LogPartitions } from './service.js';
+import { BACKFILL_MONTHS, LogPartitions } from './service.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const now = new Date();
@@ -80,8 +82,24 @@ describe.each(DATABASES)('audit log partitions on %s', (database) => {
     expect(await months()).toContain(ahead);
   });
 
-  it('keeps a backfilled entry in the default partition, listed and searched, and creates no partition over it', async () => {
-    const longAgo = new Date(Date.now() - 400 * DAY_MS);
+  it('gives a backfill of the last three years partitions of its own months before inserting it', async () => {
+    const times = [monthsFromNow(-5, 15), monthsFromNow(-8, 2), monthsFromNow(-BACKFILL_MONTHS, 9)];
+    await ingest('partition.recent_backfill', times);
+    const placed = await server.db.query<{ partition: string; n: number }>(
+      `SELECT tableoid::regclass::text AS partition, count(*)::int AS n FROM log_entries
+       WHERE event = 'partition.recent_backfill' GROUP BY 1 ORDER BY 1`,
+    );
+    expect(placed).toEqual(
+      times
+        .map((t) => ({ partition: monthOf(t).name, n: 1 }))
+        .sort((a, b) => a.partition.localeCompare(b.partition)),
+    );
+    // One request at a time: a second batch of the same months creates nothing new.
+    expect(await partitions().ensureFor(times)).toEqual([]);
+  });
+
+  it('keeps an older backfilled entry in the default partition, listed and searched, and creates no partition over it', async () => {
+    const longAgo = monthsFromNow(-BACKFILL_MONTHS - 2, 5);
     await ingest('partition.backfill_probe', [longAgo], 'backfilledquokka');
     const stored = await server.db.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM log_entries_default WHERE event = 'partition.backfill_probe'",
@@ -97,6 +115,55 @@ describe.each(DATABASES)('audit log partitions on %s', (database) => {
     expect(await partitions().ensureAhead(longAgo)).not.toContainEqual(monthOf(longAgo));
     expect(await months()).not.toContain(monthOf(longAgo).name);
   });
+
+  // One connection in the embedded database: no other session can hold the log's lock.
+  it.runIf(database === 'postgres')(
+    'writes a backfill to the default partition rather than wait while the log is being read',
+    async () => {
+      const month = monthsFromNow(-6, 3);
+      expect(await months()).not.toContain(monthOf(month).name);
+      const reader = new pg.Client({ connectionString: server.config.databaseUrl });
+      await reader.connect();
+      try {
+        await reader.query('BEGIN');
+        await reader.query('SELECT count(*) FROM log_entries');
+        // Were the ingest to wait for the reader's lock, it would never answer: the reader
+        // commits only after it.
+        await ingest('partition.busy_backfill', [month]);
+        await reader.query('COMMIT');
+      } finally {
+        await reader.end();
+      }
+      const placed = await server.db.query<{ partition: string }>(
+        `SELECT tableoid::regclass::text AS partition FROM log_entries WHERE event = 'partition.busy_backfill'`,
+      );
+      expect(placed).toEqual([{ partition: 'log_entries_default' }]);
+    },
+  );
+
+  // The embedded database keeps no counts of changed rows (pg_stat_user_tables stays at zero).
+  it.runIf(database === 'postgres')(
+    'analyzes a backfilled partition by itself, with autovacuum off or on',
+    async () => {
+      const month = monthsFromNow(-7, 4);
+      const batch = Array.from({ length: 1_000 }, (_, i) => new Date(month.getTime() + i * 1_000));
+      await ingest('partition.analyzed_backfill', batch);
+      await ingest('partition.analyzed_backfill', batch);
+      const analyzed = async () =>
+        (
+          await server.db.query<{ at: Date | null }>(
+            'SELECT last_analyze AS at FROM pg_stat_user_tables WHERE relname = $1',
+            [monthOf(month).name],
+          )
+        )[0]?.at ?? null;
+      await waitFor('the partition analyzed', async () => (await analyzed()) !== null, 60_000);
+      const [stats] = await server.db.query<{ rows: number }>(
+        'SELECT reltuples::int AS rows FROM pg_class WHERE relname = $1',
+        [monthOf(month).name],
+      );
+      expect(stats?.rows).toBe(2_000);
+    },
+  );
 
   it('retention drops whole old months, deletes old rows of the default partition, and verify stays valid', async () => {
     const created = await partitions().ensureAhead(monthsFromNow(-4));
@@ -117,9 +184,16 @@ describe.each(DATABASES)('audit log partitions on %s', (database) => {
     expect(inOldMonth[0]?.n).toBe(4);
     await server.sealer.flush();
 
+    // Besides: the backfills of the tests above, all of months older than 30 days.
+    const [backfills] = await server.db.query<{ n: number; inDefault: number }>(
+      `SELECT count(*)::int AS n,
+         (count(*) FILTER (WHERE tableoid = 'log_entries_default'::regclass))::int AS "inDefault"
+       FROM log_entries WHERE event IN
+       ('partition.recent_backfill', 'partition.analyzed_backfill', 'partition.busy_backfill')`,
+    );
     const run = await retentionOn(server.db, 30).apply();
     // The old month's four entries, and the backfilled entry of the default partition.
-    expect(run.removedEntries).toBe(5);
+    expect(run.removedEntries).toBe(5 + (backfills?.n ?? 0));
     expect(await months()).not.toContain(oldMonth);
     expect(await get('/v1/logs?events=partition.old_month_probe')).toEqual([]);
     expect(await get('/v1/logs?events=partition.backfill_probe')).toEqual([]);
@@ -137,7 +211,9 @@ describe.each(DATABASES)('audit log partitions on %s', (database) => {
         expect.not.objectContaining({ partition: expect.anything() }),
       ]),
     );
-    expect(records.map((r) => r.metadata.removedEntries)).toEqual(expect.arrayContaining([4, 1]));
+    expect(records.map((r) => r.metadata.removedEntries)).toEqual(
+      expect.arrayContaining([4, 1 + (backfills?.inDefault ?? 0)]),
+    );
 
     await server.sealer.flush();
     const { data } = await server.client.POST('/v1/logs/verify', { body: {} });
@@ -145,7 +221,7 @@ describe.each(DATABASES)('audit log partitions on %s', (database) => {
     const marked = await server.db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM log_chain WHERE removed_at IS NOT NULL',
     );
-    expect(marked[0]?.n).toBe(5);
+    expect(marked[0]?.n).toBe(5 + (backfills?.n ?? 0));
   });
 
   // The embedded database prunes alike; its plans are not what operators tune (PostgreSQL's are).

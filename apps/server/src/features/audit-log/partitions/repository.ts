@@ -47,6 +47,15 @@ export class PartitionsRepository {
     ]);
   }
 
+  /**
+   * Within a transaction: a lock this transaction waits for longer than `ms` fails its
+   * statement (creating a partition waits for every reader and writer of the log, and holds
+   * up everyone who comes after it while it waits).
+   */
+  async waitForLocksAtMost(ms: number): Promise<void> {
+    await this.c.sql(`SELECT set_config('lock_timeout', $1, true) AS timeout`, [`${ms}ms`]);
+  }
+
   /** Whether the default partition holds entries of `month` (it then cannot be created). */
   async defaultHolds(month: Month): Promise<boolean> {
     const rows = await this.c.sql(
