@@ -18,6 +18,7 @@ import { SpecValidator } from './http/validation.js';
 import { requestLogger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { RateLimitStore } from './rate-limit/store.js';
+import type { Tracing } from './tracing.js';
 
 export interface AppDeps {
   config: Config;
@@ -28,6 +29,7 @@ export interface AppDeps {
   logger: Logger;
   inFlight: InFlightRequests;
   metrics: Metrics;
+  tracing: Pick<Tracing, 'middleware'>;
   /** True while free disk space is below `SECADMIN_MIN_FREE_DISK_MB`: writes get 503. */
   diskLow: () => boolean;
 }
@@ -51,6 +53,7 @@ export function createApp({
   logger,
   inFlight,
   metrics,
+  tracing,
   diskLow,
 }: AppDeps): Express {
   const spec = loadSpec();
@@ -63,6 +66,7 @@ export function createApp({
   app.use(
     sequence([
       inFlight.track,
+      tracing.middleware,
       requestId(['/access/']),
       metrics.httpMiddleware(),
       helmet(),

@@ -63,6 +63,20 @@ describe('loadConfig', () => {
     ).toThrow(expect.objectContaining({ message: expect.not.stringContaining('s3cret') }));
   });
 
+  it('reads OTEL_EXPORTER_OTLP_ENDPOINT as a plain http(s) base URL, unset by default', () => {
+    expect(loadConfig({}).otlpEndpoint).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).otlpEndpoint).toBe(
+      'http://collector:4318',
+    );
+    expect(() =>
+      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://user:s3cret@collector:4318' }),
+    ).toThrow(
+      expect.objectContaining({
+        message: expect.stringMatching(/^OTEL_EXPORTER_OTLP_ENDPOINT(?!.*s3cret)/),
+      }),
+    );
+  });
+
   it('reads SECADMIN_METRICS_HOST, loopback by default, apart from HOST', () => {
     expect(loadConfig({}).metricsHost).toBe('127.0.0.1');
     expect(loadConfig({ HOST: '0.0.0.0' }).metricsHost).toBe('127.0.0.1');

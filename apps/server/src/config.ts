@@ -49,6 +49,8 @@ export interface Config {
     /** How often the deliverer looks for sealed entries to send. */
     pollMs: number;
   };
+  /** OpenTelemetry traces go over OTLP/HTTP to this base URL; undefined: no tracing. */
+  otlpEndpoint: string | undefined;
   /** Validate every response against the spec (tests): a drift becomes a 500. */
   validateResponses: boolean;
 }
@@ -173,6 +175,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       leaseMs: integer(env, 'SECADMIN_STREAM_LEASE_MS', 30_000, 100),
       pollMs: integer(env, 'SECADMIN_STREAM_POLL_MS', 500, 10),
     },
+    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT
+      ? baseUrl('OTEL_EXPORTER_OTLP_ENDPOINT', env.OTEL_EXPORTER_OTLP_ENDPOINT)
+      : undefined,
     validateResponses: env.SECADMIN_VALIDATE_RESPONSES === 'true',
   };
 }

@@ -18,7 +18,9 @@ import type { RateLimitStore } from './rate-limit/store.js';
 import { loadSecret } from './secrets.js';
 import { staleStatisticsJob } from './storage/stale-statistics.js';
 import { createStore } from './storage/store.js';
+import { tracedDatabase } from './storage/traced-database.js';
 import { waitForDatabase } from './storage/wait-for-database.js';
+import { createTracing, type Tracing } from './tracing.js';
 
 export interface RunningServer {
   url: string;
@@ -75,6 +77,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   });
   let rateLimits: RateLimitStore | undefined;
   let metricsListener: { url: string; server: Server } | undefined;
+  let tracing: Tracing | undefined;
   try {
     await waitForDatabase(db, config, logger);
     const applied = await db.migrate();
@@ -87,7 +90,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         'audit-log signing key generated; its private key is in this file',
       );
     const metrics = new Metrics();
-    const store = createStore(db);
+    tracing = createTracing(config.otlpEndpoint);
+    const store = createStore(tracing.enabled ? tracedDatabase(db, tracing.inSpan) : db);
     const { services, prepare, jobs } = createServices(store, {
       secret,
       soleWriter: db.kind === 'embedded',
@@ -109,7 +113,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         },
         retentionDays: config.logRetentionDays,
       },
-      logStreams: config.streams,
+      logStreams: { ...config.streams, trace: tracing.enabled ? tracing.inSpan : undefined },
     });
     await prepare();
     logger.info(
@@ -147,6 +151,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       logger,
       inFlight,
       metrics,
+      tracing,
       diskLow: () => disk.isLow(),
     });
     metricsListener =
@@ -175,6 +180,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           : `[${address.address}]`
         : address.address;
     const limits = rateLimits;
+    const spans = tracing;
     const listener = metricsListener;
     return {
       url: `http://${host}:${address.port}`,
@@ -194,11 +200,13 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         server.closeAllConnections();
         await atMost(upTo(STEP_MS), Promise.all(background.map((job) => job.stop())));
         await atMost(upTo(STEP_MS), limits.close());
+        await atMost(upTo(STEP_MS), spans.shutdown());
         // The rest of the budget (at least 1.5 s): the embedded database's final checkpoint.
         await atMost(upTo(SHUTDOWN_BUDGET_MS), db.close());
       },
     };
   } catch (error) {
+    await tracing?.shutdown();
     metricsListener?.server.close();
     await rateLimits?.close();
     await db.close();

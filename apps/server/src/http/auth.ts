@@ -38,6 +38,7 @@ export function authenticator(deps: {
   recordAuthFailure: (request: {
     ip: string | undefined;
     userAgent: string | undefined;
+    traceId: string | undefined;
     reason: string;
   }) => Promise<void>;
 }): (req: Request, res: Response) => Promise<Authenticated & { secret: string }> {
@@ -52,6 +53,7 @@ export function authenticator(deps: {
         await deps.recordAuthFailure({
           ip: clientIp(req),
           userAgent: req.get('user-agent'),
+          traceId: res.locals.traceId,
           reason: result?.reason ?? 'malformed',
         });
       }
@@ -65,6 +67,7 @@ export function authenticator(deps: {
       isRoot: key.isRoot,
       ip: clientIp(req),
       userAgent: req.get('user-agent'),
+      ...(res.locals.traceId !== undefined ? { traceId: res.locals.traceId } : {}),
     };
     return { key, actor, versions, secret: secret as string };
   };

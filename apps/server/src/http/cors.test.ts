@@ -29,7 +29,7 @@ describe('CORS', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe(ALLOWED);
     expect(res.headers.get('vary')).toMatch(/\bOrigin\b/);
     expect(res.headers.get('access-control-allow-headers')).toBe(
-      'Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, X-Request-Id',
+      'Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, X-Request-Id, traceparent, tracestate',
     );
     expect(res.headers.get('access-control-allow-methods')).toContain('PATCH');
   });

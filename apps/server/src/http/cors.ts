@@ -7,6 +7,8 @@ const ALLOWED_HEADERS = [
   'If-Match',
   'If-None-Match',
   'X-Request-Id',
+  'traceparent',
+  'tracestate',
 ].join(', ');
 
 const EXPOSED_HEADERS = [

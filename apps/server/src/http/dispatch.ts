@@ -94,6 +94,7 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
     }
     const { operation, params } = match;
     res.locals.operationId = operation.id;
+    res.locals.route = operation.path;
     const { access } = operation;
     let auth: Authenticated | undefined;
     /** The caller's API-key secret: it seals the response kept for its `Idempotency-Key`. */

@@ -5,6 +5,8 @@ export interface RequestActor {
   isRoot: boolean;
   ip: string | undefined;
   userAgent: string | undefined;
+  /** The W3C trace the request belongs to: its audit entries carry the id. */
+  traceId?: string;
   /** The protocol the change came through, when not `/v1` (audit `metadata.via`). */
   via?: 'scim';
 }

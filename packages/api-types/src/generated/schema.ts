@@ -2791,6 +2791,7 @@ export interface components {
             context?: components["schemas"]["LogContextDetail"];
             /** @enum {string} */
             result: "success" | "failure";
+            /** @description The trace the entry belongs to. For an ingested entry, what its sender gave. For an entry the service writes about a request (`origin: service`), the trace id of the request's W3C `traceparent` header when it sent a valid one, else, when the server exports OpenTelemetry traces, the trace id of the request's own span; absent otherwise. */
             traceId?: string;
             origin: components["schemas"]["LogOrigin"];
             /** @description The id of the API key that ingested the entry. */

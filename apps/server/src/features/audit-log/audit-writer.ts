@@ -70,6 +70,7 @@ export interface AuditWriter {
   recordAuthFailure(request: {
     ip: string | undefined;
     userAgent: string | undefined;
+    traceId: string | undefined;
     reason: string;
   }): Promise<void>;
   /** Within the transaction of what it records. */
@@ -90,6 +91,7 @@ export const createAuditWriter = (entries: Pick<EntriesRepository, 'insert'>): A
         ip: cut(actor.ip, IP_MAX),
         userAgent: cut(actor.userAgent, USER_AGENT_MAX),
         result: 'success',
+        traceId: actor.traceId ?? null,
         metadata: {
           principal: actor.principal,
           ...(actor.via ? { via: actor.via } : {}),
@@ -99,7 +101,7 @@ export const createAuditWriter = (entries: Pick<EntriesRepository, 'insert'>): A
       },
     ]);
   },
-  async recordAuthFailure({ ip, userAgent, reason }) {
+  async recordAuthFailure({ ip, userAgent, traceId, reason }) {
     await entries.insert([
       {
         id: newId('log'),
@@ -109,6 +111,7 @@ export const createAuditWriter = (entries: Pick<EntriesRepository, 'insert'>): A
         ip: cut(ip, IP_MAX),
         userAgent: cut(userAgent, USER_AGENT_MAX),
         result: 'failure',
+        traceId: traceId ?? null,
         metadata: { reason },
         origin: 'service',
       },

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { type Job, pollLoop } from '../../lib/poll-loop.js';
+import type { Trace } from '../../lib/trace.js';
 import type { Store } from '../../storage/store.js';
 import type { AuditWriter, SealedEntries } from '../audit-log/index.js';
 import type { CredentialBox } from './crypto.js';
@@ -29,6 +30,7 @@ export interface DelivererOptions {
   retryBaseMs: number;
   retryMaxMs: number;
   logger: Logger;
+  trace?: Trace | undefined;
   counters?:
     | {
         streamDelivery(stream: string, outcome: 'success' | 'failure'): void;
@@ -120,7 +122,14 @@ export class StreamDeliverer implements Required<Job> {
         await this.o.streams.advance(stream, this.o.owner, batch.toSeq, undefined, new Date());
         continue;
       }
-      const outcome = await this.post(stream, batch);
+      const send = () => this.post(stream, batch);
+      const outcome = await (this.o.trace
+        ? this.o.trace(
+            'log stream delivery',
+            { 'secadmin.stream.id': id, 'secadmin.stream.entries': batch.entries.length },
+            send,
+          )
+        : send());
       const attempt: AttemptResult = {
         fromSeq: batch.fromSeq,
         toSeq: batch.toSeq,

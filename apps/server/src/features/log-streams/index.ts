@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Cursors } from '../../lib/cursor.js';
 import { ulid } from '../../lib/ids.js';
+import type { Trace } from '../../lib/trace.js';
 import type { Store } from '../../storage/store.js';
 import type { AuditLogApi, SealedEntries } from '../audit-log/index.js';
 import { CredentialBox } from './crypto.js';
@@ -27,6 +28,8 @@ export interface LogStreamsOptions {
   retryMaxMs: number;
   leaseMs: number;
   pollMs: number;
+  /** Wraps each delivery in a trace span (when tracing is on). */
+  trace?: Trace | undefined;
   /** DNS (tests inject one to change the answer between check and connect). */
   resolve?: Resolve | undefined;
   counters?:
@@ -61,6 +64,7 @@ export function createLogStreams(options: LogStreamsOptions) {
     retryMaxMs: options.retryMaxMs,
     logger: options.logger,
     counters: options.counters,
+    trace: options.trace,
   });
   const service = new LogStreamsService({
     store: options.store,
