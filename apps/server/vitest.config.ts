@@ -1,8 +1,14 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Files that measure time (event-loop delay, latencies) or start servers, clusters and load of
+ * their own: they run one at a time, after the rest, on a machine with nothing else of the
+ * suite running. `test/serial-files.test.ts` fails when a file that measures is not one.
+ */
+const SERIAL = ['src/**/*.serial.test.ts', 'test/**/*.serial.test.ts'];
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // Redis first: without redis-server, the run stops before PostgreSQL is set up.
     globalSetup: [
       '@secadmin/test-infra/global-setup/redis',
@@ -10,8 +16,27 @@ export default defineConfig({
     ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Integration files each start servers on two databases: run files one at a time
-    // on this 2-core machine so that timing-sensitive tests are not starved.
-    fileParallelism: false,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'parallel',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...SERIAL],
+          // Each file starts servers on two databases of its own: two at a time on two cores.
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'serial',
+          include: SERIAL,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

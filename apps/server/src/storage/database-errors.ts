@@ -4,7 +4,7 @@ import { type Conflict, Unavailable } from '../lib/errors.js';
 /**
  * Whether an error says the database could not be reached, rather than that a statement was
  * wrong: the one place that knows the shapes pg and Prisma give a lost or refused connection.
- * Found by stopping PostgreSQL under traffic (test/faults/database-outage.test.ts).
+ * Found by stopping PostgreSQL under traffic (test/faults/database-outage.serial.test.ts).
  */
 function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 5) return false;

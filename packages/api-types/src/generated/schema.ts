@@ -345,7 +345,10 @@ export interface paths {
         put?: never;
         /**
          * Search log entries
-         * @description Full-text search over event, actor, target, context and metadata text. Query
+         * @description Full-text search over event, actor, target, context and metadata text. Of
+         *     `metadata`, the first 4,096 characters of its JSON text are searchable (keys in the
+         *     order the database keeps them: shorter keys first, then by their bytes); words past
+         *     that of a very wide entry are stored and shown but not found by search. Query
          *     syntax: words are AND-ed; `"exact phrase"`; `a OR b`; `-word` excludes;
          *     qualifiers `event:` (a type, `user.*` for a prefix), `actor:` (id or email),
          *     `result:` and `ip:`. Dotted event names, emails and IPs are tokenized so that

@@ -29,6 +29,7 @@ import { SealedEntries } from './streams/source.js';
 
 export type { AuditRecord, AuditWriter, SystemRecord } from './audit-writer.js';
 export { loadSigningKey, type SigningKey, signingKeyFromPem } from './chain/signing-key.js';
+export { INSERT_STATEMENT_BYTES } from './entries/insert-in-chunks.js';
 export type { SealedEntries, SealedEntryFilter } from './streams/source.js';
 
 /** What other features may call; each call joins the transaction open in the caller's call chain. */
@@ -46,6 +47,8 @@ export interface AuditLogOptions {
   secret: string;
   signingKey: SigningKey;
   logger: Logger;
+  /** About how many bytes of entries one INSERT statement of an ingest carries. */
+  insertStatementBytes: number;
   counters?: {
     ingested(entries: number): void;
     /** Seconds from an entry's write to its seal, per sealed entry. */
@@ -145,7 +148,13 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
       ...writer,
       redactUser: (userId, email) => repos.redaction.redactUser(userId, email),
     },
-    logs: new LogsService(store, repos.entries, partitions, options.cursors, sealer, counters),
+    logs: new LogsService(store, repos.entries, {
+      cursors: options.cursors,
+      sealer,
+      partitions,
+      insertStatementBytes: options.insertStatementBytes,
+      ...(counters ? { counters } : {}),
+    }),
     chain: new ChainService(repos.chain, repos.signingKeys, options.cursors, options.signingKey),
     search: new SearchService(repos.search, options.cursors),
     exports: new ExportsService(store, repos.exports, repos.entries, writer, exportWorker, {

@@ -1,27 +1,30 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Store } from '../../../storage/store.js';
 import { entryReadBytes } from './read-weight.js';
 import type { EntriesRepository } from './repository.js';
 import type { NewLogRow } from './sql.js';
 
 /**
- * About how many bytes of entries one INSERT statement carries. The embedded database runs a
- * statement on the event loop from start to end: one statement for a 10 MiB batch held it for
- * seconds, while a statement of this size takes a few milliseconds and each starts on a turn
- * of its own.
+ * About how many bytes of entries one INSERT statement carries, by where the database runs.
+ * The embedded database runs a statement on the event loop from start to end: one statement
+ * for a 10 MiB batch held it for seconds, while one of 64 KiB takes a few milliseconds and
+ * each starts on a turn of its own. PostgreSQL runs it in a process of its own, and what
+ * costs there is the round trip of each statement: a batch of wide entries in statements of
+ * 64 KiB (one entry each) spent most of its transaction waiting for its turns.
  */
-export const INSERT_CHUNK_BYTES = 64 * 1024;
+export const INSERT_STATEMENT_BYTES = { embedded: 64 * 1024, postgres: 1024 * 1024 } as const;
 
 /** A row weighs in a statement what it weighs in a read: its metadata's commitments too. */
 const rowBytes = (row: NewLogRow) => entryReadBytes(row.metadata, row.userAgent);
 
-/** Consecutive runs of rows of at most INSERT_CHUNK_BYTES each (a larger row is alone). */
-function chunksOf(rows: NewLogRow[]): NewLogRow[][] {
+/** Consecutive runs of rows of at most `limit` bytes each (a larger row is alone). */
+function chunksOf(rows: NewLogRow[], limit: number): NewLogRow[][] {
   const chunks: NewLogRow[][] = [];
   let chunk: NewLogRow[] = [];
   let bytes = 0;
   for (const row of rows) {
     const size = rowBytes(row);
-    if (chunk.length > 0 && bytes + size > INSERT_CHUNK_BYTES) {
+    if (chunk.length > 0 && bytes + size > limit) {
       chunks.push(chunk);
       chunk = [];
       bytes = 0;
@@ -33,15 +36,28 @@ function chunksOf(rows: NewLogRow[]): NewLogRow[][] {
   return chunks;
 }
 
-/** Inserts a batch in statements of bounded size, all in one transaction: all or nothing. */
-export function insertInChunks(
+/**
+ * Inserts a batch in statements of at most about `statementBytes`, all in one transaction:
+ * all or nothing. Each statement's parameters are built before the transaction opens or
+ * while the previous statement runs, so that the transaction lasts about as long as the
+ * database's share of the work, not that plus this process's.
+ */
+export async function insertInChunks(
   store: Pick<Store, 'transaction'>,
-  entries: Pick<EntriesRepository, 'insert'>,
+  entries: Pick<EntriesRepository, 'prepare' | 'write'>,
   rows: NewLogRow[],
+  statementBytes: number,
 ): Promise<void> {
-  const chunks = chunksOf(rows);
-  if (chunks.length === 1) return entries.insert(rows);
-  return store.transaction(async () => {
-    for (const chunk of chunks) await entries.insert(chunk);
+  const [first = [], ...rest] = chunksOf(rows, statementBytes);
+  let prepared = await entries.prepare(first);
+  if (rest.length === 0) return entries.write(prepared);
+  await store.transaction(async () => {
+    for (const chunk of rest) {
+      [, prepared] = await Promise.all([
+        entries.write(prepared),
+        nextTurn().then(() => entries.prepare(chunk)),
+      ]);
+    }
+    await entries.write(prepared);
   });
 }

@@ -1,4 +1,5 @@
 import { Prisma } from '@secadmin/db';
+import { mapInSlices } from '../../../lib/slices.js';
 import { arrayLiteral } from '../../../storage/array-literal.js';
 import type { Connection } from '../../../storage/connection.js';
 import { commit } from '../chain/commitments.js';
@@ -66,6 +67,11 @@ const INSERT_SQL = (() => {
   INSERT INTO log_seal_queue (entry_id) SELECT unnest($1::text[])`;
 })();
 
+/** An insert of entries as the driver takes it (see `EntriesRepository.prepare`). */
+export interface PreparedInsert {
+  readonly params: (string | null)[];
+}
+
 /** Writes entries with their field commitments, and reads them by id or by filter. */
 export class EntriesRepository {
   constructor(private readonly c: Connection) {}
@@ -79,20 +85,35 @@ export class EntriesRepository {
    * canonical form later.
    */
   async insert(rows: NewLogRow[]): Promise<void> {
+    await this.write(await this.prepare(rows));
+  }
+
+  /**
+   * The parameters of `insert`'s statement: all of its work on this side of the driver, the
+   * commitments of a row at a time in slices that let other requests through.
+   */
+  async prepare(rows: NewLogRow[]): Promise<PreparedInsert> {
     const metadata = rows.map((r) => JSON.stringify(r.metadata ?? {}));
-    const committed = rows.map((r, i) =>
+    let index = 0;
+    const committed = await mapInSlices(rows, (r) =>
       commit({
         actorEmail: r.actorEmail,
         targetId: r.targetId,
-        metadata: JSON.parse(metadata[i] as string),
+        metadata: JSON.parse(metadata[index++] as string),
       }),
     );
-    await this.c.sql(INSERT_SQL, [
-      ...INSERTED.map(([, , value]) => arrayLiteral(rows.map(value))),
-      arrayLiteral(metadata),
-      JSON.stringify(committed.map((c) => c.digests)),
-      JSON.stringify(committed.map((c) => c.salts)),
-    ]);
+    return {
+      params: [
+        ...INSERTED.map(([, , value]) => arrayLiteral(rows.map(value))),
+        arrayLiteral(metadata),
+        JSON.stringify(committed.map((c) => c.digests)),
+        JSON.stringify(committed.map((c) => c.salts)),
+      ],
+    };
+  }
+
+  async write(prepared: PreparedInsert): Promise<void> {
+    await this.c.sql(INSERT_SQL, prepared.params);
   }
 
   async find(id: string): Promise<LogRow | null> {

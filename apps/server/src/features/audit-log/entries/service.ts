@@ -73,15 +73,22 @@ function toRow(input: LogEntryInput, index: number, now: Date, keyId: string): N
   };
 }
 
+export interface LogsServiceOptions {
+  cursors: Cursors;
+  /** Woken when entries were written: they need not wait for its next poll. */
+  sealer: Required<Pick<Job, 'kick'>>;
+  /** About how many bytes of entries one INSERT statement carries (see insert-in-chunks.ts). */
+  insertStatementBytes: number;
+  /** Creates the partitions of a backfill's months before it is written. */
+  partitions: Pick<LogPartitions, 'ensureFor'>;
+  counters?: { ingested(entries: number): void };
+}
+
 export class LogsService {
   constructor(
     private readonly store: Pick<Store, 'transaction'>,
-    private readonly entries: Pick<EntriesRepository, 'insert' | 'find' | 'list'>,
-    private readonly partitions: Pick<LogPartitions, 'ensureFor'>,
-    private readonly cursors: Cursors,
-    /** Woken when entries were written: they need not wait for its next poll. */
-    private readonly sealer: Required<Pick<Job, 'kick'>>,
-    private readonly counters?: { ingested(entries: number): void },
+    private readonly entries: Pick<EntriesRepository, 'prepare' | 'write' | 'find' | 'list'>,
+    private readonly options: LogsServiceOptions,
   ) {}
 
   /** All entries in one transaction (in statements of bounded size); acknowledged only once committed. */
@@ -93,13 +100,13 @@ export class LogsService {
     let index = 0;
     const rows = await mapInSlices(entries, (entry) => toRow(entry, index++, now, keyId));
     // Committed on its own: an empty partition left by a batch that then fails is harmless.
-    await this.partitions.ensureFor(
+    await this.options.partitions.ensureFor(
       rows.map((row) => row.timestamp as Date),
       now,
     );
-    await insertInChunks(this.store, this.entries, rows);
-    this.counters?.ingested(rows.length);
-    this.sealer.kick();
+    await insertInChunks(this.store, this.entries, rows, this.options.insertStatementBytes);
+    this.options.counters?.ingested(rows.length);
+    this.options.sealer.kick();
     return rows.map((row) => ({ id: row.id as string, timestamp: row.timestamp as Date }));
   }
 
@@ -112,7 +119,7 @@ export class LogsService {
   async list(query: LogQuery): Promise<Page<LogRow>> {
     const { cursor, limit, ...filters } = query;
     const scope = listScope('logs', filters);
-    const after = this.cursors.decode(scope, LOG_ID, cursor);
+    const after = this.options.cursors.decode(scope, LOG_ID, cursor);
     const filter: LogFilter = {
       ...parseRange(query.from, query.to),
       events: query.events,
@@ -121,6 +128,6 @@ export class LogsService {
       origin: query.origin,
     };
     const rows = await this.entries.list(filter, after, query.limit + 1);
-    return this.cursors.page(rows, limit, scope, (row) => row.timestamp);
+    return this.options.cursors.page(rows, limit, scope, (row) => row.timestamp);
   }
 }
