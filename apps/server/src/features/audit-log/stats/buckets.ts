@@ -49,9 +49,11 @@ export function planBuckets(from: Date, to: Date, requested: RequestedInterval):
           .find((buckets) => buckets.count <= AUTO_MAX_BUCKETS) ?? bucketsOf(from, to, '1d'))
       : bucketsOf(from, to, requested);
   if (plan.count > MAX_BUCKETS) {
+    const remedy =
+      plan.interval === '1d' ? 'send a shorter range' : 'send a wider interval or a shorter range';
     throw invalid(
       'interval',
-      `gives ${plan.count} buckets from \`from\` to \`to\`, more than ${MAX_BUCKETS}: send a wider interval or a shorter range`,
+      `${requested} gives ${plan.count} buckets of ${plan.interval} from \`from\` to \`to\`, more than ${MAX_BUCKETS}: ${remedy}`,
     );
   }
   return plan;
