@@ -152,7 +152,7 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
     logs: new LogsService(store, repos.entries, options.cursors, sealer, counters),
     chain: new ChainService(repos.chain, repos.signingKeys, options.cursors, options.signingKey),
     search: new SearchService(repos.search, options.cursors),
-    stats: new StatsService(repos.stats),
+    stats: new StatsService(store, repos.stats),
     exports: new ExportsService(store, repos.exports, repos.entries, writer, exportWorker, {
       secret: options.secret,
       files,

@@ -48,7 +48,9 @@ export class StatsRepository {
    * the ranking cuts each facet to its top values in the database, so a field with many
    * distinct values (`actor.id`) costs no more rows than FACET_SIZE. `date_bin` from the first
    * bucket's start puts each entry in its bucket; `COLLATE "C"` orders by code point, whatever
-   * the database's collation.
+   * the database's collation. `OFFSET 0` keeps the planner from estimating the buckets from the
+   * timestamp column's statistics (as many groups as entries): it would sort every matching
+   * entry, on disk, rather than hash them into the few buckets there are.
    */
   async count(
     scope: StatsScope,
@@ -83,11 +85,14 @@ export class StatsRepository {
           SELECT CASE ${fieldOf} END AS field, bucket, ${value} AS value, count(*)::float8 AS n
           FROM (
             SELECT ${Prisma.join([Prisma.sql`date_bin(${stride}, timestamp, ${bucket.firstStart}::timestamptz) AS bucket`, ...facetColumns])}
-            FROM log_entries WHERE ${where}) AS matched
+            FROM log_entries WHERE ${where} OFFSET 0) AS matched
           GROUP BY GROUPING SETS (${Prisma.join(sets)})) AS grouped
         WHERE field = -1 OR value IS NOT NULL) AS ranked
       WHERE field = -1 OR rank <= ${FACET_SIZE}
       ORDER BY field, rank`;
+    // Run inside a transaction: on a large range the planner's cost crosses PostgreSQL's JIT
+    // threshold, and compiling this statement's expressions costs more than running them.
+    await this.c.sql('SET LOCAL jit = off');
     const rows = await this.c.sql<Row>(sql.text, sql.values);
     const counts: StatsCounts = { buckets: [], facets: new Map(fields.map((f) => [f, []])) };
     for (const row of rows) {

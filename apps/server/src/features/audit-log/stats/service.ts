@@ -1,6 +1,7 @@
 import type { components } from '@secadmin/api-types';
 import { invalid } from '../../../lib/errors.js';
 import { isoMillis } from '../../../lib/time.js';
+import type { Store } from '../../../storage/store.js';
 import { parseRange } from '../range.js';
 import { parseSearchQuery } from '../search/query.js';
 import { planBuckets } from './buckets.js';
@@ -10,7 +11,10 @@ type LogStatsRequest = components['schemas']['LogStatsRequest'];
 type LogStats = components['schemas']['LogStats'];
 
 export class StatsService {
-  constructor(private readonly counts: Pick<StatsRepository, 'count'>) {}
+  constructor(
+    private readonly store: Pick<Store, 'transaction'>,
+    private readonly counts: Pick<StatsRepository, 'count'>,
+  ) {}
 
   async stats(request: LogStatsRequest): Promise<LogStats> {
     const { from, to } = parseRange(request.from, request.to);
@@ -19,7 +23,9 @@ export class StatsService {
     const query = request.query === undefined ? undefined : parseSearchQuery(request.query);
     const plan = planBuckets(from, to, request.interval ?? 'auto');
     const fields: StatsField[] = request.groupBy ?? [];
-    const counted = await this.counts.count({ query, from, to }, plan, fields);
+    const counted = await this.store.transaction(() =>
+      this.counts.count({ query, from, to }, plan, fields),
+    );
     const buckets = Array.from({ length: plan.count }, (_, i) => ({
       start: isoMillis(new Date(plan.firstStart.getTime() + i * plan.widthMs)),
       count: 0,
