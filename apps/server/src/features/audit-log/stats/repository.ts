@@ -1,10 +1,11 @@
+import type { components } from '@secadmin/api-types';
 import { Prisma } from '@secadmin/db';
 import type { Connection } from '../../../storage/connection.js';
 import { filterSql } from '../entries/sql.js';
 import type { SearchQuery } from '../search/query.js';
 import { searchMatch } from '../search/search-sql.js';
 
-export type StatsField = 'event' | 'result' | 'origin' | 'actor.id' | 'actor.type' | 'target.type';
+export type StatsField = components['schemas']['LogStatsField'];
 
 /** The column behind each field a facet may count. */
 const COLUMNS: Readonly<Record<StatsField, Prisma.Sql>> = {
