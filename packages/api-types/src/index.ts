@@ -57,6 +57,14 @@ export type LogVerifyResult = Schemas['LogVerifyResult'];
 export type SearchRequest = Schemas['SearchRequest'];
 /** One entry found by a search, with its highlights. */
 export type SearchHit = Schemas['SearchHit'];
+/** The body of a log statistics request. */
+export type LogStatsRequest = Schemas['LogStatsRequest'];
+/** Counts of matching log entries: per time bucket, in total, and per field value (`facets`). */
+export type LogStats = Schemas['LogStats'];
+/** A field whose values `groupBy` counts: `event`, `result`, `origin`, `actor.id`… */
+export type LogStatsField = Schemas['LogStatsField'];
+/** The width of a statistics bucket: `1m` … `1d`. */
+export type LogStatsInterval = Schemas['LogStatsInterval'];
 /** The body that starts an export. */
 export type ExportRequest = Schemas['ExportRequest'];
 /** An export: its status and, once complete, its download URL. */

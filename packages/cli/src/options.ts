@@ -56,3 +56,16 @@ export function oneOf<T extends string>(...values: readonly T[]): (value: string
     return value as T;
   };
 }
+
+/** A comma-separated list of distinct values of a fixed set, e.g. `event,result`. */
+export function listOf<T extends string>(values: readonly T[]): (value: string) => T[] {
+  return (value) => {
+    const items = value.split(',').map((item) => item.trim());
+    for (const item of items)
+      if (!(values as readonly string[]).includes(item))
+        throw new InvalidArgumentError(`${item || '(empty)'} is not one of ${values.join(', ')}`);
+    if (new Set(items).size !== items.length)
+      throw new InvalidArgumentError('names a field more than once');
+    return items as T[];
+  };
+}

@@ -569,6 +569,46 @@ describe('secadmin (the built CLI) against a real server', () => {
     }
   });
 
+  it('logs stats prints buckets and facets, or the JSON answer; refuses unknown fields and intervals', async () => {
+    await applyFolder({
+      'stats-me.yaml': readers('users:list').replace('cli-readers', 'stats-me'),
+    });
+    const hour = 3_600_000;
+    const range = [
+      '--from',
+      new Date(Date.now() - hour).toISOString(),
+      '--to',
+      new Date(Date.now() + hour).toISOString(),
+    ];
+    const query = ['--query', 'event:policy.created', '--group-by', 'event,result'];
+    const json = await cli('logs', 'stats', ...range, ...query, '--json');
+    expect(json.code, json.stderr).toBe(0);
+    const stats = JSON.parse(json.stdout);
+    expect(stats).toMatchObject({ interval: '1m', totalRelation: 'eq' });
+    expect(stats.total).toBeGreaterThan(0);
+    expect(stats.facets.event).toEqual([{ value: 'policy.created', count: stats.total }]);
+    expect(stats.facets.result).toEqual([{ value: 'success', count: stats.total }]);
+    const human = await cli('logs', 'stats', ...range, ...query, '--interval', '1h');
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain(`${stats.total} entries, in buckets of 1h`);
+    expect(human.stdout).toMatch(/START\s+COUNT/);
+    expect(human.stdout).toMatch(/event:\nVALUE\s+COUNT\npolicy\.created\s+\d+/);
+    expect(human.stdout).toContain('#');
+    for (const bad of [
+      ['--group-by', 'event,actor.email'],
+      ['--group-by', 'event,event'],
+      ['--interval', '2h'],
+      ['--from', 'yesterday'],
+    ]) {
+      const run = await cli('logs', 'stats', ...range, ...bad);
+      expect(run.code, bad.join(' ')).toBe(64);
+      expect(run.stderr).toContain(bad[0]);
+    }
+    const missing = await cli('logs', 'stats', '--from', '2026-01-01');
+    expect(missing.code).toBe(64);
+    expect(missing.stderr).toContain('--to');
+  });
+
   it('refuses a malformed option value with exit 64 naming the option, and creates nothing', async () => {
     const rate = await cli(
       'keys',

@@ -8,6 +8,8 @@ import {
   fetchVerificationMaterial,
   type LogEntry,
   type LogEntryListItem,
+  type LogStats,
+  type LogStatsField,
   type SearchHit,
   type SecadminClient,
   type VerificationMaterial,
@@ -17,11 +19,41 @@ import {
 import { type Command, Option } from 'commander';
 import { commandContext, type GlobalOptions } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
-import { instant, positiveInteger } from '../options.js';
+import { instant, listOf, positiveInteger } from '../options.js';
 import { createOutput, type Output } from '../output.js';
 import { pinnedKey } from '../public-key.js';
 
 const LOG_COLUMNS = ['timestamp', 'event', 'actor', 'result', 'id'];
+const STATS_INTERVALS = ['auto', '1m', '5m', '15m', '1h', '6h', '1d'] as const;
+const STATS_FIELDS: readonly LogStatsField[] = [
+  'event',
+  'result',
+  'origin',
+  'actor.id',
+  'actor.type',
+  'target.type',
+];
+/** The widest bar of the histogram, in characters. */
+const BAR_WIDTH = 40;
+
+/** The buckets as a table with a bar each, then one table per facet. */
+function printStats(out: Output, stats: LogStats): void {
+  out.line(`${stats.total} entries, in buckets of ${stats.interval}`);
+  const most = Math.max(1, ...stats.buckets.map((bucket) => bucket.count));
+  out.table(
+    stats.buckets.map(({ start, count }) => ({
+      start,
+      count,
+      '': '#'.repeat(Math.ceil((count / most) * BAR_WIDTH)),
+    })),
+    ['start', 'count', ''],
+  );
+  for (const [field, values] of Object.entries(stats.facets ?? {})) {
+    out.line();
+    out.line(`${field}:`);
+    out.table(values ?? [], ['value', 'count']);
+  }
+}
 
 const logRow = (
   entry: Pick<LogEntryListItem, 'id' | 'timestamp' | 'event' | 'result' | 'actor'>,
@@ -52,6 +84,47 @@ export function registerLogCommands(program: Command): void {
       }
       out.result(hits, () => out.table(hits.map(logRow), LOG_COLUMNS));
     });
+
+  logs
+    .command('stats')
+    .description(
+      'count matching entries over time (UTC buckets) and the most frequent values of some fields',
+    )
+    .requiredOption('--from <instant>', 'ISO 8601, inclusive', instant)
+    .requiredOption('--to <instant>', 'ISO 8601, exclusive', instant)
+    .option('--query <query>', 'only entries this search finds, e.g. "login -result:success"')
+    .addOption(
+      new Option('--interval <width>', 'bucket width; auto: the narrowest giving at most 200')
+        .choices(STATS_INTERVALS)
+        .default('auto'),
+    )
+    .option(
+      '--group-by <fields>',
+      `count the 10 most frequent values of these fields, comma-separated: ${STATS_FIELDS.join(', ')}`,
+      listOf(STATS_FIELDS),
+    )
+    .action(
+      async (
+        options: {
+          from: string;
+          to: string;
+          query?: string;
+          interval: (typeof STATS_INTERVALS)[number];
+          groupBy?: LogStatsField[];
+        },
+        command: Command,
+      ) => {
+        const { client, out } = commandContext(command.optsWithGlobals<GlobalOptions>());
+        const stats = await client.logs.getStats({
+          from: options.from,
+          to: options.to,
+          interval: options.interval,
+          ...(options.query === undefined ? {} : { query: options.query }),
+          ...(options.groupBy ? { groupBy: options.groupBy } : {}),
+        });
+        out.result(stats, () => printStats(out, stats));
+      },
+    );
 
   logs
     .command('tail')
