@@ -3,6 +3,7 @@ import { chainHandlers } from './audit-log/chain/handlers.js';
 import { entryHandlers } from './audit-log/entries/handlers.js';
 import { exportHandlers } from './audit-log/exports/handlers.js';
 import { searchHandlers } from './audit-log/search/handlers.js';
+import { type ConsoleFiles, consoleHandlers } from './console/index.js';
 import type { Services } from './services.js';
 import { systemHandlers } from './system/index.js';
 
@@ -10,6 +11,7 @@ import { systemHandlers } from './system/index.js';
 export function createHandlers(
   services: Services,
   system: Parameters<typeof systemHandlers>[0],
+  consoleFiles: ConsoleFiles,
 ): Handlers {
   return {
     ...services.handlers,
@@ -18,5 +20,6 @@ export function createHandlers(
     ...searchHandlers(services.search),
     ...exportHandlers(services.exports),
     ...systemHandlers(system),
+    ...consoleHandlers(consoleFiles),
   };
 }

@@ -1,0 +1,78 @@
+import { lazy, Suspense, useEffect, useMemo, useRef } from 'react';
+import { SignIn } from '../session/SignIn.js';
+import { useSession } from '../session/session.js';
+import { views } from '../views/registry.js';
+import { CrashBoundary } from './CrashBoundary.js';
+import { hrefOf, navigate, useLocation } from './location.js';
+
+const loaded = new Map(views.map((view) => [view.path, lazy(view.load)]));
+
+export function Shell() {
+  const { client, signOut } = useSession();
+  const { view } = useLocation();
+  const first = views[0]?.path ?? '';
+  useEffect(() => {
+    if (view === '') navigate(first, undefined, true);
+  }, [view, first]);
+  const current = views.find((v) => v.path === view);
+  const View = useMemo(() => loaded.get(view), [view]);
+  const main = useRef<HTMLElement>(null);
+  const shownView = useRef(view);
+  useEffect(() => {
+    if (current) document.title = `${current.label} · secadmin console`;
+    // After a change of view, keyboard and screen-reader users start at the new content.
+    if (shownView.current !== view) main.current?.focus();
+    shownView.current = view;
+  }, [current, view]);
+
+  if (!client) return <SignIn />;
+  return (
+    <div className="shell">
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <span className="brand">secadmin console</span>
+        <nav aria-label="Views">
+          <ul>
+            {views.map((v) => (
+              <li key={v.path}>
+                <a
+                  href={hrefOf(v.path)}
+                  aria-current={v.path === view ? 'page' : undefined}
+                  onClick={(event) => {
+                    if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0)
+                      return;
+                    event.preventDefault();
+                    navigate(v.path);
+                  }}
+                >
+                  {v.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <button type="button" className="sign-out" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="main" tabIndex={-1} ref={main}>
+        <CrashBoundary key={view}>
+          <Suspense fallback={<p aria-live="polite">Loading…</p>}>
+            {View ? (
+              <View />
+            ) : (
+              view !== '' && (
+                <section>
+                  <h1>No such view</h1>
+                  <p>The console has no view named “{view}”. Choose one from the menu above.</p>
+                </section>
+              )
+            )}
+          </Suspense>
+        </CrashBoundary>
+      </main>
+    </div>
+  );
+}
