@@ -3,6 +3,7 @@ import { chainHandlers } from './audit-log/chain/handlers.js';
 import { entryHandlers } from './audit-log/entries/handlers.js';
 import { exportHandlers } from './audit-log/exports/handlers.js';
 import { searchHandlers } from './audit-log/search/handlers.js';
+import { statsHandlers } from './audit-log/stats/handlers.js';
 import { type ConsoleFiles, consoleHandlers } from './console/index.js';
 import type { Services } from './services.js';
 import { systemHandlers } from './system/index.js';
@@ -18,6 +19,7 @@ export function createHandlers(
     ...entryHandlers(services.logs),
     ...chainHandlers(services.chain),
     ...searchHandlers(services.search),
+    ...statsHandlers(services.stats),
     ...exportHandlers(services.exports),
     ...systemHandlers(system),
     ...consoleHandlers(consoleFiles),

@@ -46,6 +46,7 @@ export interface Services {
   logs: AuditLog['logs'];
   chain: AuditLog['chain'];
   search: AuditLog['search'];
+  stats: AuditLog['stats'];
   exports: AuditLog['exports'];
 }
 
@@ -201,6 +202,7 @@ export function createServices(store: Store, options: ServicesOptions): Composit
       logs: auditLog.logs,
       chain: auditLog.chain,
       search: auditLog.search,
+      stats: auditLog.stats,
       exports: auditLog.exports,
     },
     prepare: () => auditLog.prepare(),

@@ -12,6 +12,7 @@ describe('readOperations', () => {
     ).toEqual([
       'evaluateAccess',
       'evaluateAccessBatch',
+      'getLogStats',
       'searchActions',
       'searchLogs',
       'searchResources',

@@ -33,6 +33,7 @@ export const operations = {
   listLogs: { group: 'logs', name: 'list', method: 'GET', path: '/v1/logs', pathParams: [], query: true, body: false, cursor: 'query', returns: 'body' },
   ingestLogs: { group: 'logs', name: 'ingest', method: 'POST', path: '/v1/logs', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   searchLogs: { group: 'logs', name: 'search', method: 'POST', path: '/v1/logs/search', pathParams: [], query: false, body: true, cursor: 'body', returns: 'body' },
+  getLogStats: { group: 'logs', name: 'getStats', method: 'POST', path: '/v1/logs/stats', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   createExport: { group: 'exports', name: 'create', method: 'POST', path: '/v1/logs/export', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   getExport: { group: 'exports', name: 'get', method: 'GET', path: '/v1/logs/export/{exportId}', pathParams: ['exportId'], query: false, body: false, cursor: null, returns: 'data' },
   listCheckpoints: { group: 'logs', name: 'listCheckpoints', method: 'GET', path: '/v1/logs/checkpoints', pathParams: [], query: true, body: false, cursor: 'query', returns: 'body' },
@@ -587,6 +588,27 @@ export interface Resources {
      * `POST /v1/logs/search` (`searchLogs`)
      */
     search(body: Body<'searchLogs'>, options?: RequestOptions): PagedCall<JsonBody<'searchLogs'>, PageItem<'/v1/logs/search'>>;
+    /**
+     * Count log entries over time and by field
+     *
+     * Counts the entries of `[from, to)` (`from` inclusive, `to` exclusive, as for list,
+     * search and export) that match `query` (the syntax of `POST /v1/logs/search`; every
+     * entry when absent): per bucket of time for a histogram, in `total`, and, for each field
+     * of `groupBy`, its 10 most frequent values in `facets`.
+     *
+     * Buckets are aligned to the UTC boundaries of `interval`: the first holds `from`, the
+     * last holds the instant before `to`, and every bucket between them is listed, an empty
+     * one with count 0. `interval: auto` (the default) takes the smallest width giving at most
+     * 200 buckets (`1d` beyond 200 days). A width giving more than 10,000 buckets is a 400.
+     *
+     * Every count is exact: `total` is the sum of the buckets and `totalRelation` is `eq`.
+     * A facet lists values by count descending, then value ascending; an entry without the
+     * field (no `actor.id`, no target) is left out of that facet. The same access as search:
+     * what a search with this key finds is what is counted, and nothing more.
+     *
+     * `POST /v1/logs/stats` (`getLogStats`)
+     */
+    getStats(body: Body<'getLogStats'>, options?: RequestOptions): Promise<Data<'getLogStats'>>;
     /**
      * List chain checkpoints
      *

@@ -370,6 +370,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/logs/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count log entries over time and by field
+         * @description Counts the entries of `[from, to)` (`from` inclusive, `to` exclusive, as for list,
+         *     search and export) that match `query` (the syntax of `POST /v1/logs/search`; every
+         *     entry when absent): per bucket of time for a histogram, in `total`, and, for each field
+         *     of `groupBy`, its 10 most frequent values in `facets`.
+         *
+         *     Buckets are aligned to the UTC boundaries of `interval`: the first holds `from`, the
+         *     last holds the instant before `to`, and every bucket between them is listed, an empty
+         *     one with count 0. `interval: auto` (the default) takes the smallest width giving at most
+         *     200 buckets (`1d` beyond 200 days). A width giving more than 10,000 buckets is a 400.
+         *
+         *     Every count is exact: `total` is the sum of the buckets and `totalRelation` is `eq`.
+         *     A facet lists values by count descending, then value ascending; an entry without the
+         *     field (no `actor.id`, no target) is left out of that facet. The same access as search:
+         *     what a search with this key finds is what is counted, and nothing more.
+         */
+        post: operations["getLogStats"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/logs/export": {
         parameters: {
             query?: never;
@@ -2572,6 +2605,128 @@ export interface components {
              * @description Measured search time in whole milliseconds.
              */
             searchTimeMs: number;
+        };
+        /**
+         * @description A field of the log entry to count values of: `event`, `result`, `origin`, `actor.id`, `actor.type` or `target.type`.
+         * @example event
+         * @enum {string}
+         */
+        LogStatsField: "event" | "result" | "origin" | "actor.id" | "actor.type" | "target.type";
+        /**
+         * @example {
+         *       "query": "login -result:success",
+         *       "from": "2026-11-24T00:00:00Z",
+         *       "to": "2026-11-25T00:00:00Z",
+         *       "interval": "auto",
+         *       "groupBy": [
+         *         "event",
+         *         "actor.id"
+         *       ]
+         *     }
+         */
+        LogStatsRequest: {
+            /** @description Only entries matching this query, in the syntax of `POST /v1/logs/search` (words AND-ed, `"exact phrases"`, `OR`, `-word`, the qualifiers `event:`, `actor:`, `result:` and `ip:`; at most 64 terms). Every entry of the range when absent. */
+            query?: string;
+            /** @description Start of the range, inclusive. Must be before `to`. */
+            from: components["schemas"]["InstantInput"];
+            /** @description End of the range, exclusive. */
+            to: components["schemas"]["InstantInput"];
+            /**
+             * @description The width of a bucket. `auto` takes the smallest width that gives at most 200 buckets over the range, and `1d` for a range longer than 200 days. A width that would give more than 10,000 buckets over the range is a 400 naming `body.interval` (so is `auto` over a range longer than 10,000 days).
+             * @default auto
+             * @enum {string}
+             */
+            interval?: "auto" | "1m" | "5m" | "15m" | "1h" | "6h" | "1d";
+            /** @description Fields whose 10 most frequent values to count in `facets`, each at most once. No `facets` without it. */
+            groupBy?: components["schemas"]["LogStatsField"][];
+        };
+        /**
+         * @description The width of one bucket: one minute, five, fifteen, one hour, six hours or one day. Buckets start at the UTC boundaries of their width (a `6h` bucket at 00:00, 06:00, 12:00 or 18:00 UTC; a `1d` bucket at midnight UTC).
+         * @example 1h
+         * @enum {string}
+         */
+        LogStatsInterval: "1m" | "5m" | "15m" | "1h" | "6h" | "1d";
+        /**
+         * @example {
+         *       "value": "user.login",
+         *       "count": 1234
+         *     }
+         */
+        LogStatsFacetValue: {
+            /** @description A value of the field, as the entries hold it. */
+            value: string;
+            /**
+             * Format: int64
+             * @description How many counted entries hold this value.
+             */
+            count: number;
+        };
+        /** @description The 10 values of the field held by the most counted entries, by count descending, then value ascending (by Unicode code point). Entries without the field (an anonymous actor has no `actor.id`, an entry without a target no `target.type`) are not counted here. */
+        LogStatsFacet: components["schemas"]["LogStatsFacetValue"][];
+        /**
+         * @description How many entries of `[from, to)` match, over time and by field. All counts are exact.
+         * @example {
+         *       "interval": "1h",
+         *       "buckets": [
+         *         {
+         *           "start": "2026-11-24T00:00:00.000Z",
+         *           "count": 12
+         *         },
+         *         {
+         *           "start": "2026-11-24T01:00:00.000Z",
+         *           "count": 0
+         *         },
+         *         {
+         *           "start": "2026-11-24T02:00:00.000Z",
+         *           "count": 7
+         *         }
+         *       ],
+         *       "facets": {
+         *         "event": [
+         *           {
+         *             "value": "user.login",
+         *             "count": 15
+         *           },
+         *           {
+         *             "value": "user.logout",
+         *             "count": 4
+         *           }
+         *         ]
+         *       },
+         *       "total": 19,
+         *       "totalRelation": "eq"
+         *     }
+         */
+        LogStats: {
+            interval: components["schemas"]["LogStatsInterval"];
+            /** @description One bucket per `interval` from the one holding `from` to the one holding the instant before `to`, oldest first, with none left out (an empty one counts 0). The first and last buckets may reach outside the range; only entries inside it are counted. */
+            buckets: {
+                start: components["schemas"]["TimestampMillis"];
+                /**
+                 * Format: int64
+                 * @description Entries of the range in `[start, start + interval)`.
+                 */
+                count: number;
+            }[];
+            /** @description One list per field of `groupBy`; absent without `groupBy`. */
+            facets?: {
+                event?: components["schemas"]["LogStatsFacet"];
+                result?: components["schemas"]["LogStatsFacet"];
+                origin?: components["schemas"]["LogStatsFacet"];
+                "actor.id"?: components["schemas"]["LogStatsFacet"];
+                "actor.type"?: components["schemas"]["LogStatsFacet"];
+                "target.type"?: components["schemas"]["LogStatsFacet"];
+            };
+            /**
+             * Format: int64
+             * @description Entries of the range that match (the sum of the buckets' counts).
+             */
+            total: number;
+            /**
+             * @description As `meta.totalHitsRelation` of a search: `eq` when `total` is exact, which it always is here.
+             * @enum {string}
+             */
+            totalRelation: "eq" | "gte";
         };
         /**
          * @example {
@@ -6126,6 +6281,97 @@ export interface operations {
                         data: components["schemas"]["SearchHit"][];
                         pagination: components["schemas"]["Pagination"];
                         meta: components["schemas"]["SearchMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["WriteUnavailable"];
+        };
+    };
+    getLogStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LogStatsRequest"];
+            };
+        };
+        responses: {
+            /** @description The counts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "interval": "6h",
+                     *         "buckets": [
+                     *           {
+                     *             "start": "2026-11-24T00:00:00.000Z",
+                     *             "count": 40
+                     *           },
+                     *           {
+                     *             "start": "2026-11-24T06:00:00.000Z",
+                     *             "count": 0
+                     *           },
+                     *           {
+                     *             "start": "2026-11-24T12:00:00.000Z",
+                     *             "count": 118
+                     *           },
+                     *           {
+                     *             "start": "2026-11-24T18:00:00.000Z",
+                     *             "count": 35
+                     *           }
+                     *         ],
+                     *         "facets": {
+                     *           "event": [
+                     *             {
+                     *               "value": "user.login",
+                     *               "count": 150
+                     *             },
+                     *             {
+                     *               "value": "user.password_reset.failed",
+                     *               "count": 43
+                     *             }
+                     *           ],
+                     *           "result": [
+                     *             {
+                     *               "value": "success",
+                     *               "count": 160
+                     *             },
+                     *             {
+                     *               "value": "failure",
+                     *               "count": 33
+                     *             }
+                     *           ]
+                     *         },
+                     *         "total": 193,
+                     *         "totalRelation": "eq"
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["LogStats"];
+                        meta: components["schemas"]["Meta"];
                     };
                 };
             };

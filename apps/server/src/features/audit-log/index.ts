@@ -25,6 +25,8 @@ import { hourlyLogMaintenance } from './retention/schedule.js';
 import { LogRetention } from './retention/service.js';
 import { SearchRepository } from './search/repository.js';
 import { SearchService } from './search/service.js';
+import { StatsRepository } from './stats/repository.js';
+import { StatsService } from './stats/service.js';
 import { SealedEntries } from './streams/source.js';
 
 export type { AuditRecord, AuditWriter, SystemRecord } from './audit-writer.js';
@@ -74,6 +76,7 @@ export interface AuditLog {
   logs: LogsService;
   chain: ChainService;
   search: SearchService;
+  stats: StatsService;
   exports: ExportsService;
   /** Seals entries into the hash chain; `flush()` seals now and signs a checkpoint (tests). */
   sealer: Sealer;
@@ -90,6 +93,7 @@ function repositoriesOn(connection: Connection) {
   return {
     entries: new EntriesRepository(connection),
     search: new SearchRepository(connection),
+    stats: new StatsRepository(connection),
     retention: new RetentionRepository(connection),
     redaction: new RedactionRepository(connection),
     chain: new ChainRepository(connection),
@@ -148,6 +152,7 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
     logs: new LogsService(store, repos.entries, options.cursors, sealer, counters),
     chain: new ChainService(repos.chain, repos.signingKeys, options.cursors, options.signingKey),
     search: new SearchService(repos.search, options.cursors),
+    stats: new StatsService(repos.stats),
     exports: new ExportsService(store, repos.exports, repos.entries, writer, exportWorker, {
       secret: options.secret,
       files,

@@ -1,0 +1,104 @@
+import { Prisma } from '@secadmin/db';
+import type { Connection } from '../../../storage/connection.js';
+import { filterSql } from '../entries/sql.js';
+import type { SearchQuery } from '../search/query.js';
+import { searchMatch } from '../search/search-sql.js';
+
+export type StatsField = 'event' | 'result' | 'origin' | 'actor.id' | 'actor.type' | 'target.type';
+
+/** The column behind each field a facet may count. */
+const COLUMNS: Readonly<Record<StatsField, Prisma.Sql>> = {
+  event: Prisma.raw('event'),
+  result: Prisma.raw('result'),
+  origin: Prisma.raw('origin'),
+  'actor.id': Prisma.raw('actor_id'),
+  'actor.type': Prisma.raw('actor_type'),
+  'target.type': Prisma.raw('target_type'),
+};
+
+/** How many values each facet lists. */
+export const FACET_SIZE = 10;
+
+export interface StatsScope {
+  query: SearchQuery | undefined;
+  from: Date;
+  to: Date;
+}
+
+export interface StatsCounts {
+  /** Entries per bucket start (buckets without entries are absent). */
+  buckets: { start: Date; count: number }[];
+  /** Per field, its FACET_SIZE most frequent values, by count descending, then value by code point. */
+  facets: Map<StatsField, { value: string; count: number }[]>;
+}
+
+interface Row {
+  field: number;
+  bucket: Date | null;
+  value: string | null;
+  n: number;
+}
+
+/** Counts of the entries a search would find, over time and by field. */
+export class StatsRepository {
+  constructor(private readonly c: Connection) {}
+
+  /**
+   * One scan of the matching entries answers the buckets and every facet (grouping sets), and
+   * the ranking cuts each facet to its top values in the database, so a field with many
+   * distinct values (`actor.id`) costs no more rows than FACET_SIZE. `date_bin` from the first
+   * bucket's start puts each entry in its bucket; `COLLATE "C"` orders by code point, whatever
+   * the database's collation.
+   */
+  async count(
+    scope: StatsScope,
+    bucket: { firstStart: Date; widthMs: number },
+    fields: readonly StatsField[],
+  ): Promise<StatsCounts> {
+    const where = Prisma.sql`${filterSql({ from: scope.from, to: scope.to })}${
+      scope.query ? Prisma.sql` AND ${searchMatch(scope.query)}` : Prisma.empty
+    }`;
+    const stride = Prisma.sql`make_interval(secs => ${bucket.widthMs / 1000})`;
+    const facetColumns = fields.map(
+      (field, i) => Prisma.sql`${COLUMNS[field]} AS f${Prisma.raw(String(i))}`,
+    );
+    const names = fields.map((_, i) => Prisma.raw(`f${i}`));
+    const sets = [Prisma.sql`(bucket)`, ...names.map((name) => Prisma.sql`(${name})`)];
+    const fieldOf = Prisma.join(
+      [
+        Prisma.sql`WHEN GROUPING(bucket) = 0 THEN -1`,
+        ...names.map(
+          (name, i) => Prisma.sql`WHEN GROUPING(${name}) = 0 THEN ${Prisma.raw(String(i))}`,
+        ),
+      ],
+      ' ',
+    );
+    const value =
+      names.length > 0 ? Prisma.sql`COALESCE(${Prisma.join(names)})` : Prisma.sql`NULL::text`;
+    const sql = Prisma.sql`
+      SELECT field, bucket, value, n FROM (
+        SELECT field, bucket, value, n,
+          row_number() OVER (PARTITION BY field ORDER BY n DESC, value COLLATE "C") AS rank
+        FROM (
+          SELECT CASE ${fieldOf} END AS field, bucket, ${value} AS value, count(*)::float8 AS n
+          FROM (
+            SELECT ${Prisma.join([Prisma.sql`date_bin(${stride}, timestamp, ${bucket.firstStart}::timestamptz) AS bucket`, ...facetColumns])}
+            FROM log_entries WHERE ${where}) AS matched
+          GROUP BY GROUPING SETS (${Prisma.join(sets)})) AS grouped
+        WHERE field = -1 OR value IS NOT NULL) AS ranked
+      WHERE field = -1 OR rank <= ${FACET_SIZE}
+      ORDER BY field, rank`;
+    const rows = await this.c.sql<Row>(sql.text, sql.values);
+    const counts: StatsCounts = { buckets: [], facets: new Map(fields.map((f) => [f, []])) };
+    for (const row of rows) {
+      if (row.field === -1) {
+        if (row.bucket) counts.buckets.push({ start: new Date(row.bucket), count: row.n });
+      } else if (row.value !== null) {
+        counts.facets
+          .get(fields[row.field] as StatsField)
+          ?.push({ value: row.value, count: row.n });
+      }
+    }
+    return counts;
+  }
+}

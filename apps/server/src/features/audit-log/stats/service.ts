@@ -1,0 +1,41 @@
+import type { components } from '@secadmin/api-types';
+import { invalid } from '../../../lib/errors.js';
+import { isoMillis } from '../../../lib/time.js';
+import { parseRange } from '../range.js';
+import { parseSearchQuery } from '../search/query.js';
+import { planBuckets } from './buckets.js';
+import type { StatsField, StatsRepository } from './repository.js';
+
+type LogStatsRequest = components['schemas']['LogStatsRequest'];
+type LogStats = components['schemas']['LogStats'];
+
+export class StatsService {
+  constructor(private readonly counts: Pick<StatsRepository, 'count'>) {}
+
+  async stats(request: LogStatsRequest): Promise<LogStats> {
+    const { from, to } = parseRange(request.from, request.to);
+    // The schema requires both; parseRange answers what it was given.
+    if (!from || !to) throw invalid(from ? 'to' : 'from', 'is required');
+    const query = request.query === undefined ? undefined : parseSearchQuery(request.query);
+    const plan = planBuckets(from, to, request.interval ?? 'auto');
+    const fields: StatsField[] = request.groupBy ?? [];
+    const counted = await this.counts.count({ query, from, to }, plan, fields);
+    const buckets = Array.from({ length: plan.count }, (_, i) => ({
+      start: isoMillis(new Date(plan.firstStart.getTime() + i * plan.widthMs)),
+      count: 0,
+    }));
+    let total = 0;
+    for (const { start, count } of counted.buckets) {
+      const bucket = buckets[(start.getTime() - plan.firstStart.getTime()) / plan.widthMs];
+      if (bucket) bucket.count = count;
+      total += count;
+    }
+    return {
+      interval: plan.interval,
+      buckets,
+      ...(request.groupBy ? { facets: Object.fromEntries(counted.facets) } : {}),
+      total,
+      totalRelation: 'eq',
+    };
+  }
+}
