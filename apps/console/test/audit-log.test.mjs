@@ -17,9 +17,22 @@ before(async () => {
   app = await startConsole();
   const started = Date.now();
   await ingest(app.client, started);
-  console.log(`setup: ${ENTRIES} entries ingested in ${Date.now() - started} ms`);
+  const ingested = Date.now();
+  await sealed(app.client, ENTRIES);
+  console.log(
+    `setup: ${ENTRIES} entries ingested in ${ingested - started} ms, sealed and checkpointed ${Date.now() - ingested} ms later`,
+  );
 });
 after(() => app?.stop());
+
+/** Waits until a checkpoint covers `count` entries: the server's work of ingest is done. */
+async function sealed(client, count) {
+  for (;;) {
+    const { data } = await client.logs.listCheckpoints({ limit: 1 });
+    if ((data[0]?.seq ?? 0) >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
 
 /** `ENTRIES` entries over the last `HOURS` hours, in batches of `BATCH`, two requests at a time. */
 async function ingest(client, now) {
@@ -99,6 +112,14 @@ test('first load is within 300 KB of JS and CSS; a search shows its hits highlig
   console.log(`first load: ${sizes.length} JS/CSS files, ${firstLoad} bytes compressed`);
   assert.ok(firstLoad > 0 && firstLoad <= 300 * 1024, `${firstLoad} bytes`);
 
+  // This machine's PostgreSQL runs without autovacuum: right after the bulk load the planner
+  // has no statistics of the table, and the search's plan over it is slow. Measured, not
+  // asserted; then ANALYZE, as autovacuum does on a production server after such a load.
+  const cold = [];
+  for (const word of RARE.slice(0, 2)) cold.push(await timedSearch(page, word, word));
+  console.log(`search-to-results before ANALYZE (ms): ${cold.map(Math.round).join(', ')}`);
+  await app.sql('ANALYZE log_entries');
+  await app.sql('ANALYZE log_chain');
   const times = [];
   for (const word of RARE) times.push(await timedSearch(page, word, word));
   times.sort((a, b) => a - b);
@@ -126,7 +147,9 @@ test('a facet adds its qualifier; a bar zooms into its bucket; the address can b
   await page.getByRole('button', { name: /^Add result:failure to the search/ }).click();
   await page.waitForURL(/#q=result%3Afailure&/);
   assert.equal(await page.getByLabel('Search', { exact: true }).inputValue(), 'result:failure');
-  await page.getByRole('list', { name: 'Matching entries' }).locator('mark').first().waitFor();
+  await page.locator('.summary', { hasText: /matches/ }).waitFor();
+  // Every seventh entry failed.
+  await page.locator('figure.histogram figcaption', { hasText: '14,286 matching' }).waitFor();
 
   // Zoom into the last non-empty bar, by keyboard: End, then Enter.
   const bars = page.getByRole('group', { name: 'Matches over time' }).getByRole('button');
