@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import { useCallback, useMemo } from 'react';
+import { useCallback, useEffect, useMemo } from 'react';
 import { ApiErrorMessage } from '../../api/ApiErrorMessage.js';
 import { useClient } from '../../session/session.js';
 import { Link } from '../../shell/Link.js';
@@ -22,6 +22,12 @@ export default function AuditLogView() {
     (next: SearchState, replace = false) => navigate('logs', writeSearch(next), replace),
     [],
   );
+  // A range taken by default is written into the address, so that the address, shared, shows
+  // the same entries.
+  const complete = fragment.has('from') && fragment.has('to');
+  useEffect(() => {
+    if (!complete) go(state, true);
+  });
 
   const hits = useInfiniteQuery({
     queryKey: ['hits', query, from, to],
