@@ -1,8 +1,11 @@
+import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, extname, join } from 'node:path';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import type { ConsoleFiles } from './features/console/index.js';
 import { createHandlers } from './features/handlers.js';
 import type { Services } from './features/services.js';
 import { authenticator, authorizer } from './http/auth.js';
@@ -13,7 +16,7 @@ import type { InFlightRequests } from './http/in-flight.js';
 import { loadSpec, Router, readOperations } from './http/operations.js';
 import { requestId } from './http/request-id.js';
 import { sequence } from './http/sequence.js';
-import { loadStaticFile } from './http/static-file.js';
+import { loadStaticFile, type StaticFile } from './http/static-file.js';
 import { SpecValidator } from './http/validation.js';
 import { requestLogger } from './logger.js';
 import type { Metrics } from './metrics.js';
@@ -42,6 +45,27 @@ function loadSystemFiles() {
     reference: loadStaticFile(resolve('@secadmin/docs/index.html'), 'html'),
     favicon: loadStaticFile(resolve('@secadmin/docs/favicon.ico'), 'image/x-icon'),
   };
+}
+
+const ASSET_TYPES: Record<string, string> = {
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+};
+
+/** The console as built: its page and every file under `assets/` (the compressed copies beside). */
+function loadConsoleFiles(): ConsoleFiles {
+  const page = createRequire(import.meta.url).resolve('@secadmin/console/index.html');
+  const dir = join(dirname(page), 'assets');
+  const assets = new Map<string, StaticFile>();
+  for (const name of readdirSync(dir)) {
+    const type = ASSET_TYPES[extname(name)];
+    if (type) assets.set(name, loadStaticFile(join(dir, name), type));
+  }
+  return { page: loadStaticFile(page, 'html'), assets };
 }
 
 /** The Express app, without listening: tests build it in-process. */
@@ -76,12 +100,16 @@ export function createApp({
         router: new Router(operations),
         operations,
         validator: new SpecValidator(spec),
-        handlers: createHandlers(services, {
-          ping,
-          rateLimitStoreHealth: () => rateLimits.health(),
-          diskLow,
-          ...loadSystemFiles(),
-        }),
+        handlers: createHandlers(
+          services,
+          {
+            ping,
+            rateLimitStoreHealth: () => rateLimits.health(),
+            diskLow,
+            ...loadSystemFiles(),
+          },
+          loadConsoleFiles(),
+        ),
         authenticate: authenticator({
           currentVersions: () => services.versions.current(),
           authenticate: (secret, versions) => services.apiKeys.authenticate(secret, versions),

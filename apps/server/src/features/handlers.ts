@@ -4,6 +4,7 @@ import { entryHandlers } from './audit-log/entries/handlers.js';
 import { exportHandlers } from './audit-log/exports/handlers.js';
 import { searchHandlers } from './audit-log/search/handlers.js';
 import { statsHandlers } from './audit-log/stats/handlers.js';
+import { type ConsoleFiles, consoleHandlers } from './console/index.js';
 import type { Services } from './services.js';
 import { systemHandlers } from './system/index.js';
 
@@ -11,6 +12,7 @@ import { systemHandlers } from './system/index.js';
 export function createHandlers(
   services: Services,
   system: Parameters<typeof systemHandlers>[0],
+  consoleFiles: ConsoleFiles,
 ): Handlers {
   return {
     ...services.handlers,
@@ -20,5 +22,6 @@ export function createHandlers(
     ...statsHandlers(services.stats),
     ...exportHandlers(services.exports),
     ...systemHandlers(system),
+    ...consoleHandlers(consoleFiles),
   };
 }

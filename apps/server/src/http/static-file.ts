@@ -38,16 +38,22 @@ export function loadStaticFile(path: string, type: string): StaticFile {
 
 /**
  * Sends the best representation the client accepts, with an ETag per representation, to be
- * revalidated on every use (`no-cache`): a client that has it gets a 304 and no body.
+ * revalidated on every use (`no-cache`, unless the caller says otherwise): a client that has it
+ * gets a 304 and no body.
  */
-export function sendStaticFile(req: Request, res: Response, file: StaticFile): void {
+export function sendStaticFile(
+  req: Request,
+  res: Response,
+  file: StaticFile,
+  cacheControl = 'no-cache',
+): void {
   // Our order (the smallest first) among what the client accepts: clients list `gzip` before
   // `br` with the same weight, and would otherwise get the larger file.
   const chosen =
     file.representations.find((r) => req.acceptsEncodings(r.encoding) === r.encoding) ??
     (file.representations.at(-1) as Representation);
   res.setHeader('Vary', 'Accept-Encoding');
-  res.setHeader('Cache-Control', 'no-cache');
+  res.setHeader('Cache-Control', cacheControl);
   res.setHeader('ETag', chosen.etag);
   if (chosen.encoding !== 'identity') res.setHeader('Content-Encoding', chosen.encoding);
   // `send` answers 304 without a body when `If-None-Match` names this ETag (`req.fresh`).

@@ -79,6 +79,9 @@ export const operations = {
   getOpenApiDocument: { group: 'system', name: 'getOpenApiDocument', method: 'GET', path: '/openapi.json', pathParams: [], query: false, body: false, cursor: null, returns: 'body' },
   getApiReference: { group: 'system', name: 'getApiReference', method: 'GET', path: '/docs', pathParams: [], query: false, body: false, cursor: null, returns: 'response' },
   getFavicon: { group: 'system', name: 'getFavicon', method: 'GET', path: '/favicon.ico', pathParams: [], query: false, body: false, cursor: null, returns: 'response' },
+  getConsole: { group: 'system', name: 'getConsole', method: 'GET', path: '/console', pathParams: [], query: false, body: false, cursor: null, returns: 'response' },
+  getConsoleAsset: { group: 'system', name: 'getConsoleAsset', method: 'GET', path: '/console/assets/{file}', pathParams: ['file'], query: false, body: false, cursor: null, returns: 'response' },
+  getConsoleView: { group: 'system', name: 'getConsoleView', method: 'GET', path: '/console/{view}', pathParams: ['view'], query: false, body: false, cursor: null, returns: 'response' },
 } as const satisfies Record<OperationId, unknown>;
 
 /**
@@ -1194,7 +1197,7 @@ export interface Resources {
     listSchemas(options?: RequestOptions): Promise<Response>;
   };
   /**
-   * Health, readiness, this document, its rendered reference and the reference's icon. No authentication.
+   * Health, readiness, this document, its rendered reference and the reference's icon, and the console (the web application). No authentication.
    */
   system: {
     /**
@@ -1244,5 +1247,43 @@ export interface Resources {
      * `GET /favicon.ico` (`getFavicon`)
      */
     getFavicon(options?: RequestOptions): Promise<Response>;
+    /**
+     * The console
+     *
+     * The console: a web application in which people search the audit log, check an entry's
+     * chain proof, export a range and try policies. Loading it needs no key; every call it then
+     * makes carries the API key the person signs in with, which stays in the page's memory (or
+     * in `sessionStorage` for the tab, if asked) and never in a URL or a cookie. Also served at
+     * `/console/`. Served with a strict `Content-Security-Policy` (everything from this origin,
+     * nothing inline, no frames), brotli- or gzip-compressed when the client accepts it, and
+     * revalidated on every use (`no-cache`).
+     *
+     * `GET /console` (`getConsole`)
+     */
+    getConsole(options?: RequestOptions): Promise<Response>;
+    /**
+     * A file of the console
+     *
+     * A script, style sheet or image of the console. Each name carries a hash of the file's
+     * content, so a file never changes under its name: it may be cached for a year
+     * (`Cache-Control: public, max-age=31536000, immutable`), and a new build brings new names.
+     * Brotli- or gzip-compressed when the client accepts it. An unknown name is a 404.
+     *
+     * `GET /console/assets/{file}` (`getConsoleAsset`)
+     */
+    getConsoleAsset(file: PathParams<'getConsoleAsset'>['file'], options?: RequestOptions): Promise<Response>;
+    /**
+     * A view of the console
+     *
+     * The console's page for one of its views (`/console/logs`, `/console/exports`, …), so that
+     * a view's address can be bookmarked and shared; the console itself shows the view, or says
+     * that it has none of that name. A view keeps its state (a search, an open entry) in the
+     * URL's fragment (`/console/logs#q=login&entry=log_…`), which browsers never send to a
+     * server; no address of the console ever holds an API key. Same page and headers as
+     * `GET /console`.
+     *
+     * `GET /console/{view}` (`getConsoleView`)
+     */
+    getConsoleView(view: PathParams<'getConsoleView'>['view'], options?: RequestOptions): Promise<Response>;
   };
 }

@@ -1378,6 +1378,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The console
+         * @description The console: a web application in which people search the audit log, check an entry's
+         *     chain proof, export a range and try policies. Loading it needs no key; every call it then
+         *     makes carries the API key the person signs in with, which stays in the page's memory (or
+         *     in `sessionStorage` for the tab, if asked) and never in a URL or a cookie. Also served at
+         *     `/console/`. Served with a strict `Content-Security-Policy` (everything from this origin,
+         *     nothing inline, no frames), brotli- or gzip-compressed when the client accepts it, and
+         *     revalidated on every use (`no-cache`).
+         */
+        get: operations["getConsole"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/assets/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file of the console
+         * @description A script, style sheet or image of the console. Each name carries a hash of the file's
+         *     content, so a file never changes under its name: it may be cached for a year
+         *     (`Cache-Control: public, max-age=31536000, immutable`), and a new build brings new names.
+         *     Brotli- or gzip-compressed when the client accepts it. An unknown name is a 404.
+         */
+        get: operations["getConsoleAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/{view}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A view of the console
+         * @description The console's page for one of its views (`/console/logs`, `/console/exports`, …), so that
+         *     a view's address can be bookmarked and shared; the console itself shows the view, or says
+         *     that it has none of that name. A view keeps its state (a search, an open entry) in the
+         *     URL's fragment (`/console/logs#q=login&entry=log_…`), which browsers never send to a
+         *     server; no address of the console ever holds an API key. Same page and headers as
+         *     `GET /console`.
+         */
+        get: operations["getConsoleView"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "log-stream-entries": {
@@ -4754,6 +4828,17 @@ export interface components {
          * @example no-cache
          */
         "Cache-Control": string;
+        /**
+         * @description Scripts, styles, images and API calls from this origin only; nothing inline, no frames
+         *     (of the console or in it), no `<base>`, no form posts, no plugins.
+         * @example default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; manifest-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'
+         */
+        ConsoleContentSecurityPolicy: string;
+        /**
+         * @description `public, max-age=31536000, immutable`: the name changes whenever the content does, so the file is kept for a year without revalidation.
+         * @example public, max-age=31536000, immutable
+         */
+        ImmutableCacheControl: string;
     };
     pathItems: never;
 }
@@ -8723,6 +8808,117 @@ export interface operations {
                 };
             };
             304: components["responses"]["FileNotModified"];
+        };
+    };
+    getConsole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An entity tag (or a list of them, or `*`) the client holds: if the resource's current
+                 *     `ETag` is among them, the answer is 304 with no body.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The console's HTML page. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["FileETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Security-Policy": components["headers"]["ConsoleContentSecurityPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>secadmin console</title></head><body>…</body></html> */
+                    "text/html": string;
+                };
+            };
+            304: components["responses"]["FileNotModified"];
+        };
+    };
+    getConsoleAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An entity tag (or a list of them, or `*`) the client holds: if the resource's current
+                 *     `ETag` is among them, the answer is 304 with no body.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The file's name, as the console's page names it.
+                 * @example index-BX3k9f2a.js
+                 */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["FileETag"];
+                    "Cache-Control": components["headers"]["ImmutableCacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                    "text/css": string;
+                    "image/svg+xml": string;
+                };
+            };
+            304: components["responses"]["FileNotModified"];
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getConsoleView: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An entity tag (or a list of them, or `*`) the client holds: if the resource's current
+                 *     `ETag` is among them, the answer is 304 with no body.
+                 * @example "user_01jf3k8m6q2w9x4v7t5r1n0b3c.3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The view's name.
+                 * @example logs
+                 */
+                view: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The console's HTML page. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["FileETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Security-Policy": components["headers"]["ConsoleContentSecurityPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>secadmin console</title></head><body>…</body></html> */
+                    "text/html": string;
+                };
+            };
+            304: components["responses"]["FileNotModified"];
+            400: components["responses"]["BadRequest"];
         };
     };
 }

@@ -1,0 +1,71 @@
+import { lazy, Suspense, useEffect, useRef } from 'react';
+import { SignIn } from '../session/SignIn.js';
+import { useSession } from '../session/session.js';
+import { views } from '../views/registry.js';
+import { CrashBoundary } from './CrashBoundary.js';
+import { Link } from './Link.js';
+import { navigate, useLocation } from './location.js';
+
+const loaded = new Map(views.map((view) => [view.path, lazy(view.load)]));
+
+export function Shell() {
+  const { client, signOut } = useSession();
+  const { view } = useLocation();
+  const first = views[0]?.path ?? '';
+  useEffect(() => {
+    if (view === '') navigate(first, undefined, true);
+  }, [view, first]);
+  const current = views.find((v) => v.path === view);
+  const View = loaded.get(view);
+  const main = useRef<HTMLElement>(null);
+  const shownView = useRef(view);
+  useEffect(() => {
+    if (current) document.title = `${current.label} · secadmin console`;
+    // After a change of view, keyboard and screen-reader users start at the new content.
+    if (shownView.current !== view) main.current?.focus();
+    shownView.current = view;
+  }, [current, view]);
+
+  if (!client) return <SignIn />;
+  return (
+    <div className="shell">
+      {/* A button, not a link to #main: the fragment holds the view's state. */}
+      <button type="button" className="skip" onClick={() => main.current?.focus()}>
+        Skip to content
+      </button>
+      <header className="top">
+        <span className="brand">secadmin console</span>
+        <nav aria-label="Views">
+          <ul>
+            {views.map((v) => (
+              <li key={v.path}>
+                <Link view={v.path} aria-current={v.path === view ? 'page' : undefined}>
+                  {v.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <button type="button" className="sign-out" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="main" tabIndex={-1} ref={main}>
+        <CrashBoundary key={view}>
+          <Suspense fallback={<p aria-live="polite">Loading…</p>}>
+            {View ? (
+              <View />
+            ) : (
+              view !== '' && (
+                <section>
+                  <h1>No such view</h1>
+                  <p>The console has no view named “{view}”. Choose one from the menu above.</p>
+                </section>
+              )
+            )}
+          </Suspense>
+        </CrashBoundary>
+      </main>
+    </div>
+  );
+}

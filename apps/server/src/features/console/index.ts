@@ -1,0 +1,1 @@
+export { CONSOLE_CSP, type ConsoleFiles, consoleHandlers } from './handlers.js';
