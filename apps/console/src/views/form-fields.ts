@@ -3,11 +3,13 @@ import { SecadminApiError } from '@secadmin/api-client';
 /**
  * The problems a 400 names at or under one field of the body (`principals` gathers
  * `body.principals[2]`; `conditions` gathers `body.conditions.ip.allowlist[0]`), as the
- * messages to show at that field and the field names to pass to `shownAtFields`.
+ * messages to show at that field and the field names to pass to `shownAtFields`. Given the
+ * body that was sent, an item of a list of strings is named by its value, not its index.
  */
 export function problemsAt(
   error: unknown,
   field: string,
+  sent?: unknown,
 ): { messages: string[]; fields: string[] } {
   if (!(error instanceof SecadminApiError) || error.status !== 400)
     return { messages: [], fields: [] };
@@ -18,7 +20,14 @@ export function problemsAt(
   return {
     messages: found.map((detail) => {
       const name = detail.field.replace(/^body\./, '');
-      return name === field ? detail.message : `${name.slice(field.length)}: ${detail.message}`;
+      if (name === field) return detail.message;
+      const rest = name.slice(field.length);
+      const index = /^\[(\d+)\]$/.exec(rest)?.[1];
+      const list = (sent as Record<string, unknown> | undefined)?.[field];
+      const value = index !== undefined && Array.isArray(list) ? list[Number(index)] : undefined;
+      return typeof value === 'string'
+        ? `“${value}” ${detail.message}`
+        : `${rest}: ${detail.message}`;
     }),
     fields: found.map((detail) => detail.field),
   };

@@ -1,6 +1,6 @@
 import { type components, SecadminApiError } from '@secadmin/api-client';
 import { useMutation } from '@tanstack/react-query';
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useId, useRef, useState } from 'react';
 import { ApiErrorMessage } from '../../api/ApiErrorMessage.js';
 import { useClient } from '../../session/session.js';
 import { useLocation } from '../../shell/location.js';
@@ -8,6 +8,7 @@ import { Field } from '../Field.js';
 import { parseJsonField, pretty, problemsAt } from '../form-fields.js';
 import '../views.css';
 import { type Check, ChecksTable } from './ChecksTable.js';
+import { decisionSentence, type SimulationResult } from './decision.js';
 import { Explanation } from './Explanation.js';
 import { Results } from './Results.js';
 
@@ -40,10 +41,15 @@ export default function PlaygroundView() {
   const [localProblems, setLocalProblems] = useState<Record<string, string>>({});
   const [selected, setSelected] = useState(0);
   const useStoredId = useId();
+  const answer = useRef<HTMLDivElement>(null);
 
   const run = useMutation({
     mutationFn: (body: BatchRequest) => client.policies.simulateBatch(body),
-    onSuccess: () => setSelected(0),
+    onSuccess: () => {
+      setSelected(0);
+      // The answer is below the form: bring it into sight (the status line reads it out).
+      requestAnimationFrame(() => answer.current?.scrollIntoView({ block: 'start' }));
+    },
   });
 
   function submit(event: FormEvent) {
@@ -183,8 +189,11 @@ export default function PlaygroundView() {
           shownAtFields={shownAtFields}
         />
       )}
+      <p role="status" className="visually-hidden">
+        {results && summary(results)}
+      </p>
       {results && sent && (
-        <div aria-live="polite">
+        <div ref={answer}>
           {results.length > 1 && (
             <Results
               checks={sent.checks}
@@ -200,6 +209,14 @@ export default function PlaygroundView() {
       )}
     </section>
   );
+}
+
+/** What the status line reads out when the answer comes. */
+function summary(results: SimulationResult[]): string {
+  const [only] = results;
+  if (results.length === 1 && only) return decisionSentence(only);
+  const allowed = results.filter((r) => r.allowed).length;
+  return `${results.length} decisions: ${allowed} allowed, ${results.length - allowed} denied.`;
 }
 
 /** The problems a 400 names at `field` of any check (`checks[3].context.ip`): shared inputs. */

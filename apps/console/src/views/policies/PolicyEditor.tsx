@@ -75,7 +75,9 @@ function PolicyFormView({
       onDone(saved.id);
     },
   });
-  const problems = Object.fromEntries(FIELDS.map((f) => [f, problemsAt(save.error, f)]));
+  const problems = Object.fromEntries(
+    FIELDS.map((f) => [f, problemsAt(save.error, f, save.variables)]),
+  );
   const shownAtFields = Object.values(problems).flatMap((p) => p.fields);
   const set = (field: keyof PolicyForm) => (event: { target: { value: string } }) =>
     setForm({ ...form, [field]: event.target.value });
