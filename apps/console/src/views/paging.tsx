@@ -5,13 +5,21 @@ interface Page<Item> {
   pagination: { hasMore: boolean; nextCursor?: string };
 }
 
-/** A cursor-paged list, a page at a time: `items` so far, `more()` for the next page. */
-export function usePages<Item>(queryKey: QueryKey, page: (cursor?: string) => Promise<Page<Item>>) {
+/**
+ * A cursor-paged list, a page at a time: `items` so far, `fetchNextPage()` for the next page;
+ * asked again every `refreshMs` when given (not after an error: the answer would not change).
+ */
+export function usePages<Item>(
+  queryKey: QueryKey,
+  page: (cursor?: string) => Promise<Page<Item>>,
+  refreshMs?: number,
+) {
   const query = useInfiniteQuery({
     queryKey,
     queryFn: ({ pageParam }) => page(pageParam),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => (last.pagination.hasMore ? last.pagination.nextCursor : undefined),
+    refetchInterval: (query) => (refreshMs === undefined || query.state.error ? false : refreshMs),
   });
   return { ...query, items: query.data?.pages.flatMap((p) => p.data) ?? [] };
 }

@@ -57,7 +57,7 @@ export function ApiKeyList() {
                 <td>
                   {confirming === key.id ? (
                     <fieldset className="confirm">
-                      <legend className="visually-hidden">Revoke {key.name}?</legend>
+                      <legend>Revoke “{key.name}”? It stops working at once.</legend>
                       <button
                         type="button"
                         className="danger"

@@ -2,7 +2,7 @@ import { ApiErrorMessage } from '../../api/ApiErrorMessage.js';
 import { useClient } from '../../session/session.js';
 import { MoreButton, usePages } from '../paging.js';
 import { ViewLink } from '../ViewLink.js';
-import { Destination, LastError, StreamStatus } from './stream-parts.js';
+import { Destination, LastError, REFRESH_MS, StreamStatus } from './stream-parts.js';
 
 export function LogStreamList() {
   const client = useClient();
