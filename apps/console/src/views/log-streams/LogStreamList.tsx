@@ -6,8 +6,10 @@ import { Destination, LastError, REFRESH_MS, StreamStatus } from './stream-parts
 
 export function LogStreamList() {
   const client = useClient();
-  const pages = usePages(['log-streams'], (cursor) =>
-    client.logStreams.list({ limit: 50, cursor }),
+  const pages = usePages(
+    ['log-streams'],
+    (cursor) => client.logStreams.list({ limit: 50, cursor }),
+    REFRESH_MS,
   );
   if (pages.error) return <ApiErrorMessage error={pages.error} doing="list log streams" />;
   if (pages.isPending) return <p aria-live="polite">Loading log streams…</p>;
