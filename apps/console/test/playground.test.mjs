@@ -145,6 +145,19 @@ test('draft policies are tried before saving, alone or with the stored ones', as
   await page.close();
 });
 
+test('a key that may simulate but not read the policies learns the decision, not their names', async () => {
+  const key = await app.keyFor('simulator', ['policies:simulate']);
+  const opened = await app.open({ view: 'playground', key });
+  const { page } = opened;
+  await fillCheck(page, 1, `user:${bob.id}`, 'users:read', 'users/admin-1');
+  await page.getByRole('button', { name: 'Check', exact: true }).click();
+  const decision = page.getByRole('article');
+  await decision.getByText('Denied by a policy this key may not read').waitFor();
+  assert.equal(await page.getByText('nobody reads admins').count(), 0);
+  await assertClean(opened, key);
+  await page.close();
+});
+
 test('a key that may not simulate is told so', async () => {
   const key = await app.keyFor('playground-outsider', ['logs:list']);
   const opened = await app.open({ view: 'playground', key });

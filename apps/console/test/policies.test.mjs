@@ -155,3 +155,19 @@ test('a key without the rights sees what it may not do, not a crash', async () =
   await assertClean(editing, reader);
   await editing.page.close();
 });
+
+test('a forged id in the address reaches only that policy, and says it is not there', async () => {
+  const opened = await app.open({ view: 'policies', hash: '#id=..%2Fapi-keys', key: app.rootKey });
+  const { page } = opened;
+  await page.getByRole('alert').getByText('Could not read policy ../api-keys').waitFor();
+  assert.ok(
+    opened.requests.every((u) => !new URL(u).pathname.startsWith('/v1/api-keys')),
+    opened.requests.join('\n'),
+  );
+  assert.deepEqual(
+    opened.refusals.filter((r) => r.includes('/v1/policies/')).map((r) => r.split(' ')[0]),
+    ['404'],
+  );
+  await assertClean(opened, app.rootKey);
+  await page.close();
+});
