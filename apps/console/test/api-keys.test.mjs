@@ -20,6 +20,13 @@ test('a new key’s secret is shown once, then kept nowhere: not in the page, st
   await dialog.waitFor();
   const secret = await dialog.getByLabel(/^Secret of key_/).inputValue();
   assert.match(secret, /^sk_[A-Za-z0-9_-]{43}$/);
+  // The keyboard is in the dialog (a modal), on the secret, selected for copying.
+  assert.equal(
+    await page.evaluate(
+      () => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.id,
+    ),
+    await dialog.getByLabel(/^Secret of key_/).getAttribute('id'),
+  );
   await assertClean(opened, app.rootKey);
   await screenshot(page, 'api-key-secret');
   await dialog.getByRole('button', { name: 'Done, I have stored it' }).click();

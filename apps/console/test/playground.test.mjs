@@ -61,6 +61,20 @@ test('the playground explains a deny and names the policy that decided it', asyn
   await page.close();
 });
 
+test('the playground works from the keyboard alone', async () => {
+  const opened = await app.open({ view: 'playground', key: app.rootKey });
+  const { page } = opened;
+  await page.getByLabel('Principal of check 1').focus();
+  await page.keyboard.type(`user:${bob.id}`);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('users:read');
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('users/u-1');
+  await page.keyboard.press('Enter');
+  await page.getByRole('article').getByText('Allowed by “support reads users”').waitFor();
+  await page.close();
+});
+
 test('a missing context key is named; batch checks answer as a table', async () => {
   const opened = await app.open({ view: 'playground', key: app.rootKey });
   const { page } = opened;
