@@ -145,7 +145,7 @@ test('draft policies are tried before saving, alone or with the stored ones', as
   assert.equal(await principal.getAttribute('aria-invalid'), 'true');
   const drafts = page.getByLabel('Draft policies (JSON array)');
   assert.equal(await drafts.getAttribute('aria-invalid'), 'true');
-  await page.getByText('[0].principals[0]').waitFor();
+  await page.getByText('draft 1, principals[0]: must be').waitFor();
   assert.ok(opened.refusals.includes('400 POST /v1/policies/simulate/batch'), opened.refusals);
 
   // Drafts that are not JSON are caught before sending.
@@ -154,6 +154,7 @@ test('draft policies are tried before saving, alone or with the stored ones', as
   await page.getByRole('button', { name: 'Check', exact: true }).click();
   await page.getByText('is not JSON').waitFor();
   assert.equal(opened.requests.length, sent);
+  assert.equal(await page.getByText('draft 1, principals[0]').count(), 0, 'an old answer');
   await assertClean(opened, app.rootKey);
   await screenshot(page, 'playground-field-errors');
   await page.close();

@@ -63,7 +63,10 @@ export default function PlaygroundView() {
       Object.entries(parsed).flatMap(([field, p]) => (p.problem ? [[field, p.problem]] : [])),
     );
     setLocalProblems(problems);
-    if (Object.keys(problems).length > 0) return;
+    if (Object.keys(problems).length > 0) {
+      run.reset(); // the API's answer to an earlier try is not about this text
+      return;
+    }
     const shared = {
       ...(parsed.context.value !== undefined && { context: parsed.context.value }),
       ...(parsed.attributes.value !== undefined && { attributes: parsed.attributes.value }),
@@ -88,6 +91,10 @@ export default function PlaygroundView() {
     return [...(localProblems[field] ? [localProblems[field]] : []), ...found.messages];
   };
   const draftProblems = problemsAt(run.error, 'draftPolicies');
+  // `[0].principals[0]: …` reads as `draft 1, principals[0]: …`.
+  const draftMessages = draftProblems.messages.map((message) =>
+    message.replace(/^\[(\d+)\]\.?/, (_, index) => `draft ${Number(index) + 1}, `),
+  );
   const shownAtFields = [
     ...checks.flatMap((_, i) =>
       ['principal', 'action', 'resource'].flatMap(
@@ -147,10 +154,7 @@ export default function PlaygroundView() {
         <Field
           label="Draft policies (JSON array)"
           hint="Policies tried as if they were stored, before saving them: the same fields as a new policy."
-          problems={[
-            ...(localProblems.drafts ? [localProblems.drafts] : []),
-            ...draftProblems.messages,
-          ]}
+          problems={[...(localProblems.drafts ? [localProblems.drafts] : []), ...draftMessages]}
         >
           {(input) => (
             <textarea

@@ -87,6 +87,7 @@ function PolicyFormView({
     const { body, conditionsProblem } = bodyOf(form);
     setConditionsProblem(conditionsProblem);
     if (body) save.mutate(body);
+    else save.reset(); // the API's answer to an earlier try is not about this text
   }
 
   function tryInPlayground() {
