@@ -53,7 +53,10 @@ test('the playground explains a deny and names the policy that decided it', asyn
   // The trace: the deny matched; the allow matched too, and lost.
   const trace = decision.getByRole('table', { name: /Explain trace/ });
   const denyRow = trace.getByRole('row', { name: /nobody reads admins/ });
-  assert.match(await denyRow.textContent(), /deny✓ yes/);
+  assert.match(await denyRow.textContent(), /deny✓ yes, decided/);
+  const allowRow = trace.getByRole('row', { name: /support reads users/ });
+  assert.match(await allowRow.textContent(), /allow✓ yes✓ yes/);
+  assert.doesNotMatch(await allowRow.textContent(), /decided/);
   const officeRow = trace.getByRole('row', { name: /office network only/ });
   assert.match(await officeRow.textContent(), /✗ no/);
   await assertClean(opened, app.rootKey);
@@ -103,6 +106,41 @@ test('a missing context key is named; batch checks answer as a table', async () 
     .waitFor();
   await assertClean(opened, app.rootKey);
   await screenshot(page, 'playground-batch');
+  await page.close();
+});
+
+test('attributes reach attribute conditions; a missing one is named', async () => {
+  await app.client.policies.create({
+    name: 'archived records are read-only',
+    effect: 'deny',
+    principals: ['*'],
+    actions: ['records:update'],
+    resources: ['records/*'],
+    conditions: { attributes: { 'resource.status': { equals: 'archived' } } },
+  });
+  await app.client.policies.create({
+    name: 'support updates records',
+    effect: 'allow',
+    principals: ['role:support'],
+    actions: ['records:update'],
+    resources: ['records/*'],
+  });
+  const opened = await app.open({ view: 'playground', key: app.rootKey });
+  const { page } = opened;
+  await fillCheck(page, 1, `user:${bob.id}`, 'records:update', 'records/r-1');
+  await page.getByRole('button', { name: 'Check', exact: true }).click();
+  const decision = page.getByRole('article');
+  await decision.getByText('Allowed by “support updates records”').waitFor();
+  await decision
+    .getByText(/^The request lacked what some conditions need: .*resource\.status/)
+    .waitFor();
+  await page.getByLabel('Attributes (JSON)').fill('{"resource": {"status": "archived"}}');
+  await page.getByRole('button', { name: 'Check', exact: true }).click();
+  await decision.getByText('Denied by “archived records are read-only”').waitFor();
+  const row = decision.getByRole('row', { name: /archived records are read-only/ });
+  assert.match(await row.textContent(), /attributes\.resource\.status ✓ yes/);
+  await assertClean(opened, app.rootKey);
+  await screenshot(page, 'playground-attributes');
   await page.close();
 });
 

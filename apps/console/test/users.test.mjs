@@ -51,9 +51,10 @@ test('an email nobody has says so', async () => {
     hash: '#email=nobody%40example.com',
     key: app.rootKey,
   });
-  await opened.page.getByText('No user has the email nobody@example.com.').waitFor();
+  const { page } = opened;
+  await page.getByText('No user has the email nobody@example.com.').waitFor();
   await assertClean(opened, app.rootKey);
-  await opened.page.close();
+  await page.close();
 });
 
 test('a key without the rights sees what it may not do, on the list and on a user', async () => {

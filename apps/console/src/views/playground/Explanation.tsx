@@ -64,7 +64,12 @@ export function Explanation({
                 <td>
                   <span className={`badge ${item.effect}`}>{item.effect}</span>
                 </td>
-                <td>{yesNo(item.matched)}</td>
+                <td>
+                  {yesNo(item.matched)}
+                  {item.matched &&
+                    item.effect === result.effect &&
+                    result.decision !== 'implicit_deny' && <strong>, decided</strong>}
+                </td>
                 <td>{yesNo(item.principal)}</td>
                 <td>{yesNo(item.action)}</td>
                 <td>{yesNo(item.resource)}</td>
