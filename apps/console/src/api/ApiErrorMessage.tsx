@@ -29,8 +29,8 @@ export function ApiErrorMessage({
       return (
         <div className="notice forbidden" role="alert">
           <p>
-            <strong>This key may not {doing}.</strong> {error.message} Ask an administrator for a
-            policy that allows it, or sign in with another key.
+            <strong>This key may not {doing}.</strong> The server says: “{error.message}” Ask an
+            administrator for a policy that allows it, or sign in with another key.
           </p>
         </div>
       );

@@ -1,0 +1,134 @@
+import type { Data, LogEntry, SecadminClient } from '@secadmin/api-client';
+import {
+  type ChainEntry,
+  entryHash,
+  entryProblem,
+  importPublicKey,
+  verifyCheckpointSignature,
+} from '@secadmin/log-chain';
+
+type Checkpoint = Data<'listCheckpoints'>[number];
+
+/** One step of an entry's proof: what was checked, where, and how it came out. */
+export interface ProofStep {
+  label: string;
+  ok: boolean;
+  detail: string;
+}
+
+export type Proof =
+  | { state: 'unsealed' }
+  | { state: 'checked'; valid: boolean; steps: ProofStep[]; fingerprint?: string };
+
+/**
+ * Checks an entry as far as the browser can, with `@secadmin/log-chain`:
+ * 1. sealed at its seq: its field digests and its hash, recomputed here from its content and
+ *    the previous entry's hash;
+ * 2. covered by a checkpoint: the first checkpoint at or after its seq, whose Ed25519
+ *    signature is checked here with the key the server publishes (its fingerprint is shown, to
+ *    compare with one known from elsewhere);
+ * 3. the link between them: the entry's own hash when the checkpoint is at its seq (checked
+ *    here), else the server's verification of that run of the chain (`POST /v1/logs/verify`),
+ *    since no API gives the entries between by seq.
+ */
+export async function proveEntry(
+  client: SecadminClient,
+  entry: LogEntry,
+  signal?: AbortSignal,
+): Promise<Proof> {
+  if (entry.seq === null || entry.hash === null || entry.prevHash === null)
+    return { state: 'unsealed' };
+  const seq = entry.seq;
+  const [checkpoint, keys] = await Promise.all([
+    coveringCheckpoint(client, seq, signal),
+    client.logs.getPublicKey({ signal }),
+  ]);
+  const problem = ownProblem(entry as ChainEntry, entry.prevHash, entry.hash);
+  const steps: ProofStep[] = [
+    {
+      label: `Sealed at seq ${seq}`,
+      ok: problem === undefined,
+      detail:
+        problem === undefined
+          ? 'Its content, field digests and hash recomputed in this browser match.'
+          : `Recomputed in this browser, it does not match: ${problem}.`,
+    },
+  ];
+  if (!checkpoint) {
+    steps.push({
+      label: 'Covered by a checkpoint',
+      ok: false,
+      detail:
+        'No signed checkpoint covers this seq yet (one is made every 1,000 entries or every minute). Open the entry again shortly.',
+    });
+    return { state: 'checked', valid: false, steps };
+  }
+  const key = keyFor(keys, checkpoint.seq);
+  const signed = await verifyCheckpointSignature(await importPublicKey(key.publicKey), checkpoint);
+  steps.push({
+    label: `Covered by checkpoint ${checkpoint.seq}`,
+    ok: signed,
+    detail: signed
+      ? `Its Ed25519 signature is valid for the key with fingerprint ${key.fingerprint} (checked in this browser).`
+      : `Its signature is not valid for the key with fingerprint ${key.fingerprint}.`,
+  });
+  if (checkpoint.seq === seq) {
+    const same = checkpoint.hash === entry.hash;
+    steps.push({
+      label: 'Entry and checkpoint agree',
+      ok: same,
+      detail: same
+        ? 'The checkpoint signs this entry’s hash (checked in this browser).'
+        : 'The checkpoint signs another hash than this entry’s.',
+    });
+  } else {
+    const run = await client.logs.verify({ fromSeq: seq, toSeq: checkpoint.seq }, { signal });
+    steps.push({
+      label: `Chain from seq ${seq} to ${checkpoint.seq}`,
+      ok: run.valid,
+      detail: run.valid
+        ? `The server verified the ${run.checkedEntries.toLocaleString('en')} entries that link this one to the checkpoint.`
+        : `The server found the chain broken at seq ${run.firstInvalidSeq ?? '?'}: ${run.reason ?? ''}`,
+    });
+  }
+  return {
+    state: 'checked',
+    valid: steps.every((step) => step.ok),
+    steps,
+    fingerprint: key.fingerprint,
+  };
+}
+
+/** Why the entry is not the one its hash sealed (its digests, then its hash), if it is not. */
+function ownProblem(entry: ChainEntry, prevHash: string, hash: string): string | undefined {
+  const problem = entryProblem(entry);
+  if (problem) return problem;
+  return entryHash(prevHash, entry) === hash
+    ? undefined
+    : 'its content does not hash to the hash it was sealed with';
+}
+
+/** The oldest checkpoint at or after `seq`: pages are newest first, so read until one is below. */
+async function coveringCheckpoint(
+  client: SecadminClient,
+  seq: number,
+  signal?: AbortSignal,
+): Promise<Checkpoint | undefined> {
+  let covering: Checkpoint | undefined;
+  for await (const checkpoint of client.paginate(
+    '/v1/logs/checkpoints',
+    { limit: 100 },
+    { signal },
+  )) {
+    if (checkpoint.seq < seq) break;
+    covering = checkpoint;
+  }
+  return covering;
+}
+
+function keyFor(keys: Data<'getPublicKey'>, seq: number) {
+  const signing = [...keys.keys]
+    .sort((a, b) => b.fromSeq - a.fromSeq)
+    .find((key) => key.fromSeq <= seq);
+  return signing ?? { publicKey: keys.publicKey, fingerprint: keys.fingerprint };
+}

@@ -1,0 +1,233 @@
+// The audit log view over 100,000 ingested entries: search with highlights, the histogram and
+// facets, the entry drawer's chain proof (valid, then invalid once a row is altered), keys
+// without the rights a part needs, and the budgets (first load, search-to-results).
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { assertClean, screenshot, startConsole, TIMEOUT } from './harness.mjs';
+
+const ENTRIES = 100_000;
+const BATCH = 1_000;
+/** Words that only some entries hold, each searched once to time a search. */
+const RARE = ['zanzibar', 'quokka', 'ocelot', 'axolotl'];
+const EVENTS = ['user.login', 'user.logout', 'user.updated', 'policy.updated', 'document.read'];
+const HOURS = 20;
+
+let app;
+before(async () => {
+  app = await startConsole();
+  const started = Date.now();
+  await ingest(app.client, started);
+  const ingested = Date.now();
+  await sealed(app.client, ENTRIES);
+  console.log(
+    `setup: ${ENTRIES} entries ingested in ${ingested - started} ms, sealed and checkpointed ${Date.now() - ingested} ms later`,
+  );
+});
+after(() => app?.stop());
+
+/** Waits until a checkpoint covers `count` entries: the server's work of ingest is done. */
+async function sealed(client, count) {
+  for (;;) {
+    const { data } = await client.logs.listCheckpoints({ limit: 1 });
+    if ((data[0]?.seq ?? 0) >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/** `ENTRIES` entries over the last `HOURS` hours, in batches of `BATCH`, two requests at a time. */
+async function ingest(client, now) {
+  const batches = Array.from({ length: ENTRIES / BATCH }, (_, b) => b);
+  const send = async () => {
+    for (let b = batches.shift(); b !== undefined; b = batches.shift()) {
+      const entries = Array.from({ length: BATCH }, (_, j) => entry(b * BATCH + j, now));
+      await client.logs.ingest({ entries });
+    }
+  };
+  await Promise.all([send(), send()]);
+}
+
+function entry(i, now) {
+  const person = i % 500;
+  const rare = i % 1000 === 7 ? RARE[Math.floor(i / 1000) % RARE.length] : undefined;
+  return {
+    event: rare ? 'user.deleted' : EVENTS[i % EVENTS.length],
+    actor: { type: 'user', id: `user_${person}`, email: `person${person}@example.com` },
+    target: { type: 'user', id: `user_${(person * 7) % 500}` },
+    context: { ip: `203.0.113.${i % 250}`, userAgent: 'Mozilla/5.0 console-test' },
+    result: i % 7 === 0 ? 'failure' : 'success',
+    timestamp: new Date(now - 60_000 - Math.floor((i * HOURS * 3_600_000) / ENTRIES)).toISOString(),
+    metadata: { note: rare ? `offboarding ${rare}` : `routine ${i % 97}` },
+  };
+}
+
+/**
+ * Types `query` and submits it in the page, and answers how long, in the page's own clock,
+ * until the first hit with `word` highlighted is shown.
+ */
+async function timedSearch(page, query, word) {
+  await page.getByLabel('Search', { exact: true }).fill(query);
+  return page.evaluate(
+    ({ word, timeout }) =>
+      new Promise((resolve, reject) => {
+        setTimeout(() => reject(new Error(`no hit with ${word} highlighted`)), timeout);
+        const shown = () =>
+          [...document.querySelectorAll('ol[aria-label="Matching entries"] mark')].some(
+            (mark) => mark.textContent.toLowerCase() === word,
+          );
+        const started = performance.now();
+        const observer = new MutationObserver(() => {
+          if (!shown()) return;
+          observer.disconnect();
+          resolve(performance.now() - started);
+        });
+        observer.observe(document.body, { childList: true, subtree: true, characterData: true });
+        document.querySelector('form.search').requestSubmit();
+      }),
+    { word, timeout: TIMEOUT },
+  );
+}
+
+test('first load is within 300 KB of JS and CSS; a search shows its hits highlighted and the histogram within 500 ms', async () => {
+  const opened = await app.open();
+  const { page } = opened;
+  // A first visit: nothing from the browser's cache.
+  const devtools = await page.context().newCDPSession(page);
+  await devtools.send('Network.setCacheDisabled', { cacheDisabled: true });
+  const sizes = [];
+  page.on('response', (response) => {
+    if (!/\.(js|css)$/.test(new URL(response.url()).pathname)) return;
+    sizes.push(
+      response.allHeaders().then((headers) => {
+        assert.match(headers['content-encoding'], /^(br|gzip)$/, response.url());
+        return Number(headers['content-length']);
+      }),
+    );
+  });
+  await page.reload({ waitUntil: 'load' });
+  await page.getByLabel('API key').fill(app.rootKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+  await page.getByRole('group', { name: 'Matches over time' }).waitFor();
+  const firstLoad = (await Promise.all(sizes)).reduce((a, b) => a + b, 0);
+  console.log(`first load: ${sizes.length} JS/CSS files, ${firstLoad} bytes compressed`);
+  assert.ok(firstLoad > 0 && firstLoad <= 300 * 1024, `${firstLoad} bytes`);
+
+  // This machine's PostgreSQL runs without autovacuum: right after the bulk load the planner
+  // has no statistics of the table, and the search's plan over it is slow. Measured, not
+  // asserted; then ANALYZE, as autovacuum does on a production server after such a load.
+  const cold = [];
+  for (const word of RARE.slice(0, 2)) cold.push(await timedSearch(page, word, word));
+  console.log(`search-to-results before ANALYZE (ms): ${cold.map(Math.round).join(', ')}`);
+  await app.sql('ANALYZE log_entries');
+  await app.sql('ANALYZE log_chain');
+  const times = [];
+  for (const word of RARE) times.push(await timedSearch(page, word, word));
+  times.sort((a, b) => a - b);
+  const median = (times[1] + times[2]) / 2;
+  console.log(`search-to-results on ${ENTRIES} entries (ms): ${times.map(Math.round).join(', ')}`);
+  assert.ok(median <= 500, `median search-to-results ${median} ms`);
+
+  // The last search, "axolotl": 25 entries, one per 4,000 ingested, each highlighted.
+  const list = page.getByRole('list', { name: 'Matching entries' });
+  await list.locator('mark', { hasText: 'axolotl' }).first().waitFor();
+  assert.match(await page.locator('.summary').textContent(), /^25 matches/);
+  const histogram = page.locator('figure.histogram');
+  assert.match(await histogram.locator('figcaption').textContent(), /25 matching entries/);
+  assert.ok((await histogram.getByRole('button').count()) >= HOURS);
+  assert.match(page.url(), /#q=axolotl&from=/);
+  await screenshot(page, 'audit-log-search');
+  await assertClean(opened, app.rootKey);
+  await page.close();
+});
+
+test('a facet adds its qualifier; a bar zooms into its bucket; the address can be shared', async () => {
+  const opened = await app.open({ key: app.rootKey });
+  const { page } = opened;
+  await page.getByRole('group', { name: 'Matches over time' }).waitFor();
+  await page.getByRole('button', { name: /^Add result:failure to the search/ }).click();
+  await page.waitForURL(/#q=result%3Afailure&/);
+  assert.equal(await page.getByLabel('Search', { exact: true }).inputValue(), 'result:failure');
+  await page.locator('.summary', { hasText: /matches/ }).waitFor();
+  // Every seventh entry failed.
+  await page.locator('figure.histogram figcaption', { hasText: '14,286 matching' }).waitFor();
+
+  // Zoom into the last non-empty bar, by keyboard: End, then Enter.
+  const bars = page.getByRole('group', { name: 'Matches over time' }).getByRole('button');
+  await bars.first().focus();
+  await page.keyboard.press('End');
+  const label = await page.evaluate(() => document.activeElement.getAttribute('aria-label'));
+  const [, from, to] = label.match(/from (\S+ \S+) to (\S+ \S+)$/);
+  await page.keyboard.press('Enter');
+  await page.waitForURL((url) =>
+    url.hash.includes(encodeURIComponent(`${from.replace(' ', 'T')}Z`)),
+  );
+  assert.ok(page.url().includes(encodeURIComponent(`${to.replace(' ', 'T')}Z`)), page.url());
+
+  // The same address in a new tab (signed in there too) shows the same search.
+  const shared = page.url().split('/console/')[1];
+  const again = await app.open({ view: shared, key: app.rootKey });
+  assert.equal(
+    await again.page.getByLabel('Search', { exact: true }).inputValue(),
+    'result:failure',
+  );
+  await assertClean(again, app.rootKey);
+  await again.page.close();
+  await assertClean(opened, app.rootKey);
+  await page.close();
+});
+
+test("an entry's proof is checked in the browser: valid, then invalid once its row is altered", async () => {
+  const opened = await app.open({ key: app.rootKey, view: 'logs#q=zanzibar' });
+  const { page } = opened;
+  const list = page.getByRole('list', { name: 'Matching entries' });
+  await list.getByRole('button').first().click();
+  const drawer = page.getByRole('dialog');
+  await drawer.waitFor();
+  await page.waitForURL(/&entry=log_/);
+  const id = new URL(page.url()).hash.match(/entry=(log_[a-z0-9]+)/)[1];
+  await drawer.getByText('Proof valid', { exact: true }).waitFor({ timeout: TIMEOUT });
+  assert.match(await drawer.textContent(), /Sealed at seq \d+/);
+  assert.match(await drawer.textContent(), /Covered by checkpoint \d+/);
+  await screenshot(page, 'audit-log-entry');
+  await assertClean(opened, app.rootKey);
+  await page.keyboard.press('Escape');
+  await page.waitForURL((url) => !url.hash.includes('entry='));
+
+  const altered = await app.sql(`UPDATE log_entries SET result = 'failure' WHERE id = $1`, [id]);
+  assert.equal(altered.rowCount, 1);
+  await page.goBack(); // the entry's address again
+  await page.reload();
+  await drawer.getByText('Proof invalid', { exact: true }).waitFor();
+  assert.match(await drawer.textContent(), /Recomputed in this browser, it does not match/);
+  await screenshot(page, 'audit-log-entry-invalid');
+  await assertClean(opened, app.rootKey);
+  await page.close();
+});
+
+test('a key without logs:search is told so, and a key without logs:verify sees seq and hash', async () => {
+  const lister = await app.keyFor('lister', ['logs:list', 'logs:read']);
+  const opened = await app.open({ key: lister, view: 'logs#q=zanzibar' });
+  const { page } = opened;
+  const alert = page.getByRole('alert').filter({ hasText: 'This key may not search the log' });
+  await alert.waitFor();
+  assert.match(await alert.textContent(), /logs:search/);
+  assert.ok(opened.refusals.includes('403 POST /v1/logs/search'), opened.refusals.join());
+  await screenshot(page, 'audit-log-forbidden');
+  await assertClean(opened, lister);
+  await page.close();
+
+  const searcher = await app.keyFor('searcher', ['logs:list', 'logs:read', 'logs:search']);
+  const second = await app.open({ key: searcher, view: 'logs#q=quokka' });
+  await second.page
+    .getByRole('list', { name: 'Matching entries' })
+    .getByRole('button')
+    .first()
+    .click();
+  const drawer = second.page.getByRole('dialog');
+  await drawer.getByText('The proof needs the logs:verify right').waitFor();
+  assert.match(await drawer.textContent(), /Seq\d+/);
+  assert.match(await drawer.textContent(), /Hash[0-9a-f]{64}/);
+  await screenshot(second.page, 'audit-log-entry-without-verify');
+  await assertClean(second, searcher);
+  await second.page.close();
+});

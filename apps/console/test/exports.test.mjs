@@ -1,0 +1,82 @@
+// The exports view: the range comes from the audit log's search, the progress shows, the file
+// downloads; a key without logs:export is told so.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+import { assertClean, screenshot, startConsole } from './harness.mjs';
+
+let app;
+before(async () => {
+  app = await startConsole();
+  const now = Date.now();
+  await app.client.logs.ingest({
+    entries: Array.from({ length: 30 }, (_, i) => ({
+      event: i % 3 === 0 ? 'user.deleted' : 'user.login',
+      actor: { type: 'user', id: `user_${i}`, email: `person${i}@example.com` },
+      result: 'success',
+      timestamp: new Date(now - (i + 1) * 60_000).toISOString(),
+    })),
+  });
+});
+after(() => app?.stop());
+
+test('"Export this range" carries the search\'s range; the export completes and downloads as CSV', async () => {
+  const opened = await app.open({ key: app.rootKey, view: 'logs#q=deleted' });
+  const { page } = opened;
+  await page.getByRole('list', { name: 'Matching entries' }).locator('mark').first().waitFor();
+  const range = new URLSearchParams(new URL(page.url()).hash.slice(1));
+  await page.getByRole('link', { name: 'Export this range' }).click();
+  await page.getByRole('heading', { name: 'Exports' }).waitFor();
+  assert.equal(await page.getByLabel('From (UTC)').inputValue(), range.get('from').slice(0, 19));
+  assert.equal(
+    await page.getByLabel('To (UTC, excluded)').inputValue(),
+    range.get('to').slice(0, 19),
+  );
+  await page.getByText('not only those matching “deleted”').waitFor();
+  await page.getByRole('button', { name: 'Export', exact: true }).click();
+  const download = page.getByRole('button', { name: /^Download exp_[a-z0-9]+\.csv$/ });
+  await download.waitFor();
+  assert.match(await page.getByRole('status').textContent(), /Done: \d+ entries/);
+  await screenshot(page, 'exports');
+  const [file] = await Promise.all([page.waitForEvent('download'), download.click()]);
+  const csv = readFileSync(await file.path(), 'utf8');
+  assert.match(csv, /^id,timestamp,event,/);
+  assert.equal(csv.trim().split('\n').length, 31); // the header, and every entry of the range
+  assert.ok(!opened.requests.some((url) => url.includes('token=') && url === page.url()));
+  await assertClean(opened, app.rootKey);
+  await page.close();
+});
+
+test('a range the API refuses shows its problem at the field', async () => {
+  const opened = await app.open({
+    key: app.rootKey,
+    view: 'exports#from=2026-11-21T00:00:00.000Z&to=2026-11-20T00:00:00.000Z',
+  });
+  const { page } = opened;
+  await page.getByRole('button', { name: 'Export', exact: true }).click();
+  const from = page.getByLabel('From (UTC)');
+  await page.getByText('must be before to').waitFor();
+  assert.equal(await from.getAttribute('aria-invalid'), 'true');
+  const describedBy = await from.getAttribute('aria-describedby');
+  assert.equal(await page.locator(`[id="${describedBy}"]`).textContent(), 'must be before to');
+  assert.deepEqual(opened.refusals, ['400 POST /v1/logs/export']);
+  await assertClean(opened, app.rootKey);
+  await page.close();
+});
+
+test('a key without logs:export is told so', async () => {
+  const key = await app.keyFor('no-export', ['logs:list']);
+  const opened = await app.open({
+    key,
+    view: 'exports#from=2026-11-20T00:00:00.000Z&to=2026-11-21T00:00:00.000Z',
+  });
+  const { page } = opened;
+  await page.getByRole('button', { name: 'Export', exact: true }).click();
+  const alert = page.getByRole('alert').filter({ hasText: 'This key may not export the log' });
+  await alert.waitFor();
+  assert.match(await alert.textContent(), /logs:export/);
+  assert.deepEqual(opened.refusals, ['403 POST /v1/logs/export']);
+  await screenshot(page, 'exports-forbidden');
+  await assertClean(opened, key);
+  await page.close();
+});
