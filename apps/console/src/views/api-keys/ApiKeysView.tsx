@@ -15,7 +15,7 @@ export type ApiKeyCreated = components['schemas']['ApiKeyCreated'];
 export default function ApiKeysView() {
   const [created, setCreated] = useState<ApiKeyCreated>();
   return (
-    <section aria-labelledby="api-keys-title">
+    <section className="admin-view" aria-labelledby="api-keys-title">
       <h1 id="api-keys-title">API keys</h1>
       <ApiKeyList />
       <CreateApiKey onCreated={setCreated} />

@@ -11,7 +11,7 @@ export default function LogStreamsView() {
   const { state } = useLocation();
   const id = state.get('id');
   return (
-    <section aria-labelledby="log-streams-title">
+    <section className="admin-view" aria-labelledby="log-streams-title">
       <h1 id="log-streams-title">Log streams</h1>
       {id ? <LogStreamDetail id={id} /> : <LogStreamList />}
     </section>

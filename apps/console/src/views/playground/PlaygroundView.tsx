@@ -109,7 +109,7 @@ export default function PlaygroundView() {
   const sent = run.variables;
 
   return (
-    <section aria-labelledby="playground-title">
+    <section className="admin-view" aria-labelledby="playground-title">
       <h1 id="playground-title">Policy playground</h1>
       <p className="muted">
         Ask whether a principal may do an action on a resource, and see which policy decided.

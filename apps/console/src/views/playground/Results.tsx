@@ -18,7 +18,7 @@ export function Results({
   onSelect: (index: number) => void;
 }) {
   return (
-    <table className="grid results">
+    <table className="grid decisions">
       <caption>Decisions</caption>
       <thead>
         <tr>

@@ -14,7 +14,7 @@ export default function PoliciesView() {
   const editing = state.get('edit') === '1';
   const creating = state.get('new') === '1';
   return (
-    <section aria-labelledby="policies-title">
+    <section className="admin-view" aria-labelledby="policies-title">
       <h1 id="policies-title">Policies</h1>
       {creating ? (
         <PolicyEditor onDone={(saved) => openPolicy(saved)} />

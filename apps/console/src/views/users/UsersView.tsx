@@ -10,7 +10,7 @@ export default function UsersView() {
   const id = state.get('id');
   const email = state.get('email') ?? undefined;
   return (
-    <section aria-labelledby="users-title">
+    <section className="admin-view" aria-labelledby="users-title">
       <h1 id="users-title">Users</h1>
       {id ? (
         <UserDetail id={id} />
