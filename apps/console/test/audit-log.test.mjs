@@ -144,7 +144,7 @@ test('a facet adds its qualifier; a bar zooms into its bucket; the address can b
   const opened = await app.open({ key: app.rootKey });
   const { page } = opened;
   await page.getByRole('group', { name: 'Matches over time' }).waitFor();
-  await page.getByRole('button', { name: /^Add result:failure to the search/ }).click();
+  await page.getByRole('button', { name: /^Add result:\s*failure\s+[\d,]+$/ }).click();
   await page.waitForURL(/#q=result%3Afailure&/);
   assert.equal(await page.getByLabel('Search', { exact: true }).inputValue(), 'result:failure');
   await page.locator('.summary', { hasText: /matches/ }).waitFor();
@@ -177,7 +177,8 @@ test('a facet adds its qualifier; a bar zooms into its bucket; the address can b
 });
 
 test("an entry's proof is checked in the browser: valid, then invalid once its row is altered", async () => {
-  const opened = await app.open({ key: app.rootKey, view: 'logs#q=zanzibar' });
+  // Remembered in the tab, so that the reload below keeps the session.
+  const opened = await app.open({ key: app.rootKey, view: 'logs#q=zanzibar', remember: true });
   const { page } = opened;
   const list = page.getByRole('list', { name: 'Matching entries' });
   await list.getByRole('button').first().click();
@@ -193,11 +194,24 @@ test("an entry's proof is checked in the browser: valid, then invalid once its r
   await page.keyboard.press('Escape');
   await page.waitForURL((url) => !url.hash.includes('entry='));
 
-  const altered = await app.sql(`UPDATE log_entries SET result = 'failure' WHERE id = $1`, [id]);
+  // What an attacker with the database would do: flip the entry's result.
+  const altered = await app.sql(
+    `UPDATE log_entries SET result = CASE result WHEN 'success' THEN 'failure' ELSE 'success' END
+     WHERE id = $1`,
+    [id],
+  );
   assert.equal(altered.rowCount, 1);
-  await page.goBack(); // the entry's address again
-  await page.reload();
-  await drawer.getByText('Proof invalid', { exact: true }).waitFor();
+  await page.goBack(); // the entry's address again: the drawer opens again
+  await drawer.getByText('Proof valid', { exact: true }).waitFor();
+  await page.reload(); // nothing kept from before the change
+  await page.waitForURL(new RegExp(`entry=${id}`));
+  await drawer
+    .getByText('Proof invalid', { exact: true })
+    .waitFor()
+    .catch(async (error) => {
+      await screenshot(page, 'audit-log-entry-invalid-failed');
+      throw error;
+    });
   assert.match(await drawer.textContent(), /Recomputed in this browser, it does not match/);
   await screenshot(page, 'audit-log-entry-invalid');
   await assertClean(opened, app.rootKey);

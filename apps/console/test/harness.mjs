@@ -125,7 +125,8 @@ async function startServer(env) {
 
 /**
  * A console page at `/console/<view><hash>`, signed in with `key` when given. `problems` collects
- * console errors, page errors, failed requests and 5xx answers; `refusals` the 4xx answers
+ * console errors, page errors, failed requests (not those the page aborts itself) and 5xx
+ * answers; `refusals` the 4xx answers
  * (`403 POST /v1/logs/search`: a test expecting one asserts it; Chromium's own console line for
  * them is no problem); `foreign` every request to another origin; `requests` every URL the page
  * asked for (to look for the key in them).
@@ -145,9 +146,12 @@ async function openConsole(browser, url, { view = '', hash = '', key, remember =
     problems.push(`console: ${text}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('requestfailed', (request) =>
-    problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`),
-  );
+  page.on('requestfailed', (request) => {
+    const reason = request.failure()?.errorText ?? '';
+    // The page's own abort of a request whose answer it no longer needs (a newer search).
+    if (reason === 'net::ERR_ABORTED') return;
+    problems.push(`request failed: ${request.url()} ${reason}`);
+  });
   page.on('request', (request) => {
     requests.push(request.url());
     if (new URL(request.url()).origin !== origin) foreign.push(request.url());

@@ -1,9 +1,10 @@
-import { lazy, Suspense, useEffect, useMemo, useRef } from 'react';
+import { lazy, Suspense, useEffect, useRef } from 'react';
 import { SignIn } from '../session/SignIn.js';
 import { useSession } from '../session/session.js';
 import { views } from '../views/registry.js';
 import { CrashBoundary } from './CrashBoundary.js';
-import { hrefOf, navigate, useLocation } from './location.js';
+import { Link } from './Link.js';
+import { navigate, useLocation } from './location.js';
 
 const loaded = new Map(views.map((view) => [view.path, lazy(view.load)]));
 
@@ -15,7 +16,7 @@ export function Shell() {
     if (view === '') navigate(first, undefined, true);
   }, [view, first]);
   const current = views.find((v) => v.path === view);
-  const View = useMemo(() => loaded.get(view), [view]);
+  const View = loaded.get(view);
   const main = useRef<HTMLElement>(null);
   const shownView = useRef(view);
   useEffect(() => {
@@ -28,27 +29,19 @@ export function Shell() {
   if (!client) return <SignIn />;
   return (
     <div className="shell">
-      <a className="skip" href="#main">
+      {/* A button, not a link to #main: the fragment holds the view's state. */}
+      <button type="button" className="skip" onClick={() => main.current?.focus()}>
         Skip to content
-      </a>
+      </button>
       <header className="top">
         <span className="brand">secadmin console</span>
         <nav aria-label="Views">
           <ul>
             {views.map((v) => (
               <li key={v.path}>
-                <a
-                  href={hrefOf(v.path)}
-                  aria-current={v.path === view ? 'page' : undefined}
-                  onClick={(event) => {
-                    if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0)
-                      return;
-                    event.preventDefault();
-                    navigate(v.path);
-                  }}
-                >
+                <Link view={v.path} aria-current={v.path === view ? 'page' : undefined}>
                   {v.label}
-                </a>
+                </Link>
               </li>
             ))}
           </ul>

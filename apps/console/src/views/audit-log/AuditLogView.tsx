@@ -1,8 +1,9 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import { useCallback, useMemo } from 'react';
+import { useCallback, useEffect, useMemo } from 'react';
 import { ApiErrorMessage } from '../../api/ApiErrorMessage.js';
 import { useClient } from '../../session/session.js';
-import { hrefOf, navigate, useLocation } from '../../shell/location.js';
+import { Link } from '../../shell/Link.js';
+import { navigate, useLocation } from '../../shell/location.js';
 import { EntryDrawer } from './EntryDrawer.js';
 import { FACETS, Facets } from './Facets.js';
 import { Histogram } from './Histogram.js';
@@ -21,6 +22,12 @@ export default function AuditLogView() {
     (next: SearchState, replace = false) => navigate('logs', writeSearch(next), replace),
     [],
   );
+  // A range taken by default is written into the address, so that the address, shared, shows
+  // the same entries.
+  const complete = fragment.has('from') && fragment.has('to');
+  useEffect(() => {
+    if (!complete) go(state, true);
+  });
 
   const hits = useInfiniteQuery({
     queryKey: ['hits', query, from, to],
@@ -58,7 +65,9 @@ export default function AuditLogView() {
       <h1 id="audit-log-title">Audit log</h1>
       <SearchForm state={state} error={hits.error} onSearch={(next) => go({ ...next })} />
       <p className="actions">
-        <a href={hrefOf('exports', exportState)}>Export this range</a>
+        <Link view="exports" state={exportState}>
+          Export this range
+        </Link>
       </p>
       {hits.isError && (
         <ApiErrorMessage

@@ -33,9 +33,11 @@ export function Facets({
                       type="button"
                       className="facet"
                       onClick={() => onPick(qualifier, value)}
-                      aria-label={`Add ${qualifier}:${value} to the search (${count} entries)`}
                     >
-                      <span className="value">{value}</span>
+                      <span className="value">
+                        <span className="visually-hidden">Add {qualifier}:</span>
+                        {value}
+                      </span>{' '}
                       <span className="count">{count.toLocaleString('en')}</span>
                     </button>
                   </li>
