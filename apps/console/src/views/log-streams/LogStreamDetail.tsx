@@ -2,9 +2,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ApiErrorMessage } from '../../api/ApiErrorMessage.js';
 import { useClient } from '../../session/session.js';
+import { Link } from '../../shell/Link.js';
 import { Field } from '../Field.js';
 import { problemsAt } from '../form-fields.js';
-import { ViewLink } from '../ViewLink.js';
 import { Deliveries } from './Deliveries.js';
 import { Destination, LastError, REFRESH_MS, StreamStatus } from './stream-parts.js';
 
@@ -18,7 +18,7 @@ export function LogStreamDetail({ id }: { id: string }) {
   return (
     <>
       <p>
-        <ViewLink view="log-streams">All log streams</ViewLink>
+        <Link view="log-streams">All log streams</Link>
       </p>
       {stream.error ? (
         <ApiErrorMessage error={stream.error} doing={`read log stream ${id}`} />

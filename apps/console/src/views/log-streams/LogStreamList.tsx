@@ -1,7 +1,7 @@
 import { ApiErrorMessage } from '../../api/ApiErrorMessage.js';
 import { useClient } from '../../session/session.js';
+import { Link } from '../../shell/Link.js';
 import { MoreButton, usePages } from '../paging.js';
-import { ViewLink } from '../ViewLink.js';
 import { Destination, LastError, REFRESH_MS, StreamStatus } from './stream-parts.js';
 
 export function LogStreamList() {
@@ -39,9 +39,9 @@ export function LogStreamList() {
           {pages.items.map((stream) => (
             <tr key={stream.id}>
               <th scope="row">
-                <ViewLink view="log-streams" state={{ id: stream.id }}>
+                <Link view="log-streams" state={new URLSearchParams({ id: stream.id })}>
                   {stream.name}
-                </ViewLink>
+                </Link>
               </th>
               <td>
                 <Destination destination={stream.destination} />

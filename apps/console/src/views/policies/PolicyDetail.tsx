@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { ApiErrorMessage } from '../../api/ApiErrorMessage.js';
 import { useClient } from '../../session/session.js';
+import { Link } from '../../shell/Link.js';
 import { pretty } from '../form-fields.js';
-import { ViewLink } from '../ViewLink.js';
 import { openPolicy } from './PoliciesView.js';
 
 export function PolicyDetail({ id }: { id: string }) {
@@ -11,7 +11,7 @@ export function PolicyDetail({ id }: { id: string }) {
   return (
     <>
       <p>
-        <ViewLink view="policies">All policies</ViewLink>
+        <Link view="policies">All policies</Link>
       </p>
       {policy.error ? (
         <ApiErrorMessage error={policy.error} doing={`read policy ${id}`} />

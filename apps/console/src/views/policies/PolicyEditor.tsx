@@ -2,10 +2,10 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ApiErrorMessage } from '../../api/ApiErrorMessage.js';
 import { useClient } from '../../session/session.js';
+import { Link } from '../../shell/Link.js';
 import { navigate } from '../../shell/location.js';
 import { Field } from '../Field.js';
 import { problemsAt } from '../form-fields.js';
-import { ViewLink } from '../ViewLink.js';
 import { bodyOf, emptyForm, formOf, type PolicyForm } from './policy-form.js';
 
 /** Edits the policy `id`, or writes a new one; `onDone` gets the saved policy's id. */
@@ -99,9 +99,9 @@ function PolicyFormView({
   return (
     <form className="editor" onSubmit={submit} noValidate aria-labelledby="editor-title">
       <p>
-        <ViewLink view="policies" state={id ? { id } : {}}>
+        <Link view="policies" state={new URLSearchParams(id ? { id } : {})}>
           {id ? 'Back to the policy' : 'All policies'}
-        </ViewLink>
+        </Link>
       </p>
       <h2 id="editor-title">{id ? `Edit ${initial.name}` : 'New policy'}</h2>
       <Field label="Name" problems={problems.name?.messages}>

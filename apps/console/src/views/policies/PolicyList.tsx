@@ -1,8 +1,8 @@
 import { ApiErrorMessage } from '../../api/ApiErrorMessage.js';
 import { useClient } from '../../session/session.js';
+import { Link } from '../../shell/Link.js';
 import { navigate } from '../../shell/location.js';
 import { MoreButton, usePages } from '../paging.js';
-import { ViewLink } from '../ViewLink.js';
 
 export function PolicyList() {
   const client = useClient();
@@ -16,7 +16,7 @@ export function PolicyList() {
         >
           New policy
         </button>
-        <ViewLink view="playground">Open the playground</ViewLink>
+        <Link view="playground">Open the playground</Link>
       </p>
       {pages.error ? (
         <ApiErrorMessage error={pages.error} doing="list policies" />
@@ -40,9 +40,9 @@ export function PolicyList() {
             {pages.items.map((policy) => (
               <tr key={policy.id}>
                 <th scope="row">
-                  <ViewLink view="policies" state={{ id: policy.id }}>
+                  <Link view="policies" state={new URLSearchParams({ id: policy.id })}>
                     {policy.name}
-                  </ViewLink>
+                  </Link>
                 </th>
                 <td>
                   <span className={`badge ${policy.effect}`}>{policy.effect}</span>

@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { ApiErrorMessage } from '../../api/ApiErrorMessage.js';
 import { useClient } from '../../session/session.js';
+import { Link } from '../../shell/Link.js';
 import { pretty } from '../form-fields.js';
-import { ViewLink } from '../ViewLink.js';
 
 export function UserDetail({ id }: { id: string }) {
   const client = useClient();
@@ -10,7 +10,7 @@ export function UserDetail({ id }: { id: string }) {
   return (
     <>
       <p>
-        <ViewLink view="users">All users</ViewLink>
+        <Link view="users">All users</Link>
       </p>
       {user.error ? (
         <ApiErrorMessage error={user.error} doing={`read user ${id}`} />
@@ -76,9 +76,12 @@ export function UserDetail({ id }: { id: string }) {
             </dd>
           </dl>
           <p>
-            <ViewLink view="playground" state={{ principal: `user:${user.data.id}` }}>
+            <Link
+              view="playground"
+              state={new URLSearchParams({ principal: `user:${user.data.id}` })}
+            >
               Check this user's access in the playground
-            </ViewLink>
+            </Link>
           </p>
           <UserKeys userId={user.data.id} />
         </article>

@@ -1,7 +1,7 @@
 import { ApiErrorMessage } from '../../api/ApiErrorMessage.js';
 import { useClient } from '../../session/session.js';
+import { Link } from '../../shell/Link.js';
 import { MoreButton, usePages } from '../paging.js';
-import { ViewLink } from '../ViewLink.js';
 
 /** Users oldest first, or the one with `email` (exact, case-insensitive). */
 export function UserList({ email }: { email: string | undefined }) {
@@ -34,9 +34,9 @@ export function UserList({ email }: { email: string | undefined }) {
           {pages.items.map((user) => (
             <tr key={user.id}>
               <th scope="row">
-                <ViewLink view="users" state={{ id: user.id }}>
+                <Link view="users" state={new URLSearchParams({ id: user.id })}>
                   {user.email}
-                </ViewLink>
+                </Link>
               </th>
               <td>{user.name}</td>
               <td className="mono">{user.roles.join(', ')}</td>
