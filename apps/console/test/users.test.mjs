@@ -10,7 +10,12 @@ before(async () => {
     email: 'Ada@Example.com',
     name: 'Ada Lovelace',
     roles: ['security-auditor', 'support'],
-    metadata: { department: 'security', location: 'London' },
+    // Long enough to overflow a box that scrolls (axe then wants it reachable by keyboard).
+    metadata: {
+      department: 'security',
+      location: 'London',
+      notes: Array.from({ length: 40 }, (_, i) => `note ${i} ${'x'.repeat(200)}`),
+    },
   });
   await app.client.users.create({ email: 'grace@example.com', name: 'Grace Hopper' });
   await app.client.apiKeys.create({ name: 'ada laptop', principal: `user:${ada.id}` });
