@@ -25,9 +25,10 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
  * Starts the server (its own database, a root key of the test's) and a browser. Answers the
  * server's address, a client with the root key, `sql` on the server's database (to alter rows
  * as an attacker would), `keyFor` (a key allowed only the given actions), `open` (a console
- * page, signed in or not) and `stop`.
+ * page, signed in or not) and `stop`. `env` adds server settings
+ * (`SECADMIN_STREAM_ALLOW_PRIVATE_NETWORKS` for a receiver on this machine).
  */
-export async function startConsole() {
+export async function startConsole({ env = {} } = {}) {
   assert.ok(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: apt-get install -y chromium`);
   const postgres = await testPostgres();
   const database = await createScratchDatabase(postgres.url, 'secadmin_console');
@@ -38,6 +39,7 @@ export async function startConsole() {
     DATABASE_URL: database.url,
     SECADMIN_DATA_DIR: dataDir,
     SECADMIN_ADMIN_API_KEY: rootKey,
+    ...env,
   });
   const browser = await chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM,

@@ -12,4 +12,13 @@ export interface ViewDefinition {
 export const views: ViewDefinition[] = [
   { path: 'logs', label: 'Audit log', load: () => import('./audit-log/AuditLogView.js') },
   { path: 'exports', label: 'Exports', load: () => import('./exports/ExportsView.js') },
+  { path: 'policies', label: 'Policies', load: () => import('./policies/PoliciesView.js') },
+  { path: 'playground', label: 'Playground', load: () => import('./playground/PlaygroundView.js') },
+  { path: 'users', label: 'Users', load: () => import('./users/UsersView.js') },
+  { path: 'api-keys', label: 'API keys', load: () => import('./api-keys/ApiKeysView.js') },
+  {
+    path: 'log-streams',
+    label: 'Log streams',
+    load: () => import('./log-streams/LogStreamsView.js'),
+  },
 ];
