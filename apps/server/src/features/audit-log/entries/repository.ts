@@ -89,25 +89,25 @@ export class EntriesRepository {
   }
 
   /**
-   * The parameters of `insert`'s statement: all of its work on this side of the driver, the
-   * commitments of a row at a time in slices that let other requests through.
+   * The parameters of `insert`'s statement: all of its work on this side of the driver, a
+   * row's metadata text and commitments at a time, in slices that let other requests through.
    */
   async prepare(rows: NewLogRow[]): Promise<PreparedInsert> {
-    const metadata = rows.map((r) => JSON.stringify(r.metadata ?? {}));
-    let index = 0;
-    const committed = await mapInSlices(rows, (r) =>
-      commit({
+    const stored = await mapInSlices(rows, (r) => {
+      const metadata = JSON.stringify(r.metadata ?? {});
+      const committed = commit({
         actorEmail: r.actorEmail,
         targetId: r.targetId,
-        metadata: JSON.parse(metadata[index++] as string),
-      }),
-    );
+        metadata: JSON.parse(metadata),
+      });
+      return { metadata, committed };
+    });
     return {
       params: [
         ...INSERTED.map(([, , value]) => arrayLiteral(rows.map(value))),
-        arrayLiteral(metadata),
-        JSON.stringify(committed.map((c) => c.digests)),
-        JSON.stringify(committed.map((c) => c.salts)),
+        arrayLiteral(stored.map((s) => s.metadata)),
+        JSON.stringify(stored.map((s) => s.committed.digests)),
+        JSON.stringify(stored.map((s) => s.committed.salts)),
       ],
     };
   }
