@@ -82,16 +82,18 @@ describe('matchGlob', () => {
     const texts = Array.from({ length: 100 }, (_, i) => `${'a'.repeat(508)}${i}`);
     const fastest = (glob: ReturnType<typeof compileGlob>) => {
       let best = Number.POSITIVE_INFINITY;
-      for (let round = 0; round < 5; round++) {
-        const started = Date.now();
+      for (let round = 0; round < 15; round++) {
+        const started = performance.now();
         for (let run = 0; run < 20; run++) for (const t of texts) matchGlob(glob, t);
-        best = Math.min(best, Date.now() - started);
+        best = Math.min(best, performance.now() - started);
       }
       return best;
     };
     const plain = fastest(compileGlob(`*${'c'.repeat(150)}b*`));
     const pathological = fastest(compileGlob(`*${'a'.repeat(150)}b*`));
-    expect(pathological / Math.max(plain, 1)).toBeLessThan(10);
-    // A ratio, not a time: turbo runs other packages' tests beside this one on 2 cores.
+    // A ratio, not a time: turbo runs other packages' tests beside this one on 2 cores. The
+    // best of many rounds, and a bound well under the quadratic scan's ~150× but clear of the
+    // linear scan's own few times (partial matches do cost something).
+    expect(pathological / Math.max(plain, 0.01)).toBeLessThan(30);
   }, 60_000);
 });
