@@ -169,7 +169,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       jobs.idempotencySweeper,
       jobs.logMaintenance,
       jobs.streamDeliverer,
-      staleStatisticsJob(store.connection.sql, logger),
+      // The embedded database counts no changed rows: there is nothing to look for.
+      ...(db.kind === 'postgres' ? [staleStatisticsJob(store.connection.sql, logger)] : []),
       disk,
     ];
     for (const job of background) job.start();

@@ -7,6 +7,7 @@ import {
   startTestServer,
   type TestServer,
 } from '../../../../test/helpers/server.js';
+import { BACKFILL_MONTHS } from '../partitions/service.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const daysAgo = (days: number) => new Date(Date.now() - days * DAY_MS).toISOString();
@@ -102,7 +103,10 @@ describe.each(DATABASES)('audit log retention on %s', (database) => {
   };
 
   it('removes in batches, one record per batch, and writes none when nothing is old enough', async () => {
-    const many = Array.from({ length: 1000 }, (_, i) => daysAgo(60 + i / 1000));
+    // Older than the months a backfill gets partitions for: these stay in the default
+    // partition, which retention empties row by row (a month of its own is dropped whole).
+    const longAgo = (BACKFILL_MONTHS + 2) * 31;
+    const many = Array.from({ length: 1000 }, (_, i) => daysAgo(longAgo + i / 1000));
     for (let i = 0; i < 6; i++) await ingest('retention.batch_probe', many);
     await server.sealer.flush();
     const retention = retentionOn(server.db, 30);
