@@ -13,6 +13,16 @@ import type { CsvCellsRow, ExportRow, ExportsRepository } from './repository.js'
 
 /** Entries per read: larger batches read no faster here, and hold more memory. */
 const BATCH = 2000;
+/** A CSV read with metadata starts this small, then carries about METADATA_READ_BYTES. */
+const FIRST_METADATA_BATCH = 250;
+const METADATA_READ_BYTES = 4 * 1024 * 1024;
+
+function metadataBatch(rows: CsvCellsRow[]): number {
+  if (rows.length === 0) return FIRST_METADATA_BATCH;
+  const bytes = rows.reduce((sum, r) => sum + (r.metadata?.length ?? 0), 0);
+  const perRow = Math.max(1, bytes / rows.length);
+  return Math.max(FIRST_METADATA_BATCH, Math.min(BATCH, Math.floor(METADATA_READ_BYTES / perRow)));
+}
 /** What the file is written in: one write (or one export_chunks row) per ~1 MiB. */
 const CHUNK_CHARS = 1 << 20;
 const HEARTBEAT_MS = 5_000;
@@ -221,8 +231,11 @@ export class ExportWorker implements Required<Job> {
     abandoned: () => boolean,
   ): Promise<number | undefined> {
     const { exports, entries } = this.options;
+    // With metadata, a read's size follows what the rows weigh: the embedded database reads on
+    // this thread, and 2,000 entries of wide metadata are a pause other requests would feel.
+    let take = job.includeMetadata ? FIRST_METADATA_BATCH : BATCH;
     const batch = (after: Pick<CsvCellsRow, 'at' | 'id'> | undefined) =>
-      exports.csvCells(filter, after, BATCH, job.includeMetadata);
+      exports.csvCells(filter, after, take, job.includeMetadata);
     out.add(csvHeader(job.includeMetadata));
     let total = 0;
     let rows = await batch(undefined);
@@ -237,8 +250,10 @@ export class ExportWorker implements Required<Job> {
         byJs.length > 0 ? (await entries.findMany(byJs)).map((e) => [e.id, e]) : [],
       );
       const last = rows[rows.length - 1];
+      const full = rows.length === take;
+      if (job.includeMetadata) take = metadataBatch(rows);
       // The database reads the next batch while this one is written.
-      const next = last && rows.length === BATCH ? batch({ at: last.at, id: last.id }) : undefined;
+      const next = last && full ? batch({ at: last.at, id: last.id }) : undefined;
       next?.catch(() => {});
       const pacer = new Pacer();
       for (const [i, row] of rows.entries()) {
