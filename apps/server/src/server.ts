@@ -160,8 +160,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         ? undefined
         : await metrics.listen(config.metricsPort, config.metricsHost);
     const server: Server = await new Promise((resolve, reject) => {
-      const s = app.listen(config.port, config.host ?? '::', () => resolve(s));
-      s.once('error', reject);
+      // Express 5 hands a failed listen (a port in use) to this callback.
+      const s = app.listen(config.port, config.host ?? '::', (error?: Error) =>
+        error ? reject(error) : resolve(s),
+      );
     });
     const background: Job[] = [
       jobs.exportWorker,

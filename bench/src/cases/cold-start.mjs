@@ -8,7 +8,7 @@ import { freePort, SERVER_MAIN, SYSTEM_NODE, waitFor } from '../lib/processes.mj
 
 /** @param {string} dataDir */
 async function startOnce(dataDir) {
-  const port = freePort();
+  const port = await freePort();
   const started = performance.now();
   const child = spawn(SYSTEM_NODE, [SERVER_MAIN], {
     env: {

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createScratchDatabase } from '@secadmin/test-infra';
+import { createScratchDatabase, freePort } from '@secadmin/test-infra';
 
 export const ROOT_KEY = `sk_${'b'.repeat(43)}`;
 // Servers started one after another on one database share a signing key, as the instances of
@@ -32,8 +32,9 @@ export const SYSTEM_NODE = (() => {
   return process.execPath;
 })();
 
-let nextPort = 4100 + Math.floor(Math.random() * 500);
-export const freePort = () => nextPort++;
+// A port the system hands out: a fixed range can hold another service's (RabbitMQ's epmd
+// listens on 4369 on these machines).
+export { freePort };
 
 /**
  * A database of its own on the PostgreSQL server of `adminUrl`.
@@ -79,7 +80,7 @@ export async function startSecadmin({
   env = {},
 } = {}) {
   const dataDir = await mkdtemp(join(tmpdir(), 'secadmin-bench-'));
-  const port = freePort();
+  const port = await freePort();
   const child = spawn(node, [...nodeArgs, main], {
     env: {
       ...process.env,
@@ -146,7 +147,7 @@ export async function asRoot(base, path, init = {}) {
  * @param {string} body
  */
 export async function startPeer(name, body, node = SYSTEM_NODE) {
-  const port = freePort();
+  const port = await freePort();
   const child = fork(fileURLToPath(new URL(`../peers/${name}.mjs`, import.meta.url)), {
     execPath: node,
     env: { ...process.env, PORT: String(port), BODY: body },
