@@ -29,6 +29,8 @@ export interface RunningServer {
   worker: Composition['jobs']['exportWorker'];
   /** Seals entries into the hash chain; `flush()` seals now and signs a checkpoint (tests). */
   sealer: Composition['jobs']['sealer'];
+  /** Pushes the log to log streams; `stop()` waits for the deliveries in flight (tests). */
+  streamDeliverer: Composition['jobs']['streamDeliverer'];
   /** `GET /metrics` of this server; undefined when `metricsPort` is 0. */
   metricsUrl: string | undefined;
   /**
@@ -192,6 +194,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       services,
       worker: jobs.exportWorker,
       sealer: jobs.sealer,
+      streamDeliverer: jobs.streamDeliverer,
       metricsUrl: metricsListener?.url,
       close: async () => {
         const deadline = Date.now() + SHUTDOWN_BUDGET_MS;

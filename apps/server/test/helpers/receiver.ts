@@ -14,7 +14,7 @@ export interface Received {
   at: number;
 }
 
-/** What the receiver does with a request: answer a status (and headers), or never answer. */
+/** What the receiver does with a request: answer a status (and headers), or never answer; a promise answers when it settles. */
 export type Reply = { status: number; headers?: Record<string, string> } | 'stall';
 
 /**
@@ -22,7 +22,7 @@ export type Reply = { status: number; headers?: Record<string, string> } | 'stal
  * (204 by default, after `delayMs`). Stalled requests are dropped when the receiver closes.
  */
 export async function startReceiver(
-  reply: (request: Received, index: number) => Reply = () => ({ status: 204 }),
+  reply: (request: Received, index: number) => Reply | Promise<Reply> = () => ({ status: 204 }),
   options: { delayMs?: number } = {},
 ) {
   const received: Received[] = [];
@@ -48,11 +48,12 @@ export async function startReceiver(
       open.set(stream, (open.get(stream) ?? 0) + 1);
       mostOpenPerStream = Math.max(mostOpenPerStream, open.get(stream) ?? 0);
       res.once('close', () => open.set(stream, (open.get(stream) ?? 1) - 1));
-      const what = answer(request, received.length - 1);
-      if (what === 'stall') stalled.push(res);
-      else if (options.delayMs)
-        setTimeout(() => res.writeHead(what.status, what.headers).end(), options.delayMs);
-      else res.writeHead(what.status, what.headers).end();
+      void Promise.resolve(answer(request, received.length - 1)).then((what) => {
+        if (what === 'stall') stalled.push(res);
+        else if (options.delayMs)
+          setTimeout(() => res.writeHead(what.status, what.headers).end(), options.delayMs);
+        else res.writeHead(what.status, what.headers).end();
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -35,6 +35,7 @@ export interface DelivererOptions {
     | {
         streamDelivery(stream: string, outcome: 'success' | 'failure'): void;
         streamLag(stream: string, entries: number): void;
+        streamGone(stream: string): void;
       }
     | undefined;
 }
@@ -64,6 +65,8 @@ export function backoffMs(
  */
 export class StreamDeliverer implements Required<Job> {
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Streams this instance's metrics name: the ones it delivers. */
+  private readonly metered = new Set<string>();
   private running = false;
   private readonly loop: Required<Job>;
 
@@ -95,6 +98,7 @@ export class StreamDeliverer implements Required<Job> {
 
   private async turn(): Promise<void> {
     const ids = await this.o.streams.lease(this.o.owner, this.o.leaseMs);
+    this.dropSeriesOfStreamsNotDelivered(new Set(ids));
     for (const id of ids) {
       if (this.inFlight.has(id)) continue;
       const task = this.deliver(id)
@@ -106,6 +110,18 @@ export class StreamDeliverer implements Required<Job> {
     }
   }
 
+  /**
+   * Deleted, paused, disabled or moved to another instance: its series go once no turn of this
+   * instance is in flight for it (a turn in flight could set them again after a delete).
+   */
+  private dropSeriesOfStreamsNotDelivered(leased: Set<string>): void {
+    for (const id of this.metered) {
+      if (leased.has(id) || this.inFlight.has(id)) continue;
+      this.o.counters?.streamGone(id);
+      this.metered.delete(id);
+    }
+  }
+
   /** Sends batches of one stream until it has nothing to send, must wait, or is no longer ours. */
   private async deliver(id: string): Promise<void> {
     while (this.running) {
@@ -113,6 +129,7 @@ export class StreamDeliverer implements Required<Job> {
       if (!stream) return;
       if (stream.nextAttemptAt && stream.nextAttemptAt.getTime() > Date.now()) return;
       const head = await this.o.sealed.head();
+      this.metered.add(id);
       this.o.counters?.streamLag(id, Math.max(0, head - stream.deliveredThroughSeq));
       const batch = await this.nextBatch(stream, head);
       if (batch === 'moved') continue;

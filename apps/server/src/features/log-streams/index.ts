@@ -75,7 +75,6 @@ export function createLogStreams(options: LogStreamsOptions) {
     box,
     sender,
     kick: () => deliverer.kick(),
-    forget: (id) => options.counters?.streamGone(id),
   });
   return {
     service,

@@ -38,8 +38,6 @@ export interface LogStreamsDeps {
   sender: SenderOptions;
   /** A stream changed: the deliverer looks again now. */
   kick: () => void;
-  /** A stream was deleted: its metrics go away. */
-  forget: (id: string) => void;
 }
 
 /** The rules of `/v1/log-streams` (docs/log-streams.md). */
@@ -220,7 +218,7 @@ export class LogStreamsService {
         target: { id, type: 'log_stream' },
       });
     });
-    this.deps.forget(id);
+    this.deps.kick();
   }
 
   async deliveries(id: string) {

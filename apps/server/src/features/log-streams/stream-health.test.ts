@@ -145,5 +145,27 @@ describe('log stream health', () => {
     expect(text).not.toContain(s.secret.replace(/^whsec_/, ''));
 
     expect((await api('DELETE', `/v1/log-streams/${s.id}`)).status).toBe(204);
+    await waitFor('its series gone', async () => !(await scrape()).includes(s.id));
+  });
+
+  it('drops the series of a stream deleted while one of its deliveries was in flight', async () => {
+    let answer = () => {};
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const r = await receiver(async () => {
+      await answered;
+      return { status: 204 };
+    });
+    const s = await stream('raced', r);
+    await ingest('raced.one');
+    await waitFor('a delivery in flight', () => r.received.length > 0);
+
+    expect((await api('DELETE', `/v1/log-streams/${s.id}`)).status).toBe(204);
+    answer();
+    // Stopping waits for the delivery in flight to finish what it does after the answer.
+    await server.streamDeliverer.stop();
+    server.streamDeliverer.start();
+    await waitFor('its series gone', async () => !(await scrape()).includes(s.id));
   });
 });
