@@ -74,6 +74,34 @@ test('"remember in this tab" keeps the key in sessionStorage only, until sign-ou
   await page.close();
 });
 
+test("what a key reads stays out of the browser's HTTP cache, which outlives the tab and sign-out", async () => {
+  await app.client.logs.ingest({
+    entries: [
+      { event: 'user.login', actor: { type: 'user', id: 'cached-or-not' }, result: 'success' },
+    ],
+  });
+  const opened = await app.open({ key: app.rootKey });
+  const { page } = opened;
+  await page.getByRole('list', { name: 'Matching entries' }).getByText('cached-or-not').waitFor();
+  const reads = opened.requests.filter((url) => new URL(url).pathname.startsWith('/v1/'));
+  assert.ok(reads.length > 0, 'the console read the API');
+  // `only-if-cached` answers from the cache, fresh or stale, and fails when nothing is kept.
+  const cached = await page.evaluate(
+    (urls) =>
+      Promise.all(
+        urls.map((url) =>
+          fetch(url, { cache: 'only-if-cached', mode: 'same-origin' }).then(
+            (response) => `${response.status} ${url}`,
+            () => undefined,
+          ),
+        ),
+      ),
+    reads,
+  );
+  assert.deepEqual(cached.filter(Boolean), []);
+  await page.close();
+});
+
 test('an unknown key is refused with a message; an unknown view says so', async () => {
   const opened = await app.open({ view: 'nowhere' });
   const { page } = opened;

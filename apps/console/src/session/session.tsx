@@ -12,9 +12,17 @@ export interface Session {
 
 const SessionContext = createContext<Session | undefined>(undefined);
 
-/** A client that sends `key` to this origin's API, and nowhere else. */
+/**
+ * A client that sends `key` to this origin's API, and nowhere else. What it reads stays out of
+ * the browser's HTTP cache, which is kept on disk past the tab and the sign-out.
+ */
 export function clientFor(key: string): SecadminClient {
-  return createSecadminClient({ baseUrl: window.location.origin, apiKey: key, timeout: 30_000 });
+  return createSecadminClient({
+    baseUrl: window.location.origin,
+    apiKey: key,
+    timeout: 30_000,
+    fetch: (request) => fetch(request, { cache: 'no-store' }),
+  });
 }
 
 export function SessionProvider({ children }: { children: ReactNode }) {
