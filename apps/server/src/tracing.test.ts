@@ -173,6 +173,22 @@ describe('OpenTelemetry traces over OTLP/HTTP', () => {
     expect(text).not.toContain('correct-horse-battery-staple-9');
   });
 
+  it('exports the requests of a caller whose traceparent asks not to sample them', async () => {
+    const hiddenTrace = 'ab'.repeat(16);
+    const res = await raw(server, '/v1/users', {
+      headers: {
+        authorization: 'Bearer sk_wrong_key_hiding_from_traces',
+        traceparent: `00-${hiddenTrace}-${PARENT_ID}-00`,
+      },
+    });
+    expect(res.status).toBe(401);
+    await waitFor(
+      'its span exported',
+      () => spans().some((s) => s.traceId === hiddenTrace),
+      30_000,
+    );
+  });
+
   it('gives the entries of a request without traceparent the trace id of its own span', async () => {
     const user = await createUser(server, 'untraced@example.com');
     const entry = await createdEntry(server, user.id);

@@ -11,7 +11,7 @@ import {
 import { parseTraceParent } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { AlwaysOnSampler, BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { RequestHandler } from 'express';
 
 /**
@@ -54,6 +54,9 @@ const traceContextOnly: Tracing = {
 export function createTracing(otlpEndpoint: string | undefined): Tracing {
   if (otlpEndpoint === undefined) return traceContextOnly;
   const provider = new TracerProvider({
+    // Not the caller's sampled flag: an outsider must not be able to keep its requests out of
+    // the operator's traces with `traceparent: …-00`.
+    sampler: new AlwaysOnSampler(),
     resource: resourceFromAttributes({ 'service.name': 'secadmin' }),
     spanProcessors: [
       new BatchSpanProcessor({
