@@ -41,9 +41,11 @@ class OverQuota extends Error {}
 export interface ExportWorkerOptions {
   exports: Pick<
     ExportsRepository,
-    'claim' | 'heartbeat' | 'finish' | 'csvCells' | 'expiredFiles' | 'markFileDeleted'
+    'claim' | 'heartbeat' | 'finish' | 'expiredFiles' | 'markFileDeleted'
   >;
+  /** What an export's file is made of: these reads may lag the writes (a read replica). */
   entries: Pick<EntriesRepository, 'list' | 'findMany'>;
+  cells: Pick<ExportsRepository, 'csvCells'>;
   files: ExportFiles;
   /** The most that stored export files may take together. */
   maxBytes: number;
@@ -230,12 +232,12 @@ export class ExportWorker implements Required<Job> {
     out: Output,
     abandoned: () => boolean,
   ): Promise<number | undefined> {
-    const { exports, entries } = this.options;
+    const { cells, entries } = this.options;
     // With metadata, a read's size follows what the rows weigh: the embedded database reads on
     // this thread, and 2,000 entries of wide metadata are a pause other requests would feel.
     let take = job.includeMetadata ? FIRST_METADATA_BATCH : BATCH;
     const batch = (after: Pick<CsvCellsRow, 'at' | 'id'> | undefined) =>
-      exports.csvCells(filter, after, take, job.includeMetadata);
+      cells.csvCells(filter, after, take, job.includeMetadata);
     out.add(csvHeader(job.includeMetadata));
     let total = 0;
     let rows = await batch(undefined);
