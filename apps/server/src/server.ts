@@ -16,7 +16,7 @@ import { MemoryRateLimitStore } from './rate-limit/memory-store.js';
 import { RedisRateLimitStore } from './rate-limit/redis-store.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 import { loadSecret } from './secrets.js';
-import { createReadStore, type ReadStore } from './storage/read-replica.js';
+import { createReadStore, primaryReads, type ReadStore } from './storage/read-replica.js';
 import { staleStatisticsJob } from './storage/stale-statistics.js';
 import { createStore, type Store } from './storage/store.js';
 import { tracedDatabase } from './storage/traced-database.js';
@@ -129,7 +129,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       maxKeptBytes: config.idempotencyMaxKeptBytes,
       publicUrl: config.publicUrl,
       auditLog: {
-        reads: replica ?? store,
+        reads: replica ?? primaryReads(store),
         signingKey,
         insertStatementBytes: INSERT_STATEMENT_BYTES[db.kind],
         exports: {

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Cursors } from '../../lib/cursor.js';
 import type { Job } from '../../lib/poll-loop.js';
 import type { Connection } from '../../storage/connection.js';
+import type { LaggingReads } from '../../storage/read-replica.js';
 import type { Store } from '../../storage/store.js';
 import { type AuditWriter, createAuditWriter } from './audit-writer.js';
 import { ChainRepository } from './chain/repository.js';
@@ -48,7 +49,7 @@ export interface AuditLogOptions {
    * Where lists, searches, statistics and exports read: a read replica's store, which may lag
    * the primary, or the primary's own. Everything else reads and writes the primary.
    */
-  reads: Store;
+  reads: LaggingReads;
   cursors: Cursors;
   /** Signs export download tokens. */
   secret: string;
@@ -138,6 +139,7 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
     exports: repos.exports,
     entries: lagging.entries,
     cells: lagging.exports,
+    upToNow: (work) => options.reads.upToNow(work),
     files,
     maxBytes: exportOptions.maxBytes,
     ttlSeconds: exportOptions.ttlSeconds,

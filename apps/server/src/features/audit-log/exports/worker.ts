@@ -46,6 +46,11 @@ export interface ExportWorkerOptions {
   /** What an export's file is made of: these reads may lag the writes (a read replica). */
   entries: Pick<EntriesRepository, 'list' | 'findMany'>;
   cells: Pick<ExportsRepository, 'csvCells'>;
+  /**
+   * Runs the reads of `work` on data at least as recent as the moment of the call: an export
+   * holds every entry acknowledged before it was taken up, however far its reads lag.
+   */
+  upToNow<T>(work: () => Promise<T>): Promise<T>;
   files: ExportFiles;
   /** The most that stored export files may take together. */
   maxBytes: number;
@@ -132,7 +137,10 @@ export class ExportWorker implements Required<Job> {
     let file: ExportFileWriter | undefined;
     try {
       file = await files.create(job.id, job.format);
-      const written = await this.writeFile(job, file, () => lost || this.stopped);
+      const target = file;
+      const written = await this.options.upToNow(() =>
+        this.writeFile(job, target, () => lost || this.stopped),
+      );
       if (written === undefined) {
         await file.discard();
         return;
