@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { Unavailable } from '../lib/errors.js';
 import type { Connection } from './connection.js';
+import { isReplayConflict } from './database-errors.js';
 import type { Store } from './store.js';
 
 /** While the replica is marked unreachable, at most one request a second asks it again. */
@@ -39,9 +40,10 @@ export interface ReadStore extends LaggingReads {
 
 /**
  * A store for reads that may lag the primary by the replica's replay delay. Statements and
- * transactions run on the replica; one that finds it unreachable runs again on the primary,
- * and the primary serves these reads until the replica answers again (asked at most once a
- * second, never by a waiting request). So every transaction run through this store must only
+ * transactions run on the replica. One that the replica cancels for a conflict with its replay
+ * runs again on the primary; one that finds it unreachable too, and then the primary serves
+ * these reads until the replica answers again (asked at most once a second, never by a
+ * waiting request). So every transaction run through this store must only
  * read: it may run twice. Inside a transaction of the primary, the reads join it, since they
  * may have to see what it wrote. `upToNow` waits for the replica to catch up with the primary,
  * and reads the primary when it does not in time.
@@ -100,6 +102,8 @@ export function createReadStore(
     try {
       return await read(replica);
     } catch (error) {
+      // The replica answers, but could not finish this read: the primary can.
+      if (isReplayConflict(error)) return read(primary);
       if (!(error instanceof Unavailable)) throw error;
       markUnreachable(error);
       return read(primary);
