@@ -27,6 +27,8 @@ export interface AppDeps {
   config: Config;
   /** Resolves when the database answers (readiness). */
   ping: () => Promise<void>;
+  /** Whether the read replica answers; absent without `DATABASE_READ_URL`. */
+  readReplicaHealth?: () => Promise<'ok' | 'unavailable'>;
   services: Services;
   rateLimits: RateLimitStore;
   logger: Logger;
@@ -72,6 +74,7 @@ function loadConsoleFiles(): ConsoleFiles {
 export function createApp({
   config,
   ping,
+  readReplicaHealth,
   services,
   rateLimits,
   logger,
@@ -104,6 +107,7 @@ export function createApp({
           services,
           {
             ping,
+            ...(readReplicaHealth ? { readReplicaHealth } : {}),
             rateLimitStoreHealth: () => rateLimits.health(),
             diskLow,
             ...loadSystemFiles(),

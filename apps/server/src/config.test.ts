@@ -63,6 +63,30 @@ describe('loadConfig', () => {
     ).toThrow(expect.objectContaining({ message: expect.not.stringContaining('s3cret') }));
   });
 
+  it('reads DATABASE_READ_URL only beside a PostgreSQL DATABASE_URL, and never repeats it in an error', () => {
+    const primary = 'postgres://secadmin:pw@primary:5432/secadmin';
+    const replica = 'postgresql://secadmin:s3cret@replica:5432/secadmin';
+    expect(loadConfig({ DATABASE_URL: primary }).databaseReadUrl).toBeUndefined();
+    expect(loadConfig({ DATABASE_URL: primary, DATABASE_READ_URL: replica }).databaseReadUrl).toBe(
+      replica,
+    );
+    const refused = (env: NodeJS.ProcessEnv, message: RegExp) =>
+      expect(() => loadConfig(env)).toThrow(
+        expect.objectContaining({
+          message: expect.stringMatching(new RegExp(`^${message.source}(?!.*s3cret)`)),
+        }),
+      );
+    refused({ DATABASE_READ_URL: replica }, /DATABASE_READ_URL needs DATABASE_URL/);
+    refused(
+      { DATABASE_URL: 'mysql://db/secadmin', DATABASE_READ_URL: replica },
+      /DATABASE_READ_URL needs DATABASE_URL/,
+    );
+    refused(
+      { DATABASE_URL: primary, DATABASE_READ_URL: 'mysql://u:s3cret@replica/secadmin' },
+      /DATABASE_READ_URL must be a PostgreSQL URL/,
+    );
+  });
+
   it('reads OTEL_EXPORTER_OTLP_ENDPOINT as a plain http(s) base URL, unset by default', () => {
     expect(loadConfig({}).otlpEndpoint).toBeUndefined();
     expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).otlpEndpoint).toBe(

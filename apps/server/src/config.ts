@@ -6,6 +6,11 @@ export interface Config {
   host: string | undefined;
   dataDir: string;
   databaseUrl: string | undefined;
+  /**
+   * A PostgreSQL read replica of `databaseUrl`: the audit log's lists, searches, statistics and
+   * exports read from it; undefined: everything reads the primary.
+   */
+  databaseReadUrl: string | undefined;
   redisUrl: string | undefined;
   /** How long start-up retries an unreachable PostgreSQL before giving up. */
   dbConnectTimeoutSeconds: number;
@@ -124,6 +129,26 @@ function baseUrl(name: string, text: string): string {
   return text.replace(/\/+$/, '');
 }
 
+const isPostgresUrl = (text: string) => /^postgres(ql)?:\/\/./i.test(text);
+
+/**
+ * A replica only makes sense beside a PostgreSQL primary: the embedded database has none.
+ * The value is never repeated in a message: it may hold a password.
+ */
+function readReplicaUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const text = env.DATABASE_READ_URL;
+  if (!text) return undefined;
+  if (!isPostgresUrl(text))
+    throw new Error(
+      'DATABASE_READ_URL must be a PostgreSQL URL like postgres://user:password@replica:5432/secadmin.',
+    );
+  if (!env.DATABASE_URL || !isPostgresUrl(env.DATABASE_URL))
+    throw new Error(
+      'DATABASE_READ_URL needs DATABASE_URL to name the PostgreSQL primary it replicates; the embedded database has no replicas.',
+    );
+  return text;
+}
+
 function trustProxy(text: string | undefined): boolean | number | string {
   if (text === undefined || text === '' || text === 'false') return false;
   if (text === 'true') return true;
@@ -137,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || undefined,
     dataDir: resolve(env.SECADMIN_DATA_DIR || './data'),
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseReadUrl: readReplicaUrl(env),
     redisUrl: env.REDIS_URL || undefined,
     dbConnectTimeoutSeconds: integer(env, 'SECADMIN_DB_CONNECT_TIMEOUT_S', 30),
     rateLimitOnStoreError: oneOf(

@@ -16,8 +16,9 @@ import { MemoryRateLimitStore } from './rate-limit/memory-store.js';
 import { RedisRateLimitStore } from './rate-limit/redis-store.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 import { loadSecret } from './secrets.js';
+import { createReadStore, primaryReads, type ReadStore } from './storage/read-replica.js';
 import { staleStatisticsJob } from './storage/stale-statistics.js';
-import { createStore } from './storage/store.js';
+import { createStore, type Store } from './storage/store.js';
 import { tracedDatabase } from './storage/traced-database.js';
 import { waitForDatabase } from './storage/wait-for-database.js';
 import { createTracing, type Tracing } from './tracing.js';
@@ -59,6 +60,21 @@ async function atMost(ms: number, work: Promise<unknown>): Promise<void> {
   clearTimeout(timer);
 }
 
+/**
+ * The store of the read replica, which start-up does not wait for: until it answers, the
+ * primary serves its reads. Never migrated here: it replays what the primary applies.
+ */
+async function openReplica(
+  replicaDb: Database,
+  primary: Store,
+  traced: (database: Database) => Database,
+  logger: Logger,
+): Promise<ReadStore> {
+  const replica = createReadStore(primary, createStore(traced(replicaDb)), replicaDb.ping, logger);
+  await replica.health();
+  return replica;
+}
+
 /** Opens the database, applies migrations, ensures the root key, and listens. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
@@ -77,6 +93,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         'embedded database failed to write its files: database requests get 503 until a restart',
       ),
   });
+  const replicaDb = config.databaseReadUrl
+    ? await openDatabase({
+        url: config.databaseReadUrl,
+        dataDir: config.dataDir,
+        // Tells its connections apart from the primary's pool in pg_stat_activity.
+        applicationName: 'secadmin-read',
+      })
+    : undefined;
   let rateLimits: RateLimitStore | undefined;
   let metricsListener: { url: string; server: Server } | undefined;
   let tracing: Tracing | undefined;
@@ -93,7 +117,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       );
     const metrics = new Metrics();
     tracing = createTracing(config.otlpEndpoint);
-    const store = createStore(tracing.enabled ? tracedDatabase(db, tracing.inSpan) : db);
+    const inSpan = tracing.enabled ? tracing.inSpan : undefined;
+    const traced = (database: Database) => (inSpan ? tracedDatabase(database, inSpan) : database);
+    const store = createStore(traced(db));
+    const replica = replicaDb && (await openReplica(replicaDb, store, traced, logger));
     const { services, prepare, jobs } = createServices(store, {
       secret,
       soleWriter: db.kind === 'embedded',
@@ -102,6 +129,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       maxKeptBytes: config.idempotencyMaxKeptBytes,
       publicUrl: config.publicUrl,
       auditLog: {
+        reads: replica ?? primaryReads(store),
         signingKey,
         insertStatementBytes: INSERT_STATEMENT_BYTES[db.kind],
         exports: {
@@ -149,6 +177,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const app = createApp({
       config,
       ping: db.ping,
+      ...(replica ? { readReplicaHealth: () => replica.health() } : {}),
       services,
       rateLimits,
       logger,
@@ -209,13 +238,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         await atMost(upTo(STEP_MS), limits.close());
         await atMost(upTo(STEP_MS), spans.shutdown());
         // The rest of the budget (at least 1.5 s): the embedded database's final checkpoint.
-        await atMost(upTo(SHUTDOWN_BUDGET_MS), db.close());
+        await atMost(upTo(SHUTDOWN_BUDGET_MS), Promise.all([db.close(), replicaDb?.close()]));
       },
     };
   } catch (error) {
     await tracing?.shutdown();
     metricsListener?.server.close();
     await rateLimits?.close();
+    await replicaDb?.close();
     await db.close();
     throw error;
   }

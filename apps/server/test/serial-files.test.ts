@@ -15,7 +15,7 @@ const ITSELF = 'test/serial-files.test.ts';
 const MEASURES = [
   /monitorEventLoopDelay|measureLoopDelay/,
   /performance\.now\(/,
-  /\bstart(Postgres|Redis)\(/,
+  /\bstart(Replicated)?(Postgres|Redis)\(/,
   /\btraffic\(/,
 ];
 

@@ -46,6 +46,8 @@ export interface OpenDatabaseOptions {
   dataDir: string;
   /** Connections in the PostgreSQL pool (default 10). */
   poolSize?: number;
+  /** PostgreSQL only: the `application_name` its connections show in `pg_stat_activity`. */
+  applicationName?: string;
   /**
    * Embedded only: called once when PGlite failed to write its files (disk full, I/O error)
    * or an error left it inside a critical section, with the count of critical sections it left
@@ -57,7 +59,7 @@ export interface OpenDatabaseOptions {
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   return options.url
-    ? openPostgres(options.url, options.poolSize ?? 10)
+    ? openPostgres(options.url, options.poolSize ?? 10, options.applicationName)
     : openEmbedded(options.dataDir, options.onEmbeddedFailure ?? (() => {}));
 }
 
@@ -99,12 +101,17 @@ async function openEmbedded(
   }
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<Database> {
+async function openPostgres(
+  url: string,
+  poolSize: number,
+  applicationName: string | undefined,
+): Promise<Database> {
   // A server that accepts TCP but never answers must not hold a request for long.
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     connectionTimeoutMillis: 5_000,
+    ...(applicationName ? { application_name: applicationName } : {}),
   });
   // An idle client's error (e.g. the server restarting) must not crash the process.
   pool.on('error', () => {});

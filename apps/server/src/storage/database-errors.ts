@@ -125,6 +125,24 @@ export function isLockTimeout(error: unknown, depth = 0): boolean {
   return isLockTimeout(meta?.driverAdapterError, depth + 1) || isLockTimeout(cause, depth + 1);
 }
 
+/**
+ * A statement a hot standby cancelled because replaying the primary's changes needed what it
+ * read (serialization_failure: a read-only statement on a replica gets it for nothing else).
+ */
+export function isReplayConflict(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 5) return false;
+  const { code, originalCode, cause, meta } = error as {
+    code?: unknown;
+    originalCode?: unknown;
+    cause?: unknown;
+    meta?: { driverAdapterError?: unknown };
+  };
+  if (code === '40001' || originalCode === '40001') return true;
+  return (
+    isReplayConflict(meta?.driverAdapterError, depth + 1) || isReplayConflict(cause, depth + 1)
+  );
+}
+
 /** A unique-constraint violation: Prisma's, or PostgreSQL's own from plain SQL. */
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;

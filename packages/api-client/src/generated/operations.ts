@@ -1211,7 +1211,7 @@ export interface Resources {
     /**
      * Readiness
      *
-     * Answers 200 while the database is reachable, 503 when it is not, and says in `checks` how each dependency is. The embedded database counts as unreachable from its first failed write of its files (disk full, I/O error) until the server is restarted. An unreachable Redis in `open` mode, or free disk space below `SECADMIN_MIN_FREE_DISK_MB`, keeps it 200 with `status: degraded`. No authentication, no rate limit.
+     * Answers 200 while the database is reachable, 503 when it is not, and says in `checks` how each dependency is. The embedded database counts as unreachable from its first failed write of its files (disk full, I/O error) until the server is restarted. An unreachable Redis in `open` mode, free disk space below `SECADMIN_MIN_FREE_DISK_MB`, or an unreachable read replica keeps it 200 with `status: degraded`. No authentication, no rate limit.
      *
      * `GET /readyz` (`getReadiness`)
      */

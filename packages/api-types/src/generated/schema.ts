@@ -1300,7 +1300,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Answers 200 while the database is reachable, 503 when it is not, and says in `checks` how each dependency is. The embedded database counts as unreachable from its first failed write of its files (disk full, I/O error) until the server is restarted. An unreachable Redis in `open` mode, or free disk space below `SECADMIN_MIN_FREE_DISK_MB`, keeps it 200 with `status: degraded`. No authentication, no rate limit.
+         * @description Answers 200 while the database is reachable, 503 when it is not, and says in `checks` how each dependency is. The embedded database counts as unreachable from its first failed write of its files (disk full, I/O error) until the server is restarted. An unreachable Redis in `open` mode, free disk space below `SECADMIN_MIN_FREE_DISK_MB`, or an unreachable read replica keeps it 200 with `status: degraded`. No authentication, no rate limit.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -4179,7 +4179,7 @@ export interface components {
          */
         Health: {
             /**
-             * @description `ok`: everything answers. `degraded` (readiness only): the database answers but the rate-limit store (Redis) does not, and `SECADMIN_RATE_LIMIT_ON_STORE_ERROR=open` lets each instance count in memory meanwhile; or free disk space is low, so writes get 503 while reads go on. `unavailable` (readiness only): the database is unreachable.
+             * @description `ok`: everything answers. `degraded` (readiness only): the database answers but the rate-limit store (Redis) does not, and `SECADMIN_RATE_LIMIT_ON_STORE_ERROR=open` lets each instance count in memory meanwhile; or free disk space is low, so writes get 503 while reads go on; or the read replica (`DATABASE_READ_URL`) does not answer, so the primary serves its reads meanwhile. `unavailable` (readiness only): the database is unreachable.
              * @enum {string}
              */
             status: "ok" | "degraded" | "unavailable";
@@ -4195,6 +4195,11 @@ export interface components {
                  * @enum {string}
                  */
                 rateLimitStore: "ok" | "degraded" | "memory";
+                /**
+                 * @description Present only with `DATABASE_READ_URL`: whether the read replica answers. While it does not, the audit log's lists, searches, statistics and exports read the primary, and readiness stays 200 with `status: degraded`.
+                 * @enum {string}
+                 */
+                readReplica?: "ok" | "unavailable";
                 /**
                  * @description Present only while free disk space is low: free space on the data directory's filesystem is below `SECADMIN_MIN_FREE_DISK_MB` (looked at every second), so every operation that stores something gets 503 `unavailable` until space is freed; reads go on. Readiness stays 200.
                  * @enum {string}
@@ -8676,7 +8681,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Ready to serve (`ok`), or serving with the rate-limit store down or with writes refused for lack of disk space (`degraded`). */
+            /** @description Ready to serve (`ok`), or serving with the rate-limit store down, with writes refused for lack of disk space, or with the read replica down and its reads on the primary (`degraded`). */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Cursors } from '../../lib/cursor.js';
 import type { Job } from '../../lib/poll-loop.js';
 import type { Connection } from '../../storage/connection.js';
+import type { LaggingReads } from '../../storage/read-replica.js';
 import type { Store } from '../../storage/store.js';
 import { type AuditWriter, createAuditWriter } from './audit-writer.js';
 import { ChainRepository } from './chain/repository.js';
@@ -44,6 +45,11 @@ export interface AuditLogApi extends AuditWriter {
 }
 
 export interface AuditLogOptions {
+  /**
+   * Where lists, searches, statistics and exports read: a read replica's store, which may lag
+   * the primary, or the primary's own. Everything else reads and writes the primary.
+   */
+  reads: LaggingReads;
   cursors: Cursors;
   /** Signs export download tokens. */
   secret: string;
@@ -95,8 +101,6 @@ export interface AuditLog {
 function repositoriesOn(connection: Connection) {
   return {
     entries: new EntriesRepository(connection),
-    search: new SearchRepository(connection),
-    stats: new StatsRepository(connection),
     retention: new RetentionRepository(connection),
     redaction: new RedactionRepository(connection),
     chain: new ChainRepository(connection),
@@ -109,6 +113,12 @@ function repositoriesOn(connection: Connection) {
 /** The audit log's parts, on repositories of its own that join the caller's transaction. */
 export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog {
   const repos = repositoriesOn(store.connection);
+  const lagging = {
+    entries: new EntriesRepository(options.reads.connection),
+    search: new SearchRepository(options.reads.connection),
+    stats: new StatsRepository(options.reads.connection),
+    exports: new ExportsRepository(options.reads.connection),
+  };
   const { logger, counters } = options;
   const writer = createAuditWriter(repos.entries);
   const signingKeys = new SigningKeys(store, repos.signingKeys, repos.chain);
@@ -127,7 +137,9 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
       : new DataDirExportFiles(exportOptions.files.dataDir);
   const exportWorker = new ExportWorker({
     exports: repos.exports,
-    entries: repos.entries,
+    entries: lagging.entries,
+    cells: lagging.exports,
+    upToNow: (work) => options.reads.upToNow(work),
     files,
     maxBytes: exportOptions.maxBytes,
     ttlSeconds: exportOptions.ttlSeconds,
@@ -152,7 +164,7 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
       ...writer,
       redactUser: (userId, email) => repos.redaction.redactUser(userId, email),
     },
-    logs: new LogsService(store, repos.entries, {
+    logs: new LogsService(store, repos.entries, lagging.entries, {
       cursors: options.cursors,
       sealer,
       partitions,
@@ -160,9 +172,9 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
       ...(counters ? { counters } : {}),
     }),
     chain: new ChainService(repos.chain, repos.signingKeys, options.cursors, options.signingKey),
-    search: new SearchService(repos.search, options.cursors),
-    stats: new StatsService(store, repos.stats),
-    exports: new ExportsService(store, repos.exports, repos.entries, writer, exportWorker, {
+    search: new SearchService(lagging.search, options.cursors),
+    stats: new StatsService(options.reads, lagging.stats),
+    exports: new ExportsService(store, repos.exports, lagging.entries, writer, exportWorker, {
       secret: options.secret,
       files,
       downloadUrl: exportOptions.downloadUrl,

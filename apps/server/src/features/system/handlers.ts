@@ -10,6 +10,8 @@ const REFERENCE_CSP =
 /** Health, readiness, the spec and its rendered reference: no key, no rate limit. */
 export function systemHandlers(deps: {
   ping: () => Promise<void>;
+  /** Absent without a read replica. */
+  readReplicaHealth?: () => Promise<'ok' | 'unavailable'>;
   /** `memory` when no shared store is configured. */
   rateLimitStoreHealth: () => Promise<'ok' | 'degraded' | 'memory'>;
   /** True while free disk space is below `SECADMIN_MIN_FREE_DISK_MB`. */
@@ -22,21 +24,28 @@ export function systemHandlers(deps: {
     res.json({ status: 'ok' });
   };
   const getReadiness: Handler<'getReadiness'> = async ({ res }) => {
-    const [database, rateLimitStore] = await Promise.all([
+    const [database, rateLimitStore, readReplica] = await Promise.all([
       deps.ping().then(
         () => 'ok' as const,
         () => 'unavailable' as const,
       ),
       deps.rateLimitStoreHealth(),
+      deps.readReplicaHealth?.(),
     ]);
     // `disk` appears only while low, so the contract's two checks keep their exact shape.
     const diskLow = deps.diskLow();
-    const checks = { database, rateLimitStore, ...(diskLow ? { disk: 'low' as const } : {}) };
+    const checks = {
+      database,
+      rateLimitStore,
+      ...(readReplica ? { readReplica } : {}),
+      ...(diskLow ? { disk: 'low' as const } : {}),
+    };
     if (database === 'unavailable') {
       res.setHeader('Retry-After', '1');
       res.status(503).json({ status: 'unavailable', checks });
     } else {
-      const degraded = rateLimitStore === 'degraded' || diskLow;
+      // Without its replica the primary serves all reads: slower perhaps, but complete.
+      const degraded = rateLimitStore === 'degraded' || diskLow || readReplica === 'unavailable';
       res.json({ status: degraded ? 'degraded' : 'ok', checks });
     }
   };

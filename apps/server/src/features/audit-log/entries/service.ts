@@ -87,7 +87,9 @@ export interface LogsServiceOptions {
 export class LogsService {
   constructor(
     private readonly store: Pick<Store, 'transaction'>,
-    private readonly entries: Pick<EntriesRepository, 'prepare' | 'write' | 'find' | 'list'>,
+    private readonly entries: Pick<EntriesRepository, 'prepare' | 'write' | 'find'>,
+    /** Lists read here: they may lag the writes (a read replica). */
+    private readonly listed: Pick<EntriesRepository, 'list'>,
     private readonly options: LogsServiceOptions,
   ) {}
 
@@ -127,7 +129,7 @@ export class LogsService {
       result: query.result,
       origin: query.origin,
     };
-    const rows = await this.entries.list(filter, after, query.limit + 1);
+    const rows = await this.listed.list(filter, after, query.limit + 1);
     return this.options.cursors.page(rows, limit, scope, (row) => row.timestamp);
   }
 }

@@ -41,9 +41,16 @@ class OverQuota extends Error {}
 export interface ExportWorkerOptions {
   exports: Pick<
     ExportsRepository,
-    'claim' | 'heartbeat' | 'finish' | 'csvCells' | 'expiredFiles' | 'markFileDeleted'
+    'claim' | 'heartbeat' | 'finish' | 'expiredFiles' | 'markFileDeleted'
   >;
+  /** What an export's file is made of: these reads may lag the writes (a read replica). */
   entries: Pick<EntriesRepository, 'list' | 'findMany'>;
+  cells: Pick<ExportsRepository, 'csvCells'>;
+  /**
+   * Runs the reads of `work` on data at least as recent as the moment of the call: an export
+   * holds every entry acknowledged before it was taken up, however far its reads lag.
+   */
+  upToNow<T>(work: () => Promise<T>): Promise<T>;
   files: ExportFiles;
   /** The most that stored export files may take together. */
   maxBytes: number;
@@ -130,7 +137,10 @@ export class ExportWorker implements Required<Job> {
     let file: ExportFileWriter | undefined;
     try {
       file = await files.create(job.id, job.format);
-      const written = await this.writeFile(job, file, () => lost || this.stopped);
+      const target = file;
+      const written = await this.options.upToNow(() =>
+        this.writeFile(job, target, () => lost || this.stopped),
+      );
       if (written === undefined) {
         await file.discard();
         return;
@@ -230,12 +240,12 @@ export class ExportWorker implements Required<Job> {
     out: Output,
     abandoned: () => boolean,
   ): Promise<number | undefined> {
-    const { exports, entries } = this.options;
+    const { cells, entries } = this.options;
     // With metadata, a read's size follows what the rows weigh: the embedded database reads on
     // this thread, and 2,000 entries of wide metadata are a pause other requests would feel.
     let take = job.includeMetadata ? FIRST_METADATA_BATCH : BATCH;
     const batch = (after: Pick<CsvCellsRow, 'at' | 'id'> | undefined) =>
-      exports.csvCells(filter, after, take, job.includeMetadata);
+      cells.csvCells(filter, after, take, job.includeMetadata);
     out.add(csvHeader(job.includeMetadata));
     let total = 0;
     let rows = await batch(undefined);
