@@ -13,6 +13,7 @@ export default defineConfig({
     globalSetup: [
       '@secadmin/test-infra/global-setup/redis',
       '@secadmin/test-infra/global-setup/postgres',
+      './test/global-setup/embedded-template.ts',
     ],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSecadminClient, type SecadminClient } from '@secadmin/api-client';
@@ -54,6 +54,8 @@ interface Storage {
 
 async function createStorage(database: DatabaseUnderTest): Promise<Storage> {
   const dataDir = await mkdtemp(join(tmpdir(), 'secadmin-test-'));
+  if (database === 'embedded')
+    await cp(inject('embeddedTemplate'), join(dataDir, 'db'), { recursive: true });
   const pgDb = database === 'postgres' ? await createTestDatabase() : undefined;
   return {
     dataDir,
