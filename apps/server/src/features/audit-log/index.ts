@@ -23,6 +23,7 @@ import { RedactionRepository } from './redaction/repository.js';
 import { RetentionRepository } from './retention/repository.js';
 import { hourlyLogMaintenance } from './retention/schedule.js';
 import { LogRetention } from './retention/service.js';
+import { logScans, type ScanOptions } from './scans.js';
 import { SearchRepository } from './search/repository.js';
 import { SearchService } from './search/service.js';
 import { StatsRepository } from './stats/repository.js';
@@ -71,6 +72,8 @@ export interface AuditLogOptions {
   retentionDays: number | undefined;
   /** The lowest seq that log streams have yet to deliver: retention keeps it and what follows. */
   retentionHold?: () => Promise<number | undefined>;
+  /** Searches, statistics and lists: how many at once, and how long each may take. */
+  scans: ScanOptions;
 }
 
 export interface AuditLog {
@@ -110,6 +113,7 @@ function repositoriesOn(connection: Connection) {
 export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog {
   const repos = repositoriesOn(store.connection);
   const { logger, counters } = options;
+  const scan = logScans(store, options.scans);
   const writer = createAuditWriter(repos.entries);
   const signingKeys = new SigningKeys(store, repos.signingKeys, repos.chain);
   const sealer = new Sealer({
@@ -160,8 +164,8 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
       ...(counters ? { counters } : {}),
     }),
     chain: new ChainService(repos.chain, repos.signingKeys, options.cursors, options.signingKey),
-    search: new SearchService(repos.search, options.cursors),
-    stats: new StatsService(store, repos.stats),
+    search: new SearchService(repos.search, options.cursors, scan),
+    stats: new StatsService(scan, repos.stats),
     exports: new ExportsService(store, repos.exports, repos.entries, writer, exportWorker, {
       secret: options.secret,
       files,
