@@ -45,7 +45,7 @@ async function lockLog(databaseUrl: string): Promise<{ release(): Promise<void> 
   };
 }
 
-/** The server's searches and statistics waiting for the log's lock. */
+/** The server's searches, statistics and list pages waiting for the log's lock. */
 async function waitingOnLock(databaseUrl: string): Promise<number> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -53,7 +53,8 @@ async function waitingOnLock(databaseUrl: string): Promise<number> {
     const { rows } = await client.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM pg_stat_activity
        WHERE datname = current_database() AND pid <> pg_backend_pid()
-         AND wait_event_type = 'Lock' AND query LIKE '%search @@%'`,
+         AND wait_event_type = 'Lock'
+         AND (query LIKE '%ORDER BY timestamp DESC%' OR query LIKE '%date_bin(%')`,
     );
     return rows[0]?.n ?? 0;
   } finally {
@@ -66,7 +67,7 @@ async function waitingOnLock(databaseUrl: string): Promise<number> {
  * pool, so that a plain `GET /v1/users` and `/readyz` answered 503, and their statements ran on
  * in PostgreSQL after the requests had given up.
  */
-describe('searches and statistics beyond what an instance runs at once, on postgres', () => {
+describe('searches, statistics and lists beyond what an instance runs at once, on postgres', () => {
   const CONCURRENT = 2;
   const QUEUED = 2;
   const SENT = 12;
@@ -102,14 +103,16 @@ describe('searches and statistics beyond what an instance runs at once, on postg
     const url = server.config.databaseUrl as string;
     lock = await lockLog(url);
     const answers: Answer[] = [];
+    const kinds = [
+      () => postText(server, '/v1/logs/search', searchBody),
+      () => postText(server, '/v1/logs/stats', statsBody),
+      () =>
+        raw(server, `/v1/logs?from=${RANGE.from}&to=${RANGE.to}`, {
+          headers: { authorization: `Bearer ${server.rootKey}` },
+        }),
+    ];
     const sent = Array.from({ length: SENT }, (_, i) =>
-      timed(() =>
-        postText(
-          server,
-          i % 2 ? '/v1/logs/stats' : '/v1/logs/search',
-          i % 2 ? statsBody : searchBody,
-        ),
-      ).then((answer) => {
+      timed(kinds[i % kinds.length] as () => Promise<Response>).then((answer) => {
         answers.push(answer);
         return answer;
       }),

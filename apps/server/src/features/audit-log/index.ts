@@ -113,7 +113,7 @@ function repositoriesOn(connection: Connection) {
 export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog {
   const repos = repositoriesOn(store.connection);
   const { logger, counters } = options;
-  const scan = logScans(store, options.scans);
+  const scans = logScans(store, options.scans);
   const writer = createAuditWriter(repos.entries);
   const signingKeys = new SigningKeys(store, repos.signingKeys, repos.chain);
   const sealer = new Sealer({
@@ -162,10 +162,11 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
       partitions,
       insertStatementBytes: options.insertStatementBytes,
       ...(counters ? { counters } : {}),
+      scan: scans.admitted,
     }),
     chain: new ChainService(repos.chain, repos.signingKeys, options.cursors, options.signingKey),
-    search: new SearchService(repos.search, options.cursors, scan),
-    stats: new StatsService(scan, repos.stats),
+    search: new SearchService(repos.search, options.cursors, scans.bounded),
+    stats: new StatsService(scans.bounded, repos.stats),
     exports: new ExportsService(store, repos.exports, repos.entries, writer, exportWorker, {
       secret: options.secret,
       files,
