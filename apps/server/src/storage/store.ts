@@ -79,7 +79,7 @@ export function createStore(database: Database): Store {
     }
   }
 
-  function inTransaction<T>(
+  function runTransaction<T>(
     work: () => Promise<T>,
     timeouts: typeof TIMEOUTS,
     bound?: (sql: SqlQuery) => SqlQuery,
@@ -99,11 +99,11 @@ export function createStore(database: Database): Store {
     transaction: (work) => {
       const outer = open.getStore();
       if (outer) return inSavepoint(outer, work);
-      return inTransaction(work, TIMEOUTS);
+      return runTransaction(work, TIMEOUTS);
     },
     readWithin: (timeoutMs, work) => {
       if (database.kind !== 'postgres' || open.getStore()) return work();
-      return inTransaction(
+      return runTransaction(
         work,
         { maxWait: TIMEOUTS.maxWait, timeout: timeoutMs + CANCEL_MARGIN_MS },
         (sql) => untilDeadline(sql, performance.now() + timeoutMs),
