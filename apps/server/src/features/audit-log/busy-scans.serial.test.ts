@@ -205,3 +205,54 @@ describe('a search or statistics past its time bound, on postgres', () => {
     expect(again.status).toBe(200);
   });
 });
+
+describe('readiness while every connection of the pool waits, on postgres', () => {
+  let server: TestServer;
+  let lock: { release(): Promise<void> } | undefined;
+
+  beforeAll(async () => {
+    server = await startTestServer('postgres');
+  });
+  afterAll(async () => {
+    await lock?.release();
+    await server?.stop();
+  });
+
+  it('answers 200 at once: it asks on a connection of its own', async () => {
+    const url = server.config.databaseUrl as string;
+    lock = await lockLog(url);
+    // Ingests are writes, not scans: nothing limits how many wait for the lock, each holding
+    // a connection of the pool.
+    const ingests = Array.from({ length: 12 }, (_, i) =>
+      server.client.POST('/v1/logs', {
+        body: {
+          entries: [
+            { event: 'user.login', actor: { type: 'user', id: `user_${i}` }, result: 'success' },
+          ],
+        },
+      }),
+    );
+    await waitFor('every connection of the pool to wait for the lock', async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+           WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        return (rows[0]?.n ?? 0) >= 10;
+      } finally {
+        await client.end();
+      }
+    });
+    const ready = await timed(() => raw(server, '/readyz'));
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks.database).toBe('ok');
+    // Not a wait for a pooled connection: the pool gives up after 5 s.
+    expect(ready.ms).toBeLessThan(4_000);
+
+    await lock.release();
+    lock = undefined;
+    for (const { response } of await Promise.all(ingests)) expect(response.status).toBe(201);
+  });
+});
