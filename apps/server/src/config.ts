@@ -54,6 +54,17 @@ export interface Config {
     /** How often the deliverer looks for sealed entries to send. */
     pollMs: number;
   };
+  /**
+   * The reads of the audit log whose cost grows with the log (search, statistics, the list):
+   * how many run at once on this instance, how many more wait and for how long, and the time
+   * bound of one. Not read from the environment: sized to the PostgreSQL pool (packages/db).
+   */
+  logScans: {
+    concurrent: number;
+    queued: number;
+    waitMs: number;
+    timeoutMs: number;
+  };
   /** OpenTelemetry traces go over OTLP/HTTP to this base URL; undefined: no tracing. */
   otlpEndpoint: string | undefined;
   /** Validate every response against the spec (tests): a drift becomes a 500. */
@@ -201,6 +212,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       leaseMs: integer(env, 'SECADMIN_STREAM_LEASE_MS', 30_000, 100),
       pollMs: integer(env, 'SECADMIN_STREAM_POLL_MS', 500, 10),
     },
+    // Half the PostgreSQL pool, so that the other half serves everything else; the bound under
+    // the time limit of other transactions (storage/store.ts).
+    logScans: { concurrent: 5, queued: 10, waitMs: 3_000, timeoutMs: 18_000 },
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT
       ? baseUrl('OTEL_EXPORTER_OTLP_ENDPOINT', env.OTEL_EXPORTER_OTLP_ENDPOINT)
       : undefined,

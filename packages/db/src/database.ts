@@ -35,7 +35,7 @@ export interface Database {
   ): Promise<T>;
   /** Applies pending migrations; returns the names applied now. */
   migrate(): Promise<string[]>;
-  /** Resolves when the database answers. */
+  /** Resolves when the database answers (on PostgreSQL, on a connection of its own). */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -113,8 +113,17 @@ async function openPostgres(
     connectionTimeoutMillis: 5_000,
     ...(applicationName ? { application_name: applicationName } : {}),
   });
+  // Readiness asks on a connection of its own: it must not wait behind requests for one of the
+  // pool's, which a burst of slow reads may hold for seconds.
+  const pingPool = new pg.Pool({
+    connectionString: url,
+    max: 1,
+    connectionTimeoutMillis: 5_000,
+    query_timeout: 5_000,
+  });
   // An idle client's error (e.g. the server restarting) must not crash the process.
   pool.on('error', () => {});
+  pingPool.on('error', () => {});
   const transactions = driverTransactions(new PrismaPg(pool));
   const prisma = new PrismaClient({ adapter: transactions.factory });
   return {
@@ -137,10 +146,10 @@ async function openPostgres(
         client.release();
       }
     },
-    ping: async () => void (await pool.query('SELECT 1')),
+    ping: async () => void (await pingPool.query('SELECT 1')),
     close: async () => {
       await prisma.$disconnect();
-      await pool.end().catch(() => {});
+      await Promise.all([pool.end().catch(() => {}), pingPool.end().catch(() => {})]);
     },
   };
 }

@@ -33,4 +33,20 @@ describe('a transaction past its time limit on postgres', () => {
     expect((failure as Unavailable).message).toMatch(/did not finish this request in time/);
     expect(await server.db.query('SELECT id FROM overtime_probe')).toEqual([]);
   });
+
+  // A security review: a slow scan's statement ran on after its request had given up. One that
+  // PostgreSQL stops at its `statement_timeout` (query_canceled) is a 503 that says so.
+  it('stopped at its statement_timeout, is a 503 that says what to do, not a 500', async () => {
+    const db = mapDatabaseErrors(server.db);
+    const failure = await db
+      .transaction(async (_tx, query) => {
+        await query('SET LOCAL statement_timeout = 50');
+        await query('SELECT pg_sleep(5)');
+      })
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Unavailable);
+    expect((failure as Unavailable).message).toMatch(
+      /did not finish this request within its time bound.*narrower time range or query/,
+    );
+  });
 });

@@ -6,7 +6,7 @@ import { type Conflict, Unavailable } from '../lib/errors.js';
  * wrong: the one place that knows the shapes pg and Prisma give a lost or refused connection.
  * Found by stopping PostgreSQL under traffic (test/faults/database-outage.serial.test.ts).
  */
-function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
+export function isDatabaseUnreachable(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 5) return false;
   const { code, originalCode, kind, message, cause, errors, meta } = error as {
     code?: unknown;
@@ -74,6 +74,12 @@ function unavailable(error: unknown): unknown {
   if (error instanceof Unavailable) return error;
   if (isDatabaseUnreachable(error))
     return new Unavailable('The database is unreachable; retry shortly.', 1, { cause: error });
+  if (hasSqlState(error, QUERY_CANCELED))
+    return new Unavailable(
+      'The database did not finish this request within its time bound and stopped it; ask for less at once (a narrower time range or query), or retry later.',
+      1,
+      { cause: error },
+    );
   if (isTransactionOverTime(error))
     return new Unavailable(
       'The database did not finish this request in time, and kept nothing of it; retry shortly, or send less at once.',
@@ -109,11 +115,14 @@ export function mapDatabaseErrors<D extends Pick<Database, 'prisma' | 'query' | 
   };
 }
 
+/** PostgreSQL's query_canceled: here, a statement stopped at its `statement_timeout`. */
+const QUERY_CANCELED = '57014';
+
 /**
- * A statement that waited past `lock_timeout` (PostgreSQL's lock_not_available), directly or as
- * the cause of the error a transaction ended with.
+ * Whether an error carries this SQLSTATE: pg's own error, Prisma's (under
+ * meta.driverAdapterError), or the cause of the error a transaction ended with.
  */
-export function isLockTimeout(error: unknown, depth = 0): boolean {
+function hasSqlState(error: unknown, state: string, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 5) return false;
   const { code, originalCode, cause, meta } = error as {
     code?: unknown;
@@ -121,26 +130,23 @@ export function isLockTimeout(error: unknown, depth = 0): boolean {
     cause?: unknown;
     meta?: { driverAdapterError?: unknown };
   };
-  if (code === '55P03' || originalCode === '55P03') return true;
-  return isLockTimeout(meta?.driverAdapterError, depth + 1) || isLockTimeout(cause, depth + 1);
+  if (code === state || originalCode === state) return true;
+  return (
+    hasSqlState(meta?.driverAdapterError, state, depth + 1) || hasSqlState(cause, state, depth + 1)
+  );
+}
+
+/** A statement that waited past `lock_timeout` (PostgreSQL's lock_not_available). */
+export function isLockTimeout(error: unknown): boolean {
+  return hasSqlState(error, '55P03');
 }
 
 /**
  * A statement a hot standby cancelled because replaying the primary's changes needed what it
  * read (serialization_failure: a read-only statement on a replica gets it for nothing else).
  */
-export function isReplayConflict(error: unknown, depth = 0): boolean {
-  if (!error || typeof error !== 'object' || depth > 5) return false;
-  const { code, originalCode, cause, meta } = error as {
-    code?: unknown;
-    originalCode?: unknown;
-    cause?: unknown;
-    meta?: { driverAdapterError?: unknown };
-  };
-  if (code === '40001' || originalCode === '40001') return true;
-  return (
-    isReplayConflict(meta?.driverAdapterError, depth + 1) || isReplayConflict(cause, depth + 1)
-  );
+export function isReplayConflict(error: unknown): boolean {
+  return hasSqlState(error, '40001');
 }
 
 /** A unique-constraint violation: Prisma's, or PostgreSQL's own from plain SQL. */

@@ -16,11 +16,21 @@ function fakeStore(name: string, fail: () => unknown = () => undefined) {
       return [{ from: name }] as T[];
     },
   };
-  const store: Store = { connection, inTransaction: () => false, transaction: (work) => work() };
+  const store: Store = {
+    connection,
+    inTransaction: () => false,
+    transaction: (work) => work(),
+    readWithin: (_timeoutMs, work) => work(),
+  };
   return { store, calls };
 }
 
 const quiet = { warn: () => {}, info: () => {} };
+/** What storage makes of a refused connection. */
+const unreachable = () =>
+  new Unavailable('The database is unreachable; retry shortly.', 1, {
+    cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+  });
 const from = async (c: Connection) => (await c.sql<{ from: string }>('SELECT 1'))[0]?.from;
 
 describe('the read store (DATABASE_READ_URL)', () => {
@@ -46,7 +56,7 @@ describe('the read store (DATABASE_READ_URL)', () => {
 
   it('moves to the primary when the replica is unreachable, without asking it on every read', async () => {
     const primary = fakeStore('primary');
-    const replica = fakeStore('replica', () => new Unavailable('down'));
+    const replica = fakeStore('replica', unreachable);
     const warnings: string[] = [];
     const reads = createReadStore(
       primary.store,
@@ -61,6 +71,21 @@ describe('the read store (DATABASE_READ_URL)', () => {
     expect(replica.calls.n).toBe(1);
     expect(warnings).toHaveLength(1);
     expect(await reads.health()).toBe('unavailable');
+  });
+
+  it('passes on a read the replica stopped at its time bound, and keeps the replica', async () => {
+    const stopped = new Unavailable('stopped at its time bound', 1, {
+      cause: Object.assign(new Error('canceling statement due to statement timeout'), {
+        code: '57014',
+      }),
+    });
+    let timeouts = 1;
+    const primary = fakeStore('primary');
+    const replica = fakeStore('replica', () => (timeouts-- > 0 ? stopped : undefined));
+    const reads = createReadStore(primary.store, replica.store, async () => {}, quiet);
+    await expect(from(reads.connection)).rejects.toBe(stopped);
+    expect(primary.calls.n).toBe(0);
+    expect(await from(reads.connection)).toBe('replica');
   });
 
   it('passes on an error of the statement itself', async () => {

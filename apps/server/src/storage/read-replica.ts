@@ -1,9 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { Unavailable } from '../lib/errors.js';
 import type { Connection } from './connection.js';
-import { isReplayConflict } from './database-errors.js';
+import { isDatabaseUnreachable, isReplayConflict } from './database-errors.js';
 import type { Store } from './store.js';
 
 /** While the replica is marked unreachable, at most one request a second asks it again. */
@@ -28,6 +27,7 @@ export function primaryReads(store: Store): LaggingReads {
     connection: store.connection,
     inTransaction: () => store.inTransaction(),
     transaction: (work) => store.transaction(work),
+    readWithin: (timeoutMs, work) => store.readWithin(timeoutMs, work),
     upToNow: (work) => work(),
   };
 }
@@ -104,7 +104,8 @@ export function createReadStore(
     } catch (error) {
       // The replica answers, but could not finish this read: the primary can.
       if (isReplayConflict(error)) return read(primary);
-      if (!(error instanceof Unavailable)) throw error;
+      // Not one stopped at its time bound: that read would be as slow on the primary.
+      if (!isDatabaseUnreachable(error)) throw error;
       markUnreachable(error);
       return read(primary);
     }
@@ -146,6 +147,10 @@ export function createReadStore(
       replica.inTransaction()
         ? replica.transaction(work)
         : routed((store) => store.transaction(work)),
+    readWithin: (timeoutMs, work) =>
+      replica.inTransaction()
+        ? replica.readWithin(timeoutMs, work)
+        : routed((store) => store.readWithin(timeoutMs, work)),
     health: probe,
     upToNow: async (work) => {
       const current = reachable && (await caughtUp().catch(() => false));

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Database } from '@secadmin/db';
+import type { Database, SqlQuery } from '@secadmin/db';
 import { type Connection, transactionConnection } from './connection.js';
 import { mapDatabaseErrors } from './database-errors.js';
 
@@ -18,6 +18,15 @@ export interface Store {
    * While `work` runs, every repository built on `connection` uses the transaction.
    */
   transaction<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `work`, a read whose cost grows with the data (a scan), so that it holds a connection
+   * for at most about `timeoutMs`: on PostgreSQL in one transaction, where a statement of
+   * `connection.sql` still running at the bound is cancelled and `work` fails with `Unavailable`.
+   * The embedded database cannot cancel a statement and runs one at a time: there `work` runs
+   * outside a transaction, so other requests still take turns between its statements. Inside a
+   * transaction it joins it, unbounded.
+   */
+  readWithin<T>(timeoutMs: number, work: () => Promise<T>): Promise<T>;
   /** Whether this async call chain runs inside a transaction of the store. */
   inTransaction(): boolean;
 }
@@ -28,6 +37,13 @@ export interface Store {
  * connections. Generous bounds, still well under the clients' timeouts.
  */
 const TIMEOUTS = { maxWait: 10_000, timeout: 20_000 };
+
+/**
+ * How long past a bounded read's bound its transaction may still run: PostgreSQL stops the
+ * statement at the bound, and the rollback follows; the transaction's own time limit would only
+ * end the transaction, leaving the statement running on its connection.
+ */
+const CANCEL_MARGIN_MS = 2_000;
 
 interface OpenTransaction {
   connection: Connection;
@@ -63,16 +79,52 @@ export function createStore(database: Database): Store {
     }
   }
 
+  function runTransaction<T>(
+    work: () => Promise<T>,
+    timeouts: typeof TIMEOUTS,
+    bound?: (sql: SqlQuery) => SqlQuery,
+  ): Promise<T> {
+    return db.transaction((tx, sql) => {
+      const transaction = {
+        connection: transactionConnection(tx, bound ? bound(sql) : sql),
+        savepoints: 0,
+      };
+      return open.run(transaction, work);
+    }, timeouts);
+  }
+
   return {
     connection,
     inTransaction: () => open.getStore() !== undefined,
     transaction: (work) => {
       const outer = open.getStore();
       if (outer) return inSavepoint(outer, work);
-      return db.transaction((tx, sql) => {
-        const transaction = { connection: transactionConnection(tx, sql), savepoints: 0 };
-        return open.run(transaction, work);
-      }, TIMEOUTS);
+      return runTransaction(work, TIMEOUTS);
     },
+    readWithin: (timeoutMs, work) => {
+      if (database.kind !== 'postgres' || open.getStore()) return work();
+      return runTransaction(
+        work,
+        { maxWait: TIMEOUTS.maxWait, timeout: timeoutMs + CANCEL_MARGIN_MS },
+        (sql) => untilDeadline(sql, performance.now() + timeoutMs),
+      );
+    },
+  };
+}
+
+/**
+ * A transaction's plain SQL, one statement at a time, each with PostgreSQL's `statement_timeout`
+ * set to the time left until `deadline` (query_canceled, 57014, once it passes).
+ */
+function untilDeadline(sql: SqlQuery, deadline: number): SqlQuery {
+  let previous: Promise<unknown> = Promise.resolve();
+  return <T>(text: string, params?: unknown[]) => {
+    const statement = previous.then(async () => {
+      const leftMs = Math.max(1, Math.ceil(deadline - performance.now()));
+      await sql(`SET LOCAL statement_timeout = ${leftMs}`);
+      return sql<T>(text, params);
+    });
+    previous = statement.catch(() => {});
+    return statement;
   };
 }

@@ -4571,6 +4571,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Unavailable (`unavailable`): this server is already running as many audit-log searches, statistics and list pages as it runs at once, and no turn came within a few seconds; or a search or statistics ran past its time bound and the database stopped it (a narrower time range or query finishes sooner); or the database is unreachable, or the rate-limit store (Redis) is unreachable while `SECADMIN_RATE_LIMIT_ON_STORE_ERROR=closed`. Never a hang: the answer comes within seconds of the bound, with `Retry-After`; other operations are served meanwhile. */
+        ScanUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Bad request (`invalid_request`): the body is missing, empty, not JSON or not `application/json`; a required field is missing or of the wrong type (`details` names every one, e.g. `body.subject.id`); a bound is passed; or a page token is not one of this search. */
         AuthzenBadRequest: {
             headers: {
@@ -6155,7 +6166,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            503: components["responses"]["ScanUnavailable"];
         };
     };
     ingestLogs: {
@@ -6301,7 +6312,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["WriteUnavailable"];
+            503: components["responses"]["ScanUnavailable"];
         };
     };
     getLogStats: {
@@ -6392,7 +6403,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["WriteUnavailable"];
+            503: components["responses"]["ScanUnavailable"];
         };
     };
     createExport: {

@@ -24,6 +24,7 @@ import { RedactionRepository } from './redaction/repository.js';
 import { RetentionRepository } from './retention/repository.js';
 import { hourlyLogMaintenance } from './retention/schedule.js';
 import { LogRetention } from './retention/service.js';
+import { logScans, type ScanOptions } from './scans.js';
 import { SearchRepository } from './search/repository.js';
 import { SearchService } from './search/service.js';
 import { StatsRepository } from './stats/repository.js';
@@ -77,6 +78,8 @@ export interface AuditLogOptions {
   retentionDays: number | undefined;
   /** The lowest seq that log streams have yet to deliver: retention keeps it and what follows. */
   retentionHold?: () => Promise<number | undefined>;
+  /** Searches, statistics and lists: how many at once, and how long each may take. */
+  scans: ScanOptions;
 }
 
 export interface AuditLog {
@@ -120,6 +123,7 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
     exports: new ExportsRepository(options.reads.connection),
   };
   const { logger, counters } = options;
+  const scans = logScans(options.reads, options.scans);
   const writer = createAuditWriter(repos.entries);
   const signingKeys = new SigningKeys(store, repos.signingKeys, repos.chain);
   const sealer = new Sealer({
@@ -170,10 +174,11 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
       partitions,
       insertStatementBytes: options.insertStatementBytes,
       ...(counters ? { counters } : {}),
+      scan: scans.admitted,
     }),
     chain: new ChainService(repos.chain, repos.signingKeys, options.cursors, options.signingKey),
-    search: new SearchService(lagging.search, options.cursors),
-    stats: new StatsService(options.reads, lagging.stats),
+    search: new SearchService(lagging.search, options.cursors, scans.bounded),
+    stats: new StatsService(scans.bounded, lagging.stats),
     exports: new ExportsService(store, repos.exports, lagging.entries, writer, exportWorker, {
       secret: options.secret,
       files,

@@ -9,6 +9,7 @@ import type { Store } from '../../../storage/store.js';
 import type { LogOrigin } from '../origin.js';
 import type { LogPartitions } from '../partitions/service.js';
 import { parseRange } from '../range.js';
+import type { Scan } from '../scans.js';
 import { insertInChunks } from './insert-in-chunks.js';
 import type { EntriesRepository } from './repository.js';
 import type { LogFilter, LogRow, NewLogRow } from './sql.js';
@@ -82,6 +83,8 @@ export interface LogsServiceOptions {
   /** Creates the partitions of a backfill's months before it is written. */
   partitions: Pick<LogPartitions, 'ensureFor'>;
   counters?: { ingested(entries: number): void };
+  /** A filter that matches few entries walks many: list pages take turns with other scans. */
+  scan: Scan;
 }
 
 export class LogsService {
@@ -129,7 +132,7 @@ export class LogsService {
       result: query.result,
       origin: query.origin,
     };
-    const rows = await this.listed.list(filter, after, query.limit + 1);
+    const rows = await this.options.scan(() => this.listed.list(filter, after, query.limit + 1));
     return this.options.cursors.page(rows, limit, scope, (row) => row.timestamp);
   }
 }

@@ -4,6 +4,7 @@ import { idPattern } from '../../../lib/ids.js';
 import { mapInSlices } from '../../../lib/slices.js';
 import type { LogRow } from '../entries/sql.js';
 import { parseRange } from '../range.js';
+import type { Scan } from '../scans.js';
 import { compileHighlighter } from './highlight.js';
 import { parseSearchQuery } from './query.js';
 import { type SearchRepository, TOTAL_HITS_BOUND } from './repository.js';
@@ -25,6 +26,7 @@ export class SearchService {
   constructor(
     private readonly hits: Pick<SearchRepository, 'search' | 'count'>,
     private readonly cursors: Cursors,
+    private readonly scan: Scan,
   ) {}
 
   async search(request: SearchRequest): Promise<SearchResult> {
@@ -40,10 +42,12 @@ export class SearchService {
       origin,
     });
     const after = this.cursors.decode(scope, LOG_ID, request.cursor);
-    const [rows, counted] = await Promise.all([
-      this.hits.search(query, within, after, limit + 1),
-      this.hits.count(query, within, request.exactTotal ?? false),
-    ]);
+    const [rows, counted] = await this.scan(() =>
+      Promise.all([
+        this.hits.search(query, within, after, limit + 1),
+        this.hits.count(query, within, request.exactTotal ?? false),
+      ]),
+    );
     const bounded = !request.exactTotal && counted > TOTAL_HITS_BOUND;
     const page = this.cursors.page(rows, limit, scope, (row) => row.timestamp);
     const highlight = compileHighlighter(query);

@@ -1,8 +1,8 @@
 import type { components } from '@secadmin/api-types';
 import { invalid } from '../../../lib/errors.js';
 import { isoMillis } from '../../../lib/time.js';
-import type { Store } from '../../../storage/store.js';
 import { parseRange } from '../range.js';
+import type { Scan } from '../scans.js';
 import { parseSearchQuery } from '../search/query.js';
 import { planBuckets } from './buckets.js';
 import type { StatsField, StatsRepository } from './repository.js';
@@ -12,7 +12,7 @@ type LogStats = components['schemas']['LogStats'];
 
 export class StatsService {
   constructor(
-    private readonly store: Pick<Store, 'transaction'>,
+    private readonly scan: Scan,
     private readonly counts: Pick<StatsRepository, 'count'>,
   ) {}
 
@@ -23,9 +23,7 @@ export class StatsService {
     const query = request.query === undefined ? undefined : parseSearchQuery(request.query);
     const plan = planBuckets(from, to, request.interval ?? 'auto');
     const fields: StatsField[] = request.groupBy ?? [];
-    const counted = await this.store.transaction(() =>
-      this.counts.count({ query, from, to }, plan, fields),
-    );
+    const counted = await this.scan(() => this.counts.count({ query, from, to }, plan, fields));
     const buckets = Array.from({ length: plan.count }, (_, i) => ({
       start: isoMillis(new Date(plan.firstStart.getTime() + i * plan.widthMs)),
       count: 0,
