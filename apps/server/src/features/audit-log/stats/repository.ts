@@ -91,9 +91,6 @@ export class StatsRepository {
         WHERE field = -1 OR value IS NOT NULL) AS ranked
       WHERE field = -1 OR rank <= ${FACET_SIZE}
       ORDER BY field, rank`;
-    // In the scan's transaction on PostgreSQL: on a large range the planner's cost crosses its
-    // JIT threshold, and compiling this statement's expressions costs more than running them.
-    await this.c.sql('SET LOCAL jit = off');
     const rows = await this.c.sql<Row>(sql.text, sql.values);
     const counts: StatsCounts = { buckets: [], facets: new Map(fields.map((f) => [f, []])) };
     for (const row of rows) {
