@@ -25,6 +25,9 @@ const { values: args } = parseArgs({
   options: {
     before: { type: 'string' },
     after: { type: 'string' },
+    // Settings of one side's server, `NAME=value,…` (the same build with a feature on and off).
+    'before-env': { type: 'string', default: '' },
+    'after-env': { type: 'string', default: '' },
     rounds: { type: 'string', default: '3' },
     databases: { type: 'string', default: 'postgres,embedded' },
     // Multiplies every row's request count (0.1 for a quick look).
@@ -39,7 +42,7 @@ const { values: args } = parseArgs({
 });
 if (!args.before || !args.after) {
   console.error(
-    'usage: cpu-per-request.mjs --before <clone or main.js> --after <clone or main.js> [--rounds 3] [--databases postgres,embedded] [--scale 1] [--only <row text,…>] [--profile <dir>] [--out <file.json>]',
+    'usage: cpu-per-request.mjs --before <clone or main.js> --after <clone or main.js> [--before-env NAME=value,…] [--after-env NAME=value,…] [--rounds 3] [--databases postgres,embedded] [--scale 1] [--only <row text,…>] [--profile <dir>] [--out <file.json>]',
   );
   process.exit(2);
 }
@@ -47,9 +50,17 @@ const here = process.env.INIT_CWD ?? process.cwd();
 /** @param {string} tree */
 const serverMain = (tree) =>
   tree.endsWith('.js') ? resolve(here, tree) : resolve(here, tree, 'apps/server/dist/main.js');
+/** @param {string} list `NAME=value,…` */
+const envOf = (list) =>
+  Object.fromEntries(
+    list
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
 const builds = /** @type {const} */ ([
-  ['before', serverMain(args.before)],
-  ['after', serverMain(args.after)],
+  ['before', serverMain(args.before), envOf(args['before-env'])],
+  ['after', serverMain(args.after), envOf(args['after-env'])],
 ]);
 const rounds = Number(args.rounds);
 const scale = Number(args.scale);
@@ -219,10 +230,11 @@ async function seed(base) {
 /**
  * One build's server on a fresh database, seeded, with what it spends idle.
  * @param {string} main
+ * @param {Record<string, string>} env
  * @param {'postgres' | 'embedded'} database
  * @param {string} label
  */
-async function startBuild(main, database, label) {
+async function startBuild(main, env, database, label) {
   const scratch = database === 'postgres' ? await freshDatabase(adminUrl) : undefined;
   const admin = scratch ? new pg.Client({ connectionString: adminUrl }) : undefined;
   await admin?.connect();
@@ -235,7 +247,7 @@ async function startBuild(main, database, label) {
         `--cpu-prof-name=${label}.cpuprofile`,
       ]
     : [];
-  const server = await startSecadmin({ main, nodeArgs, databaseUrl: scratch?.url }).catch(
+  const server = await startSecadmin({ main, env, nodeArgs, databaseUrl: scratch?.url }).catch(
     async (error) => {
       await admin?.end();
       await scratch?.drop();
@@ -314,8 +326,8 @@ async function measureRound(database, round) {
   /** @type {Build[]} */
   const runs = [];
   try {
-    for (const [build, main] of builds)
-      runs.push(await startBuild(main, database, `r${round}-${database}-${build}`));
+    for (const [build, main, env] of builds)
+      runs.push(await startBuild(main, env, database, `r${round}-${database}-${build}`));
     const idle = await idleRates(runs);
     /** @type {RowResult[][]} */
     const results = runs.map(() => []);

@@ -1,5 +1,7 @@
 // `pnpm bench`: every case at full size, written to bench/results/latest.{md,json}.
 // `pnpm bench --smoke` (part of `pnpm test`): every case at a tiny size, to results/tmp/.
+// `pnpm bench --only "audit log,HTTP"`: those cases at full size, to results/tmp/ too (a table
+// of some rows is no result of the whole bench).
 
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -17,6 +19,8 @@ import { NODE24, SYSTEM_NODE } from './lib/processes.mjs';
 /** @import { Row } from './lib/measure.mjs' */
 
 const smoke = process.argv.includes('--smoke');
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt === -1 ? undefined : (process.argv[onlyAt + 1] ?? '').split(',');
 const started = Date.now();
 const postgres = await testPostgres();
 console.log(postgres.summary);
@@ -31,7 +35,15 @@ const cases = [
   ['cold start', coldStart],
   ['SCIM', scimCases],
 ];
+const unknown = only?.filter((name) => !cases.some(([known]) => known === name)) ?? [];
+if (unknown.length > 0) {
+  console.error(
+    `--only: no case ${unknown.join(', ')}; the cases: ${cases.map(([n]) => n).join(', ')}`,
+  );
+  process.exit(64);
+}
 for (const [name, run] of cases) {
+  if (only && !only.includes(name)) continue;
   const t = Date.now();
   results.push(...(await run({ smoke, adminUrl: postgres.url })));
   console.log(`${name}: done in ${((Date.now() - t) / 1000).toFixed(1)} s`);
@@ -59,14 +71,16 @@ const table = [
 const details = results.flatMap((r) =>
   typeof r.detail?.markdown === 'string' ? [`\n${r.detail.markdown}\n`] : [],
 );
-const markdown = `# secadmin benchmark${smoke ? ' (smoke)' : ''}
+const markdown = `# secadmin benchmark${smoke ? ' (smoke)' : ''}${only ? ` (only ${only.join(', ')})` : ''}
 
 ${environment.date}; Node ${environment.node.join(' and ')}; ${environment.cpu}; PostgreSQL ${environment.database}.
 Ratios are secadmin ÷ peer (for the deep list page: page N ÷ page 1; for search: ILIKE ÷ secadmin).
 
 ${table}
 ${details.join('')}`;
-const dir = fileURLToPath(new URL(smoke ? '../results/tmp/' : '../results/', import.meta.url));
+const dir = fileURLToPath(
+  new URL(smoke || only ? '../results/tmp/' : '../results/', import.meta.url),
+);
 await mkdir(dir, { recursive: true });
 await writeFile(`${dir}latest.md`, markdown);
 await writeFile(`${dir}latest.json`, `${JSON.stringify({ environment, results }, null, 2)}\n`);
