@@ -22,8 +22,6 @@ const smoke = process.argv.includes('--smoke');
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt === -1 ? undefined : (process.argv[onlyAt + 1] ?? '').split(',');
 const started = Date.now();
-const postgres = await testPostgres();
-console.log(postgres.summary);
 /** @type {Row[]} */
 const results = [];
 /** @type {[name: string, run: (options: { smoke: boolean, adminUrl: string }) => Promise<Row[]>][]} */
@@ -42,6 +40,8 @@ if (unknown.length > 0) {
   );
   process.exit(64);
 }
+const postgres = await testPostgres();
+console.log(postgres.summary);
 for (const [name, run] of cases) {
   if (only && !only.includes(name)) continue;
   const t = Date.now();
