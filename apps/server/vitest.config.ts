@@ -3,7 +3,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 /**
  * Files that measure time (event-loop delay, latencies) or start servers, clusters and load of
  * their own: they run one at a time, after the rest, on a machine with nothing else of the
- * suite running. `test/serial-files.test.ts` fails when a file that measures is not one.
+ * suite running, each in a module graph of its own (so also the files that replace a module
+ * with `vi.mock`). `test/serial-files.test.ts` fails when such a file is not one.
  */
 const SERIAL = ['src/**/*.serial.test.ts', 'test/**/*.serial.test.ts'];
 
@@ -17,10 +18,6 @@ export default defineConfig({
     ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // A worker runs its files one after another in one module graph: each file no longer loads
-    // the server's modules and the embedded database's WebAssembly again (a fifth of the time of
-    // a sample of files). Tests share no module state: each starts servers of its own.
-    isolate: false,
     projects: [
       {
         extends: true,
@@ -30,6 +27,11 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, ...SERIAL],
           // Each file starts servers on two databases of its own: two at a time on two cores.
           maxWorkers: 2,
+          // A worker runs its files one after another in one module graph: each file no longer
+          // loads the server's modules and the embedded database's WebAssembly again (a fifth of
+          // the time of a sample of files). Tests share no module state: each starts servers of
+          // its own; a file that replaces a module is serial.
+          isolate: false,
           sequence: { groupOrder: 0 },
         },
       },

@@ -10,13 +10,15 @@ const ITSELF = 'test/serial-files.test.ts';
 /**
  * What makes a test file serial (vitest.config.ts): it measures time, the event loop's delay
  * or latencies, which other files running beside it would distort, or it starts a cluster,
- * a Redis or a load of its own.
+ * a Redis or a load of its own, or it replaces a module, which the parallel group's shared
+ * module graph would have loaded already.
  */
 const MEASURES = [
   /monitorEventLoopDelay|measureLoopDelay/,
   /performance\.now\(/,
   /\bstart(Replicated)?(Postgres|Redis)\(/,
   /\btraffic\(/,
+  /\bvi\.(do)?[mM]ock\(/,
 ];
 
 async function testFiles(dir: string): Promise<string[]> {
@@ -35,7 +37,7 @@ export function misplaced(files: { path: string; text: string }[]): string[] {
 }
 
 describe('the serial group of the test suite', () => {
-  it('holds every file that measures time or starts servers of its own', async () => {
+  it('holds every file that measures time, starts servers of its own or replaces a module', async () => {
     const paths = [...(await testFiles('src')), ...(await testFiles('test'))].filter(
       (path) => path !== ITSELF,
     );
@@ -54,7 +56,8 @@ describe('the serial group of the test suite', () => {
         { path: 'test/b.serial.test.ts', text: measuring },
         { path: 'test/c.test.ts', text: "it('lists users', () => {});" },
         { path: 'test/d.test.ts', text: 'await measureLoopDelay(server, work);' },
+        { path: 'test/e.test.ts', text: "vi.mock('../../lib/password.js', async () => ({}));" },
       ]),
-    ).toEqual(['test/a.test.ts', 'test/d.test.ts']);
+    ).toEqual(['test/a.test.ts', 'test/d.test.ts', 'test/e.test.ts']);
   });
 });
