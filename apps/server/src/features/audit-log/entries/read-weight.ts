@@ -11,6 +11,9 @@ const MOST_KEYS = Math.floor(METADATA_BYTES / 6);
  */
 export const LARGEST_ENTRY_BYTES = METADATA_BYTES + MOST_KEYS * (2 + COMMITMENT_BYTES) + 1024 + 512;
 
+/** What the largest entry weighs as CSV cells and metadata text: no digests or salts. */
+export const LARGEST_CSV_ROW_BYTES = METADATA_BYTES + 1024 + 512;
+
 /**
  * Roughly what an entry weighs in a read: its metadata, the digest and salt of each key (an
  * entry of many short keys weighs ten times its metadata), its User-Agent, the rest.

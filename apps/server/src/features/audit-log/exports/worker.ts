@@ -4,7 +4,11 @@ import { Pacer } from '../../../lib/pacer.js';
 import { type Job, pollLoop } from '../../../lib/poll-loop.js';
 import { ReadBatches } from '../../../lib/read-batches.js';
 import { mapInSlices } from '../../../lib/slices.js';
-import { entryReadBytes, LARGEST_ENTRY_BYTES } from '../entries/read-weight.js';
+import {
+  entryReadBytes,
+  LARGEST_CSV_ROW_BYTES,
+  LARGEST_ENTRY_BYTES,
+} from '../entries/read-weight.js';
 import type { EntriesRepository } from '../entries/repository.js';
 import type { LogFilter, LogRow } from '../entries/sql.js';
 import type { ExportFiles, ExportFileWriter } from './files.js';
@@ -13,16 +17,7 @@ import type { CsvCellsRow, ExportRow, ExportsRepository } from './repository.js'
 
 /** Entries per read: larger batches read no faster here, and hold more memory. */
 const BATCH = 2000;
-/** A CSV read with metadata starts this small, then carries about METADATA_READ_BYTES. */
-const FIRST_METADATA_BATCH = 250;
-const METADATA_READ_BYTES = 4 * 1024 * 1024;
-
-function metadataBatch(rows: CsvCellsRow[]): number {
-  if (rows.length === 0) return FIRST_METADATA_BATCH;
-  const bytes = rows.reduce((sum, r) => sum + (r.metadata?.length ?? 0), 0);
-  const perRow = Math.max(1, bytes / rows.length);
-  return Math.max(FIRST_METADATA_BATCH, Math.min(BATCH, Math.floor(METADATA_READ_BYTES / perRow)));
-}
+const csvRowBytes = (row: CsvCellsRow) => row.cells.length + (row.metadata?.length ?? 0);
 /** What the file is written in: one write (or one export_chunks row) per ~1 MiB. */
 const CHUNK_CHARS = 1 << 20;
 const HEARTBEAT_MS = 5_000;
@@ -242,8 +237,9 @@ export class ExportWorker implements Required<Job> {
   ): Promise<number | undefined> {
     const { cells, entries } = this.options;
     // With metadata, a read's size follows what the rows weigh: the embedded database reads on
-    // this thread, and 2,000 entries of wide metadata are a pause other requests would feel.
-    let take = job.includeMetadata ? FIRST_METADATA_BATCH : BATCH;
+    // this thread, and a read of 250 entries of wide metadata (4 MiB) held it past 100 ms.
+    const batches = new ReadBatches(csvRowBytes, LARGEST_CSV_ROW_BYTES);
+    let take = job.includeMetadata ? batches.size : BATCH;
     const batch = (after: Pick<CsvCellsRow, 'at' | 'id'> | undefined) =>
       cells.csvCells(filter, after, take, job.includeMetadata);
     out.add(csvHeader(job.includeMetadata));
@@ -261,7 +257,10 @@ export class ExportWorker implements Required<Job> {
       );
       const last = rows[rows.length - 1];
       const full = rows.length === take;
-      if (job.includeMetadata) take = metadataBatch(rows);
+      if (job.includeMetadata) {
+        batches.observe(rows);
+        take = batches.size;
+      }
       // The database reads the next batch while this one is written.
       const next = last && full ? batch({ at: last.at, id: last.id }) : undefined;
       next?.catch(() => {});
