@@ -95,6 +95,24 @@ function chainState(row: StateColumns | undefined): ChainState {
   };
 }
 
+/**
+ * A queued entry (`l`) read from its month's partition alone, through the timestamp queued
+ * with it (by id alone PostgreSQL looks into every month's index); a row queued without one
+ * (before it was kept) is found by id. LATERAL: one index probe per queued entry, never a scan
+ * of the whole log, whatever the planner thinks the tables hold.
+ */
+const QUEUED_ENTRY_COLUMNS = `e.id, e.timestamp, e.event, e.actor_id, e.actor_type, e.target_type, e.ip,
+  e.user_agent, e.city, e.country, e.region, e.lat, e.lng, e.result, e.trace_id, e.origin,
+  e.ingested_by, e.received_at, e.digests,
+  coalesce(pg_column_size(e.digests), pg_column_size(e.metadata), 0) AS own`;
+const QUEUED_ENTRY_SQL = `
+  SELECT ${QUEUED_ENTRY_COLUMNS} FROM log_entries e
+  WHERE e.id = l.entry_id AND e.timestamp = l.entry_timestamp
+  UNION ALL
+  SELECT ${QUEUED_ENTRY_COLUMNS} FROM log_entries e
+  WHERE l.entry_timestamp IS NULL AND e.id = l.entry_id
+  LIMIT 1`;
+
 /** The hash chain's tables: the seal queue, the chain, the checkpoints. Plain SQL throughout. */
 export class ChainRepository {
   constructor(private readonly c: Connection) {}
@@ -220,23 +238,23 @@ export class ChainRepository {
         [K in keyof CanonicalColumns]: CanonicalColumns[K] | null;
       }
     >(
-      `${STATE_SQL}, looked AS (SELECT n, entry_id, written_at FROM log_seal_queue ORDER BY n LIMIT $1),
+      `${STATE_SQL},
+       looked AS MATERIALIZED (
+         SELECT l.n, l.entry_id, l.written_at, e.*
+         FROM (SELECT n, entry_id, entry_timestamp, written_at FROM log_seal_queue
+               ORDER BY n LIMIT $1) AS l
+         LEFT JOIN LATERAL (${QUEUED_ENTRY_SQL}) AS e ON TRUE),
        weighed AS (
-         SELECT l.n, count(*) OVER () AS looked,
-           sum(coalesce(pg_column_size(e.digests), pg_column_size(e.metadata), 0))
-             OVER (ORDER BY l.n) AS upto,
-           coalesce(pg_column_size(e.digests), pg_column_size(e.metadata), 0) AS own
-         FROM looked AS l LEFT JOIN log_entries e ON e.id = l.entry_id),
-       queued AS (
-         SELECT l.n, l.entry_id, l.written_at, w.looked FROM looked AS l JOIN weighed AS w ON w.n = l.n
-         WHERE w.upto - w.own < $2)
+         SELECT looked.*, count(*) OVER () AS looked,
+           sum(coalesce(own, 0)) OVER (ORDER BY n) AS upto
+         FROM looked)
        SELECT state.*, q.n::text AS "queueNo", q.entry_id AS "entryId", q.written_at AS "writtenAt",
          q.looked::float8 AS looked,
-         e.id, e.timestamp, e.event, e.actor_id AS "actorId", e.actor_type AS "actorType",
-         e.target_type AS "targetType", e.ip, e.user_agent AS "userAgent", e.city, e.country,
-         e.region, e.lat, e.lng, e.result, e.trace_id AS "traceId", e.origin,
-         e.ingested_by AS "ingestedBy", e.received_at AS "receivedAt", e.digests
-       FROM state LEFT JOIN (queued AS q LEFT JOIN log_entries e ON e.id = q.entry_id) ON TRUE
+         q.id, q.timestamp, q.event, q.actor_id AS "actorId", q.actor_type AS "actorType",
+         q.target_type AS "targetType", q.ip, q.user_agent AS "userAgent", q.city, q.country,
+         q.region, q.lat, q.lng, q.result, q.trace_id AS "traceId", q.origin,
+         q.ingested_by AS "ingestedBy", q.received_at AS "receivedAt", q.digests
+       FROM state LEFT JOIN weighed AS q ON q.upto - coalesce(q.own, 0) < $2
        ORDER BY q.n`,
       [limit, maxBytes],
     );

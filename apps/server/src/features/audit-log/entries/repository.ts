@@ -52,8 +52,8 @@ const INSERTED: [name: string, type: string, value: (row: NewLogRow) => string |
   ['received_at', 'timestamptz', (r) => orNull(r.receivedAt, instant)],
 ];
 /**
- * INSERTED, then metadata, digests and salts (jsonb); the seal queue gets the ids in the
- * same statement: an acknowledged entry is always either queued or sealed (docs/audit-log.md).
+ * INSERTED, then metadata, digests and salts (jsonb); the seal queue gets the ids and
+ * timestamps in the same statement: an acknowledged entry is always either queued or sealed (docs/audit-log.md).
  * The digests and salts of a batch travel as one JSON array each: one `JSON.stringify`
  * instead of one per entry plus the array literal's escaping of every quote.
  */
@@ -64,7 +64,8 @@ const INSERT_SQL = (() => {
     SELECT * FROM unnest(${INSERTED.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')},
       $${n + 1}::jsonb[], ARRAY(SELECT jsonb_array_elements($${n + 2}::jsonb)),
       ARRAY(SELECT jsonb_array_elements($${n + 3}::jsonb))))
-  INSERT INTO log_seal_queue (entry_id) SELECT unnest($1::text[])`;
+  INSERT INTO log_seal_queue (entry_id, entry_timestamp)
+  SELECT unnest($1::text[]), unnest($2::timestamptz[])`;
 })();
 
 /** An insert of entries as the driver takes it (see `EntriesRepository.prepare`). */

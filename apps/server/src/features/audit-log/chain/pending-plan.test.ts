@@ -1,0 +1,102 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Database, openDatabase } from '@secadmin/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../../../../test/helpers/server.js';
+import { newId } from '../../../lib/ids.js';
+import { EntriesRepository } from '../entries/repository.js';
+import { monthOf, PartitionsRepository } from '../partitions/repository.js';
+import { ChainRepository } from './repository.js';
+
+/** Months of partitions, as a log that keeps three years has; the entries fill the last three. */
+const MONTHS = 36;
+const ENTRIES = 600;
+
+interface PlanNode {
+  'Relation Name'?: string;
+  'Actual Loops': number;
+  Plans?: PlanNode[];
+}
+
+const all = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(all)];
+
+/** How many times the statement looked into a month of the log (index probes and scans). */
+const partitionVisits = (plan: PlanNode) =>
+  all(plan)
+    .filter((node) => node['Relation Name']?.startsWith('log_entries'))
+    .reduce((sum, node) => sum + node['Actual Loops'], 0);
+
+// PostgreSQL only: it is the plan at many partitions that is guarded here; the embedded
+// database runs the same statement in every chain test.
+describe('the sealer reads queued entries from their own month (PostgreSQL)', () => {
+  let scratch: Awaited<ReturnType<typeof createTestDatabase>>;
+  let db: Database;
+  let dataDir: string;
+  let plans: PlanNode[] = [];
+  let chain: ChainRepository;
+
+  beforeAll(async () => {
+    scratch = await createTestDatabase();
+    dataDir = await mkdtemp(join(tmpdir(), 'secadmin-seal-plan-'));
+    db = await openDatabase({ url: scratch.url, dataDir });
+    await db.migrate();
+    const connection = { db: db.prisma, sql: db.query };
+    const partitions = new PartitionsRepository(connection);
+    const first = Date.UTC(2023, 0, 1);
+    for (let m = 0; m < MONTHS; m++) {
+      const from = new Date(first);
+      from.setUTCMonth(from.getUTCMonth() + m);
+      await partitions.create(monthOf(from));
+    }
+    const last = new Date(first);
+    last.setUTCMonth(last.getUTCMonth() + MONTHS - 3);
+    await new EntriesRepository(connection).insert(
+      Array.from({ length: ENTRIES }, (_, i) => ({
+        id: newId('log'),
+        timestamp: new Date(last.getTime() + i * 3 * 3_600_000),
+        event: 'user.login',
+        actorType: 'user',
+        result: 'success',
+        origin: 'api',
+        metadata: { n: i },
+      })),
+    );
+    await db.query('ANALYZE');
+    chain = new ChainRepository({
+      db: db.prisma,
+      sql: async <T>(text: string, values: unknown[] = []) => {
+        const [explained] = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+          `EXPLAIN (ANALYZE, FORMAT JSON) ${text}`,
+          values,
+        );
+        if (explained) plans.push(explained['QUERY PLAN'][0].Plan);
+        return db.query<T>(text, values);
+      },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await db?.close();
+    await scratch?.drop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('probes one month per queued entry, however many months the log keeps', async () => {
+    plans = [];
+    const { queued } = await chain.pending(ENTRIES, 64 * 1024 * 1024);
+    expect(queued).toHaveLength(ENTRIES);
+    expect(queued.every((q) => q.entry?.id === q.entryId)).toBe(true);
+    expect(plans).toHaveLength(1);
+    // By id alone: a probe of each of the 36 months' indexes per entry, or a scan of them all.
+    expect(partitionVisits(plans[0] as PlanNode)).toBe(ENTRIES);
+  });
+
+  it('still finds an entry queued without its timestamp (before it was kept)', async () => {
+    await db.query(
+      'UPDATE log_seal_queue SET entry_timestamp = NULL WHERE n = (SELECT min(n) FROM log_seal_queue)',
+    );
+    const { queued } = await chain.pending(ENTRIES, 64 * 1024 * 1024);
+    expect(queued).toHaveLength(ENTRIES);
+    expect(queued.every((q) => q.entry?.id === q.entryId)).toBe(true);
+  });
+});
