@@ -5,7 +5,11 @@ import { type Database, openDatabase } from '@secadmin/db';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
-import { INSERT_STATEMENT_BYTES, loadSigningKey } from './features/audit-log/index.js';
+import {
+  INSERT_STATEMENT_BYTES,
+  loadSigningKey,
+  SEAL_READ_BYTES,
+} from './features/audit-log/index.js';
 import { type Composition, createServices, type Services } from './features/services.js';
 import { FreeDiskSpace } from './free-disk-space.js';
 import { InFlightRequests } from './http/in-flight.js';
@@ -132,6 +136,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         reads: replica ?? primaryReads(store),
         signingKey,
         insertStatementBytes: INSERT_STATEMENT_BYTES[db.kind],
+        sealReadBytes: SEAL_READ_BYTES[db.kind],
         exports: {
           downloadUrl: config.downloadUrl,
           files:

@@ -33,6 +33,7 @@ import { SealedEntries } from './streams/source.js';
 
 export type { AuditRecord, AuditWriter, SystemRecord } from './audit-writer.js';
 export { loadSigningKey, type SigningKey, signingKeyFromPem } from './chain/signing-key.js';
+export { SEAL_READ_BYTES } from './chain/sealer.js';
 export { INSERT_STATEMENT_BYTES } from './entries/insert-in-chunks.js';
 export type { SealedEntries, SealedEntryFilter } from './streams/source.js';
 
@@ -58,6 +59,8 @@ export interface AuditLogOptions {
   logger: Logger;
   /** About how many bytes of entries one INSERT statement of an ingest carries. */
   insertStatementBytes: number;
+  /** About how many bytes of digests one batch of the sealer reads. */
+  sealReadBytes: number;
   counters?: {
     ingested(entries: number): void;
     /** Seconds from an entry's write to its seal, per sealed entry. */
@@ -131,6 +134,7 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
     chain: repos.chain,
     signingKeys: repos.signingKeys,
     key: options.signingKey,
+    readBytes: options.sealReadBytes,
     logger,
     ...(counters ? { observeLag: (seconds: number) => counters.sealLag(seconds) } : {}),
   });
