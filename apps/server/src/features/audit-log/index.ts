@@ -32,8 +32,8 @@ import { StatsService } from './stats/service.js';
 import { SealedEntries } from './streams/source.js';
 
 export type { AuditRecord, AuditWriter, SystemRecord } from './audit-writer.js';
-export { loadSigningKey, type SigningKey, signingKeyFromPem } from './chain/signing-key.js';
 export { SEAL_READ_BYTES } from './chain/sealer.js';
+export { loadSigningKey, type SigningKey, signingKeyFromPem } from './chain/signing-key.js';
 export { INSERT_STATEMENT_BYTES } from './entries/insert-in-chunks.js';
 export type { SealedEntries, SealedEntryFilter } from './streams/source.js';
 

@@ -121,7 +121,10 @@ export class Sealer implements Required<Job> {
   private async sealBatch(forceCheckpoint: boolean): Promise<{ more: boolean } | 'busy'> {
     const { store, chain, signingKeys } = this.options;
     for (;;) {
-      const { state, queued, more } = await chain.pending(this.batchSize, this.options.readBytes ?? BATCH_BYTES);
+      const { state, queued, more } = await chain.pending(
+        this.batchSize,
+        this.options.readBytes ?? BATCH_BYTES,
+      );
       const { entries, late } = await this.entries(queued);
       const rows = await this.hash(state.head, queued, entries);
       const sealedAt = new Date();
