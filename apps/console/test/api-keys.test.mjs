@@ -30,7 +30,7 @@ test('a new key’s secret is shown once, then kept nowhere: not in the page, st
   await assertClean(opened, app.rootKey);
   await screenshot(page, 'api-key-secret');
   await dialog.getByRole('button', { name: 'Done, I have stored it' }).click();
-  await dialog.waitFor({ state: 'detached' });
+  await page.locator('dialog').waitFor({ state: 'detached' });
   await page.getByRole('row', { name: /ci deployer/ }).waitFor();
 
   assert.ok(!(await pageText(page)).includes(secret), 'the secret is still in the page');
@@ -57,7 +57,9 @@ test('Escape closes the dialog and forgets the secret too', async () => {
   const dialog = page.getByRole('dialog');
   const secret = await dialog.getByLabel(/^Secret of key_/).inputValue();
   await page.keyboard.press('Escape');
-  await dialog.waitFor({ state: 'detached' });
+  // A closed <dialog> is hidden, so out of the accessibility tree, a moment before the console
+  // removes it (and the secret with it) from the document: wait for the element to go.
+  await page.locator('dialog').waitFor({ state: 'detached' });
   assert.ok(!(await pageText(page)).includes(secret));
   await page.close();
 });
