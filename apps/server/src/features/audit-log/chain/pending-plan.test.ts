@@ -87,7 +87,7 @@ describe('the sealer reads queued entries from their own month (PostgreSQL)', ()
     expect(queued).toHaveLength(ENTRIES);
     expect(queued.every((q) => q.entry?.id === q.entryId)).toBe(true);
     expect(plans).toHaveLength(1);
-    // By id alone: a probe of each of the 36 months' indexes per entry, or a scan of them all.
+    // By id alone: a probe of every month's index per entry, or a scan of every month.
     expect(partitionVisits(plans[0] as PlanNode)).toBe(ENTRIES);
   });
 

@@ -42,9 +42,9 @@ export interface SealerOptions {
 
 /**
  * About how many bytes of digests a batch reads, by where the database runs. The embedded
- * database returns a read in one go on the event loop; PostgreSQL's rows are parsed as they
- * arrive, and batches stopped at 256 KiB there (1,500 ordinary entries, where 5,000 were read
- * and the rest dropped) sealed 5,000 entries/s under an ingest of 15,000.
+ * database returns a read in one go on the event loop. PostgreSQL's rows are parsed as they
+ * arrive, and there the embedded bound stopped batches of ordinary entries at a third of their
+ * size: the sealer fell behind ingest.
  */
 export const SEAL_READ_BYTES = { embedded: BATCH_BYTES, postgres: 4 * 1024 * 1024 } as const;
 

@@ -236,8 +236,9 @@ export class ExportWorker implements Required<Job> {
     abandoned: () => boolean,
   ): Promise<number | undefined> {
     const { cells, entries } = this.options;
-    // With metadata, a read's size follows what the rows weigh: the embedded database reads on
-    // this thread, and a read of 250 entries of wide metadata (4 MiB) held it past 100 ms.
+    // With metadata, a read's size follows what the rows weigh: the embedded database returns
+    // a read in one go on this thread, and a few hundred entries of wide metadata are a pause
+    // other requests would feel.
     const batches = new ReadBatches(csvRowBytes, LARGEST_CSV_ROW_BYTES);
     let take = job.includeMetadata ? batches.size : BATCH;
     const batch = (after: Pick<CsvCellsRow, 'at' | 'id'> | undefined) =>
