@@ -13,25 +13,11 @@ export class JsonTooManyKeysError extends Error {
 }
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
-
-/** An open object or array: where it is in its parent, and what its next child will be. */
-interface Level {
-  isArray: boolean;
-  /** Index of the current item (arrays). */
-  index: number;
-  /** Where the current key's quoted text starts and ends in the text (objects). */
-  keyFrom: number;
-  keyTo: number;
-  expectsKey: boolean;
-  /** Keys seen so far (objects). */
-  keys: number;
-}
 
 /**
  * Watches the nesting of a JSON text as it is read, before any parser builds it: a hostile body
@@ -41,12 +27,30 @@ interface Level {
  * outermost is level 1), and `JsonTooManyKeysError` at the first object whose key count passes
  * `maxKeys` (listing, sorting or checking the keys of one huge object is a long step that
  * cannot be cut). What is not JSON is left to the parser.
+ *
+ * The open objects and arrays are kept in parallel arrays of numbers indexed by level, not as
+ * an object per level: a text of many small objects made the scan cost more than the parse.
  */
 export class JsonDepthGuard {
-  private readonly open: Level[] = [];
+  /** Open levels; level `d` (0 = outermost) is described by the arrays below at index `d`. */
+  private depth = 0;
+  private readonly isArray: boolean[] = [];
+  /** Index of the current item (arrays). */
+  private readonly index: number[] = [];
+  /** Where the current key's quoted text starts and ends in the text (objects). */
+  private readonly keyFrom: number[] = [];
+  private readonly keyTo: number[] = [];
+  private readonly expectsKey: boolean[] = [];
+  /** Keys seen so far (objects). */
+  private readonly keys: number[] = [];
   private inString = false;
   private escaped = false;
   private scanned = 0;
+  /** Where the next backslash and quote are from where they were last looked for (none: the text's length). */
+  private backslashAt = -1;
+  private quoteAt = -1;
+  /** Objects, arrays and commas seen outside strings so far: about the values the text holds. */
+  values = 0;
 
   constructor(
     private readonly text: string,
@@ -56,57 +60,103 @@ export class JsonDepthGuard {
 
   /** Scans the text up to `end` (exclusive), from where the last call stopped. */
   scanTo(end: number): void {
-    const { text, open } = this;
-    let inString = this.inString;
-    let escaped = this.escaped;
-    for (let at = this.scanned; at < end; at++) {
-      const code = text.charCodeAt(at);
-      if (inString) {
-        if (escaped) escaped = false;
-        else if (code === BACKSLASH) escaped = true;
-        else if (code === QUOTE) {
-          inString = false;
-          const level = open[open.length - 1];
-          if (level && !level.isArray && level.keyTo < level.keyFrom) level.keyTo = at + 1;
+    const { text, isArray, index, keyFrom, keyTo, expectsKey, keys } = this;
+    let { depth, inString, escaped, values, backslashAt, quoteAt } = this;
+    try {
+      for (let at = this.scanned; at < end; at++) {
+        if (inString) {
+          if (escaped) {
+            escaped = false;
+            continue;
+          }
+          // Inside a string only a quote or a backslash matters: jump to the next one (where
+          // each is, is kept: a string longer than the slice must not be searched again).
+          if (backslashAt < at) backslashAt = this.next('\\', at);
+          if (quoteAt < at) quoteAt = this.next('"', at);
+          const stop = Math.min(quoteAt, backslashAt);
+          if (stop >= end) {
+            at = end - 1;
+            continue;
+          }
+          at = stop;
+          if (stop === backslashAt) escaped = true;
+          else {
+            inString = false;
+            const top = depth - 1;
+            if (top >= 0 && !isArray[top] && (keyTo[top] ?? 0) < (keyFrom[top] ?? 0))
+              keyTo[top] = at + 1;
+          }
+          continue;
         }
-        continue;
-      }
-      const level = open[open.length - 1];
-      if (code === QUOTE) {
-        inString = true;
-        if (level?.expectsKey) {
-          if (++level.keys > this.maxKeys)
-            throw new JsonTooManyKeysError(this.pathThrough(open.slice(0, -1)));
-          level.expectsKey = false;
-          level.keyFrom = at;
-          level.keyTo = -1;
+        const code = text.charCodeAt(at);
+        const top = depth - 1;
+        if (code === QUOTE) {
+          inString = true;
+          if (top >= 0 && expectsKey[top]) {
+            const count = (keys[top] ?? 0) + 1;
+            keys[top] = count;
+            if (count > this.maxKeys) {
+              this.depth = depth;
+              throw new JsonTooManyKeysError(this.pathThrough(top));
+            }
+            expectsKey[top] = false;
+            keyFrom[top] = at;
+            keyTo[top] = -1;
+          }
+        } else if (code === OPEN_OBJECT || code === OPEN_ARRAY) {
+          if (depth >= this.maxDepth) {
+            this.depth = depth;
+            throw new JsonTooDeepError(this.pathThrough(depth));
+          }
+          values++;
+          const array = code === OPEN_ARRAY;
+          isArray[depth] = array;
+          index[depth] = 0;
+          keyFrom[depth] = 0;
+          keyTo[depth] = -1;
+          expectsKey[depth] = !array;
+          keys[depth] = 0;
+          depth++;
+        } else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) {
+          if (depth > 0) depth--;
+        } else if (code === COMMA && top >= 0) {
+          values++;
+          if (isArray[top]) index[top] = (index[top] ?? 0) + 1;
+          else expectsKey[top] = true;
         }
-      } else if (code === OPEN_OBJECT || code === OPEN_ARRAY) {
-        if (open.length >= this.maxDepth) throw new JsonTooDeepError(this.pathThrough(open));
-        const isArray = code === OPEN_ARRAY;
-        open.push({ isArray, index: 0, keyFrom: 0, keyTo: -1, expectsKey: !isArray, keys: 0 });
-      } else if (code === CLOSE_OBJECT || code === CLOSE_ARRAY) {
-        open.pop();
-      } else if (code === COMMA && level) {
-        if (level.isArray) level.index++;
-        else level.expectsKey = true;
       }
+    } finally {
+      this.depth = depth;
+      this.inString = inString;
+      this.escaped = escaped;
+      this.values = values;
+      this.backslashAt = backslashAt;
+      this.quoteAt = quoteAt;
     }
-    this.inString = inString;
-    this.escaped = escaped;
     this.scanned = Math.max(this.scanned, end);
   }
 
-  /** The steps from the outermost value down through the current child of each of `levels`. */
-  private pathThrough(levels: Level[]): (number | string)[] {
-    return levels.map((level) => {
-      if (level.isArray) return level.index;
-      const quoted = this.text.slice(level.keyFrom, level.keyTo);
-      try {
-        return JSON.parse(quoted) as string;
-      } catch {
-        return quoted.slice(1, -1);
+  /** Where the next `character` is from `at` on, or the text's length. */
+  private next(character: string, at: number): number {
+    const found = this.text.indexOf(character, at);
+    return found === -1 ? this.text.length : found;
+  }
+
+  /** The steps from the outermost value down through the current child of the first `levels`. */
+  private pathThrough(levels: number): (number | string)[] {
+    const path: (number | string)[] = [];
+    for (let level = 0; level < levels; level++) {
+      if (this.isArray[level]) {
+        path.push(this.index[level] as number);
+        continue;
       }
-    });
+      const quoted = this.text.slice(this.keyFrom[level], this.keyTo[level]);
+      try {
+        path.push(JSON.parse(quoted) as string);
+      } catch {
+        path.push(quoted.slice(1, -1));
+      }
+    }
+    return path;
   }
 }

@@ -1,9 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type Database, openDatabase } from '@secadmin/db';
+import type { Database } from '@secadmin/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../../../test/helpers/server.js';
+import { openPlanDatabase, type PlanNode, planRecorder } from '../../../../test/helpers/plans.js';
 import { newId } from '../../../lib/ids.js';
 import { EntriesRepository } from '../entries/repository.js';
 import { monthOf, PartitionsRepository } from '../partitions/repository.js';
@@ -13,34 +10,25 @@ import { ChainRepository } from './repository.js';
 const MONTHS = 36;
 const ENTRIES = 600;
 
-interface PlanNode {
-  'Relation Name'?: string;
-  'Actual Loops': number;
-  Plans?: PlanNode[];
-}
-
 const all = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(all)];
 
 /** How many times the statement looked into a month of the log (index probes and scans). */
 const partitionVisits = (plan: PlanNode) =>
   all(plan)
     .filter((node) => node['Relation Name']?.startsWith('log_entries'))
-    .reduce((sum, node) => sum + node['Actual Loops'], 0);
+    .reduce((sum, node) => sum + (node['Actual Loops'] ?? 0), 0);
 
 // PostgreSQL only: it is the plan at many partitions that is guarded here; the embedded
 // database runs the same statement in every chain test.
 describe('the sealer reads queued entries from their own month (PostgreSQL)', () => {
-  let scratch: Awaited<ReturnType<typeof createTestDatabase>>;
+  let opened: Awaited<ReturnType<typeof openPlanDatabase>>;
   let db: Database;
-  let dataDir: string;
-  let plans: PlanNode[] = [];
+  let recorder: ReturnType<typeof planRecorder>;
   let chain: ChainRepository;
 
   beforeAll(async () => {
-    scratch = await createTestDatabase();
-    dataDir = await mkdtemp(join(tmpdir(), 'secadmin-seal-plan-'));
-    db = await openDatabase({ url: scratch.url, dataDir });
-    await db.migrate();
+    opened = await openPlanDatabase();
+    db = opened.db;
     const connection = { db: db.prisma, sql: db.query };
     const partitions = new PartitionsRepository(connection);
     const first = Date.UTC(2023, 0, 1);
@@ -63,29 +51,17 @@ describe('the sealer reads queued entries from their own month (PostgreSQL)', ()
       })),
     );
     await db.query('ANALYZE');
-    chain = new ChainRepository({
-      db: db.prisma,
-      sql: async <T>(text: string, values: unknown[] = []) => {
-        const [explained] = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-          `EXPLAIN (ANALYZE, FORMAT JSON) ${text}`,
-          values,
-        );
-        if (explained) plans.push(explained['QUERY PLAN'][0].Plan);
-        return db.query<T>(text, values);
-      },
-    });
+    recorder = planRecorder(db, { analyze: true });
+    chain = new ChainRepository(recorder.connection);
   }, 120_000);
-  afterAll(async () => {
-    await db?.close();
-    await scratch?.drop();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => opened?.close());
 
   it('probes one month per queued entry, however many months the log keeps', async () => {
-    plans = [];
+    recorder.take();
     const { queued } = await chain.pending(ENTRIES, 64 * 1024 * 1024);
     expect(queued).toHaveLength(ENTRIES);
     expect(queued.every((q) => q.entry?.id === q.entryId)).toBe(true);
+    const plans = recorder.take();
     expect(plans).toHaveLength(1);
     // By id alone: a probe of every month's index per entry, or a scan of every month.
     expect(partitionVisits(plans[0] as PlanNode)).toBe(ENTRIES);

@@ -1,9 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type Database, openDatabase } from '@secadmin/db';
+import type { Database } from '@secadmin/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../../../test/helpers/server.js';
+import { openPlanDatabase, type PlanNode, planRecorder } from '../../../../test/helpers/plans.js';
 import type { LogOrigin } from '../origin.js';
 import { monthOf, PartitionsRepository } from '../partitions/repository.js';
 import { parseSearchQuery } from './query.js';
@@ -64,14 +61,6 @@ const COMMON = [
   'result:failure',
 ];
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Filter?: string;
-  Plans?: PlanNode[];
-}
-
 /** Every node of a plan, with whether a Limit stops it early (no Sort or the like between). */
 function nodes(plan: PlanNode, bounded = false): { node: PlanNode; bounded: boolean }[] {
   const type = plan['Node Type'];
@@ -95,50 +84,31 @@ const indexesOf = (plan: PlanNode) =>
   nodes(plan).map(({ node }) => node['Index Name']?.replace(SEEDED.name, 'log_entries'));
 
 describe('search plans on a log big enough for the planner to care (PostgreSQL)', () => {
-  let scratch: Awaited<ReturnType<typeof createTestDatabase>>;
+  let opened: Awaited<ReturnType<typeof openPlanDatabase>>;
   let db: Database;
-  let dataDir: string;
-  /** The plans of the statements a search ran, in order. */
-  let plans: PlanNode[] = [];
+  /** Records the plans of the statements a search runs, in order. */
+  let recorder: ReturnType<typeof planRecorder>;
   let search: SearchRepository;
 
   beforeAll(async () => {
-    scratch = await createTestDatabase();
-    dataDir = await mkdtemp(join(tmpdir(), 'secadmin-plans-'));
-    db = await openDatabase({ url: scratch.url, dataDir });
-    await db.migrate();
+    opened = await openPlanDatabase();
+    db = opened.db;
     await new PartitionsRepository({ db: db.prisma, sql: db.query }).create(SEEDED);
     await db.query(SEED, [ROWS]);
     await db.query('VACUUM ANALYZE log_entries');
-    // Each statement is explained, then run, so that what follows sees its real rows.
-    search = new SearchRepository({
-      db: db.prisma,
-      sql: async <T>(text: string, values: unknown[] = []) => {
-        const [explained] = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-          `EXPLAIN (FORMAT JSON) ${text}`,
-          values,
-        );
-        if (!explained) throw new Error(`no plan for ${text}`);
-        plans.push(explained['QUERY PLAN'][0].Plan);
-        return db.query<T>(text, values);
-      },
-    });
+    recorder = planRecorder(db, { analyze: false });
+    search = new SearchRepository(recorder.connection);
   }, 120_000);
-  afterAll(async () => {
-    await db?.close();
-    await scratch?.drop();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => opened?.close());
 
   /** The plans of one search: its page statements, then its bounded count. */
   async function searchPlans(text: string, origin?: LogOrigin) {
     const query = parseSearchQuery(text);
-    plans = [];
+    recorder.take();
     await search.search(query, { origin }, undefined, 51);
-    const page = plans;
-    plans = [];
+    const page = recorder.take();
     const total = await search.count(query, { origin }, false);
-    return { page, count: plans[0] as PlanNode, total };
+    return { page, count: recorder.take()[0] as PlanNode, total };
   }
 
   it.each(RARE)('answers the rare query %s from the inverted index alone', async (text) => {
