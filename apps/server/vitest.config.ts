@@ -1,12 +1,17 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * Files that measure time (event-loop delay, latencies) or start servers, clusters and load of
- * their own: they run one at a time, after the rest, on a machine with nothing else of the
- * suite running, each in a module graph of its own (so also the files that replace a module
- * with `vi.mock`). `test/serial-files.test.ts` fails when such a file is not one.
+ * Files that measure time (event-loop delay, latencies) or start clusters and load of their
+ * own: they run one at a time, last, on a machine with nothing else of the suite running, each
+ * in a module graph of its own. `test/serial-files.test.ts` fails when such a file is not one.
  */
 const SERIAL = ['src/**/*.serial.test.ts', 'test/**/*.serial.test.ts'];
+/**
+ * Files that need a module graph of their own (they replace a module with `vi.mock`) or kill
+ * and restart server processes of their own, but measure nothing that a neighbour distorts:
+ * two at a time, between the other groups.
+ */
+const ISOLATED = ['src/**/*.isolated.test.ts', 'test/**/*.isolated.test.ts'];
 
 export default defineConfig({
   test: {
@@ -24,7 +29,7 @@ export default defineConfig({
         test: {
           name: 'parallel',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...SERIAL],
+          exclude: [...configDefaults.exclude, ...SERIAL, ...ISOLATED],
           // Each file starts servers on two databases of its own: two at a time on two cores.
           maxWorkers: 2,
           // A worker runs its files one after another in one module graph: each file no longer
@@ -38,10 +43,19 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: 'isolated',
+          include: ISOLATED,
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'serial',
           include: SERIAL,
           fileParallelism: false,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
     ],

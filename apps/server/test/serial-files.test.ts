@@ -10,16 +10,16 @@ const ITSELF = 'test/serial-files.test.ts';
 /**
  * What makes a test file serial (vitest.config.ts): it measures time, the event loop's delay
  * or latencies, which other files running beside it would distort, or it starts a cluster,
- * a Redis or a load of its own, or it replaces a module, which the parallel group's shared
- * module graph would have loaded already.
+ * a Redis or a load of its own.
  */
 const MEASURES = [
   /monitorEventLoopDelay|measureLoopDelay/,
   /performance\.now\(/,
   /\bstart(Replicated)?(Postgres|Redis)\(/,
   /\btraffic\(/,
-  /\bvi\.(do)?[mM]ock\(/,
 ];
+/** What needs a module graph of its own: a replaced module, which the parallel group's shared graph would have loaded already. */
+const REPLACES_A_MODULE = /\bvi\.(do)?[mM]ock\(/;
 
 async function testFiles(dir: string): Promise<string[]> {
   const entries = await readdir(join(ROOT, dir), { withFileTypes: true, recursive: true });
@@ -28,16 +28,24 @@ async function testFiles(dir: string): Promise<string[]> {
     .map((e) => relative(ROOT, join(e.parentPath, e.name)));
 }
 
-/** The files among `files` that measure but would run in the parallel group. */
+/**
+ * The files among `files` that measure but would not run alone, or replace a module but would
+ * share the parallel group's module graph.
+ */
 export function misplaced(files: { path: string; text: string }[]): string[] {
+  const serial = (path: string) => path.endsWith('.serial.test.ts');
+  const ownGraph = (path: string) => serial(path) || path.endsWith('.isolated.test.ts');
   return files
-    .filter(({ path }) => !path.endsWith('.serial.test.ts'))
-    .filter(({ text }) => MEASURES.some((pattern) => pattern.test(text)))
+    .filter(
+      ({ path, text }) =>
+        (!serial(path) && MEASURES.some((pattern) => pattern.test(text))) ||
+        (!ownGraph(path) && REPLACES_A_MODULE.test(text)),
+    )
     .map(({ path }) => path);
 }
 
 describe('the serial group of the test suite', () => {
-  it('holds every file that measures time, starts servers of its own or replaces a module', async () => {
+  it('holds every file that measures time or starts clusters; a file that replaces a module has a graph of its own', async () => {
     const paths = [...(await testFiles('src')), ...(await testFiles('test'))].filter(
       (path) => path !== ITSELF,
     );
@@ -45,7 +53,10 @@ describe('the serial group of the test suite', () => {
       paths.map(async (path) => ({ path, text: await readFile(join(ROOT, path), 'utf8') })),
     );
     expect(files.length).toBeGreaterThan(50);
-    expect(misplaced(files), 'rename them to *.serial.test.ts').toEqual([]);
+    expect(
+      misplaced(files),
+      'rename them to *.serial.test.ts (or *.isolated.test.ts if they only replace a module)',
+    ).toEqual([]);
   });
 
   it('tells a file that measures from one that does not', () => {
@@ -57,7 +68,9 @@ describe('the serial group of the test suite', () => {
         { path: 'test/c.test.ts', text: "it('lists users', () => {});" },
         { path: 'test/d.test.ts', text: 'await measureLoopDelay(server, work);' },
         { path: 'test/e.test.ts', text: "vi.mock('../../lib/password.js', async () => ({}));" },
+        { path: 'test/f.isolated.test.ts', text: "vi.mock('../../lib/password.js');" },
+        { path: 'test/g.isolated.test.ts', text: measuring },
       ]),
-    ).toEqual(['test/a.test.ts', 'test/d.test.ts', 'test/e.test.ts']);
+    ).toEqual(['test/a.test.ts', 'test/d.test.ts', 'test/e.test.ts', 'test/g.isolated.test.ts']);
   });
 });
