@@ -5,11 +5,7 @@ import { type Database, openDatabase } from '@secadmin/db';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
-import {
-  INSERT_STATEMENT_BYTES,
-  loadSigningKey,
-  SEAL_READ_BYTES,
-} from './features/audit-log/index.js';
+import { loadSigningKey } from './features/audit-log/index.js';
 import { type Composition, createServices, type Services } from './features/services.js';
 import { FreeDiskSpace } from './free-disk-space.js';
 import { InFlightRequests } from './http/in-flight.js';
@@ -135,8 +131,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       auditLog: {
         reads: replica ?? primaryReads(store),
         signingKey,
-        insertStatementBytes: INSERT_STATEMENT_BYTES[db.kind],
-        sealReadBytes: SEAL_READ_BYTES[db.kind],
+        databaseKind: db.kind,
         exports: {
           downloadUrl: config.downloadUrl,
           files:

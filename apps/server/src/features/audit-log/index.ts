@@ -1,3 +1,4 @@
+import type { Database } from '@secadmin/db';
 import type { Logger } from 'pino';
 import type { Cursors } from '../../lib/cursor.js';
 import type { Job } from '../../lib/poll-loop.js';
@@ -6,11 +7,12 @@ import type { LaggingReads } from '../../storage/read-replica.js';
 import type { Store } from '../../storage/store.js';
 import { type AuditWriter, createAuditWriter } from './audit-writer.js';
 import { ChainRepository } from './chain/repository.js';
-import { Sealer } from './chain/sealer.js';
+import { SEAL_READ_BYTES, Sealer } from './chain/sealer.js';
 import { ChainService } from './chain/service.js';
 import type { SigningKey } from './chain/signing-key.js';
 import { SigningKeys } from './chain/signing-keys.js';
 import { SigningKeysRepository } from './chain/signing-keys-repository.js';
+import { INSERT_STATEMENT_BYTES } from './entries/insert-in-chunks.js';
 import { EntriesRepository } from './entries/repository.js';
 import { LogsService } from './entries/service.js';
 import { DataDirExportFiles, type ExportFiles } from './exports/files.js';
@@ -32,9 +34,7 @@ import { StatsService } from './stats/service.js';
 import { SealedEntries } from './streams/source.js';
 
 export type { AuditRecord, AuditWriter, SystemRecord } from './audit-writer.js';
-export { SEAL_READ_BYTES } from './chain/sealer.js';
 export { loadSigningKey, type SigningKey, signingKeyFromPem } from './chain/signing-key.js';
-export { INSERT_STATEMENT_BYTES } from './entries/insert-in-chunks.js';
 export type { SealedEntries, SealedEntryFilter } from './streams/source.js';
 
 /** What other features may call; each call joins the transaction open in the caller's call chain. */
@@ -57,10 +57,8 @@ export interface AuditLogOptions {
   secret: string;
   signingKey: SigningKey;
   logger: Logger;
-  /** About how many bytes of entries one INSERT statement of an ingest carries. */
-  insertStatementBytes: number;
-  /** About how many bytes of digests one batch of the sealer reads. */
-  sealReadBytes: number;
+  /** Where the database runs: the sizes of ingest statements and of the sealer's reads follow it. */
+  databaseKind: Database['kind'];
   counters?: {
     ingested(entries: number): void;
     /** Seconds from an entry's write to its seal, per sealed entry. */
@@ -134,7 +132,7 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
     chain: repos.chain,
     signingKeys: repos.signingKeys,
     key: options.signingKey,
-    readBytes: options.sealReadBytes,
+    readBytes: SEAL_READ_BYTES[options.databaseKind],
     logger,
     ...(counters ? { observeLag: (seconds: number) => counters.sealLag(seconds) } : {}),
   });
@@ -176,7 +174,7 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
       cursors: options.cursors,
       sealer,
       partitions,
-      insertStatementBytes: options.insertStatementBytes,
+      insertStatementBytes: INSERT_STATEMENT_BYTES[options.databaseKind],
       ...(counters ? { counters } : {}),
       scan: scans.admitted,
     }),
