@@ -52,11 +52,32 @@ export class JsonDepthGuard {
   /** Objects, arrays and commas seen outside strings so far: about the values the text holds. */
   values = 0;
 
+  /** The distinct key names seen, while they are counted (see `keyNames`). */
+  private names: Set<string> | undefined;
+
+  /**
+   * `countKeyNamesUpTo`: count the distinct key names, up to that many (`keyNames`): a parser
+   * builds a new object shape for each, and a text of many names costs it far more per value.
+   */
   constructor(
     private readonly text: string,
     private readonly maxDepth: number,
     private readonly maxKeys: number,
-  ) {}
+    private readonly countKeyNamesUpTo = 0,
+  ) {
+    if (countKeyNamesUpTo > 0) this.names = new Set();
+  }
+
+  /** The distinct key names seen so far (quoted as written), or Infinity past the count asked for. */
+  get keyNames(): number {
+    return this.names ? this.names.size : this.countKeyNamesUpTo > 0 ? Number.POSITIVE_INFINITY : 0;
+  }
+
+  private countName(from: number, to: number): void {
+    const names = this.names as Set<string>;
+    names.add(this.text.slice(from, to));
+    if (names.size > this.countKeyNamesUpTo) this.names = undefined;
+  }
 
   /** Scans the text up to `end` (exclusive), from where the last call stopped. */
   scanTo(end: number): void {
@@ -83,8 +104,10 @@ export class JsonDepthGuard {
           else {
             inString = false;
             const top = depth - 1;
-            if (top >= 0 && !isArray[top] && (keyTo[top] ?? 0) < (keyFrom[top] ?? 0))
+            if (top >= 0 && !isArray[top] && (keyTo[top] ?? 0) < (keyFrom[top] ?? 0)) {
               keyTo[top] = at + 1;
+              if (this.names) this.countName(keyFrom[top] ?? 0, at + 1);
+            }
           }
           continue;
         }

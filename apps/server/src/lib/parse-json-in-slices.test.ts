@@ -1,3 +1,4 @@
+import { JSONParser } from '@streamparser/json';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { JsonSyntaxError, parseJsonInSlices } from './parse-json-in-slices.js';
 
@@ -40,6 +41,13 @@ describe('parseJsonInSlices', () => {
     const dense = `[${Array(170_000).fill('{}').join(',')}]`;
     expect(await parsedAtOnce(dense)).toBe(false);
     expect(await parsedAtOnce(ingestBatch(4000))).toBe(false);
+    // Few values, but each object of names never seen before: a new shape for each.
+    const names = JSON.stringify(
+      Array.from({ length: 40 }, (_, o) =>
+        Object.fromEntries(Array.from({ length: 60 }, (_, k) => [`k${o * 60 + k}`, 0])),
+      ),
+    );
+    expect(await parsedAtOnce(names)).toBe(false);
   });
 
   it('gives the same value and errors on both paths', async () => {
@@ -51,5 +59,18 @@ describe('parseJsonInSlices', () => {
     await expect(parseJsonInSlices('{"a": tru}', 32, 4096)).rejects.toMatchObject({
       at: { line: 1 },
     });
+  });
+
+  it('locates a syntax error in a mebibyte text in slices, not in one synchronous pass', async () => {
+    // JSON.parse names no position for an unexpected token: a mebibyte of escapes with one at
+    // its end (2 values) was handed whole to the incremental parser, 200-300 ms in one go.
+    const write = vi.spyOn(JSONParser.prototype, 'write');
+    const text = `["${'\\u00e9'.repeat(174_760)}",x]`;
+    expect(text.length).toBeLessThanOrEqual(1024 * 1024);
+    await expect(parseJsonInSlices(text, 32, 4096)).rejects.toMatchObject({
+      at: { offset: text.length - 2, line: 1, column: text.length - 1 },
+    });
+    const longest = Math.max(0, ...write.mock.calls.map(([chunk]) => String(chunk).length));
+    expect(longest).toBeLessThanOrEqual(8 * 1024);
   });
 });

@@ -10,14 +10,16 @@ import { Pacer } from './pacer.js';
  */
 const SLICE_CHARS = 8 * 1024;
 /**
- * `JSON.parse` takes a text of up to this size holding up to `AT_ONCE_VALUES` values at once:
- * several times less CPU than the incremental parser (an ingest batch of 1,000 small entries
- * is 400 KB and 22,000 values: a few milliseconds). Its time follows the values it builds far
- * more than the characters (a mebibyte of `{},` is 350,000 objects and takes hundreds of
- * milliseconds), so both are bounded.
+ * `JSON.parse` takes a text of up to this size holding up to `AT_ONCE_VALUES` values and
+ * `AT_ONCE_KEY_NAMES` distinct key names at once: several times less CPU than the incremental
+ * parser (an ingest batch of 1,000 small entries is 400 KB, 22,000 values and a few dozen
+ * names: a few milliseconds). Its time follows what it builds far more than the characters:
+ * a mebibyte of `{},` is 350,000 objects, and objects of names never seen before each make a
+ * new shape; either takes hundreds of milliseconds.
  */
 const AT_ONCE_CHARS = 1024 * 1024;
 const AT_ONCE_VALUES = 32 * 1024;
+const AT_ONCE_KEY_NAMES = 1024;
 /** Characters the nesting guard scans between the pacer's yields, before that choice. */
 const SCAN_SLICE_CHARS = 64 * 1024;
 
@@ -86,20 +88,16 @@ class LocatingParser {
   }
 }
 
-/** Where `text`, which `JSON.parse` refused with `message`, breaks. */
-function locate(text: string, message: string): JsonSyntaxError {
+/**
+ * Where `text`, which `JSON.parse` refused with `message`, breaks, if the message tells. Node
+ * 20's `JSON.parse` names no position for an unexpected token: the incremental parser then
+ * finds it, in paced slices like any other text (a mebibyte at once is hundreds of ms).
+ */
+function locate(text: string, message: string): JsonSyntaxError | undefined {
   const named = /at position (\d+)/.exec(message)?.[1];
   if (named !== undefined) return new JsonSyntaxError(jsonBreak(text, Number(named)));
   if (/end of JSON input/i.test(message)) return new JsonSyntaxError(jsonBreak(text, text.length));
-  // Node 20's `JSON.parse` names no position for an unexpected token: the other parser does.
-  const locating = new LocatingParser();
-  try {
-    locating.parser.write(text);
-    if (!locating.failed && !locating.parser.isEnded) locating.parser.end();
-  } catch (error) {
-    locating.fail(error as Error);
-  }
-  return locating.failed ? locating.error(text) : new JsonSyntaxError(undefined);
+  return undefined;
 }
 
 /**
@@ -116,18 +114,22 @@ export async function parseJsonInSlices(
   maxDepth: number,
   maxKeys: number,
 ): Promise<unknown> {
-  const depth = new JsonDepthGuard(text, maxDepth, maxKeys);
+  const atOnce = text.length <= AT_ONCE_CHARS;
+  const depth = new JsonDepthGuard(text, maxDepth, maxKeys, atOnce ? AT_ONCE_KEY_NAMES : 0);
   const pacer = new Pacer();
-  if (text.length <= AT_ONCE_CHARS) {
+  let refused = false;
+  if (atOnce) {
     for (let at = 0; at < text.length; at += SCAN_SLICE_CHARS) {
       depth.scanTo(at + SCAN_SLICE_CHARS);
       await pacer.pace();
     }
-    if (depth.values <= AT_ONCE_VALUES)
+    if (depth.values <= AT_ONCE_VALUES && depth.keyNames <= AT_ONCE_KEY_NAMES)
       try {
         return JSON.parse(text);
       } catch (error) {
-        throw locate(text, (error as Error).message);
+        const located = locate(text, (error as Error).message);
+        if (located) throw located;
+        refused = true;
       }
   }
   const locating = new LocatingParser();
@@ -143,5 +145,6 @@ export async function parseJsonInSlices(
     locating.fail(error as Error);
   }
   if (locating.failed || !locating.result) throw locating.error(text);
+  if (refused) throw new JsonSyntaxError(undefined);
   return locating.result.value;
 }
