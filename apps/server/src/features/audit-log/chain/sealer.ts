@@ -67,6 +67,9 @@ const STALE = new Error('the chain moved while the batch was hashed');
 export class Sealer implements Required<Job> {
   private lastFullPass = 0;
   private readonly loop: Required<Job>;
+  /** The last batch left a full batch or more queued: writers wait (see `caughtUp`). */
+  private behind = false;
+  private readonly waiting = new Set<() => void>();
 
   constructor(private readonly options: SealerOptions) {
     this.loop = pollLoop({
@@ -76,7 +79,14 @@ export class Sealer implements Required<Job> {
       turn: async () => {
         const due = Date.now() - this.lastFullPass >= IDLE_CHECK_MS;
         if (!due && !(await options.chain.hasQueued())) return false;
-        const sealed = await this.sealBatch(false);
+        let sealed: Awaited<ReturnType<Sealer['sealBatch']>> = 'busy';
+        try {
+          sealed = await this.sealBatch(false);
+        } finally {
+          // Writers wait only for a sealer that makes progress here: not for another
+          // instance's, nor for one that fails.
+          this.setBehind(sealed !== 'busy' && sealed.more);
+        }
         this.lastFullPass = Date.now();
         return sealed !== 'busy' && sealed.more;
       },
@@ -97,7 +107,32 @@ export class Sealer implements Required<Job> {
   }
 
   stop(): Promise<void> {
+    this.setBehind(false);
     return this.loop.stop();
+  }
+
+  /**
+   * Resolves once this instance's sealer has sealed all but less than a batch of what is
+   * queued, or after `maxWaitMs` whatever it has done: ingest waits here before it writes, so
+   * that under a sustained load the chain stays within about a batch of the newest entry
+   * instead of falling further behind for as long as the load lasts.
+   */
+  caughtUp(maxWaitMs: number): Promise<void> {
+    if (!this.behind) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiting.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, maxWaitMs);
+      this.waiting.add(done);
+    });
+  }
+
+  private setBehind(behind: boolean): void {
+    this.behind = behind;
+    if (!behind) for (const done of [...this.waiting]) done();
   }
 
   /** Seals everything queued now and signs a checkpoint at the head (tests, tooling). */

@@ -74,10 +74,16 @@ function toRow(input: LogEntryInput, index: number, now: Date, keyId: string): N
   };
 }
 
+/**
+ * The longest an ingest waits for a sealer that is a batch or more behind: then it writes
+ * anyway (nothing is refused for the chain's sake; the lag shows in the seal-lag metric).
+ */
+const SEAL_BACKLOG_WAIT_MS = 5_000;
+
 export interface LogsServiceOptions {
   cursors: Cursors;
   /** Woken when entries were written: they need not wait for its next poll. */
-  sealer: Required<Pick<Job, 'kick'>>;
+  sealer: Required<Pick<Job, 'kick'>> & { caughtUp(maxWaitMs: number): Promise<void> };
   /** About how many bytes of entries one INSERT statement carries (see insert-in-chunks.ts). */
   insertStatementBytes: number;
   /** Creates the partitions of a backfill's months before it is written. */
@@ -95,6 +101,14 @@ export class LogsService {
     private readonly listed: Pick<EntriesRepository, 'list'>,
     private readonly options: LogsServiceOptions,
   ) {}
+
+  /**
+   * Resolves once this instance's sealer is less than a batch behind, or after a few seconds:
+   * an ingest waits here, outside any transaction, before it writes (see `Sealer.caughtUp`).
+   */
+  sealerCaughtUp(): Promise<void> {
+    return this.options.sealer.caughtUp(SEAL_BACKLOG_WAIT_MS);
+  }
 
   /** All entries in one transaction (in statements of bounded size); acknowledged only once committed. */
   async ingest(
