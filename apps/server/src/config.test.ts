@@ -43,6 +43,16 @@ describe('loadConfig', () => {
       );
   });
 
+  it('reads SECADMIN_INGEST_SEAL_WAIT_MS: 5 s by default, 0 for never, else whole milliseconds', () => {
+    expect(loadConfig({}).ingestSealWaitMs).toBe(5_000);
+    expect(loadConfig({ SECADMIN_INGEST_SEAL_WAIT_MS: '0' }).ingestSealWaitMs).toBe(0);
+    expect(loadConfig({ SECADMIN_INGEST_SEAL_WAIT_MS: '250' }).ingestSealWaitMs).toBe(250);
+    for (const bad of ['-1', '1.5', 'never'])
+      expect(() => loadConfig({ SECADMIN_INGEST_SEAL_WAIT_MS: bad })).toThrow(
+        'SECADMIN_INGEST_SEAL_WAIT_MS must be an integer',
+      );
+  });
+
   it('reads SECADMIN_PUBLIC_URL without its trailing slash, localhost on PORT by default, and refuses anything but a plain http(s) URL', () => {
     expect(loadConfig({}).publicUrl).toBe('http://localhost:3000');
     expect(loadConfig({ PORT: '8080' }).publicUrl).toBe('http://localhost:8080');

@@ -37,6 +37,8 @@ export interface Config {
   corsOrigins: string[];
   /** Audit entries older than this many days are removed; undefined: kept forever. */
   logRetentionDays: number | undefined;
+  /** `SECADMIN_INGEST_SEAL_WAIT_MS`: the longest an ingest waits for a sealer a batch or more behind (0: never). */
+  ingestSealWaitMs: number;
   /** Below this many bytes free on the data dir's filesystem, writes get 503; 0: never. */
   minFreeDiskBytes: number;
   /** The most bytes of responses kept for `Idempotency-Key` replays per API key. */
@@ -202,6 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsHost: env.SECADMIN_METRICS_HOST || '127.0.0.1',
     corsOrigins: origins(env.SECADMIN_CORS_ORIGINS),
     logRetentionDays: optionalInteger(env, 'SECADMIN_LOG_RETENTION_DAYS', 1),
+    ingestSealWaitMs: integer(env, 'SECADMIN_INGEST_SEAL_WAIT_MS', 5_000),
     minFreeDiskBytes: integer(env, 'SECADMIN_MIN_FREE_DISK_MB', 512) * 2 ** 20,
     idempotencyMaxKeptBytes: integer(env, 'SECADMIN_IDEMPOTENCY_MAX_KEPT_MB', 64, 1) * 2 ** 20,
     streams: {

@@ -143,6 +143,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           reclaimAllAtStart: db.kind === 'embedded',
         },
         retentionDays: config.logRetentionDays,
+        ingestSealWaitMs: config.ingestSealWaitMs,
         scans: config.logScans,
       },
       logStreams: { ...config.streams, trace: tracing.enabled ? tracing.inSpan : undefined },

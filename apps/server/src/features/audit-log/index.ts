@@ -57,6 +57,8 @@ export interface AuditLogOptions {
   secret: string;
   signingKey: SigningKey;
   logger: Logger;
+  /** The longest an ingest waits for a sealer a batch or more behind (0: never; see `Sealer.caughtUp`). */
+  ingestSealWaitMs: number;
   /** Where the database runs: the sizes of ingest statements and of the sealer's reads follow it. */
   databaseKind: Database['kind'];
   counters?: {
@@ -175,6 +177,7 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
       sealer,
       partitions,
       insertStatementBytes: INSERT_STATEMENT_BYTES[options.databaseKind],
+      sealWaitMs: options.ingestSealWaitMs,
       ...(counters ? { counters } : {}),
       scan: scans.admitted,
     }),

@@ -74,18 +74,18 @@ function toRow(input: LogEntryInput, index: number, now: Date, keyId: string): N
   };
 }
 
-/**
- * The longest an ingest waits for a sealer that is a batch or more behind: then it writes
- * anyway (nothing is refused for the chain's sake; the lag shows in the seal-lag metric).
- */
-const SEAL_BACKLOG_WAIT_MS = 5_000;
-
 export interface LogsServiceOptions {
   cursors: Cursors;
   /** Woken when entries were written: they need not wait for its next poll. */
   sealer: Required<Pick<Job, 'kick'>> & { caughtUp(maxWaitMs: number): Promise<void> };
   /** About how many bytes of entries one INSERT statement carries (see insert-in-chunks.ts). */
   insertStatementBytes: number;
+  /**
+   * The longest an ingest waits for a sealer that is a batch or more behind: then it writes
+   * anyway (nothing is refused for the chain's sake; the lag shows in the seal-lag metric).
+   * 0: ingest never waits.
+   */
+  sealWaitMs: number;
   /** Creates the partitions of a backfill's months before it is written. */
   partitions: Pick<LogPartitions, 'ensureFor'>;
   counters?: { ingested(entries: number): void };
@@ -103,11 +103,11 @@ export class LogsService {
   ) {}
 
   /**
-   * Resolves once this instance's sealer is less than a batch behind, or after a few seconds:
+   * Resolves once this instance's sealer is less than a batch behind, or after `sealWaitMs`:
    * an ingest waits here, outside any transaction, before it writes (see `Sealer.caughtUp`).
    */
-  sealerCaughtUp(): Promise<void> {
-    return this.options.sealer.caughtUp(SEAL_BACKLOG_WAIT_MS);
+  async sealerCaughtUp(): Promise<void> {
+    if (this.options.sealWaitMs > 0) await this.options.sealer.caughtUp(this.options.sealWaitMs);
   }
 
   /** All entries in one transaction (in statements of bounded size); acknowledged only once committed. */
