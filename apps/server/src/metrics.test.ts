@@ -87,6 +87,8 @@ describe('metrics', () => {
       sample(text, 'secadmin_policy_decisions_total{decision="implicit_deny"}'),
     ).toBeGreaterThanOrEqual(1);
     expect(text).toContain('# TYPE secadmin_exports_total counter');
+    // Nothing was behind: no ingest waited for the sealer.
+    expect(sample(text, 'secadmin_log_ingest_seal_wait_seconds_count')).toBe(0);
   });
 
   it('listens on 127.0.0.1 by default, even when the API listens on every interface', async () => {

@@ -7,6 +7,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 export interface DomainCounters {
   decided(decision: 'allow' | 'explicit_deny' | 'implicit_deny'): void;
   ingested(entries: number): void;
+  ingestWaited(seconds: number): void;
   sealLag(seconds: number): void;
   exportFinished(status: 'completed' | 'failed'): void;
   /** A log stream's delivery attempt ended (the label is the stream's id, never its URL). */
@@ -50,6 +51,12 @@ export class Metrics implements DomainCounters {
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [this.registry],
   });
+  private readonly ingestWaits = new Histogram({
+    name: 'secadmin_log_ingest_seal_wait_seconds',
+    help: 'Time an ingest waited, before writing, for a sealer a full batch or more behind (per ingest that waited).',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
   private readonly exports = new Counter({
     name: 'secadmin_exports_total',
     help: 'Exports finished, by status (completed, failed).',
@@ -85,6 +92,10 @@ export class Metrics implements DomainCounters {
 
   ingested(entries: number): void {
     this.entries.inc(entries);
+  }
+
+  ingestWaited(seconds: number): void {
+    this.ingestWaits.observe(seconds);
   }
 
   sealLag(seconds: number): void {

@@ -63,6 +63,8 @@ export interface AuditLogOptions {
   databaseKind: Database['kind'];
   counters?: {
     ingested(entries: number): void;
+    /** Seconds an ingest waited for the sealer, per ingest that waited. */
+    ingestWaited(seconds: number): void;
     /** Seconds from an entry's write to its seal, per sealed entry. */
     sealLag(seconds: number): void;
     exportFinished(status: 'completed' | 'failed'): void;

@@ -222,12 +222,13 @@ export class ChainRepository {
    * other, a flush could find the queue emptied but the head from before, and sign nothing).
    * The entries stop before `maxBytes` of digests (the one column whose size varies, up to a
    * thousand fields per entry): the embedded database returns a read in one go on the event
-   * loop. The first entry comes whatever it weighs. `more`: entries were left queued.
+   * loop. The first entry comes whatever it weighs. `more`: entries were left queued;
+   * `looked`: how many queued entries were looked at (`limit` when at least that many were).
    */
   async pending(
     limit: number,
     maxBytes: number,
-  ): Promise<{ state: ChainState; queued: QueuedEntry[]; more: boolean }> {
+  ): Promise<{ state: ChainState; queued: QueuedEntry[]; more: boolean; looked: number }> {
     const rows = await this.c.sql<
       StateColumns & {
         queueNo: string | null;
@@ -282,6 +283,7 @@ export class ChainRepository {
       state: chainState(rows[0]),
       queued,
       more: looked === limit || looked > queued.length,
+      looked,
     };
   }
 

@@ -4,9 +4,13 @@ import type { ChainState, QueuedEntry } from './repository.js';
 import { Sealer } from './sealer.js';
 import type { SigningKey } from './signing-key.js';
 
-/** One answer of the fake queue: entries are left queued (`more`), or the read fails. */
-type Answer = { more: boolean } | { fails: Error };
+/**
+ * One answer of the fake queue: how many entries were queued (the sealer looks at up to
+ * `BATCH`, seals one and leaves the rest), or the read fails.
+ */
+type Answer = { queued: number } | { fails: Error };
 
+const BATCH = 10;
 const EMPTY_CHAIN: ChainState = { head: null, covered: 0, uncoveredSince: null };
 
 function queuedEntry(n: number): QueuedEntry {
@@ -42,10 +46,12 @@ function scriptedSealer() {
   const reads: ((answer: Answer) => void)[] = [];
   let readArrived: (() => void) | undefined;
   let n = 0;
+  const control = { hasQueued: async () => true };
   const sealer = new Sealer({
     store: { transaction: (work) => work() },
+    batchSize: BATCH,
     chain: {
-      hasQueued: async () => true,
+      hasQueued: () => control.hasQueued(),
       unsealed: async () => [],
       trySealerLock: async () => true,
       seal: async () => true,
@@ -54,7 +60,12 @@ function scriptedSealer() {
           reads.push((answer) =>
             'fails' in answer
               ? reject(answer.fails)
-              : resolve({ state: EMPTY_CHAIN, queued: [queuedEntry(++n)], more: answer.more }),
+              : resolve({
+                  state: EMPTY_CHAIN,
+                  queued: [queuedEntry(++n)],
+                  more: answer.queued > 1,
+                  looked: Math.min(answer.queued, BATCH),
+                }),
           );
           readArrived?.();
         }),
@@ -66,10 +77,11 @@ function scriptedSealer() {
   });
   return {
     sealer,
+    control,
     /** Stops the sealer, answering the read it may be waiting on. */
     async shutdown(): Promise<void> {
       const stopped = watched(sealer.stop());
-      for (const read of reads.splice(0)) read({ more: false });
+      for (const read of reads.splice(0)) read({ queued: 1 });
       await stopped.promise;
     },
     /** Waits for the sealer's next read of the queue, then answers it. */
@@ -86,7 +98,7 @@ function scriptedSealer() {
 }
 
 /** A promise and whether it has settled yet. */
-function watched(promise: Promise<void>) {
+function watched<T>(promise: Promise<T>) {
   const state = { settled: false, promise };
   promise.then(() => {
     state.settled = true;
@@ -94,55 +106,95 @@ function watched(promise: Promise<void>) {
   return state;
 }
 
-describe('writers wait for a sealer that is a batch or more behind', () => {
+describe('writers wait for a sealer that finds a full batch or more queued', () => {
   let shutdown: (() => Promise<void>) | undefined;
   afterEach(() => shutdown?.());
 
-  it('lets writers through at once while the sealer keeps up', async () => {
+  function started() {
     const scripted = scriptedSealer();
-    const { sealer, answer, nextRead } = scripted;
     shutdown = scripted.shutdown;
-    sealer.start();
-    await answer({ more: false });
+    scripted.sealer.start();
+    return scripted;
+  }
+
+  it('lets writers through at once while the sealer keeps up', async () => {
+    const { sealer, answer, nextRead } = started();
+    await answer({ queued: BATCH - 1 });
     await nextRead();
-    const waited = watched(sealer.caughtUp(60_000));
-    await waited.promise;
+    expect(await sealer.caughtUp(60_000)).toBe(false);
   });
 
-  it('holds writers while batches leave more queued, and lets them go once one leaves less', async () => {
-    const scripted = scriptedSealer();
-    const { sealer, answer, nextRead } = scripted;
-    shutdown = scripted.shutdown;
-    sealer.start();
-    await answer({ more: true });
+  it('holds writers while a full batch is queued, and lets them go once less is', async () => {
+    const { sealer, answer, nextRead } = started();
+    await answer({ queued: BATCH });
     await nextRead();
     const waiting = watched(sealer.caughtUp(60_000));
-    await answer({ more: true });
+    await answer({ queued: BATCH * 3 });
     await nextRead();
     expect(waiting.settled).toBe(false);
-    await answer({ more: false });
-    await waiting.promise;
+    // Entries left queued, but less than a batch's count (a batch cut at its byte bound).
+    await answer({ queued: BATCH - 1 });
+    expect(await waiting.promise).toBe(true);
   });
 
-  it('lets writers go when sealing fails, when the sealer stops, and after the longest wait', async () => {
-    const scripted = scriptedSealer();
-    const { sealer, answer, nextRead } = scripted;
-    shutdown = scripted.shutdown;
-    sealer.start();
-    await answer({ more: true });
+  it('lets writers go when a read fails, when the queue check fails or finds nothing, and after the longest wait', async () => {
+    const { sealer, control, answer, nextRead } = started();
+    await answer({ queued: BATCH });
     await nextRead();
-    const onFailure = watched(sealer.caughtUp(60_000));
+    const onReadFailure = watched(sealer.caughtUp(60_000));
     await answer({ fails: new Error('the database is gone') });
-    await onFailure.promise;
+    expect(await onReadFailure.promise).toBe(true);
 
+    // The next turn reads again (behind is set once a read is pending), and the one after it
+    // fails its queue check; the control is set before the answer that leads there.
     await nextRead();
-    await answer({ more: true });
+    await answer({ queued: BATCH });
     await nextRead();
-    const bounded = watched(sealer.caughtUp(20));
-    await bounded.promise;
+    const onCheckFailure = watched(sealer.caughtUp(60_000));
+    control.hasQueued = async () => {
+      throw new Error('the database is gone');
+    };
+    await answer({ queued: BATCH });
+    expect(await onCheckFailure.promise).toBe(true);
+
+    control.hasQueued = async () => true;
+    await nextRead();
+    await answer({ queued: BATCH });
+    await nextRead();
+    const onEmpty = watched(sealer.caughtUp(60_000));
+    control.hasQueued = async () => false;
+    await answer({ queued: BATCH });
+    expect(await onEmpty.promise).toBe(true);
+
+    control.hasQueued = async () => true;
+    await nextRead();
+    await answer({ queued: BATCH });
+    await nextRead();
+    expect(await sealer.caughtUp(20)).toBe(true);
+  });
+
+  it('lets writers go at stop, before the batch in progress ends, and holds none after', async () => {
+    const scripted = started();
+    const { sealer, answer, nextRead } = scripted;
+    await answer({ queued: BATCH });
+    await nextRead();
     const onStop = watched(sealer.caughtUp(60_000));
-    expect(onStop.settled).toBe(false);
-    await scripted.shutdown();
-    await onStop.promise;
+    const stopped = sealer.stop();
+    expect(await onStop.promise).toBe(true);
+    await answer({ queued: BATCH });
+    await stopped;
+    expect(await sealer.caughtUp(60_000)).toBe(false);
+  });
+
+  it('holds no writer once released for shutdown, whatever the queue', async () => {
+    const { sealer, answer, nextRead } = started();
+    await answer({ queued: BATCH });
+    await nextRead();
+    const waiting = watched(sealer.caughtUp(60_000));
+    sealer.releaseWriters();
+    expect(await waiting.promise).toBe(true);
+    await answer({ queued: BATCH });
+    await nextRead();
+    expect(await sealer.caughtUp(60_000)).toBe(false);
   });
 });

@@ -67,8 +67,10 @@ const STALE = new Error('the chain moved while the batch was hashed');
 export class Sealer implements Required<Job> {
   private lastFullPass = 0;
   private readonly loop: Required<Job>;
-  /** The last batch left a full batch or more queued: writers wait (see `caughtUp`). */
+  /** The last batch found a full batch or more queued: writers wait (see `caughtUp`). */
   private behind = false;
+  /** Shutting down: no writer waits any more. */
+  private released = false;
   private readonly waiting = new Set<() => void>();
 
   constructor(private readonly options: SealerOptions) {
@@ -77,18 +79,20 @@ export class Sealer implements Required<Job> {
       everyMs: options.pollMs ?? 100,
       logger: options.logger,
       turn: async () => {
-        const due = Date.now() - this.lastFullPass >= IDLE_CHECK_MS;
-        if (!due && !(await options.chain.hasQueued())) return false;
-        let sealed: Awaited<ReturnType<Sealer['sealBatch']>> = 'busy';
+        // Writers wait only for a sealer that makes progress here: not for another
+        // instance's, nor for one that fails, nor for an empty queue.
+        let behind = false;
         try {
-          sealed = await this.sealBatch(false);
+          const due = Date.now() - this.lastFullPass >= IDLE_CHECK_MS;
+          if (!due && !(await options.chain.hasQueued())) return false;
+          const sealed = await this.sealBatch(false);
+          this.lastFullPass = Date.now();
+          if (sealed === 'busy') return false;
+          behind = sealed.fullBatchLeft;
+          return sealed.more;
         } finally {
-          // Writers wait only for a sealer that makes progress here: not for another
-          // instance's, nor for one that fails.
-          this.setBehind(sealed !== 'busy' && sealed.more);
+          this.setBehind(behind);
         }
-        this.lastFullPass = Date.now();
-        return sealed !== 'busy' && sealed.more;
       },
     });
   }
@@ -107,23 +111,29 @@ export class Sealer implements Required<Job> {
   }
 
   stop(): Promise<void> {
-    this.setBehind(false);
+    this.releaseWriters();
     return this.loop.stop();
   }
 
+  /** From now on no writer waits (shutdown: a waiting ingest writes within the drain). */
+  releaseWriters(): void {
+    this.released = true;
+    this.setBehind(false);
+  }
+
   /**
-   * Resolves once this instance's sealer has sealed all but less than a batch of what is
-   * queued, or after `maxWaitMs` whatever it has done: ingest waits here before it writes, so
-   * that under a sustained load the chain stays within about a batch of the newest entry
-   * instead of falling further behind for as long as the load lasts.
+   * Resolves once this instance's sealer finds less than a full batch queued, or after
+   * `maxWaitMs` whatever it has done: ingest waits here before it writes, so that under a
+   * sustained load the chain stays within about a batch of the newest entry instead of
+   * falling further behind for as long as the load lasts. True when it waited.
    */
-  caughtUp(maxWaitMs: number): Promise<void> {
-    if (!this.behind) return Promise.resolve();
+  caughtUp(maxWaitMs: number): Promise<boolean> {
+    if (!this.behind) return Promise.resolve(false);
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
         this.waiting.delete(done);
-        resolve();
+        resolve(true);
       };
       const timer = setTimeout(done, maxWaitMs);
       this.waiting.add(done);
@@ -131,7 +141,7 @@ export class Sealer implements Required<Job> {
   }
 
   private setBehind(behind: boolean): void {
-    this.behind = behind;
+    this.behind = behind && !this.released;
     if (!behind) for (const done of [...this.waiting]) done();
   }
 
@@ -151,12 +161,15 @@ export class Sealer implements Required<Job> {
    * transaction takes the lock and commits it all in one statement, only if the chain's
    * head is still the one the hashes follow and every queued entry is still queued;
    * otherwise it rolls back and the batch is done again. 'busy': another instance holds
-   * the lock; `more`: entries were left queued.
+   * the lock; `more`: entries were left queued; `fullBatchLeft`: a full batch's count or
+   * more was queued (a batch may stop sooner, at its byte bound).
    */
-  private async sealBatch(forceCheckpoint: boolean): Promise<{ more: boolean } | 'busy'> {
+  private async sealBatch(
+    forceCheckpoint: boolean,
+  ): Promise<{ more: boolean; fullBatchLeft: boolean } | 'busy'> {
     const { store, chain, signingKeys } = this.options;
     for (;;) {
-      const { state, queued, more } = await chain.pending(
+      const { state, queued, more, looked } = await chain.pending(
         this.batchSize,
         this.options.readBytes ?? BATCH_BYTES,
       );
@@ -164,7 +177,8 @@ export class Sealer implements Required<Job> {
       const rows = await this.hash(state.head, queued, entries);
       const sealedAt = new Date();
       const checkpoints = this.checkpointsDue(state, rows, sealedAt, forceCheckpoint);
-      if (queued.length === 0 && checkpoints.length === 0) return { more: false };
+      const fullBatchLeft = looked >= this.batchSize;
+      if (queued.length === 0 && checkpoints.length === 0) return { more: false, fullBatchLeft };
       let sealed: 'sealed' | 'busy';
       try {
         sealed = await store.transaction(async () => {
@@ -190,7 +204,7 @@ export class Sealer implements Required<Job> {
       for (const q of queued)
         if (!late.ids.has(q.entryId))
           this.options.observeLag?.((committed - q.writtenAt.getTime()) / 1000);
-      return { more };
+      return { more, fullBatchLeft };
     }
   }
 

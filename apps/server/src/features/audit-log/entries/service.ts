@@ -77,7 +77,7 @@ function toRow(input: LogEntryInput, index: number, now: Date, keyId: string): N
 export interface LogsServiceOptions {
   cursors: Cursors;
   /** Woken when entries were written: they need not wait for its next poll. */
-  sealer: Required<Pick<Job, 'kick'>> & { caughtUp(maxWaitMs: number): Promise<void> };
+  sealer: Required<Pick<Job, 'kick'>> & { caughtUp(maxWaitMs: number): Promise<boolean> };
   /** About how many bytes of entries one INSERT statement carries (see insert-in-chunks.ts). */
   insertStatementBytes: number;
   /**
@@ -88,7 +88,11 @@ export interface LogsServiceOptions {
   sealWaitMs: number;
   /** Creates the partitions of a backfill's months before it is written. */
   partitions: Pick<LogPartitions, 'ensureFor'>;
-  counters?: { ingested(entries: number): void };
+  counters?: {
+    ingested(entries: number): void;
+    /** An ingest waited this long for the sealer. */
+    ingestWaited(seconds: number): void;
+  };
   /** A filter that matches few entries walks many: list pages take turns with other scans. */
   scan: Scan;
 }
@@ -107,7 +111,10 @@ export class LogsService {
    * an ingest waits here, outside any transaction, before it writes (see `Sealer.caughtUp`).
    */
   async sealerCaughtUp(): Promise<void> {
-    if (this.options.sealWaitMs > 0) await this.options.sealer.caughtUp(this.options.sealWaitMs);
+    if (this.options.sealWaitMs <= 0) return;
+    const started = performance.now();
+    if (await this.options.sealer.caughtUp(this.options.sealWaitMs))
+      this.options.counters?.ingestWaited((performance.now() - started) / 1000);
   }
 
   /** All entries in one transaction (in statements of bounded size); acknowledged only once committed. */
