@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CanonicalColumns } from './canonical-columns.js';
+import { logRow } from '../../../../test/helpers/fixtures.js';
 import type { ChainState, QueuedEntry } from './repository.js';
 import { Sealer } from './sealer.js';
 import type { SigningKey } from './signing-key.js';
@@ -14,27 +14,16 @@ const BATCH = 10;
 const EMPTY_CHAIN: ChainState = { head: null, covered: 0, uncoveredSince: null };
 
 function queuedEntry(n: number): QueuedEntry {
-  const entry = {
+  const entry = logRow({
     id: `log_${n}`,
     timestamp: new Date(Date.UTC(2026, 0, 1)),
-    event: 'user.login',
-    actorId: null,
-    actorType: 'user',
-    targetType: null,
-    ip: null,
-    userAgent: null,
-    city: null,
-    country: null,
-    region: null,
     lat: null,
     lng: null,
     result: 'success',
-    traceId: null,
     origin: 'api',
-    ingestedBy: null,
     receivedAt: null,
     digests: {},
-  } as unknown as CanonicalColumns;
+  });
   return { queueNo: String(n), entryId: entry.id, writtenAt: new Date(), entry };
 }
 
