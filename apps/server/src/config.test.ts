@@ -43,13 +43,18 @@ describe('loadConfig', () => {
       );
   });
 
-  it('reads SECADMIN_INGEST_SEAL_WAIT_MS: 5 s by default, 0 for never, else whole milliseconds', () => {
+  it('reads SECADMIN_INGEST_SEAL_WAIT_MS: 5 s by default, 0 for never, else whole milliseconds up to a minute', () => {
     expect(loadConfig({}).ingestSealWaitMs).toBe(5_000);
     expect(loadConfig({ SECADMIN_INGEST_SEAL_WAIT_MS: '0' }).ingestSealWaitMs).toBe(0);
     expect(loadConfig({ SECADMIN_INGEST_SEAL_WAIT_MS: '250' }).ingestSealWaitMs).toBe(250);
     for (const bad of ['-1', '1.5', 'never'])
       expect(() => loadConfig({ SECADMIN_INGEST_SEAL_WAIT_MS: bad })).toThrow(
         'SECADMIN_INGEST_SEAL_WAIT_MS must be an integer',
+      );
+    expect(loadConfig({ SECADMIN_INGEST_SEAL_WAIT_MS: '60000' }).ingestSealWaitMs).toBe(60_000);
+    for (const huge of ['60001', '3000000000', '1e30'])
+      expect(() => loadConfig({ SECADMIN_INGEST_SEAL_WAIT_MS: huge })).toThrow(
+        'SECADMIN_INGEST_SEAL_WAIT_MS must be at most 60000',
       );
   });
 

@@ -73,13 +73,20 @@ export interface Config {
   validateResponses: boolean;
 }
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+function integer(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   const text = env[name];
   if (text === undefined || text === '') return fallback;
   const value = Number(text);
   if (!Number.isInteger(value) || value < min) {
     throw new Error(`${name} must be an integer ≥ ${min}, got "${text}".`);
   }
+  if (value > max) throw new Error(`${name} must be at most ${max}, got "${text}".`);
   return value;
 }
 
@@ -204,7 +211,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsHost: env.SECADMIN_METRICS_HOST || '127.0.0.1',
     corsOrigins: origins(env.SECADMIN_CORS_ORIGINS),
     logRetentionDays: optionalInteger(env, 'SECADMIN_LOG_RETENTION_DAYS', 1),
-    ingestSealWaitMs: integer(env, 'SECADMIN_INGEST_SEAL_WAIT_MS', 5_000),
+    // A timer cannot wait past 2^31 - 1 ms (it would fire at once), and no client waits a minute.
+    ingestSealWaitMs: integer(env, 'SECADMIN_INGEST_SEAL_WAIT_MS', 5_000, 0, 60_000),
     minFreeDiskBytes: integer(env, 'SECADMIN_MIN_FREE_DISK_MB', 512) * 2 ** 20,
     idempotencyMaxKeptBytes: integer(env, 'SECADMIN_IDEMPOTENCY_MAX_KEPT_MB', 64, 1) * 2 ** 20,
     streams: {

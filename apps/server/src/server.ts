@@ -230,7 +230,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       close: async () => {
         const deadline = Date.now() + SHUTDOWN_BUDGET_MS;
         const upTo = (ms: number) => Math.max(0, Math.min(ms, deadline - Date.now()));
-        // An ingest waiting for the sealer writes now, within the drain, and is answered.
+        // An ingest waiting for the sealer writes now, within the drain, not after it.
         jobs.sealer.releaseWriters();
         listener?.server.close();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
