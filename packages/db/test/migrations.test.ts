@@ -63,6 +63,46 @@ describe('migrations', () => {
     }
   });
 
+  it('count the entries already sealed per hour, and leave the queued ones to the sealer', async () => {
+    const database = await freshPostgres();
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    const session = {
+      query: async <T>(sql: string, params?: unknown[]) =>
+        (await client.query(sql, params)).rows as T[],
+      exec: async (sql: string) => {
+        await client.query(sql);
+      },
+    };
+    try {
+      const migrations = await loadMigrations();
+      const counts = migrations.findIndex((m) => m.name.endsWith('_log_entry_counts'));
+      await applyMigrations(session, migrations.slice(0, counts));
+      await client.query(
+        `INSERT INTO log_entries (id, timestamp, event, actor_type, target_type, result, origin)
+         VALUES ('log_a', '2025-01-01T10:05:00Z', 'user.login', 'user', NULL, 'success', 'api'),
+                ('log_b', '2025-01-01T10:55:00Z', 'user.login', 'user', NULL, 'success', 'api'),
+                ('log_c', '2025-01-01T11:00:00Z', 'user.login', 'user', 'doc', 'success', 'api'),
+                ('log_queued', '2025-01-01T10:10:00Z', 'user.login', 'user', NULL, 'success', 'api')`,
+      );
+      await client.query(
+        `INSERT INTO log_seal_queue (entry_id, entry_timestamp) VALUES ('log_queued', '2025-01-01T10:10:00Z')`,
+      );
+      await applyMigrations(session, migrations);
+      const { rows } = await client.query(
+        `SELECT to_char(hour AT TIME ZONE 'UTC', 'HH24:MI') AS hour, target_type, n::int AS n
+         FROM log_entry_counts ORDER BY hour`,
+      );
+      expect(rows).toEqual([
+        { hour: '10:00', target_type: null, n: 2 },
+        { hour: '11:00', target_type: 'doc', n: 1 },
+      ]);
+    } finally {
+      await client.end();
+      await database.drop();
+    }
+  });
+
   it('apply on the embedded database and are recorded', async () => {
     const { dir, remove } = await freshDataDir();
     const db = await openDatabase({ dataDir: dir });

@@ -3,6 +3,7 @@ import { arrayLiteral } from '../../../storage/array-literal.js';
 import type { Connection } from '../../../storage/connection.js';
 import { LOG_COLUMNS, type LogRow, UNSEALED_COLUMNS } from '../entries/sql.js';
 import { RETENTION_EVENT } from '../retention/repository.js';
+import type { HourCount } from '../stats/hour-counts.js';
 import type { CanonicalColumns } from './canonical-columns.js';
 
 /** Any constant: the instance holding this transaction-level lock is the one sealing. */
@@ -36,6 +37,8 @@ export interface SealBatch {
   /** Digests and salts of entries written before the chain existed. */
   late: { id: string; digests: object; salts: object }[];
   checkpoints: { seq: number; hash: string; signature: string }[];
+  /** The sealed entries counted per hour (added to `log_entry_counts`). */
+  counts: HourCount[];
   sealedAt: Date;
 }
 
@@ -157,15 +160,15 @@ export class ChainRepository {
 
   /**
    * Within the sealer's transaction, one statement: appends the chain rows, dequeues the
-   * entries, stores late digests and adds checkpoints, if the chain's head is still
-   * `expectedHeadSeq` (read before the lock was taken). False when it moved (nothing was
-   * written) or when a queued entry left the queue meanwhile (retention removed it): the
-   * caller rolls back and starts again. Each array travels as one array literal: the
+   * entries, stores late digests, adds checkpoints and adds the entries to the hour counts,
+   * if the chain's head is still `expectedHeadSeq` (read before the lock was taken). False
+   * when it moved (nothing was written) or when a queued entry left the queue meanwhile
+   * (retention removed it): the caller rolls back and starts again. Each array travels as one array literal: the
    * transaction's statements go through Prisma, which converts every element of an array
    * parameter, as on the ingest path.
    */
   async seal(batch: SealBatch): Promise<boolean> {
-    const { rows, late, checkpoints } = batch;
+    const { rows, late, checkpoints, counts } = batch;
     const [result] = await this.c.sql<{ fresh: boolean }>(
       `WITH fresh AS (
          SELECT (SELECT max(seq) FROM log_chain) IS NOT DISTINCT FROM $1::bigint AS ok),
@@ -187,7 +190,16 @@ export class ChainRepository {
          SELECT t.seq, t.hash, t.signature, $6
          FROM unnest($11::bigint[], $12::text[], $13::text[]) AS t(seq, hash, signature)
          WHERE (SELECT ok FROM fresh)
-         ON CONFLICT (seq) DO NOTHING)
+         ON CONFLICT (seq) DO NOTHING),
+       counted AS (
+         INSERT INTO log_entry_counts AS c (hour, event, result, origin, actor_type, target_type, n)
+         SELECT t.hour, t.event, t.result, t.origin, t.actor_type, t.target_type, t.n
+         FROM unnest($15::timestamptz[], $16::text[], $17::text[], $18::text[], $19::text[],
+                     $20::text[], $21::bigint[])
+           AS t(hour, event, result, origin, actor_type, target_type, n)
+         WHERE (SELECT ok FROM fresh)
+         ON CONFLICT (hour, event, result, origin, actor_type, target_type)
+           DO UPDATE SET n = c.n + excluded.n)
        SELECT ok AND (SELECT count(*) FROM dequeued) = cardinality($7::bigint[]) AS fresh
        FROM fresh`,
       [
@@ -205,6 +217,13 @@ export class ChainRepository {
         arrayLiteral(checkpoints.map((c) => c.hash)),
         arrayLiteral(checkpoints.map((c) => c.signature)),
         arrayLiteral(rows.map((r) => String(r.canonicalVersion))),
+        arrayLiteral(counts.map((c) => c.hour.toISOString())),
+        arrayLiteral(counts.map((c) => c.event)),
+        arrayLiteral(counts.map((c) => c.result)),
+        arrayLiteral(counts.map((c) => c.origin)),
+        arrayLiteral(counts.map((c) => c.actorType)),
+        arrayLiteral(counts.map((c) => c.targetType)),
+        arrayLiteral(counts.map((c) => String(c.n))),
       ],
     );
     return result?.fresh === true;

@@ -3,6 +3,7 @@ import { Pacer } from '../../../lib/pacer.js';
 import { type Job, type JobLogger, pollLoop } from '../../../lib/poll-loop.js';
 import { BATCH_BYTES } from '../../../lib/read-batches.js';
 import type { Store } from '../../../storage/store.js';
+import { countByHour } from '../stats/hour-counts.js';
 import { type CanonicalColumns, chainEntry } from './canonical-columns.js';
 import { commit } from './commitments.js';
 import type {
@@ -175,6 +176,7 @@ export class Sealer implements Required<Job> {
       );
       const { entries, late } = await this.entries(queued);
       const rows = await this.hash(state.head, queued, entries);
+      const counts = countByHour(entries.values());
       const sealedAt = new Date();
       const checkpoints = this.checkpointsDue(state, rows, sealedAt, forceCheckpoint);
       const fullBatchLeft = looked >= this.batchSize;
@@ -190,6 +192,7 @@ export class Sealer implements Required<Job> {
             dequeued: queued.map((q) => q.queueNo),
             late: late.commitments,
             checkpoints,
+            counts,
             sealedAt,
           });
           if (!fresh) throw STALE;

@@ -1,5 +1,7 @@
+import { Prisma } from '@secadmin/db';
 import type { Connection } from '../../../storage/connection.js';
 import { RETENTION_EVENT } from '../retention/repository.js';
+import { HOUR_OF_TIMESTAMP } from '../stats/hour-counts.js';
 
 /** Any constant: instances create partitions one at a time. */
 const PARTITIONS_LOCK_ID = 7_246_614_223;
@@ -77,7 +79,8 @@ export class PartitionsRepository {
    * (otherwise returns null and changes nothing). The chain rows of its entries are marked
    * removed first; its `logs.retention.applied` service entries are kept (they move to the default
    * partition). Writes to the log wait while this runs; reads go on until the drop itself.
-   * Returns how many entries it removed.
+   * Returns how many entries it removed. The month's hour counts are then those of the
+   * entries it kept.
    */
   async dropSealed(month: Month): Promise<number | null> {
     const table = `"${month.name}"`;
@@ -102,6 +105,22 @@ export class PartitionsRepository {
       [RETENTION_EVENT],
     );
     await this.c.sql(`DROP TABLE ${table}`);
+    await this.recount(month);
     return marked?.n ?? 0;
+  }
+
+  /** The month's hour counts from its sealed entries (those it kept). */
+  private async recount(month: Month): Promise<void> {
+    await this.c.sql('DELETE FROM log_entry_counts WHERE hour >= $1 AND hour < $2', [
+      month.from,
+      month.to,
+    ]);
+    const sql = Prisma.sql`
+      INSERT INTO log_entry_counts (hour, event, result, origin, actor_type, target_type, n)
+      SELECT ${HOUR_OF_TIMESTAMP}, event, result, origin, actor_type, target_type, count(*)
+      FROM log_entries e WHERE timestamp >= ${month.from} AND timestamp < ${month.to}
+        AND NOT EXISTS (SELECT 1 FROM log_seal_queue q WHERE q.entry_id = e.id)
+      GROUP BY 1, 2, 3, 4, 5, 6`;
+    await this.c.sql(sql.text, sql.values);
   }
 }

@@ -40,3 +40,32 @@ export function searchMatch(query: SearchQuery): Prisma.Sql {
   );
   return Prisma.sql`search @@ (${Prisma.join(clauses, ' && ')})`;
 }
+
+type FieldAtom = Extract<Atom, { kind: 'field' }>;
+
+function columnCondition(atom: FieldAtom): Prisma.Sql {
+  const value = atom.field === 'event' ? atom.value.toLowerCase() : atom.value;
+  const test =
+    atom.field === 'result'
+      ? Prisma.sql`result = ${value}`
+      : value.endsWith('*')
+        ? Prisma.sql`starts_with(event, ${value.slice(0, -1)})`
+        : Prisma.sql`event = ${value}`;
+  return atom.negated ? Prisma.sql`NOT (${test})` : test;
+}
+
+/**
+ * The query as a condition on the `event` and `result` columns, when it holds nothing else
+ * (undefined otherwise): true of exactly the entries `searchMatch` finds, since the `search`
+ * column holds `event:<event>` and `result:<result>` as they are, and the query's event value
+ * is lowercased there as here. Tables keyed by those columns (the hour counts) can answer it.
+ */
+export function columnsMatch(query: SearchQuery): Prisma.Sql | undefined {
+  const onColumns = (atom: Atom): atom is FieldAtom =>
+    atom.kind === 'field' && (atom.field === 'event' || atom.field === 'result');
+  if (!query.every((clause) => clause.every(onColumns))) return undefined;
+  const clauses = query.map(
+    (clause) => Prisma.sql`(${Prisma.join((clause as FieldAtom[]).map(columnCondition), ' OR ')})`,
+  );
+  return Prisma.join(clauses, ' AND ');
+}

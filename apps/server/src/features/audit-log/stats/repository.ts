@@ -3,7 +3,8 @@ import { Prisma } from '@secadmin/db';
 import type { Connection } from '../../../storage/connection.js';
 import { filterSql } from '../entries/sql.js';
 import type { SearchQuery } from '../search/query.js';
-import { searchMatch } from '../search/search-sql.js';
+import { columnsMatch, searchMatch } from '../search/search-sql.js';
+import { HOUR_MS } from './hour-counts.js';
 
 export type StatsField = components['schemas']['LogStatsField'];
 
@@ -40,27 +41,61 @@ interface Row {
   n: number;
 }
 
+/** The fields the hour counts are kept by (all but `actor.id`). */
+const COUNTED_FIELDS: ReadonlySet<StatsField> = new Set([
+  'event',
+  'result',
+  'origin',
+  'actor.type',
+  'target.type',
+]);
+
+/**
+ * The whole hours of the range the hour counts answer, and the query as a condition on
+ * their columns: when buckets are whole hours (every interval from `1h` on), every field
+ * asked for is counted there, and the query (if any) is about `event` and `result` alone.
+ * The entries of the part hours at either end, and those not sealed yet, are read.
+ */
+function countedHours(
+  scope: StatsScope,
+  widthMs: number,
+  fields: readonly StatsField[],
+): { from: Date; to: Date; match: Prisma.Sql | undefined } | undefined {
+  if (widthMs % HOUR_MS !== 0 || !fields.every((field) => COUNTED_FIELDS.has(field)))
+    return undefined;
+  const match = scope.query ? columnsMatch(scope.query) : undefined;
+  if (scope.query && !match) return undefined;
+  const from = new Date(Math.ceil(scope.from.getTime() / HOUR_MS) * HOUR_MS);
+  const to = new Date(Math.floor(scope.to.getTime() / HOUR_MS) * HOUR_MS);
+  return from < to ? { from, to, match } : undefined;
+}
+
+/** A queued entry (`q`) read from its month's partition, or by id if queued without its timestamp. */
+const QUEUED_ENTRY = Prisma.sql`
+  SELECT * FROM log_entries WHERE id = q.entry_id AND timestamp = q.entry_timestamp
+  UNION ALL
+  SELECT * FROM log_entries WHERE q.entry_timestamp IS NULL AND id = q.entry_id
+  LIMIT 1`;
+
 /** Counts of the entries a search would find, over time and by field. */
 export class StatsRepository {
   constructor(private readonly c: Connection) {}
 
   /**
-   * One scan of the matching entries answers the buckets and every facet (grouping sets), and
+   * One pass over the matching entries answers the buckets and every facet (grouping sets), and
    * the ranking cuts each facet to its top values in the database, so a field with many
    * distinct values (`actor.id`) costs no more rows than FACET_SIZE. `date_bin` from the first
    * bucket's start puts each entry in its bucket; `COLLATE "C"` orders by code point, whatever
    * the database's collation. `OFFSET 0` keeps the planner from estimating the buckets from the
    * timestamp column's statistics (as many groups as entries): it would sort every matching
-   * entry, on disk, rather than hash them into the few buckets there are.
+   * entry, on disk, rather than hash them into the few buckets there are. Where the hour counts
+   * can answer (see `countedHours`), whole hours come from them, each counting as its `n`.
    */
   async count(
     scope: StatsScope,
     bucket: { firstStart: Date; widthMs: number },
     fields: readonly StatsField[],
   ): Promise<StatsCounts> {
-    const where = Prisma.sql`${filterSql({ from: scope.from, to: scope.to })}${
-      scope.query ? Prisma.sql` AND ${searchMatch(scope.query)}` : Prisma.empty
-    }`;
     const stride = Prisma.sql`make_interval(secs => ${bucket.widthMs / 1000})`;
     const facetColumns = fields.map(
       (field, i) => Prisma.sql`${COLUMNS[field]} AS f${Prisma.raw(String(i))}`,
@@ -78,15 +113,38 @@ export class StatsRepository {
     );
     const value =
       names.length > 0 ? Prisma.sql`COALESCE(${Prisma.join(names)})` : Prisma.sql`NULL::text`;
+    const binned = (column: Prisma.Sql) =>
+      Prisma.join([
+        Prisma.sql`date_bin(${stride}, ${column}, ${bucket.firstStart}::timestamptz) AS bucket`,
+        ...facetColumns,
+      ]);
+    const matching = scope.query ? Prisma.sql` AND ${searchMatch(scope.query)}` : Prisma.empty;
+    const entriesIn = (from: Date, to: Date) => Prisma.sql`
+      SELECT ${binned(Prisma.raw('timestamp'))}, 1 AS w FROM log_entries
+      WHERE ${filterSql({ from, to })}${matching}`;
+    const hours = countedHours(scope, bucket.widthMs, fields);
+    const matched = hours
+      ? Prisma.sql`
+          SELECT ${binned(Prisma.raw('hour'))}, n AS w FROM log_entry_counts
+          WHERE hour >= ${hours.from} AND hour < ${hours.to} AND n > 0${
+            hours.match ? Prisma.sql` AND ${hours.match}` : Prisma.empty
+          }
+          UNION ALL ${entriesIn(scope.from, hours.from)}
+          UNION ALL ${entriesIn(hours.to, scope.to)}
+          UNION ALL
+          SELECT ${binned(Prisma.raw('timestamp'))}, 1 AS w FROM log_seal_queue q
+          CROSS JOIN LATERAL (${QUEUED_ENTRY}) AS e
+          WHERE (q.entry_timestamp IS NULL
+                 OR (q.entry_timestamp >= ${hours.from} AND q.entry_timestamp < ${hours.to}))
+            AND ${filterSql(hours)}${matching}`
+      : entriesIn(scope.from, scope.to);
     const sql = Prisma.sql`
       SELECT field, bucket, value, n FROM (
         SELECT field, bucket, value, n,
           row_number() OVER (PARTITION BY field ORDER BY n DESC, value COLLATE "C") AS rank
         FROM (
-          SELECT CASE ${fieldOf} END AS field, bucket, ${value} AS value, count(*)::float8 AS n
-          FROM (
-            SELECT ${Prisma.join([Prisma.sql`date_bin(${stride}, timestamp, ${bucket.firstStart}::timestamptz) AS bucket`, ...facetColumns])}
-            FROM log_entries WHERE ${where} OFFSET 0) AS matched
+          SELECT CASE ${fieldOf} END AS field, bucket, ${value} AS value, sum(w)::float8 AS n
+          FROM (${matched} OFFSET 0) AS matched
           GROUP BY GROUPING SETS (${Prisma.join(sets)})) AS grouped
         WHERE field = -1 OR value IS NOT NULL) AS ranked
       WHERE field = -1 OR rank <= ${FACET_SIZE}

@@ -1,0 +1,28 @@
+-- Sealed entries counted per hour and per value of the few-valued fields a statistics facet
+-- may count (every field but `actor.id`): a histogram or a facet over a month reads a few
+-- thousand of these rows instead of every entry. The sealer adds what it seals in the
+-- statement that seals it, retention takes away what it removes in the statement that removes
+-- it; entries still in the seal queue are counted from the entries themselves.
+CREATE TABLE "log_entry_counts" (
+    "hour" TIMESTAMPTZ(3) NOT NULL,
+    "event" TEXT NOT NULL,
+    "result" TEXT NOT NULL,
+    "origin" TEXT NOT NULL,
+    "actor_type" TEXT NOT NULL,
+    "target_type" TEXT,
+    "n" BIGINT NOT NULL
+);
+
+CREATE UNIQUE INDEX "log_entry_counts_key" ON "log_entry_counts"
+    ("hour", "event", "result", "origin", "actor_type", "target_type") NULLS NOT DISTINCT;
+
+-- Counted under the sealer's lock, so that no batch is sealed between the count and the
+-- commit: every entry is then either counted here or still queued.
+SELECT pg_advisory_xact_lock(7246614222);
+
+INSERT INTO "log_entry_counts" ("hour", "event", "result", "origin", "actor_type", "target_type", "n")
+SELECT date_bin('1 hour', e."timestamp", TIMESTAMPTZ '1970-01-01 00:00:00+00'), e."event", e."result",
+    e."origin", e."actor_type", e."target_type", count(*)
+FROM "log_entries" e
+WHERE NOT EXISTS (SELECT 1 FROM "log_seal_queue" q WHERE q."entry_id" = e."id")
+GROUP BY 1, 2, 3, 4, 5, 6;
