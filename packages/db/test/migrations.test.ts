@@ -79,11 +79,11 @@ describe('migrations', () => {
       const counts = migrations.findIndex((m) => m.name.endsWith('_log_entry_counts'));
       await applyMigrations(session, migrations.slice(0, counts));
       await client.query(
-        `INSERT INTO log_entries (id, timestamp, event, actor_type, target_type, result, origin)
-         VALUES ('log_a', '2025-01-01T10:05:00Z', 'user.login', 'user', NULL, 'success', 'api'),
-                ('log_b', '2025-01-01T10:55:00Z', 'user.login', 'user', NULL, 'success', 'api'),
-                ('log_c', '2025-01-01T11:00:00Z', 'user.login', 'user', 'doc', 'success', 'api'),
-                ('log_queued', '2025-01-01T10:10:00Z', 'user.login', 'user', NULL, 'success', 'api')`,
+        `INSERT INTO log_entries (id, timestamp, event, actor_id, actor_type, target_type, result, origin)
+         VALUES ('log_a', '2025-01-01T10:05:00Z', 'user.login', 'ada', 'user', NULL, 'success', 'api'),
+                ('log_b', '2025-01-01T10:55:00Z', 'user.login', 'ada', 'user', NULL, 'success', 'api'),
+                ('log_c', '2025-01-01T11:00:00Z', 'user.login', NULL, 'user', 'doc', 'success', 'api'),
+                ('log_queued', '2025-01-01T10:10:00Z', 'user.login', 'ada', 'user', NULL, 'success', 'api')`,
       );
       await client.query(
         `INSERT INTO log_seal_queue (entry_id, entry_timestamp) VALUES ('log_queued', '2025-01-01T10:10:00Z')`,
@@ -97,6 +97,11 @@ describe('migrations', () => {
         { hour: '10:00', target_type: null, n: 2 },
         { hour: '11:00', target_type: 'doc', n: 1 },
       ]);
+      const actors = await client.query(
+        `SELECT to_char(day AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') AS day, actor_id, n::int AS n
+         FROM log_actor_counts`,
+      );
+      expect(actors.rows).toEqual([{ day: '2025-01-01 00:00', actor_id: 'ada', n: 2 }]);
     } finally {
       await client.end();
       await database.drop();

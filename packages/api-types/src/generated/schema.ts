@@ -402,11 +402,12 @@ export interface paths {
          *     field (no `actor.id`, no target) is left out of that facet. The same access as search:
          *     what a search with this key finds is what is counted, and nothing more.
          *
-         *     What a request costs: when its buckets are `1h` or wider, its `groupBy` leaves out
-         *     `actor.id` and its query (if any) holds only `event:` and `result:` terms, the whole
-         *     hours of the range are counted from per-hour counts the service keeps as it seals
-         *     entries, so a month costs little more than a day. Any other request reads every
-         *     matching entry of the range: its time grows with the number of matches.
+         *     What a request costs: when its buckets are `1h` or wider and its query (if any) holds
+         *     only `event:` and `result:` terms, the whole hours of the range are counted from per-hour
+         *     counts the service keeps as it seals entries, so a month costs little more than a day; an
+         *     `actor.id` facet is counted that way (from per-day counts) only without a query and over
+         *     a range holding a whole UTC day. Any other request reads every matching entry of the
+         *     range: its time grows with the number of matches.
          */
         post: operations["getLogStats"];
         delete?: never;

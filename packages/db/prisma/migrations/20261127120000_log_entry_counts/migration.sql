@@ -1,6 +1,6 @@
 -- Sealed entries counted per hour and per value of the few-valued fields a statistics facet
--- may count (every field but `actor.id`): a histogram or a facet over a month reads a few
--- thousand of these rows instead of every entry. The sealer adds what it seals in the
+-- may count (every field but `actor.id`), and per day and actor id: a histogram or a facet
+-- over a month reads these rows instead of every entry. The sealer adds what it seals in the
 -- statement that seals it, retention takes away what it removes in the statement that removes
 -- it; entries still in the seal queue are counted from the entries themselves.
 CREATE TABLE "log_entry_counts" (
@@ -16,6 +16,13 @@ CREATE TABLE "log_entry_counts" (
 CREATE UNIQUE INDEX "log_entry_counts_key" ON "log_entry_counts"
     ("hour", "event", "result", "origin", "actor_type", "target_type") NULLS NOT DISTINCT;
 
+CREATE TABLE "log_actor_counts" (
+    "day" TIMESTAMPTZ(3) NOT NULL,
+    "actor_id" TEXT NOT NULL,
+    "n" BIGINT NOT NULL,
+    CONSTRAINT "log_actor_counts_pkey" PRIMARY KEY ("day", "actor_id")
+);
+
 -- Counted under the sealer's lock, so that no batch is sealed between the count and the
 -- commit: every entry is then either counted here or still queued.
 SELECT pg_advisory_xact_lock(7246614222);
@@ -26,3 +33,10 @@ SELECT date_bin('1 hour', e."timestamp", TIMESTAMPTZ '1970-01-01 00:00:00+00'), 
 FROM "log_entries" e
 WHERE NOT EXISTS (SELECT 1 FROM "log_seal_queue" q WHERE q."entry_id" = e."id")
 GROUP BY 1, 2, 3, 4, 5, 6;
+
+INSERT INTO "log_actor_counts" ("day", "actor_id", "n")
+SELECT date_bin('1 day', e."timestamp", TIMESTAMPTZ '1970-01-01 00:00:00+00'), e."actor_id", count(*)
+FROM "log_entries" e
+WHERE e."actor_id" IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM "log_seal_queue" q WHERE q."entry_id" = e."id")
+GROUP BY 1, 2;

@@ -3,7 +3,7 @@ import { arrayLiteral } from '../../../storage/array-literal.js';
 import type { Connection } from '../../../storage/connection.js';
 import { LOG_COLUMNS, type LogRow, UNSEALED_COLUMNS } from '../entries/sql.js';
 import { RETENTION_EVENT } from '../retention/repository.js';
-import type { HourCount } from '../stats/hour-counts.js';
+import type { KeptCounts } from '../stats/kept-counts.js';
 import type { CanonicalColumns } from './canonical-columns.js';
 
 /** Any constant: the instance holding this transaction-level lock is the one sealing. */
@@ -37,8 +37,8 @@ export interface SealBatch {
   /** Digests and salts of entries written before the chain existed. */
   late: { id: string; digests: object; salts: object }[];
   checkpoints: { seq: number; hash: string; signature: string }[];
-  /** The sealed entries counted per hour (added to `log_entry_counts`). */
-  counts: HourCount[];
+  /** The sealed entries counted (added to `log_entry_counts` and `log_actor_counts`). */
+  counts: KeptCounts;
   sealedAt: Date;
 }
 
@@ -160,7 +160,7 @@ export class ChainRepository {
 
   /**
    * Within the sealer's transaction, one statement: appends the chain rows, dequeues the
-   * entries, stores late digests, adds checkpoints and adds the entries to the hour counts,
+   * entries, stores late digests, adds checkpoints and adds the entries to the kept counts,
    * if the chain's head is still `expectedHeadSeq` (read before the lock was taken). False
    * when it moved (nothing was written) or when a queued entry left the queue meanwhile
    * (retention removed it): the caller rolls back and starts again. Each array travels as one array literal: the
@@ -199,7 +199,13 @@ export class ChainRepository {
            AS t(hour, event, result, origin, actor_type, target_type, n)
          WHERE (SELECT ok FROM fresh)
          ON CONFLICT (hour, event, result, origin, actor_type, target_type)
-           DO UPDATE SET n = c.n + excluded.n)
+           DO UPDATE SET n = c.n + excluded.n),
+       actors_counted AS (
+         INSERT INTO log_actor_counts AS c (day, actor_id, n)
+         SELECT t.day, t.actor_id, t.n
+         FROM unnest($22::timestamptz[], $23::text[], $24::bigint[]) AS t(day, actor_id, n)
+         WHERE (SELECT ok FROM fresh)
+         ON CONFLICT (day, actor_id) DO UPDATE SET n = c.n + excluded.n)
        SELECT ok AND (SELECT count(*) FROM dequeued) = cardinality($7::bigint[]) AS fresh
        FROM fresh`,
       [
@@ -217,13 +223,16 @@ export class ChainRepository {
         arrayLiteral(checkpoints.map((c) => c.hash)),
         arrayLiteral(checkpoints.map((c) => c.signature)),
         arrayLiteral(rows.map((r) => String(r.canonicalVersion))),
-        arrayLiteral(counts.map((c) => c.hour.toISOString())),
-        arrayLiteral(counts.map((c) => c.event)),
-        arrayLiteral(counts.map((c) => c.result)),
-        arrayLiteral(counts.map((c) => c.origin)),
-        arrayLiteral(counts.map((c) => c.actorType)),
-        arrayLiteral(counts.map((c) => c.targetType)),
-        arrayLiteral(counts.map((c) => String(c.n))),
+        arrayLiteral(counts.hours.map((c) => c.hour.toISOString())),
+        arrayLiteral(counts.hours.map((c) => c.event)),
+        arrayLiteral(counts.hours.map((c) => c.result)),
+        arrayLiteral(counts.hours.map((c) => c.origin)),
+        arrayLiteral(counts.hours.map((c) => c.actorType)),
+        arrayLiteral(counts.hours.map((c) => c.targetType)),
+        arrayLiteral(counts.hours.map((c) => String(c.n))),
+        arrayLiteral(counts.actorDays.map((c) => c.day.toISOString())),
+        arrayLiteral(counts.actorDays.map((c) => c.actorId)),
+        arrayLiteral(counts.actorDays.map((c) => String(c.n))),
       ],
     );
     return result?.fresh === true;

@@ -3,7 +3,7 @@ import { Pacer } from '../../../lib/pacer.js';
 import { type Job, type JobLogger, pollLoop } from '../../../lib/poll-loop.js';
 import { BATCH_BYTES } from '../../../lib/read-batches.js';
 import type { Store } from '../../../storage/store.js';
-import { countByHour } from '../stats/hour-counts.js';
+import { keptCounts } from '../stats/kept-counts.js';
 import { type CanonicalColumns, chainEntry } from './canonical-columns.js';
 import { commit } from './commitments.js';
 import type {
@@ -176,7 +176,7 @@ export class Sealer implements Required<Job> {
       );
       const { entries, late } = await this.entries(queued);
       const rows = await this.hash(state.head, queued, entries);
-      const counts = countByHour(entries.values());
+      const counts = keptCounts(entries.values());
       const sealedAt = new Date();
       const checkpoints = this.checkpointsDue(state, rows, sealedAt, forceCheckpoint);
       const fullBatchLeft = looked >= this.batchSize;

@@ -1,6 +1,6 @@
 import { Prisma } from '@secadmin/db';
 import type { Connection } from '../../../storage/connection.js';
-import { HOUR_OF_TIMESTAMP } from '../stats/hour-counts.js';
+import { DAY_OF_TIMESTAMP, HOUR_OF_TIMESTAMP } from '../stats/kept-counts.js';
 
 /**
  * The service's record of a retention run: never removed itself. Only `origin: service`
@@ -19,7 +19,7 @@ export class RetentionRepository {
    * stored hashes, so the chain still verifies across them). Entries not sealed yet stay
    * until a later run: marked chain rows are then exactly the removed entries. The outer
    * `timestamp` condition keeps the DELETE to the partitions of old months. Entries from
-   * `heldFrom` on (not yet delivered by a log stream) stay. The hour counts lose the removed
+   * `heldFrom` on (not yet delivered by a log stream) stay. The kept counts lose the removed
    * entries in the same statement.
    */
   async removeOlderThan(cutoff: Date, limit: number, heldFrom?: number): Promise<number> {
@@ -32,7 +32,7 @@ export class RetentionRepository {
             AND NOT (e.event = ${RETENTION_EVENT} AND e.origin = 'service')
             AND (${heldFrom ?? null}::bigint IS NULL OR c.seq < ${heldFrom ?? null}::bigint)
           LIMIT ${limit})
-        RETURNING id, timestamp, event, result, origin, actor_type, target_type),
+        RETURNING id, timestamp, event, result, origin, actor_id, actor_type, target_type),
       marked AS (
         UPDATE log_chain SET removed_at = now() WHERE entry_id IN (SELECT id FROM removed)),
       uncounted AS (
@@ -42,7 +42,12 @@ export class RetentionRepository {
               FROM removed GROUP BY 1, 2, 3, 4, 5, 6) AS r
         WHERE c.hour = r.hour AND c.event = r.event AND c.result = r.result
           AND c.origin = r.origin AND c.actor_type = r.actor_type
-          AND c.target_type IS NOT DISTINCT FROM r.target_type)
+          AND c.target_type IS NOT DISTINCT FROM r.target_type),
+      actors_uncounted AS (
+        UPDATE log_actor_counts c SET n = c.n - r.n
+        FROM (SELECT ${DAY_OF_TIMESTAMP} AS day, actor_id, count(*) AS n
+              FROM removed WHERE actor_id IS NOT NULL GROUP BY 1, 2) AS r
+        WHERE c.day = r.day AND c.actor_id = r.actor_id)
       SELECT count(*)::int AS n FROM removed`;
     const [result] = await this.c.sql<{ n: number }>(sql.text, sql.values);
     return result?.n ?? 0;

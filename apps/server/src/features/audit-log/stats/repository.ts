@@ -4,7 +4,7 @@ import type { Connection } from '../../../storage/connection.js';
 import { filterSql } from '../entries/sql.js';
 import type { SearchQuery } from '../search/query.js';
 import { columnsMatch, searchMatch } from '../search/search-sql.js';
-import { HOUR_MS } from './hour-counts.js';
+import { DAY_MS, HOUR_MS } from './kept-counts.js';
 
 export type StatsField = components['schemas']['LogStatsField'];
 
@@ -41,33 +41,36 @@ interface Row {
   n: number;
 }
 
-/** The fields the hour counts are kept by (all but `actor.id`). */
-const COUNTED_FIELDS: ReadonlySet<StatsField> = new Set([
-  'event',
-  'result',
-  'origin',
-  'actor.type',
-  'target.type',
-]);
+interface Span {
+  from: Date;
+  to: Date;
+}
 
 /**
- * The whole hours of the range the hour counts answer, and the query as a condition on
- * their columns: when buckets are whole hours (every interval from `1h` on), every field
- * asked for is counted there, and the query (if any) is about `event` and `result` alone.
- * The entries of the part hours at either end, and those not sealed yet, are read.
+ * What the kept counts answer of a request: the whole hours of its range from the hour counts
+ * (with the query as a condition on their columns), and, when `actor.id` is asked for, the
+ * whole days from the actor counts. They answer when the buckets are whole hours (every
+ * interval from `1h` on), the query (if any) is about `event` and `result` alone, and, with
+ * `actor.id`, there is no query (actors are not counted by event) and the range holds a whole
+ * day. Entries of the part hours and days at either end, and those not sealed yet, are read.
  */
-function countedHours(
+export function keptSpans(
   scope: StatsScope,
   widthMs: number,
   fields: readonly StatsField[],
-): { from: Date; to: Date; match: Prisma.Sql | undefined } | undefined {
-  if (widthMs % HOUR_MS !== 0 || !fields.every((field) => COUNTED_FIELDS.has(field)))
-    return undefined;
+): { hours: Span; match: Prisma.Sql | undefined; days: Span | undefined } | undefined {
+  if (widthMs % HOUR_MS !== 0) return undefined;
   const match = scope.query ? columnsMatch(scope.query) : undefined;
   if (scope.query && !match) return undefined;
-  const from = new Date(Math.ceil(scope.from.getTime() / HOUR_MS) * HOUR_MS);
-  const to = new Date(Math.floor(scope.to.getTime() / HOUR_MS) * HOUR_MS);
-  return from < to ? { from, to, match } : undefined;
+  const within = (unitMs: number) => ({
+    from: new Date(Math.ceil(scope.from.getTime() / unitMs) * unitMs),
+    to: new Date(Math.floor(scope.to.getTime() / unitMs) * unitMs),
+  });
+  const hours = within(HOUR_MS);
+  if (hours.from >= hours.to) return undefined;
+  if (!fields.includes('actor.id')) return { hours, match, days: undefined };
+  const days = within(DAY_MS);
+  return scope.query || days.from >= days.to ? undefined : { hours, match, days };
 }
 
 /** A queued entry (`q`) read from its month's partition, or by id if queued without its timestamp. */
@@ -76,6 +79,9 @@ const QUEUED_ENTRY = Prisma.sql`
   UNION ALL
   SELECT * FROM log_entries WHERE q.entry_timestamp IS NULL AND id = q.entry_id
   LIMIT 1`;
+
+const inSpan = (column: string, span: Span) =>
+  Prisma.sql`${Prisma.raw(column)} >= ${span.from} AND ${Prisma.raw(column)} < ${span.to}`;
 
 /** Counts of the entries a search would find, over time and by field. */
 export class StatsRepository {
@@ -88,8 +94,8 @@ export class StatsRepository {
    * bucket's start puts each entry in its bucket; `COLLATE "C"` orders by code point, whatever
    * the database's collation. `OFFSET 0` keeps the planner from estimating the buckets from the
    * timestamp column's statistics (as many groups as entries): it would sort every matching
-   * entry, on disk, rather than hash them into the few buckets there are. Where the hour counts
-   * can answer (see `countedHours`), whole hours come from them, each counting as its `n`.
+   * entry, on disk, rather than hash them into the few buckets there are. Where the kept
+   * counts answer (`keptSpans`), their rows count as their `n`.
    */
   async count(
     scope: StatsScope,
@@ -97,9 +103,6 @@ export class StatsRepository {
     fields: readonly StatsField[],
   ): Promise<StatsCounts> {
     const stride = Prisma.sql`make_interval(secs => ${bucket.widthMs / 1000})`;
-    const facetColumns = fields.map(
-      (field, i) => Prisma.sql`${COLUMNS[field]} AS f${Prisma.raw(String(i))}`,
-    );
     const names = fields.map((_, i) => Prisma.raw(`f${i}`));
     const sets = [Prisma.sql`(bucket)`, ...names.map((name) => Prisma.sql`(${name})`)];
     const fieldOf = Prisma.join(
@@ -113,31 +116,61 @@ export class StatsRepository {
     );
     const value =
       names.length > 0 ? Prisma.sql`COALESCE(${Prisma.join(names)})` : Prisma.sql`NULL::text`;
-    const binned = (column: Prisma.Sql) =>
+    // One row source: its bucket column (null: counted in no bucket), and per field its
+    // column, or null where the source does not count that field.
+    const select = (bucketOf: string | null, columnOf: (field: StatsField) => Prisma.Sql | null) =>
       Prisma.join([
-        Prisma.sql`date_bin(${stride}, ${column}, ${bucket.firstStart}::timestamptz) AS bucket`,
-        ...facetColumns,
+        bucketOf === null
+          ? Prisma.sql`NULL::timestamptz AS bucket`
+          : Prisma.sql`date_bin(${stride}, ${Prisma.raw(bucketOf)}, ${bucket.firstStart}::timestamptz) AS bucket`,
+        ...fields.map(
+          (field, i) =>
+            Prisma.sql`${columnOf(field) ?? Prisma.sql`NULL::text`} AS f${Prisma.raw(String(i))}`,
+        ),
       ]);
+    const every = (field: StatsField) => COLUMNS[field];
+    const actorOnly = (field: StatsField) => (field === 'actor.id' ? COLUMNS[field] : null);
     const matching = scope.query ? Prisma.sql` AND ${searchMatch(scope.query)}` : Prisma.empty;
-    const entriesIn = (from: Date, to: Date) => Prisma.sql`
-      SELECT ${binned(Prisma.raw('timestamp'))}, 1 AS w FROM log_entries
-      WHERE ${filterSql({ from, to })}${matching}`;
-    const hours = countedHours(scope, bucket.widthMs, fields);
-    const matched = hours
-      ? Prisma.sql`
-          SELECT ${binned(Prisma.raw('hour'))}, n AS w FROM log_entry_counts
-          WHERE hour >= ${hours.from} AND hour < ${hours.to} AND n > 0${
-            hours.match ? Prisma.sql` AND ${hours.match}` : Prisma.empty
-          }
-          UNION ALL ${entriesIn(scope.from, hours.from)}
-          UNION ALL ${entriesIn(hours.to, scope.to)}
-          UNION ALL
-          SELECT ${binned(Prisma.raw('timestamp'))}, 1 AS w FROM log_seal_queue q
-          CROSS JOIN LATERAL (${QUEUED_ENTRY}) AS e
-          WHERE (q.entry_timestamp IS NULL
-                 OR (q.entry_timestamp >= ${hours.from} AND q.entry_timestamp < ${hours.to}))
-            AND ${filterSql(hours)}${matching}`
-      : entriesIn(scope.from, scope.to);
+    const entries = (
+      span: Span,
+      columnOf: (field: StatsField) => Prisma.Sql | null = every,
+      bucketOf: string | null = 'timestamp',
+    ) => Prisma.sql`
+      SELECT ${select(bucketOf, columnOf)}, 1 AS w FROM log_entries
+      WHERE ${inSpan('timestamp', span)}${matching}`;
+    const kept = keptSpans(scope, bucket.widthMs, fields);
+    let matched = entries(scope);
+    if (kept) {
+      const { hours, match, days } = kept;
+      const sources = [
+        Prisma.sql`
+          SELECT ${select('hour', (field) => (field === 'actor.id' ? null : COLUMNS[field]))}, n AS w
+          FROM log_entry_counts
+          WHERE ${inSpan('hour', hours)} AND n > 0${match ? Prisma.sql` AND ${match}` : Prisma.empty}`,
+        entries({ from: scope.from, to: hours.from }),
+        entries({ from: hours.to, to: scope.to }),
+        // Not sealed yet, so in no kept count: their actor ids only where the actor counts
+        // answer (elsewhere in the whole hours, the entries below count those).
+        Prisma.sql`
+          SELECT ${select('timestamp', (field) =>
+            field === 'actor.id' && days
+              ? Prisma.sql`CASE WHEN ${inSpan('timestamp', days)} THEN actor_id END`
+              : COLUMNS[field],
+          )}, 1 AS w
+          FROM log_seal_queue q CROSS JOIN LATERAL (${QUEUED_ENTRY}) AS e
+          WHERE (q.entry_timestamp IS NULL OR ${inSpan('q.entry_timestamp', hours)})
+            AND ${inSpan('timestamp', hours)}${matching}`,
+      ];
+      if (days)
+        sources.push(
+          Prisma.sql`
+            SELECT ${select(null, actorOnly)}, n AS w FROM log_actor_counts
+            WHERE ${inSpan('day', days)} AND n > 0`,
+          entries({ from: hours.from, to: days.from }, actorOnly, null),
+          entries({ from: days.to, to: hours.to }, actorOnly, null),
+        );
+      matched = Prisma.join(sources, ' UNION ALL ');
+    }
     const sql = Prisma.sql`
       SELECT field, bucket, value, n FROM (
         SELECT field, bucket, value, n,

@@ -33,7 +33,7 @@ const COLUMN: Record<StatsField, keyof Row> = {
   'actor.type': 'actor_type',
   'target.type': 'target_type',
 };
-/** Queries the hour counts can answer and some they cannot, each with what it finds. */
+/** Queries the kept counts can answer and some they cannot, each with what it finds. */
 const QUERIES: [query: string | undefined, finds: (row: Row) => boolean][] = [
   [undefined, () => true],
   ['event:user.login', (r) => r.event === 'user.login'],
@@ -110,7 +110,7 @@ function expected(
   return { buckets, facets, total: matched.length };
 }
 
-describe.each(DATABASES)('log stats from the hour counts on %s', (database) => {
+describe.each(DATABASES)('log stats from the kept counts on %s', (database) => {
   let server: TestServer;
   const r = random(27);
 
@@ -126,13 +126,17 @@ describe.each(DATABASES)('log stats from the hour counts on %s', (database) => {
     (await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM log_seal_queue'))[0]?.n;
   const sealed = () =>
     vi.waitFor(async () => expect(await queued()).toBe(0), { timeout: 60_000, interval: 50 });
-  const counted = async (from: number, to: number) =>
-    (
-      await server.db.query<{ n: number }>(
-        'SELECT coalesce(sum(n), 0)::int AS n FROM log_entry_counts WHERE hour >= $1 AND hour < $2',
-        [new Date(from), new Date(to)],
-      )
-    )[0]?.n;
+  /** What the hour counts and the actor counts hold for `[from, to)`: they must agree. */
+  const counted = async (from: number, to: number) => {
+    const [row] = await server.db.query<{ hours: number; actors: number }>(
+      `SELECT (SELECT coalesce(sum(n), 0)::int FROM log_entry_counts WHERE hour >= $1 AND hour < $2) AS hours,
+              (SELECT coalesce(sum(n), 0)::int FROM log_actor_counts WHERE day >= $1 AND day < $2) AS actors`,
+      [new Date(from), new Date(to)],
+    );
+    // Every entry here has an actor id.
+    expect(row?.actors).toBe(row?.hours);
+    return row?.hours;
+  };
 
   /** Random requests over `[from, to)`, each compared with a count of the entries. */
   const compare = async (spanFrom: number, spanTo: number, requests: number) => {
@@ -142,11 +146,22 @@ describe.each(DATABASES)('log stats from the hour counts on %s', (database) => {
       [new Date(spanFrom), new Date(spanTo)],
     );
     for (let i = 0; i < requests; i++) {
+      // In turn: what the actor counts answer (no query, actor.id, a day or more), what the
+      // hour counts answer (event:/result: queries, no actor.id), and anything at all.
+      const kind = i % 3;
       const from = spanFrom + r.below(spanTo - spanFrom);
-      const to = Math.min(spanTo, from + 1 + r.below(2 * DAY_MS));
-      const query = r.below(QUERIES.length);
-      const interval = r.pick<Interval>(['1h', '6h', '1d', 'auto']);
-      const fields = [...FIELDS, 'actor.id' as const].filter(() => r.below(2) === 0);
+      const to = Math.min(spanTo, from + 1 + (kind === 0 ? DAY_MS : 0) + r.below(2 * DAY_MS));
+      const query = kind === 0 ? 0 : kind === 1 ? 1 + r.below(4) : r.below(QUERIES.length);
+      const interval = r.pick<Interval>(
+        kind === 2 ? ['1h', '6h', '1d', 'auto'] : ['1h', '6h', '1d'],
+      );
+      const some = FIELDS.filter(() => r.below(2) === 0);
+      const fields: StatsField[] =
+        kind === 0
+          ? [...some, 'actor.id']
+          : kind === 1
+            ? some
+            : [...some, 'actor.id'].filter(() => r.below(2) === 0);
       const q = QUERIES[query]?.[0];
       const body = {
         from: new Date(from).toISOString(),
@@ -171,7 +186,7 @@ describe.each(DATABASES)('log stats from the hour counts on %s', (database) => {
   }, 120_000);
   afterAll(() => server?.stop());
 
-  it('answers whole sealed hours from the counts as the entries would', async () => {
+  it('answers whole sealed hours and days from the counts as the entries would', async () => {
     await sealed();
     expect(await counted(START, START + SPAN_MS)).toBe(1_500);
     await compare(START, START + SPAN_MS, 60);
@@ -205,7 +220,7 @@ describe.each(DATABASES)('log stats from the hour counts on %s', (database) => {
     // Around the cutoff of a 30-day window: the month holding it loses rows one by one; the
     // months wholly before it (START's) are dropped.
     const cutoff = Date.now() - 30 * DAY_MS;
-    const near = Math.floor((cutoff - 2 * DAY_MS) / HOUR_MS) * HOUR_MS;
+    const near = Math.floor((cutoff - 2 * DAY_MS) / DAY_MS) * DAY_MS;
     await ingest(entries(600, near, 4 * DAY_MS, 3));
     await sealed();
     const before = await counted(near, near + 4 * DAY_MS);
