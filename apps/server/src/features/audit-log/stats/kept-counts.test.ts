@@ -161,7 +161,7 @@ describe.each(DATABASES)('log stats from the kept counts on %s', (database) => {
           ? [...some, 'actor.id']
           : kind === 1
             ? some
-            : [...some, 'actor.id'].filter(() => r.below(2) === 0);
+            : [...some, 'actor.id' as const].filter(() => r.below(2) === 0);
       const q = QUERIES[query]?.[0];
       const body = {
         from: new Date(from).toISOString(),

@@ -1,7 +1,6 @@
 import type { components } from '@secadmin/api-types';
 import { Prisma } from '@secadmin/db';
 import type { Connection } from '../../../storage/connection.js';
-import { filterSql } from '../entries/sql.js';
 import type { SearchQuery } from '../search/query.js';
 import { columnsMatch, searchMatch } from '../search/search-sql.js';
 import { DAY_MS, HOUR_MS } from './kept-counts.js';
