@@ -16,12 +16,15 @@ CREATE TABLE "log_entry_counts" (
 CREATE UNIQUE INDEX "log_entry_counts_key" ON "log_entry_counts"
     ("hour", "event", "result", "origin", "actor_type", "target_type") NULLS NOT DISTINCT;
 
+-- Each batch the sealer commits updates a row per day and actor it holds: pages left half
+-- empty let PostgreSQL write each new row version beside the old one (a HOT update, no index
+-- entry), and prune the old ones as it goes, without a vacuum.
 CREATE TABLE "log_actor_counts" (
     "day" TIMESTAMPTZ(3) NOT NULL,
     "actor_id" TEXT NOT NULL,
     "n" BIGINT NOT NULL,
     CONSTRAINT "log_actor_counts_pkey" PRIMARY KEY ("day", "actor_id")
-);
+) WITH (fillfactor = 50);
 
 -- Counted under the sealer's lock, so that no batch is sealed between the count and the
 -- commit: every entry is then either counted here or still queued.

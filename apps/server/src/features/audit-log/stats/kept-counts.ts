@@ -42,33 +42,66 @@ export interface KeptCounts {
   actorDays: ActorDayCount[];
 }
 
-function bump<T extends { n: number }>(counts: Map<string, T>, key: unknown[], fresh: () => T) {
-  // JSON of the key's values: no separator character can make two keys collide.
-  const id = JSON.stringify(key);
-  const count = counts.get(id);
-  if (count) count.n++;
-  else counts.set(id, fresh());
+/**
+ * Adds one to the count at `path` in nested maps, one level per key value (null included),
+ * adding a fresh count to `out` the first time: no key is serialized (the sealer counts every
+ * entry it seals, and building a string key per entry cost more than the rest).
+ */
+function bump<T extends { n: number }>(
+  root: Map<unknown, unknown>,
+  path: readonly unknown[],
+  fresh: () => T,
+  out: T[],
+): void {
+  let level = root;
+  const last = path.length - 1;
+  for (let i = 0; i < last; i++) {
+    let next = level.get(path[i]) as Map<unknown, unknown> | undefined;
+    if (next === undefined) {
+      next = new Map();
+      level.set(path[i], next);
+    }
+    level = next;
+  }
+  const count = level.get(path[last]) as T | undefined;
+  if (count !== undefined) count.n++;
+  else {
+    const created = fresh();
+    level.set(path[last], created);
+    out.push(created);
+  }
 }
 
 /** The entries counted per UTC hour and values, and per UTC day and actor id. */
 export function keptCounts(entries: Iterable<CountedColumns>): KeptCounts {
-  const hours = new Map<string, HourCount>();
-  const actorDays = new Map<string, ActorDayCount>();
+  const counts: KeptCounts = { hours: [], actorDays: [] };
+  const hours = new Map<unknown, unknown>();
+  const actorDays = new Map<unknown, unknown>();
   for (const e of entries) {
     const hour = Math.floor(e.timestamp.getTime() / HOUR_MS) * HOUR_MS;
-    bump(hours, [hour, e.event, e.result, e.origin, e.actorType, e.targetType], () => ({
-      hour: new Date(hour),
-      event: e.event,
-      result: e.result,
-      origin: e.origin,
-      actorType: e.actorType,
-      targetType: e.targetType,
-      n: 1,
-    }));
+    bump(
+      hours,
+      [hour, e.event, e.result, e.origin, e.actorType, e.targetType],
+      () => ({
+        hour: new Date(hour),
+        event: e.event,
+        result: e.result,
+        origin: e.origin,
+        actorType: e.actorType,
+        targetType: e.targetType,
+        n: 1,
+      }),
+      counts.hours,
+    );
     const { actorId } = e;
     if (actorId === null) continue;
     const day = Math.floor(hour / DAY_MS) * DAY_MS;
-    bump(actorDays, [day, actorId], () => ({ day: new Date(day), actorId, n: 1 }));
+    bump(
+      actorDays,
+      [day, actorId],
+      () => ({ day: new Date(day), actorId, n: 1 }),
+      counts.actorDays,
+    );
   }
-  return { hours: [...hours.values()], actorDays: [...actorDays.values()] };
+  return counts;
 }
