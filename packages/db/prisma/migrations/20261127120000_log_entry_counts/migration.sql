@@ -3,7 +3,10 @@
 -- over a month reads these rows instead of every entry. The sealer adds what it seals in the
 -- statement that seals it, retention takes away what it removes in the statement that removes
 -- it; entries still in the seal queue are counted from the entries themselves.
+-- A key of its own: `target_type` may be null, so the natural key cannot be the primary key,
+-- and a table without one cannot be updated while a publication of all tables exists.
 CREATE TABLE "log_entry_counts" (
+    "id" BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     "hour" TIMESTAMPTZ(3) NOT NULL,
     "event" TEXT NOT NULL,
     "result" TEXT NOT NULL,
@@ -25,6 +28,13 @@ CREATE TABLE "log_actor_counts" (
     "n" BIGINT NOT NULL,
     CONSTRAINT "log_actor_counts_pkey" PRIMARY KEY ("day", "actor_id")
 ) WITH (fillfactor = 50);
+
+-- A sealer of the previous version would seal without counting, and the counts would stay
+-- short for good: each chain row now says it was counted, with no default, so that such a
+-- sealer's insert fails and its entries stay queued for one that counts them. (The default
+-- fills the rows already sealed, which the statements below count, without a rewrite.)
+ALTER TABLE "log_chain" ADD COLUMN "counted" BOOLEAN NOT NULL DEFAULT TRUE;
+ALTER TABLE "log_chain" ALTER COLUMN "counted" DROP DEFAULT;
 
 -- Counted under the sealer's lock, so that no batch is sealed between the count and the
 -- commit: every entry is then either counted here or still queued.

@@ -329,7 +329,7 @@ describe.each(DATABASES)('the audit-log hash chain on %s', (database) => {
     };
     const hash = entryHash(forged.prevHash, forged);
     await sql(
-      'INSERT INTO log_chain (seq, entry_id, hash, prev_hash, sealed_at) VALUES ($1, $2, $3, $4, now())',
+      'INSERT INTO log_chain (seq, entry_id, hash, prev_hash, sealed_at, counted) VALUES ($1, $2, $3, $4, now(), true)',
       [headSeq + 1, forgedId, hash, forged.prevHash],
     );
     const bogus = sign(

@@ -173,8 +173,9 @@ export class ChainRepository {
       `WITH fresh AS (
          SELECT (SELECT max(seq) FROM log_chain) IS NOT DISTINCT FROM $1::bigint AS ok),
        chain AS (
-         INSERT INTO log_chain (seq, entry_id, hash, prev_hash, sealed_at, canonical_version)
-         SELECT t.seq, t.entry_id, t.hash, t.prev_hash, $6, t.canonical_version
+         INSERT INTO log_chain (seq, entry_id, hash, prev_hash, sealed_at, canonical_version,
+                                counted)
+         SELECT t.seq, t.entry_id, t.hash, t.prev_hash, $6, t.canonical_version, TRUE
          FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $14::int[])
            AS t(seq, entry_id, hash, prev_hash, canonical_version)
          WHERE (SELECT ok FROM fresh)),

@@ -52,4 +52,15 @@ export class RetentionRepository {
     const [result] = await this.c.sql<{ n: number }>(sql.text, sql.values);
     return result?.n ?? 0;
   }
+
+  /**
+   * Drops the kept-count rows before `cutoff` that removals brought to zero (answers read
+   * only rows above zero; without this they would stay for good). A seal that counts one of
+   * them again meanwhile either commits first (the row is then above zero and stays) or
+   * inserts it anew.
+   */
+  async dropEmptyCounts(cutoff: Date): Promise<void> {
+    await this.c.sql('DELETE FROM log_entry_counts WHERE hour < $1 AND n <= 0', [cutoff]);
+    await this.c.sql('DELETE FROM log_actor_counts WHERE day < $1 AND n <= 0', [cutoff]);
+  }
 }

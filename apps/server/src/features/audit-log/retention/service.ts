@@ -19,7 +19,7 @@ export class LogRetention {
   constructor(
     private readonly store: Pick<Store, 'transaction'>,
     private readonly partitions: Pick<PartitionsRepository, 'months' | 'dropSealed'>,
-    private readonly retention: Pick<RetentionRepository, 'removeOlderThan'>,
+    private readonly retention: Pick<RetentionRepository, 'removeOlderThan' | 'dropEmptyCounts'>,
     private readonly audit: Pick<AuditWriter, 'recordSystem'>,
     readonly days: number,
     /** The lowest seq a log stream has yet to deliver: it and later entries stay. */
@@ -58,6 +58,7 @@ export class LogRetention {
       removedEntries += removed;
       if (removed < BATCH) break;
     }
+    if (removedEntries > 0) await this.retention.dropEmptyCounts(cutoff);
     return { cutoff, removedEntries };
   }
 
