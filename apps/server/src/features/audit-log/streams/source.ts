@@ -47,9 +47,11 @@ export class SealedEntries {
    * Up to `take` sealed entries with `from <= seq <= to` that match `filter`, by seq, looked
    * for among at most `SCAN_WINDOW` seqs from `from`; `scannedTo` is the last seq looked at
    * (every matching entry up to it is in `entries` unless `take` were found). The chain's seq
-   * range is read first, on its primary key, and only then joined to the entries: a plan
-   * that starts from the entries (no statistics yet, a filter on `event`) would scan the
-   * whole log for every batch.
+   * range is read first, on its primary key, and each chain row looks up its entry (a
+   * LATERAL subquery, kept from being merged into a join by its LIMIT): a plan that starts
+   * from the entries (no statistics yet, a filter on `event`) would scan the whole log for
+   * every batch, and the rows come in seq order, so the read stops at `take` matches (joined
+   * whole and sorted, the window's every entry was read).
    */
   async between(
     from: number,
@@ -75,12 +77,13 @@ export class SealedEntries {
       parts.push(Prisma.sql`log_entries.event LIKE ANY(${filter.events.map(likePattern)}::text[])`);
     if (filter.origin) parts.push(Prisma.sql`log_entries.origin = ${filter.origin}`);
     if (filter.result) parts.push(Prisma.sql`log_entries.result = ${filter.result}`);
-    const sql = Prisma.sql`WITH log_chain AS MATERIALIZED (
-        SELECT seq, entry_id, hash, prev_hash, canonical_version FROM log_chain
-        WHERE seq BETWEEN ${from} AND ${last} ORDER BY seq)
-      SELECT ${LOG_COLUMNS}
-      FROM log_chain JOIN log_entries ON log_entries.id = log_chain.entry_id
-      WHERE ${Prisma.join(parts, ' AND ')} ORDER BY log_chain.seq LIMIT ${take}`;
+    const sql = Prisma.sql`SELECT ${LOG_COLUMNS}
+      FROM (SELECT seq, entry_id, hash, prev_hash, canonical_version FROM log_chain
+            WHERE seq BETWEEN ${from} AND ${last} ORDER BY seq) AS log_chain
+      CROSS JOIN LATERAL (SELECT * FROM log_entries
+                          WHERE log_entries.id = log_chain.entry_id
+                            AND ${Prisma.join(parts, ' AND ')} LIMIT 1) AS log_entries
+      ORDER BY log_chain.seq LIMIT ${take}`;
     const rows = await this.c.sql<LogRow>(sql.text, sql.values);
     return { entries: rows.map(logDetail), scannedTo: last };
   }
