@@ -68,6 +68,11 @@ export class JsonDepthGuard {
     if (countKeyNamesUpTo > 0) this.names = new Set();
   }
 
+  /** How far the text has been scanned. */
+  get scannedTo(): number {
+    return this.scanned;
+  }
+
   /** The distinct key names seen so far (quoted as written), or Infinity past the count asked for. */
   get keyNames(): number {
     return this.names ? this.names.size : this.countKeyNamesUpTo > 0 ? Number.POSITIVE_INFINITY : 0;
@@ -79,10 +84,11 @@ export class JsonDepthGuard {
     if (names.size > this.countKeyNamesUpTo) this.names = undefined;
   }
 
-  /** Scans the text up to `end` (exclusive), from where the last call stopped. */
-  scanTo(end: number): void {
+  /** Scans the text up to `to` (exclusive; at most its end), from where the last call stopped. */
+  scanTo(to: number): void {
     const { text, isArray, index, keyFrom, keyTo, expectsKey, keys } = this;
     let { depth, inString, escaped, values, backslashAt, quoteAt } = this;
+    const end = Math.min(to, text.length);
     try {
       for (let at = this.scanned; at < end; at++) {
         if (inString) {
