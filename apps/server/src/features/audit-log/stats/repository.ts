@@ -53,7 +53,7 @@ interface Span {
  * `actor.id`, there is no query (actors are not counted by event) and the range holds a whole
  * day. Entries of the part hours and days at either end, and those not sealed yet, are read.
  */
-export function keptSpans(
+function keptSpans(
   scope: StatsScope,
   widthMs: number,
   fields: readonly StatsField[],
