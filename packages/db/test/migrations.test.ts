@@ -9,6 +9,15 @@ import { freshDataDir, freshPostgres } from './test-databases.js';
 
 const allMigrationNames = async () => (await loadMigrations()).map((m) => m.name);
 
+/** A migration session on one connection, as the migrator takes it. */
+const sessionOn = (client: pg.Client) => ({
+  query: async <T>(sql: string, params?: unknown[]) =>
+    (await client.query(sql, params)).rows as T[],
+  exec: async (sql: string) => {
+    await client.query(sql);
+  },
+});
+
 describe('migrations', () => {
   it('apply once on PostgreSQL even when several instances start together', async () => {
     const database = await freshPostgres();
@@ -37,13 +46,7 @@ describe('migrations', () => {
     const database = await freshPostgres();
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
-    const session = {
-      query: async <T>(sql: string, params?: unknown[]) =>
-        (await client.query(sql, params)).rows as T[],
-      exec: async (sql: string) => {
-        await client.query(sql);
-      },
-    };
+    const session = sessionOn(client);
     try {
       const migrations = await loadMigrations();
       const provenance = migrations.findIndex((m) => m.name.endsWith('_log_provenance'));
@@ -67,13 +70,7 @@ describe('migrations', () => {
     const database = await freshPostgres();
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
-    const session = {
-      query: async <T>(sql: string, params?: unknown[]) =>
-        (await client.query(sql, params)).rows as T[],
-      exec: async (sql: string) => {
-        await client.query(sql);
-      },
-    };
+    const session = sessionOn(client);
     try {
       const migrations = await loadMigrations();
       const counts = migrations.findIndex((m) => m.name.endsWith('_log_entry_counts'));

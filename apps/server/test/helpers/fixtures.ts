@@ -119,7 +119,11 @@ export const logRow = (fields: Partial<LogRow>): LogRow =>
  * A retention of `days` on a server's database, applied by the test (the test servers keep
  * every entry). All its parts are on one store, so its record joins its transaction.
  */
-export function retentionOn(db: Database, days: number): LogRetention {
+export function retentionOn(
+  db: Database,
+  days: number,
+  heldFrom?: () => Promise<number | undefined>,
+): LogRetention {
   const store = createStore(db);
   return new LogRetention(
     store,
@@ -127,5 +131,6 @@ export function retentionOn(db: Database, days: number): LogRetention {
     new RetentionRepository(store.connection),
     createAuditWriter(new EntriesRepository(store.connection)),
     days,
+    heldFrom,
   );
 }

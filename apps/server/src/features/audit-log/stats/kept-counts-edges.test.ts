@@ -2,13 +2,8 @@ import type { components } from '@secadmin/api-types';
 import { Prisma } from '@secadmin/db';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { retentionOn } from '../../../../test/helpers/fixtures.js';
 import { DATABASES, startTestServer, type TestServer } from '../../../../test/helpers/server.js';
-import { createStore } from '../../../storage/store.js';
-import { createAuditWriter } from '../audit-writer.js';
-import { EntriesRepository } from '../entries/repository.js';
-import { PartitionsRepository } from '../partitions/repository.js';
-import { RetentionRepository } from '../retention/repository.js';
-import { LogRetention } from '../retention/service.js';
 import { parseSearchQuery } from '../search/query.js';
 import { columnsMatch, searchMatch } from '../search/search-sql.js';
 
@@ -201,16 +196,8 @@ describe.each(DATABASES)(
         })),
       );
       await server.sealer.flush();
-      const store = createStore(server.db);
       // What a log stream that has delivered everything holds back: nothing, but months go row by row.
-      const retention = new LogRetention(
-        store,
-        new PartitionsRepository(store.connection),
-        new RetentionRepository(store.connection),
-        createAuditWriter(new EntriesRepository(store.connection)),
-        30,
-        async () => Number.MAX_SAFE_INTEGER,
-      );
+      const retention = retentionOn(server.db, 30, async () => Number.MAX_SAFE_INTEGER);
       expect((await retention.apply()).removedEntries).toBeGreaterThanOrEqual(300);
       const [left] = await server.db.query<{ hours: number; actors: number }>(
         `SELECT (SELECT count(*)::int FROM log_entry_counts WHERE n <= 0) AS hours,
@@ -231,31 +218,17 @@ describe.each(DATABASES)(
           await admin.query('CREATE PUBLICATION kept_counts_publication FOR ALL TABLES');
           const old = Date.UTC(2024, 1, 10);
           await ingest(
-            Array.from({ length: 20 }, (_, i) => ({
+            Array.from({ length: 40 }, (_, i) => ({
               event: 'user.login',
               actor: { type: 'user', id: `pub_${i % 3}` },
               result: 'success' as const,
-              timestamp: new Date(old + i * 60_000).toISOString(),
-            })),
-          );
-          await ingest(
-            Array.from({ length: 20 }, (_, i) => ({
-              event: 'user.login',
-              actor: { type: 'user', id: `pub_${i % 3}` },
-              result: 'success' as const,
-              timestamp: new Date(old + i * 60_000 + 1).toISOString(),
+              timestamp: new Date(old + (i % 20) * 60_000 + Math.floor(i / 20)).toISOString(),
             })),
           );
           await server.sealer.flush();
-          const store = createStore(server.db);
-          const retention = new LogRetention(
-            store,
-            new PartitionsRepository(store.connection),
-            new RetentionRepository(store.connection),
-            createAuditWriter(new EntriesRepository(store.connection)),
-            30,
+          expect((await retentionOn(server.db, 30).apply()).removedEntries).toBeGreaterThanOrEqual(
+            40,
           );
-          expect((await retention.apply()).removedEntries).toBeGreaterThanOrEqual(40);
         } finally {
           await admin.query('DROP PUBLICATION IF EXISTS kept_counts_publication');
           await admin.end();
