@@ -2,8 +2,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * Files that measure time (event-loop delay, latencies) or start clusters and load of their
- * own: they run one at a time, last, on a machine with nothing else of the suite running, each
- * in a module graph of its own. `test/serial-files.test.ts` fails when such a file is not one.
+ * own: they run one at a time, last, on a machine with nothing else of the suite running.
+ * `test/serial-files.test.ts` fails when such a file is not one.
  */
 const SERIAL = ['src/**/*.serial.test.ts', 'test/**/*.serial.test.ts'];
 /**
@@ -55,6 +55,8 @@ export default defineConfig({
           name: 'serial',
           include: SERIAL,
           fileParallelism: false,
+          // One module graph for the group, as in the parallel group: none replaces a module.
+          isolate: false,
           sequence: { groupOrder: 2 },
         },
       },

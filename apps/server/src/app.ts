@@ -13,7 +13,7 @@ import { cors } from './http/cors.js';
 import { dispatcher } from './http/dispatch.js';
 import { errorHandler } from './http/errors.js';
 import type { InFlightRequests } from './http/in-flight.js';
-import { loadSpec, Router, readOperations } from './http/operations.js';
+import { loadSpec, type Operation, Router, readOperations } from './http/operations.js';
 import { requestId } from './http/request-id.js';
 import { sequence } from './http/sequence.js';
 import { loadStaticFile, type StaticFile } from './http/static-file.js';
@@ -70,6 +70,19 @@ function loadConsoleFiles(): ConsoleFiles {
   return { page: loadStaticFile(page, 'html'), assets };
 }
 
+/**
+ * The spec and what is compiled from it are the same for every app of a process: compiled once
+ * (compiling every response schema takes seconds, and a test process starts many servers).
+ */
+let compiledSpec: { operations: Operation[]; validator: SpecValidator } | undefined;
+function specOf(): { operations: Operation[]; validator: SpecValidator } {
+  if (!compiledSpec) {
+    const spec = loadSpec();
+    compiledSpec = { operations: readOperations(spec), validator: new SpecValidator(spec) };
+  }
+  return compiledSpec;
+}
+
 /** The Express app, without listening: tests build it in-process. */
 export function createApp({
   config,
@@ -83,8 +96,7 @@ export function createApp({
   tracing,
   diskLow,
 }: AppDeps): Express {
-  const spec = loadSpec();
-  const operations = readOperations(spec);
+  const { operations, validator } = specOf();
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
@@ -102,7 +114,7 @@ export function createApp({
       dispatcher({
         router: new Router(operations),
         operations,
-        validator: new SpecValidator(spec),
+        validator,
         handlers: createHandlers(
           services,
           {

@@ -96,6 +96,8 @@ const invalidRequest = (details: ErrorDetail[]) =>
 export class SpecValidator {
   private readonly ajv: Ajv2020;
   private readonly components: Spec['components'];
+  private readonly requests = new Map<string, (input: ValidInput) => ValidInput>();
+  private readonly responses = new Map<string, (status: number, body: unknown) => ErrorDetail[]>();
 
   constructor(spec: Spec) {
     this.components = spec.components;
@@ -116,8 +118,27 @@ export class SpecValidator {
     return this.ajv.compile(relocateRefs(schema));
   }
 
-  /** The validator of one operation's request. */
+  /** The validator of one operation's request, compiled on first use. */
   requestValidator(operation: Operation): (input: ValidInput) => ValidInput {
+    let validator = this.requests.get(operation.id);
+    if (!validator) {
+      validator = this.compileRequest(operation);
+      this.requests.set(operation.id, validator);
+    }
+    return validator;
+  }
+
+  /** What each status of an operation may answer with a JSON body (tests), compiled on first use. */
+  responseValidator(operation: Operation): (status: number, body: unknown) => ErrorDetail[] {
+    let validator = this.responses.get(operation.id);
+    if (!validator) {
+      validator = this.compileResponses(operation);
+      this.responses.set(operation.id, validator);
+    }
+    return validator;
+  }
+
+  private compileRequest(operation: Operation): (input: ValidInput) => ValidInput {
     const parameters = (operation.spec.parameters as Parameter[]).map((p) =>
       (p as Schema).$ref ? this.resolveParameter((p as Schema).$ref) : p,
     );
@@ -154,8 +175,7 @@ export class SpecValidator {
     };
   }
 
-  /** What each status of an operation may answer with a JSON body: for response checks in tests. */
-  responseValidator(operation: Operation): (status: number, body: unknown) => ErrorDetail[] {
+  private compileResponses(operation: Operation): (status: number, body: unknown) => ErrorDetail[] {
     const byStatus = new Map<number, ValidateFunction>();
     for (const [status, response] of Object.entries(operation.spec.responses as Schema)) {
       const resolved = response.$ref ? this.resolveRef(response.$ref) : response;
