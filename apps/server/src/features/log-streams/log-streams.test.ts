@@ -343,6 +343,37 @@ describe.each(DATABASES)('log streams on %s', (database) => {
     expect(r.received.map((x) => x.headers['webhook-id'])).toContain(firstId);
   });
 
+  it('applies a filter changed while a batch is in flight to the very next batch', async () => {
+    const p = prefix();
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const r = await receiver(async (_request, index) => {
+      if (index === 0) await released;
+      return { status: 204 };
+    });
+    const stream = await create({
+      name: `${p} refiltered`,
+      destination: { type: 'webhook', url: r.url },
+      filter: { events: [`${p}.*`] },
+      batchSize: 2,
+    });
+    await ingest([1, 2, 3].flatMap((n) => [`${p}.keep${n}`, `${p}.drop${n}`]));
+    // The deliverer reads on past the batch it holds in flight, with the filter it had then.
+    await waitFor('the first batch', () => r.received.length === 1);
+    const changed = await api('PATCH', `/v1/log-streams/${stream.id}`, {
+      filter: { events: [`${p}.keep*`] },
+    });
+    expect(changed.status).toBe(200);
+    release();
+    await waitFor('the rest', () => r.messages().flatMap((m) => m.entries).length >= 4);
+    expect(r.messages().map((m) => m.entries.map((e: Json) => e.event))).toEqual([
+      [`${p}.keep1`, `${p}.drop1`],
+      [`${p}.keep2`, `${p}.keep3`],
+    ]);
+  });
+
   it('signs with both secrets after a rotation, and sends a signed test message', async () => {
     const p = prefix();
     const r = await receiver();
