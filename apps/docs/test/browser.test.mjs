@@ -20,6 +20,11 @@ const operations = Object.values(spec.paths).flatMap((item) =>
     .map(([, operation]) => operation),
 );
 const TIMEOUT = 60_000; // two loaded cores: generous
+/**
+ * The server creates and migrates its embedded database first, while every package's tests
+ * start at once on the same two cores: a clean-clone CI run once took 60 s to get there.
+ */
+const START_TIMEOUT = 180_000;
 
 let server;
 let context;
@@ -230,7 +235,7 @@ async function startServer() {
     const line = output.split('\n').find((l) => l.includes('"secadmin listening"'));
     if (line) return { server: child, url: JSON.parse(line).url.replace('localhost', '127.0.0.1') };
     if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
-    if (Date.now() - started > TIMEOUT) throw new Error(`server did not start: ${output}`);
+    if (Date.now() - started > START_TIMEOUT) throw new Error(`server did not start: ${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
