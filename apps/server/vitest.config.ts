@@ -1,4 +1,7 @@
+import { useMemoryTmpdir } from '@secadmin/test-infra';
 import { configDefaults, defineConfig } from 'vitest/config';
+
+useMemoryTmpdir();
 
 /**
  * Files that measure time (event-loop delay, latencies) or start clusters and load of their

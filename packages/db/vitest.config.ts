@@ -1,4 +1,7 @@
+import { useMemoryTmpdir } from '@secadmin/test-infra';
 import { defineConfig } from 'vitest/config';
+
+useMemoryTmpdir();
 
 export default defineConfig({
   test: {

@@ -10,9 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSecadminClient } from '@secadmin/api-client';
-import { createScratchDatabase, testPostgres } from '@secadmin/test-infra';
+import { createScratchDatabase, testPostgres, useMemoryTmpdir } from '@secadmin/test-infra';
 import pg from 'pg';
 import { chromium } from 'playwright-core';
+
+useMemoryTmpdir();
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const MAIN = fileURLToPath(new URL('../../server/dist/main.js', import.meta.url));

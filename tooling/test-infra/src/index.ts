@@ -1,4 +1,5 @@
 export { freePort } from './free-port.js';
+export { useMemoryTmpdir } from './memory-tmpdir.js';
 export {
   type ReplicatedPostgres,
   startPostgres,

@@ -1,6 +1,8 @@
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { createSecadminClient, type SecadminClient } from '@secadmin/api-client';
 import { createScratchDatabase, type ScratchDatabase } from '@secadmin/test-infra';
 import pg from 'pg';
@@ -54,8 +56,10 @@ interface Storage {
 
 async function createStorage(database: DatabaseUnderTest): Promise<Storage> {
   const dataDir = await mkdtemp(join(tmpdir(), 'secadmin-test-'));
+  // cp(1), not fs.cp: that copies the template's thousand files one by one in JavaScript,
+  // several times slower, and it was a large part of each embedded test server's start.
   if (database === 'embedded')
-    await cp(inject('embeddedTemplate'), join(dataDir, 'db'), { recursive: true });
+    await promisify(execFile)('cp', ['-R', inject('embeddedTemplate'), join(dataDir, 'db')]);
   const pgDb = database === 'postgres' ? await createTestDatabase() : undefined;
   return {
     dataDir,

@@ -14,17 +14,18 @@ import { startTestServer, type TestServer } from '../../../test/helpers/server.j
  */
 
 /**
- * The outside world: `clients` concurrent clients each sending `rounds` batches, and a
- * prober timing `/healthz` every 10 ms until they are done. Answers the batches' statuses
- * and error fields, and the probes' latencies.
+ * The outside world: `clients` concurrent clients each sending at least `rounds` batches, and
+ * a prober timing `/healthz` every 10 ms until they are done. The clients go on until the
+ * prober has `probes` latencies, so that a percentile is read off enough samples however fast
+ * the machine is. Answers the batches' statuses and error fields, and the probes' latencies.
  */
 const OUTSIDE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { url, key, body, clients, rounds } = workerData;
+const { url, key, body, clients, rounds, probes: enoughProbes } = workerData;
 const text = JSON.stringify(body);
 let attacking = true;
+const latencies = [];
 const probe = async () => {
-  const latencies = [];
   while (attacking) {
     const started = performance.now();
     const res = await fetch(url + '/healthz');
@@ -36,7 +37,7 @@ const probe = async () => {
 };
 const attack = async () => {
   const answers = [];
-  for (let i = 0; i < rounds; i++) {
+  for (let i = 0; i < rounds || latencies.length < enoughProbes; i++) {
     const res = await fetch(url + '/v1/policies/simulate/batch', {
       method: 'POST',
       headers: { authorization: 'Bearer ' + key, 'content-type': 'application/json' },
@@ -91,7 +92,10 @@ describe('batch simulation with pathological draft globs', () => {
   });
   afterAll(() => server?.stop());
 
-  /** The attack from a worker thread, while this thread's event-loop delay is measured. */
+  /**
+   * The attack from a worker thread, while this thread's event-loop delay is measured; long
+   * enough for 150 probes at least, so that one stall of a loaded machine is not the p99.
+   */
   async function attackFromOutside(body: unknown, clients: number, rounds: number) {
     const delay = monitorEventLoopDelay({ resolution: 10 });
     const worker = new Worker(OUTSIDE, {
@@ -102,6 +106,7 @@ describe('batch simulation with pathological draft globs', () => {
         body,
         clients,
         rounds,
+        probes: 150,
       },
     });
     const { answers, healthz } = await new Promise<{ answers: Answer[]; healthz: number[] }>(
@@ -151,18 +156,19 @@ describe('batch simulation with pathological draft globs', () => {
   }
 
   it('refuses the attack batch at once (its matching work is past the bound) and keeps the loop free', async () => {
-    // Long enough for a hundred samples or more, so that one stall of the machine is not the p99.
     const { answers, measured } = await attackFromOutside(attack(100, 60), 2, 8);
     expect(measured.loopDelayP99, JSON.stringify(measured)).toBeLessThan(100);
     expect(measured.healthzP99, JSON.stringify(measured)).toBeLessThan(100);
-    expect(answers.map((a) => a.status)).toEqual(Array(16).fill(400));
+    expect(answers.length).toBeGreaterThanOrEqual(16);
+    expect(new Set(answers.map((a) => a.status))).toEqual(new Set([400]));
     expect(new Set(answers.flatMap((a) => a.fields))).toEqual(new Set(['body.draftPolicies']));
   }, 120_000);
 
   it('answers the heaviest batch within the bound in steps that let others run', async () => {
     // 5 drafts × 60 patterns × 100 checks × (152 + 512) = 19,920,000 units of work.
     const { answers, measured } = await attackFromOutside(attack(5, 60, true), 2, 2);
-    expect(answers.map((a) => [a.status, a.results])).toEqual(Array(4).fill([200, 100]));
+    expect(answers.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(answers.map((a) => `${a.status} ${a.results}`))).toEqual(new Set(['200 100']));
     expect(measured.loopDelayP99, JSON.stringify(measured)).toBeLessThan(100);
     expect(measured.healthzP99, JSON.stringify(measured)).toBeLessThan(100);
   }, 120_000);
