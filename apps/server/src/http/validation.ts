@@ -88,6 +88,15 @@ function detailsOf(location: string, errors: ErrorObject[] | null | undefined): 
 const invalidRequest = (details: ErrorDetail[]) =>
   new ApiError('invalid_request', 'The request is invalid.', details);
 
+function compiledOnce<T>(kept: Map<string, T>, operation: Operation, compile: () => T): T {
+  let validator = kept.get(operation.id);
+  if (!validator) {
+    validator = compile();
+    kept.set(operation.id, validator);
+  }
+  return validator;
+}
+
 /**
  * Compiles, once at start, what every operation accepts (parameters and JSON body) and, for
  * tests, what it may answer. JSON values are never converted: a `"5"` where an integer goes
@@ -120,22 +129,12 @@ export class SpecValidator {
 
   /** The validator of one operation's request, compiled on first use. */
   requestValidator(operation: Operation): (input: ValidInput) => ValidInput {
-    let validator = this.requests.get(operation.id);
-    if (!validator) {
-      validator = this.compileRequest(operation);
-      this.requests.set(operation.id, validator);
-    }
-    return validator;
+    return compiledOnce(this.requests, operation, () => this.compileRequest(operation));
   }
 
   /** What each status of an operation may answer with a JSON body (tests), compiled on first use. */
   responseValidator(operation: Operation): (status: number, body: unknown) => ErrorDetail[] {
-    let validator = this.responses.get(operation.id);
-    if (!validator) {
-      validator = this.compileResponses(operation);
-      this.responses.set(operation.id, validator);
-    }
-    return validator;
+    return compiledOnce(this.responses, operation, () => this.compileResponses(operation));
   }
 
   private compileRequest(operation: Operation): (input: ValidInput) => ValidInput {
