@@ -22,6 +22,7 @@ export default defineConfig({
     globalSetup: [
       '@secadmin/test-infra/global-setup/redis',
       '@secadmin/test-infra/global-setup/postgres',
+      './test/global-setup/postgres-template.ts',
       './test/global-setup/embedded-template.ts',
     ],
     testTimeout: 30_000,

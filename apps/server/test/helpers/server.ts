@@ -18,11 +18,18 @@ export type DatabaseUnderTest = 'embedded' | 'postgres';
 /** Every server test runs on both: the embedded default and the run's PostgreSQL server. */
 export const DATABASES: DatabaseUnderTest[] = ['embedded', 'postgres'];
 
-/** A database of its own on the run's PostgreSQL server, dropped by `drop`. */
-export async function createTestDatabase(): Promise<
+/**
+ * A database of its own on the run's PostgreSQL server, dropped by `drop`: empty, or
+ * `migrated` (a copy of the run's migrated template).
+ */
+export async function createTestDatabase({ migrated = false } = {}): Promise<
   ScratchDatabase & { query: <T>(sql: string, params?: unknown[]) => Promise<T[]> }
 > {
-  const database = await createScratchDatabase(inject('postgresUrl'), 'secadmin_test');
+  const database = await createScratchDatabase(
+    inject('postgresUrl'),
+    'secadmin_test',
+    migrated ? { template: inject('postgresTemplate') } : {},
+  );
   return {
     ...database,
     query: async <T>(sql: string, params?: unknown[]) => {
@@ -60,7 +67,7 @@ async function createStorage(database: DatabaseUnderTest): Promise<Storage> {
   // several times slower, and it was a large part of each embedded test server's start.
   if (database === 'embedded')
     await promisify(execFile)('cp', ['-R', inject('embeddedTemplate'), join(dataDir, 'db')]);
-  const pgDb = database === 'postgres' ? await createTestDatabase() : undefined;
+  const pgDb = database === 'postgres' ? await createTestDatabase({ migrated: true }) : undefined;
   return {
     dataDir,
     databaseUrl: pgDb?.url,
