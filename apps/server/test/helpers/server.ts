@@ -22,7 +22,9 @@ export const DATABASES: DatabaseUnderTest[] = ['embedded', 'postgres'];
  * A database of its own on the run's PostgreSQL server, dropped by `drop`: empty, or
  * `migrated` (a copy of the run's migrated template).
  */
-export async function createTestDatabase({ migrated = false } = {}): Promise<
+export async function createTestDatabase({
+  migrated = false,
+} = {}): Promise<
   ScratchDatabase & { query: <T>(sql: string, params?: unknown[]) => Promise<T[]> }
 > {
   const database = await createScratchDatabase(
