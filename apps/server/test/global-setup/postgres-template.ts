@@ -19,11 +19,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.getProvidedContext().postgresUrl,
     'secadmin_template',
   );
-  const database = await openDatabase({ url: template.url, dataDir: '/nonexistent' });
   try {
-    await database.migrate();
-  } finally {
-    await database.close();
+    const database = await openDatabase({ url: template.url, dataDir: '/nonexistent' });
+    try {
+      await database.migrate();
+    } finally {
+      await database.close();
+    }
+  } catch (error) {
+    await template.drop();
+    throw error;
   }
   project.provide('postgresTemplate', template.name);
   return () => template.drop();
