@@ -374,6 +374,38 @@ describe.each(DATABASES)('log streams on %s', (database) => {
     ]);
   });
 
+  it('applies a replay posted while a batch is in flight to the very next batch', async () => {
+    const p = prefix();
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const r = await receiver(async (_request, index) => {
+      if (index === 0) await released;
+      return { status: 204 };
+    });
+    const stream = await create({
+      name: `${p} replayed in flight`,
+      destination: { type: 'webhook', url: r.url },
+      filter: { events: [`${p}.*`] },
+      batchSize: 2,
+    });
+    await ingest([1, 2, 3, 4].map((n) => `${p}.e${n}`));
+    // The deliverer reads on past the batch it holds in flight, from where that batch ends.
+    await waitFor('the first batch', () => r.received.length === 1);
+    const replayed = await api('POST', `/v1/log-streams/${stream.id}/replay`, {
+      fromSeq: r.messages()[0].entries[0].seq,
+    });
+    expect(replayed.status).toBe(200);
+    release();
+    await waitFor('the rest', () => r.messages().flatMap((m) => m.entries).length >= 6);
+    expect(r.messages().map((m) => m.entries.map((e: Json) => e.event))).toEqual([
+      [`${p}.e1`, `${p}.e2`],
+      [`${p}.e1`, `${p}.e2`],
+      [`${p}.e3`, `${p}.e4`],
+    ]);
+  });
+
   it('signs with both secrets after a rotation, and sends a signed test message', async () => {
     const p = prefix();
     const r = await receiver();
