@@ -142,6 +142,8 @@ export class StreamDeliverer implements Required<Job> {
         this.metered.add(id);
         this.o.counters?.streamLag(id, Math.max(0, head - stream.deliveredThroughSeq));
         const batch = await this.nextBatch(stream, head, ahead);
+        // A read the stream moved past still ends here, not after its delivery (see finally).
+        await ahead?.read;
         ahead = undefined;
         if (batch === 'moved') continue;
         if (batch === undefined) return;

@@ -343,8 +343,12 @@ describe.each(DATABASES)('log streams on %s', (database) => {
     expect(r.received.map((x) => x.headers['webhook-id'])).toContain(firstId);
   });
 
-  it('applies a filter changed while a batch is in flight to the very next batch', async () => {
-    const p = prefix();
+  /**
+   * A stream of batches of 2 on `${p}.*` whose receiver holds the first message until
+   * `release`; answers once `events` are ingested and that message is in flight, while the
+   * deliverer reads on past it.
+   */
+  async function firstBatchInFlight(p: string, events: string[]) {
     let release: () => void = () => {};
     const released = new Promise<void>((resolve) => {
       release = resolve;
@@ -354,21 +358,31 @@ describe.each(DATABASES)('log streams on %s', (database) => {
       return { status: 204 };
     });
     const stream = await create({
-      name: `${p} refiltered`,
+      name: `${p} in flight`,
       destination: { type: 'webhook', url: r.url },
       filter: { events: [`${p}.*`] },
       batchSize: 2,
     });
-    await ingest([1, 2, 3].flatMap((n) => [`${p}.keep${n}`, `${p}.drop${n}`]));
-    // The deliverer reads on past the batch it holds in flight, with the filter it had then.
+    await ingest(events);
     await waitFor('the first batch', () => r.received.length === 1);
+    return { r, stream, release };
+  }
+
+  const eventsOf = (r: Receiver) => r.messages().map((m) => m.entries.map((e: Json) => e.event));
+
+  it('applies a filter changed while a batch is in flight to the very next batch', async () => {
+    const p = prefix();
+    const { r, stream, release } = await firstBatchInFlight(
+      p,
+      [1, 2, 3].flatMap((n) => [`${p}.keep${n}`, `${p}.drop${n}`]),
+    );
     const changed = await api('PATCH', `/v1/log-streams/${stream.id}`, {
       filter: { events: [`${p}.keep*`] },
     });
     expect(changed.status).toBe(200);
     release();
     await waitFor('the rest', () => r.messages().flatMap((m) => m.entries).length >= 4);
-    expect(r.messages().map((m) => m.entries.map((e: Json) => e.event))).toEqual([
+    expect(eventsOf(r)).toEqual([
       [`${p}.keep1`, `${p}.drop1`],
       [`${p}.keep2`, `${p}.keep3`],
     ]);
@@ -376,30 +390,17 @@ describe.each(DATABASES)('log streams on %s', (database) => {
 
   it('applies a replay posted while a batch is in flight to the very next batch', async () => {
     const p = prefix();
-    let release: () => void = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const r = await receiver(async (_request, index) => {
-      if (index === 0) await released;
-      return { status: 204 };
-    });
-    const stream = await create({
-      name: `${p} replayed in flight`,
-      destination: { type: 'webhook', url: r.url },
-      filter: { events: [`${p}.*`] },
-      batchSize: 2,
-    });
-    await ingest([1, 2, 3, 4].map((n) => `${p}.e${n}`));
-    // The deliverer reads on past the batch it holds in flight, from where that batch ends.
-    await waitFor('the first batch', () => r.received.length === 1);
+    const { r, stream, release } = await firstBatchInFlight(
+      p,
+      [1, 2, 3, 4].map((n) => `${p}.e${n}`),
+    );
     const replayed = await api('POST', `/v1/log-streams/${stream.id}/replay`, {
       fromSeq: r.messages()[0].entries[0].seq,
     });
     expect(replayed.status).toBe(200);
     release();
     await waitFor('the rest', () => r.messages().flatMap((m) => m.entries).length >= 6);
-    expect(r.messages().map((m) => m.entries.map((e: Json) => e.event))).toEqual([
+    expect(eventsOf(r)).toEqual([
       [`${p}.e1`, `${p}.e2`],
       [`${p}.e1`, `${p}.e2`],
       [`${p}.e3`, `${p}.e4`],
