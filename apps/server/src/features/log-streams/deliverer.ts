@@ -40,14 +40,6 @@ export interface DelivererOptions {
     | undefined;
 }
 
-/** A read of the entries after a batch, started while the batch is sent. */
-interface ReadAhead {
-  scanFrom: number;
-  batchSize: number;
-  filter: string;
-  read: Promise<{ entries: Batch['entries']; scannedTo: number } | undefined>;
-}
-
 /** After this many failures in a row a stream is `failing`. */
 const FAILING_AFTER = 3;
 /** A stream failing this long is disabled. */
@@ -132,83 +124,50 @@ export class StreamDeliverer implements Required<Job> {
 
   /** Sends batches of one stream until it has nothing to send, must wait, or is no longer ours. */
   private async deliver(id: string): Promise<void> {
-    let ahead: ReadAhead | undefined;
-    try {
-      while (this.running) {
-        const stream = await this.o.streams.leased(id, this.o.owner);
-        if (!stream) return;
-        if (stream.nextAttemptAt && stream.nextAttemptAt.getTime() > Date.now()) return;
-        const head = await this.o.sealed.head();
-        this.metered.add(id);
-        this.o.counters?.streamLag(id, Math.max(0, head - stream.deliveredThroughSeq));
-        const batch = await this.nextBatch(stream, head, ahead);
-        // A read the stream moved past still ends here, not after its delivery (see finally).
-        await ahead?.read;
-        ahead = undefined;
-        if (batch === 'moved') continue;
-        if (batch === undefined) return;
-        if (batch.entries.length === 0) {
-          // A stretch with no matching entry: covered by the next message's range.
-          await this.o.streams.advance(stream, this.o.owner, batch.toSeq, undefined, new Date());
-          continue;
-        }
-        ahead = this.readAhead(stream, batch, head);
-        const send = () => this.post(stream, batch);
-        const outcome = await (this.o.trace
-          ? this.o.trace(
-              'log stream delivery',
-              { 'secadmin.stream.id': id, 'secadmin.stream.entries': batch.entries.length },
-              send,
-            )
-          : send());
-        const attempt: AttemptResult = {
-          fromSeq: batch.fromSeq,
-          toSeq: batch.toSeq,
-          entries: batch.entries.length,
-          httpStatus: outcome.httpStatus,
-          durationMs: outcome.durationMs,
-          error: outcome.error,
-        };
-        this.o.counters?.streamDelivery(id, outcome.ok ? 'success' : 'failure');
-        if (outcome.ok) {
-          await this.o.streams.advance(stream, this.o.owner, batch.toSeq, attempt, new Date());
-          this.o.counters?.streamLag(id, Math.max(0, head - batch.toSeq));
-          continue;
-        }
-        await this.fail(stream, attempt, outcome);
-        return;
+    while (this.running) {
+      const stream = await this.o.streams.leased(id, this.o.owner);
+      if (!stream) return;
+      if (stream.nextAttemptAt && stream.nextAttemptAt.getTime() > Date.now()) return;
+      const head = await this.o.sealed.head();
+      this.metered.add(id);
+      this.o.counters?.streamLag(id, Math.max(0, head - stream.deliveredThroughSeq));
+      const batch = await this.nextBatch(stream, head);
+      if (batch === 'moved') continue;
+      if (batch === undefined) return;
+      if (batch.entries.length === 0) {
+        // A stretch with no matching entry: covered by the next message's range.
+        await this.o.streams.advance(stream, this.o.owner, batch.toSeq, undefined, new Date());
+        continue;
       }
-    } finally {
-      // Nothing of this stream's is left running once its delivery ends (stop() waits for it).
-      await ahead?.read;
+      const send = () => this.post(stream, batch);
+      const outcome = await (this.o.trace
+        ? this.o.trace(
+            'log stream delivery',
+            { 'secadmin.stream.id': id, 'secadmin.stream.entries': batch.entries.length },
+            send,
+          )
+        : send());
+      const attempt: AttemptResult = {
+        fromSeq: batch.fromSeq,
+        toSeq: batch.toSeq,
+        entries: batch.entries.length,
+        httpStatus: outcome.httpStatus,
+        durationMs: outcome.durationMs,
+        error: outcome.error,
+      };
+      this.o.counters?.streamDelivery(id, outcome.ok ? 'success' : 'failure');
+      if (outcome.ok) {
+        await this.o.streams.advance(stream, this.o.owner, batch.toSeq, attempt, new Date());
+        this.o.counters?.streamLag(id, Math.max(0, head - batch.toSeq));
+        continue;
+      }
+      await this.fail(stream, attempt, outcome);
+      return;
     }
   }
 
-  /**
-   * Reads the entries after a full batch while that batch is sent: the next turn takes them if
-   * the stream is where the batch left it (delivered, not replayed, same filter and size).
-   * Sealed entries past what a stream delivered do not change, so an older head only makes
-   * the next range shorter.
-   */
-  private readAhead(stream: StreamRow, batch: Batch, head: number): ReadAhead | undefined {
-    if (batch.entries.length < stream.batchSize || batch.toSeq >= head) return undefined;
-    const scanFrom = batch.toSeq + 1;
-    return {
-      scanFrom,
-      batchSize: stream.batchSize,
-      filter: JSON.stringify(stream.filter),
-      read: this.o.sealed
-        .between(scanFrom, head, stream.filter, stream.batchSize)
-        .catch(() => undefined),
-    };
-  }
-
   /** The range in flight again, or the next one; `moved`: a replay or another instance intervened. */
-  private async nextBatch(
-    stream: StreamRow,
-    head: number,
-    ahead: ReadAhead | undefined,
-  ): Promise<Batch | 'moved' | undefined> {
+  private async nextBatch(stream: StreamRow, head: number): Promise<Batch | 'moved' | undefined> {
     // Entries are read after what is delivered; the message's range starts after the last
     // message, so a stretch with no matching entry is covered by the next message's range.
     const scanFrom = stream.deliveredThroughSeq + 1;
@@ -219,16 +178,12 @@ export class StreamDeliverer implements Required<Job> {
         : undefined;
     const upTo = held ?? head;
     if (scanFrom > upTo) return undefined;
-    const readEarlier =
-      ahead &&
-      held === undefined &&
-      ahead.scanFrom === scanFrom &&
-      ahead.batchSize === stream.batchSize &&
-      ahead.filter === JSON.stringify(stream.filter)
-        ? await ahead.read
-        : undefined;
-    const { entries, scannedTo } =
-      readEarlier ?? (await this.o.sealed.between(scanFrom, upTo, stream.filter, stream.batchSize));
+    const { entries, scannedTo } = await this.o.sealed.between(
+      scanFrom,
+      upTo,
+      stream.filter,
+      stream.batchSize,
+    );
     const last = entries[entries.length - 1];
     const toSeq = entries.length === stream.batchSize && last?.seq ? last.seq : scannedTo;
     if (

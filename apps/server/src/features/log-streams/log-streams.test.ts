@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey } from '../../../test/helpers/fixtures.js';
+import { createKey, uniqueEmail } from '../../../test/helpers/fixtures.js';
 import {
   type Received,
   type Receiver,
@@ -54,10 +54,14 @@ describe.each(DATABASES)('log streams on %s', (database) => {
   /** A prefix of its own per test: a stream filtering on it sees only that test's entries. */
   const prefix = () => `st${++run}_${database === 'postgres' ? 'p' : 'e'}`;
 
-  /** Ingests entries and seals them; answers the highest seq sealed. */
-  async function ingest(events: string[], result: 'success' | 'failure' = 'success') {
+  /** Ingests entries (an event name: a service's entry of that event) and seals them. */
+  async function ingest(events: (string | Json)[], result: 'success' | 'failure' = 'success') {
     const { status } = await api('POST', '/v1/logs', {
-      entries: events.map((event) => ({ event, actor: { id: 'svc', type: 'service' }, result })),
+      entries: events.map((event) =>
+        typeof event === 'string'
+          ? { event, actor: { id: 'svc', type: 'service' }, result }
+          : event,
+      ),
     });
     expect(status).toBe(201);
     await server.sealer.flush();
@@ -345,10 +349,9 @@ describe.each(DATABASES)('log streams on %s', (database) => {
 
   /**
    * A stream of batches of 2 on `${p}.*` whose receiver holds the first message until
-   * `release`; answers once `events` are ingested and that message is in flight, while the
-   * deliverer reads on past it.
+   * `release`; answers once `events` are ingested and that message is in flight.
    */
-  async function firstBatchInFlight(p: string, events: string[]) {
+  async function firstBatchInFlight(p: string, events: (string | Json)[]) {
     let release: () => void = () => {};
     const released = new Promise<void>((resolve) => {
       release = resolve;
@@ -405,6 +408,25 @@ describe.each(DATABASES)('log streams on %s', (database) => {
       [`${p}.e1`, `${p}.e2`],
       [`${p}.e3`, `${p}.e4`],
     ]);
+  });
+
+  it('sends what a user deletion redacted while a batch was in flight redacted', async () => {
+    const p = prefix();
+    const email = uniqueEmail('Streamed');
+    const created = await api('POST', '/v1/users', { email, name: 'Streamed' });
+    expect(created.status).toBe(201);
+    const byUser = (n: number) => ({
+      event: `${p}.u${n}`,
+      actor: { type: 'user', id: created.body.data.id, email },
+      result: 'success',
+      metadata: { note: `as ${email}` },
+    });
+    const { r, release } = await firstBatchInFlight(p, [1, 2, 3, 4].map(byUser));
+    expect((await api('DELETE', `/v1/users/${created.body.data.id}`)).status).toBe(204);
+    release();
+    await waitFor('the second batch', () => r.messages().length >= 2);
+    expect(eventsOf(r)[1]).toEqual([`${p}.u3`, `${p}.u4`]);
+    expect(r.received[1]?.body.toLowerCase()).not.toContain(email.toLowerCase());
   });
 
   it('signs with both secrets after a rotation, and sends a signed test message', async () => {
