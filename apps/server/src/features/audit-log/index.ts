@@ -35,7 +35,7 @@ import { SealedEntries } from './streams/source.js';
 
 export type { AuditRecord, AuditWriter, SystemRecord } from './audit-writer.js';
 export { loadSigningKey, type SigningKey, signingKeyFromPem } from './chain/signing-key.js';
-export type { SealedEntries, SealedEntryFilter } from './streams/source.js';
+export type { SealedEntries, SealedEntry, SealedEntryFilter } from './streams/source.js';
 
 /** What other features may call; each call joins the transaction open in the caller's call chain. */
 export interface AuditLogApi extends AuditWriter {

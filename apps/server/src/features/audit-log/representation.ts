@@ -3,19 +3,23 @@ import { isoMillis } from '../../lib/time.js';
 import type { LogRow } from './entries/sql.js';
 
 type Schemas = components['schemas'];
+type Entry = Schemas['LogEntry'];
+type Location = Schemas['LogLocationDetail'];
 
-/** Only the keys that are set: an anonymous actor has no `id` at all. */
-function compact<T extends Record<string, unknown>>(
-  value: T,
-): { [K in keyof T]?: Exclude<T[K], null | undefined> } {
-  return Object.fromEntries(
-    Object.entries(value).filter(([, v]) => v !== undefined && v !== null),
-  ) as {
-    [K in keyof T]?: Exclude<T[K], null | undefined>;
-  };
-}
+/** A LogRow with its jsonb columns as PostgreSQL's text of them (see `logDetailJson`). */
+export type LogRowWithJsonText = Omit<LogRow, 'metadata' | 'digests' | 'salts'> & {
+  metadata: string;
+  digests: string | null;
+  salts: string | null;
+};
+type AnyLogRow = LogRow | LogRowWithJsonText;
 
-function actor(row: LogRow): Schemas['LogActor'] {
+// The objects are built key by key, in the order the API has always written them, and only
+// with the keys that are set (an anonymous actor has no `id` at all): no spread or filter
+// of intermediate objects, as every entry of a page, an export or a stream batch goes
+// through here.
+
+function actor(row: AnyLogRow): Schemas['LogActor'] {
   const result: Schemas['LogActor'] = { type: row.actorType };
   if (row.actorId !== null) result.id = row.actorId;
   if (row.actorEmailRedacted) result.email = null;
@@ -23,50 +27,81 @@ function actor(row: LogRow): Schemas['LogActor'] {
   return result;
 }
 
-/** The object, or undefined when it has no keys (so that it is left out). */
-function nonEmpty<T extends object>(value: T): T | undefined {
-  return Object.keys(value).length > 0 ? value : undefined;
-}
-
 /** What list entries and full entries share; `location` differs between them. */
-function logEntryBase(row: LogRow, location: Schemas['LogLocationDetail']) {
-  const target = nonEmpty(compact({ id: row.targetId, type: row.targetType }));
-  const context = nonEmpty(
-    compact({ ip: row.ip, userAgent: row.userAgent, location: nonEmpty(location) }),
-  );
-  return {
+function logEntryBase(row: AnyLogRow, location: Location | undefined): Entry {
+  const entry = {
     id: row.id,
     timestamp: isoMillis(row.timestamp),
     event: row.event,
     actor: actor(row),
-    ...(target ? { target } : {}),
-    ...(context ? { context } : {}),
-    result: row.result as Schemas['LogEntry']['result'],
-    origin: row.origin as Schemas['LogOrigin'],
-  };
+  } as Entry;
+  if (row.targetId !== null || row.targetType !== null) {
+    const target: NonNullable<Entry['target']> = {};
+    if (row.targetId !== null) target.id = row.targetId;
+    if (row.targetType !== null) target.type = row.targetType;
+    entry.target = target;
+  }
+  if (row.ip !== null || row.userAgent !== null || location) {
+    const context: NonNullable<Entry['context']> = {};
+    if (row.ip !== null) context.ip = row.ip;
+    if (row.userAgent !== null) context.userAgent = row.userAgent;
+    if (location) context.location = location;
+    entry.context = context;
+  }
+  entry.result = row.result as Entry['result'];
+  entry.origin = row.origin as Schemas['LogOrigin'];
+  return entry;
 }
 
 export function logListItem(row: LogRow): Schemas['LogEntryListItem'] {
-  return logEntryBase(row, compact({ city: row.city, country: row.country }));
+  if (row.city === null && row.country === null) return logEntryBase(row, undefined);
+  const location: Location = {};
+  if (row.city !== null) location.city = row.city;
+  if (row.country !== null) location.country = row.country;
+  return logEntryBase(row, location);
 }
 
-export function logDetail(row: LogRow): Schemas['LogEntry'] {
-  const coordinates =
-    row.lat !== null && row.lng !== null ? { lat: row.lat, lng: row.lng } : undefined;
-  return {
-    ...logEntryBase(
-      row,
-      compact({ city: row.city, country: row.country, region: row.region, coordinates }),
-    ),
-    ...(row.traceId !== null ? { traceId: row.traceId } : {}),
-    ...(row.ingestedBy !== null ? { ingestedBy: row.ingestedBy } : {}),
-    ...(row.receivedAt !== null ? { receivedAt: isoMillis(row.receivedAt) } : {}),
-    metadata: row.metadata as Record<string, unknown>,
-    seq: row.seq,
-    hash: row.hash,
-    prevHash: row.prevHash,
-    digests: (row.digests ?? {}) as Record<string, string>,
-    salts: (row.salts ?? {}) as Record<string, string>,
-    canonicalVersion: row.canonicalVersion as Schemas['LogEntry']['canonicalVersion'],
-  };
+/** A full entry up to `receivedAt`: all but metadata, the chain columns, digests and salts. */
+function detailHead(row: AnyLogRow): Entry {
+  const coordinates = row.lat !== null && row.lng !== null;
+  let location: Location | undefined;
+  if (row.city !== null || row.country !== null || row.region !== null || coordinates) {
+    location = {};
+    if (row.city !== null) location.city = row.city;
+    if (row.country !== null) location.country = row.country;
+    if (row.region !== null) location.region = row.region;
+    if (coordinates) location.coordinates = { lat: row.lat as number, lng: row.lng as number };
+  }
+  const entry = logEntryBase(row, location);
+  if (row.traceId !== null) entry.traceId = row.traceId;
+  if (row.ingestedBy !== null) entry.ingestedBy = row.ingestedBy;
+  if (row.receivedAt !== null) entry.receivedAt = isoMillis(row.receivedAt);
+  return entry;
+}
+
+export function logDetail(row: LogRow): Entry {
+  const entry = detailHead(row);
+  entry.metadata = row.metadata as Record<string, unknown>;
+  entry.seq = row.seq;
+  entry.hash = row.hash;
+  entry.prevHash = row.prevHash;
+  entry.digests = (row.digests ?? {}) as Record<string, string>;
+  entry.salts = (row.salts ?? {}) as Record<string, string>;
+  entry.canonicalVersion = row.canonicalVersion as Entry['canonicalVersion'];
+  return entry;
+}
+
+/**
+ * `logDetail` as JSON text, with metadata, digests and salts spliced in as PostgreSQL wrote
+ * them: the same JSON value (the driver would only have parsed that text), without parsing
+ * and writing again what is most of an entry's bytes.
+ */
+export function logDetailJson(row: LogRowWithJsonText): string {
+  const entry = detailHead(row);
+  entry.seq = row.seq;
+  entry.hash = row.hash;
+  entry.prevHash = row.prevHash;
+  entry.canonicalVersion = row.canonicalVersion as Entry['canonicalVersion'];
+  const head = JSON.stringify(entry);
+  return `${head.slice(0, -1)},"metadata":${row.metadata},"digests":${row.digests ?? '{}'},"salts":${row.salts ?? '{}'}}`;
 }

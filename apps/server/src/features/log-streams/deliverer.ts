@@ -7,7 +7,6 @@ import type { CredentialBox } from './crypto.js';
 import {
   type Batch,
   batchMessageId,
-  entryTime,
   signedWebhook,
   splunkRequest,
   webhookBody,
@@ -208,8 +207,7 @@ export class StreamDeliverer implements Required<Job> {
         : splunkRequest(
             this.o.box.open(stream.id, stream.credential),
             { index: stream.splunkIndex, sourcetype: stream.sourcetype },
-            batch.entries,
-            entryTime,
+            batch.entries.map((entry) => ({ time: entry.timestamp, json: entry.json })),
           );
     return send(stream.url, request.headers, request.body, this.o.sender);
   }

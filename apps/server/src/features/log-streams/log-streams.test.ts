@@ -186,6 +186,68 @@ describe.each(DATABASES)('log streams on %s', (database) => {
     expect(deliveries[0]).toMatchObject({ attempt: 1, httpStatus: 204 });
   });
 
+  it('sends every shape of entry as GET /v1/logs/{id} shows it, to webhooks and Splunk HEC', async () => {
+    const p = prefix();
+    const hook = await receiver();
+    const hec = await receiver();
+    const filter = { events: [`${p}.*`] };
+    await create({ name: `${p} hook`, destination: { type: 'webhook', url: hook.url }, filter });
+    await create({
+      name: `${p} hec`,
+      destination: { type: 'splunk_hec', url: hec.url, token: `hec-${p}-token` },
+      filter,
+    });
+    const shapes: Json[] = [
+      { event: `${p}.bare`, actor: { type: 'system' }, result: 'success' },
+      {
+        event: `${p}.full`,
+        actor: { id: 'user_1', type: 'user', email: 'Ünïcode+"quoted"@example.com' },
+        target: { type: 'document' },
+        context: {
+          ip: '2001:db8::1',
+          userAgent: 'curl/8 \\ "agent"\n',
+          location: {
+            city: 'Zürich',
+            country: 'CH',
+            region: 'ZH',
+            coordinates: { lat: 47.3769, lng: -8.5e-7 },
+          },
+        },
+        result: 'failure',
+        traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+        timestamp: '2026-11-27T10:00:00.5Z',
+        metadata: {
+          '10': 'integer-like keys come first in JavaScript',
+          '2': ['a', 1.5, -3, 1e21, 0.000001, true, null, { deep: { deeper: [] } }],
+          long: 'x'.repeat(2000),
+          line: 'a\u2028b\u0001c\ttab 😀 </script>',
+          empty: {},
+          big: 12345678901234567000,
+        },
+      },
+      {
+        event: `${p}.partial`,
+        actor: { type: 'service', id: 'svc' },
+        target: { id: 'doc_1' },
+        context: { ip: '10.0.0.1', location: { city: 'Oslo' } },
+        result: 'success',
+      },
+    ];
+    const { status } = await api('POST', '/v1/logs', { entries: shapes });
+    expect(status).toBe(201);
+    await server.sealer.flush();
+    await waitFor('the hook', () => hook.messages().flatMap((m) => m.entries).length >= 3);
+    await waitFor('the HEC', () => hec.received.length >= 1);
+    const events = hec.received
+      .flatMap((r) => r.body.replace(/}{"time"/g, '}\n{"time"').split('\n'))
+      .map((line) => JSON.parse(line).event);
+    const sent = hook.messages().flatMap((m) => m.entries);
+    expect(sent.map((e: Json) => e.event)).toEqual(shapes.map((s) => s.event));
+    expect(events).toEqual(sent);
+    for (const entry of sent)
+      expect(entry).toEqual((await api('GET', `/v1/logs/${entry.id}`)).body.data);
+  });
+
   it('sends Splunk HEC events with the token, index and sourcetype', async () => {
     const p = prefix();
     const r = await receiver();

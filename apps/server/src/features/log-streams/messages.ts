@@ -1,16 +1,16 @@
 import type { components } from '@secadmin/api-types';
 import { isoMillis } from '../../lib/time.js';
+import type { SealedEntry } from '../audit-log/index.js';
 import { webhookSignature } from './crypto.js';
 
 type Schemas = components['schemas'];
-type Entry = Schemas['LogEntry'];
 type Checkpoint = { seq: number; hash: string; signature: string; createdAt: Date };
 
 /** One batch of a stream: a contiguous range of seqs and the matching entries in it. */
 export interface Batch {
   fromSeq: number;
   toSeq: number;
-  entries: Entry[];
+  entries: SealedEntry[];
   checkpoint: Checkpoint | undefined;
 }
 
@@ -42,12 +42,12 @@ export function signedWebhook(
   };
 }
 
+/** The entries are JSON already: the message is written around them. */
 export function webhookBody(streamId: string, batch: Batch): string {
-  const message: Schemas['LogStreamMessage'] = {
+  const { type, stream, range, checkpoint }: Omit<Schemas['LogStreamMessage'], 'entries'> = {
     type: 'audit_log.entries',
     stream: streamId,
     range: { fromSeq: batch.fromSeq, toSeq: batch.toSeq },
-    entries: batch.entries,
     checkpoint: batch.checkpoint
       ? {
           seq: batch.checkpoint.seq,
@@ -57,7 +57,8 @@ export function webhookBody(streamId: string, batch: Batch): string {
         }
       : null,
   };
-  return JSON.stringify(message);
+  const entries = batch.entries.map((entry) => entry.json).join(',');
+  return `{"type":${JSON.stringify(type)},"stream":${JSON.stringify(stream)},"range":${JSON.stringify(range)},"entries":[${entries}],"checkpoint":${JSON.stringify(checkpoint)}}`;
 }
 
 export function testBody(streamId: string): string {
@@ -65,30 +66,22 @@ export function testBody(streamId: string): string {
   return JSON.stringify(message);
 }
 
-/** Splunk HEC: one event object per entry, concatenated. */
+/** Splunk HEC: one event object per entry (`time`: Unix seconds with milliseconds), concatenated. */
 export function splunkRequest(
   token: string,
   destination: { index: string | null; sourcetype: string | null },
-  entries: unknown[],
-  time: (entry: unknown) => number,
+  events: { time: Date; json: string }[],
 ): Request {
-  const body = entries
-    .map((entry) =>
-      JSON.stringify({
-        time: time(entry),
-        source: 'secadmin',
-        sourcetype: destination.sourcetype ?? 'secadmin:audit',
-        ...(destination.index ? { index: destination.index } : {}),
-        event: entry,
-      }),
-    )
+  const fields = JSON.stringify({
+    source: 'secadmin',
+    sourcetype: destination.sourcetype ?? 'secadmin:audit',
+    ...(destination.index ? { index: destination.index } : {}),
+  }).slice(1, -1);
+  const body = events
+    .map(({ time, json }) => `{"time":${time.getTime() / 1000},${fields},"event":${json}}`)
     .join('');
   return {
     headers: { 'content-type': 'application/json', authorization: `Splunk ${token}` },
     body,
   };
 }
-
-/** An entry's `timestamp` as Unix seconds with milliseconds (HEC's `time`). */
-export const entryTime = (entry: unknown) =>
-  Date.parse((entry as { timestamp: string }).timestamp) / 1000;

@@ -236,8 +236,7 @@ export class LogStreamsService {
         : splunkRequest(
             this.deps.box.open(id, row.credential),
             { index: row.splunkIndex, sourcetype: row.sourcetype },
-            [JSON.parse(body)],
-            () => Date.now() / 1000,
+            [{ time: new Date(), json: body }],
           );
     const outcome = await send(row.url, request.headers, request.body, this.deps.sender);
     return {

@@ -11,36 +11,39 @@ export type LogRow = Omit<LogEntry, 'search'> & {
 };
 export type NewLogRow = Omit<Prisma.LogEntryCreateManyInput, 'digests' | 'salts'>;
 
-/** The log_entries columns under the names of the Prisma model, for plain SQL. */
-const ENTRY_COLUMNS = Prisma.sql`
+/** The log_entries columns but the jsonb ones, under the names of the Prisma model. */
+const SCALAR_COLUMNS = `
   id, timestamp, event, actor_id AS "actorId", actor_email AS "actorEmail",
   actor_email_redacted AS "actorEmailRedacted", actor_type AS "actorType",
   target_id AS "targetId", target_type AS "targetType", ip, user_agent AS "userAgent",
-  city, country, region, lat, lng, result, trace_id AS "traceId", metadata, origin,
-  ingested_by AS "ingestedBy", received_at AS "receivedAt", digests, salts`;
+  city, country, region, lat, lng, result, trace_id AS "traceId", origin,
+  ingested_by AS "ingestedBy", received_at AS "receivedAt"`;
+
+const CHAIN_COLUMNS = Prisma.raw(`
+  log_chain.seq::float8 AS seq, log_chain.hash, log_chain.prev_hash AS "prevHash",
+  log_chain.canonical_version AS "canonicalVersion"`);
+
+/** The log_entries columns under the names of the Prisma model, for plain SQL. */
+const ENTRY_COLUMNS = Prisma.raw(`${SCALAR_COLUMNS}, metadata, digests, salts`);
 
 /**
  * ENTRY_COLUMNS and the entry's chain row (`FROM ${LOG_FROM}`). `seq` as float8: a
  * JavaScript number from both drivers (exact far beyond any log's length), where bigint
  * would be a string or a BigInt.
  */
-export const LOG_COLUMNS = Prisma.sql`${ENTRY_COLUMNS},
-  log_chain.seq::float8 AS seq, log_chain.hash, log_chain.prev_hash AS "prevHash",
-  log_chain.canonical_version AS "canonicalVersion"`;
+export const LOG_COLUMNS = Prisma.sql`${ENTRY_COLUMNS}, ${CHAIN_COLUMNS}`;
+
+/** LOG_COLUMNS with the jsonb columns as their text (a `LogRowWithJsonText`). */
+export const LOG_COLUMNS_WITH_JSON_TEXT = Prisma.sql`${Prisma.raw(SCALAR_COLUMNS)},
+  metadata::text AS metadata, digests::text AS digests, salts::text AS salts, ${CHAIN_COLUMNS}`;
 
 /**
  * LOG_COLUMNS without the field commitments, which a search hit neither shows nor highlights:
  * an entry's digests and salts weigh up to ten times its metadata, so a page of hits of the
  * widest entries read them for nothing (both are null in these rows).
  */
-export const HIT_COLUMNS = Prisma.sql`
-  id, timestamp, event, actor_id AS "actorId", actor_email AS "actorEmail",
-  actor_email_redacted AS "actorEmailRedacted", actor_type AS "actorType",
-  target_id AS "targetId", target_type AS "targetType", ip, user_agent AS "userAgent",
-  city, country, region, lat, lng, result, trace_id AS "traceId", metadata, origin,
-  ingested_by AS "ingestedBy", received_at AS "receivedAt", NULL::jsonb AS digests,
-  NULL::jsonb AS salts, log_chain.seq::float8 AS seq, log_chain.hash,
-  log_chain.prev_hash AS "prevHash", log_chain.canonical_version AS "canonicalVersion"`;
+export const HIT_COLUMNS = Prisma.sql`${Prisma.raw(SCALAR_COLUMNS)}, metadata,
+  NULL::jsonb AS digests, NULL::jsonb AS salts, ${CHAIN_COLUMNS}`;
 
 /** ENTRY_COLUMNS of an entry not sealed yet. */
 export const UNSEALED_COLUMNS = Prisma.sql`${ENTRY_COLUMNS},

@@ -1,8 +1,8 @@
 import { Prisma } from '@secadmin/db';
 import type { Connection } from '../../../storage/connection.js';
 import type { CheckpointRow } from '../chain/repository.js';
-import { LOG_COLUMNS, type LogRow } from '../entries/sql.js';
-import { logDetail } from '../representation.js';
+import { LOG_COLUMNS_WITH_JSON_TEXT } from '../entries/sql.js';
+import { type LogRowWithJsonText, logDetailJson } from '../representation.js';
 
 /** Which sealed entries a log stream sends (decisions §13 `filter`). */
 export interface SealedEntryFilter {
@@ -10,6 +10,13 @@ export interface SealedEntryFilter {
   events?: string[] | undefined;
   origin?: string | undefined;
   result?: string | undefined;
+}
+
+/** A sealed entry as a stream sends it: `json` is the entry as `GET /v1/logs/{id}` shows it. */
+export interface SealedEntry {
+  seq: number;
+  timestamp: Date;
+  json: string;
 }
 
 /** The most seqs one read looks through for matching entries. */
@@ -44,7 +51,7 @@ export class SealedEntries {
   }
 
   /**
-   * Up to `take` sealed entries with `from <= seq <= to` that match `filter`, by seq, looked
+   * Up to `take` sealed entries (as JSON text) with `from <= seq <= to` that match `filter`, by seq, looked
    * for among at most `SCAN_WINDOW` seqs from `from`; `scannedTo` is the last seq looked at
    * (every matching entry up to it is in `entries` unless `take` were found). The chain's seq
    * range is read first, on its primary key, and each chain row looks up its entry (a
@@ -58,7 +65,7 @@ export class SealedEntries {
     to: number,
     filter: SealedEntryFilter,
     take: number,
-  ): Promise<{ entries: ReturnType<typeof logDetail>[]; scannedTo: number }> {
+  ): Promise<{ entries: SealedEntry[]; scannedTo: number }> {
     // Most streams match most entries: a window of twice the batch is read first, and the
     // wide one only when that did not fill the batch.
     const narrow = await this.window(from, Math.min(to, from + 2 * take - 1), filter, take);
@@ -71,21 +78,26 @@ export class SealedEntries {
     last: number,
     filter: SealedEntryFilter,
     take: number,
-  ): Promise<{ entries: ReturnType<typeof logDetail>[]; scannedTo: number }> {
+  ): Promise<{ entries: SealedEntry[]; scannedTo: number }> {
     const parts: Prisma.Sql[] = [Prisma.sql`TRUE`];
     if (filter.events)
       parts.push(Prisma.sql`log_entries.event LIKE ANY(${filter.events.map(likePattern)}::text[])`);
     if (filter.origin) parts.push(Prisma.sql`log_entries.origin = ${filter.origin}`);
     if (filter.result) parts.push(Prisma.sql`log_entries.result = ${filter.result}`);
-    const sql = Prisma.sql`SELECT ${LOG_COLUMNS}
+    const sql = Prisma.sql`SELECT ${LOG_COLUMNS_WITH_JSON_TEXT}
       FROM (SELECT seq, entry_id, hash, prev_hash, canonical_version FROM log_chain
             WHERE seq BETWEEN ${from} AND ${last} ORDER BY seq) AS log_chain
       CROSS JOIN LATERAL (SELECT * FROM log_entries
                           WHERE log_entries.id = log_chain.entry_id
                             AND ${Prisma.join(parts, ' AND ')} LIMIT 1) AS log_entries
       ORDER BY log_chain.seq LIMIT ${take}`;
-    const rows = await this.c.sql<LogRow>(sql.text, sql.values);
-    return { entries: rows.map(logDetail), scannedTo: last };
+    const rows = await this.c.sql<LogRowWithJsonText>(sql.text, sql.values);
+    const entries = rows.map((row) => ({
+      seq: row.seq as number,
+      timestamp: row.timestamp,
+      json: logDetailJson(row),
+    }));
+    return { entries, scannedTo: last };
   }
 
   /** The newest checkpoint with `seq <= atMost`. */
