@@ -6,13 +6,20 @@ type Schemas = components['schemas'];
 type Entry = Schemas['LogEntry'];
 type Location = Schemas['LogLocationDetail'];
 
-/** A LogRow with its jsonb columns as PostgreSQL's text of them (see `logDetailJson`). */
-export type LogRowWithJsonText = Omit<LogRow, 'metadata' | 'digests' | 'salts'> & {
+/** A LogRow with its instants and jsonb columns as PostgreSQL's text of them (see `logDetailJson`). */
+export type LogRowAsText = Omit<
+  LogRow,
+  'timestamp' | 'receivedAt' | 'metadata' | 'digests' | 'salts'
+> & {
+  timestamp: string;
+  receivedAt: string | null;
   metadata: string;
   digests: string | null;
   salts: string | null;
 };
-type AnyLogRow = LogRow | LogRowWithJsonText;
+type AnyLogRow = LogRow | LogRowAsText;
+
+const iso = (at: Date | string) => (typeof at === 'string' ? at : isoMillis(at));
 
 // The objects are built key by key, in the order the API has always written them, and only
 // with the keys that are set (an anonymous actor has no `id` at all): no spread or filter
@@ -31,7 +38,7 @@ function actor(row: AnyLogRow): Schemas['LogActor'] {
 function logEntryBase(row: AnyLogRow, location: Location | undefined): Entry {
   const entry = {
     id: row.id,
-    timestamp: isoMillis(row.timestamp),
+    timestamp: iso(row.timestamp),
     event: row.event,
     actor: actor(row),
   } as Entry;
@@ -75,7 +82,7 @@ function detailHead(row: AnyLogRow): Entry {
   const entry = logEntryBase(row, location);
   if (row.traceId !== null) entry.traceId = row.traceId;
   if (row.ingestedBy !== null) entry.ingestedBy = row.ingestedBy;
-  if (row.receivedAt !== null) entry.receivedAt = isoMillis(row.receivedAt);
+  if (row.receivedAt !== null) entry.receivedAt = iso(row.receivedAt);
   return entry;
 }
 
@@ -94,9 +101,9 @@ export function logDetail(row: LogRow): Entry {
 /**
  * `logDetail` as JSON text, with metadata, digests and salts spliced in as PostgreSQL wrote
  * them: the same JSON value (the driver would only have parsed that text), without parsing
- * and writing again what is most of an entry's bytes.
+ * and writing again what is most of an entry's bytes (nor its instants).
  */
-export function logDetailJson(row: LogRowWithJsonText): string {
+export function logDetailJson(row: LogRowAsText): string {
   const entry = detailHead(row);
   entry.seq = row.seq;
   entry.hash = row.hash;

@@ -207,7 +207,7 @@ export class StreamDeliverer implements Required<Job> {
         : splunkRequest(
             this.o.box.open(stream.id, stream.credential),
             { index: stream.splunkIndex, sourcetype: stream.sourcetype },
-            batch.entries.map((entry) => ({ time: entry.timestamp, json: entry.json })),
+            batch.entries,
           );
     return send(stream.url, request.headers, request.body, this.o.sender);
   }

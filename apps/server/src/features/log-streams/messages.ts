@@ -66,11 +66,11 @@ export function testBody(streamId: string): string {
   return JSON.stringify(message);
 }
 
-/** Splunk HEC: one event object per entry (`time`: Unix seconds with milliseconds), concatenated. */
+/** Splunk HEC: one event object per entry (`time`: its timestamp in Unix seconds with milliseconds), concatenated. */
 export function splunkRequest(
   token: string,
   destination: { index: string | null; sourcetype: string | null },
-  events: { time: Date; json: string }[],
+  events: { timestamp: string; json: string }[],
 ): Request {
   const fields = JSON.stringify({
     source: 'secadmin',
@@ -78,7 +78,9 @@ export function splunkRequest(
     ...(destination.index ? { index: destination.index } : {}),
   }).slice(1, -1);
   const body = events
-    .map(({ time, json }) => `{"time":${time.getTime() / 1000},${fields},"event":${json}}`)
+    .map(
+      ({ timestamp, json }) => `{"time":${Date.parse(timestamp) / 1000},${fields},"event":${json}}`,
+    )
     .join('');
   return {
     headers: { 'content-type': 'application/json', authorization: `Splunk ${token}` },

@@ -236,7 +236,7 @@ export class LogStreamsService {
         : splunkRequest(
             this.deps.box.open(id, row.credential),
             { index: row.splunkIndex, sourcetype: row.sourcetype },
-            [{ time: new Date(), json: body }],
+            [{ timestamp: new Date().toISOString(), json: body }],
           );
     const outcome = await send(row.url, request.headers, request.body, this.deps.sender);
     return {

@@ -11,13 +11,19 @@ export type LogRow = Omit<LogEntry, 'search'> & {
 };
 export type NewLogRow = Omit<Prisma.LogEntryCreateManyInput, 'digests' | 'salts'>;
 
-/** The log_entries columns but the jsonb ones, under the names of the Prisma model. */
-const SCALAR_COLUMNS = `
-  id, timestamp, event, actor_id AS "actorId", actor_email AS "actorEmail",
+/** The log_entries columns but the instants and the jsonb ones, under the names of the Prisma model. */
+const PLAIN_COLUMNS = `
+  id, event, actor_id AS "actorId", actor_email AS "actorEmail",
   actor_email_redacted AS "actorEmailRedacted", actor_type AS "actorType",
   target_id AS "targetId", target_type AS "targetType", ip, user_agent AS "userAgent",
   city, country, region, lat, lng, result, trace_id AS "traceId", origin,
-  ingested_by AS "ingestedBy", received_at AS "receivedAt"`;
+  ingested_by AS "ingestedBy"`;
+
+const SCALAR_COLUMNS = `${PLAIN_COLUMNS}, timestamp, received_at AS "receivedAt"`;
+
+/** An instant as `isoMillis` writes it (the columns keep milliseconds). */
+const isoText = (column: string) =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 const CHAIN_COLUMNS = Prisma.raw(`
   log_chain.seq::float8 AS seq, log_chain.hash, log_chain.prev_hash AS "prevHash",
@@ -33,8 +39,13 @@ const ENTRY_COLUMNS = Prisma.raw(`${SCALAR_COLUMNS}, metadata, digests, salts`);
  */
 export const LOG_COLUMNS = Prisma.sql`${ENTRY_COLUMNS}, ${CHAIN_COLUMNS}`;
 
-/** LOG_COLUMNS with the jsonb columns as their text (a `LogRowWithJsonText`). */
-export const LOG_COLUMNS_WITH_JSON_TEXT = Prisma.sql`${Prisma.raw(SCALAR_COLUMNS)},
+/**
+ * LOG_COLUMNS with the instants and the jsonb columns as text (a `LogRowAsText`): what is
+ * written out as JSON is not parsed first.
+ */
+export const LOG_COLUMNS_AS_TEXT = Prisma.sql`${Prisma.raw(PLAIN_COLUMNS)},
+  ${Prisma.raw(isoText('timestamp'))} AS timestamp,
+  ${Prisma.raw(isoText('received_at'))} AS "receivedAt",
   metadata::text AS metadata, digests::text AS digests, salts::text AS salts, ${CHAIN_COLUMNS}`;
 
 /**

@@ -1,8 +1,8 @@
 import { Prisma } from '@secadmin/db';
 import type { Connection } from '../../../storage/connection.js';
 import type { CheckpointRow } from '../chain/repository.js';
-import { LOG_COLUMNS_WITH_JSON_TEXT } from '../entries/sql.js';
-import { type LogRowWithJsonText, logDetailJson } from '../representation.js';
+import { LOG_COLUMNS_AS_TEXT } from '../entries/sql.js';
+import { type LogRowAsText, logDetailJson } from '../representation.js';
 
 /** Which sealed entries a log stream sends (decisions §13 `filter`). */
 export interface SealedEntryFilter {
@@ -15,9 +15,12 @@ export interface SealedEntryFilter {
 /** A sealed entry as a stream sends it: `json` is the entry as `GET /v1/logs/{id}` shows it. */
 export interface SealedEntry {
   seq: number;
-  timestamp: Date;
+  /** As the entry shows it: ISO 8601 with milliseconds. */
+  timestamp: string;
   json: string;
 }
+
+type Window = { entries: SealedEntry[]; scannedTo: number };
 
 /** The most seqs one read looks through for matching entries. */
 const SCAN_WINDOW = 10_000;
@@ -65,7 +68,7 @@ export class SealedEntries {
     to: number,
     filter: SealedEntryFilter,
     take: number,
-  ): Promise<{ entries: SealedEntry[]; scannedTo: number }> {
+  ): Promise<Window> {
     // Most streams match most entries: a window of twice the batch is read first, and the
     // wide one only when that did not fill the batch.
     const narrow = await this.window(from, Math.min(to, from + 2 * take - 1), filter, take);
@@ -78,20 +81,20 @@ export class SealedEntries {
     last: number,
     filter: SealedEntryFilter,
     take: number,
-  ): Promise<{ entries: SealedEntry[]; scannedTo: number }> {
+  ): Promise<Window> {
     const parts: Prisma.Sql[] = [Prisma.sql`TRUE`];
     if (filter.events)
       parts.push(Prisma.sql`log_entries.event LIKE ANY(${filter.events.map(likePattern)}::text[])`);
     if (filter.origin) parts.push(Prisma.sql`log_entries.origin = ${filter.origin}`);
     if (filter.result) parts.push(Prisma.sql`log_entries.result = ${filter.result}`);
-    const sql = Prisma.sql`SELECT ${LOG_COLUMNS_WITH_JSON_TEXT}
+    const sql = Prisma.sql`SELECT ${LOG_COLUMNS_AS_TEXT}
       FROM (SELECT seq, entry_id, hash, prev_hash, canonical_version FROM log_chain
             WHERE seq BETWEEN ${from} AND ${last} ORDER BY seq) AS log_chain
       CROSS JOIN LATERAL (SELECT * FROM log_entries
                           WHERE log_entries.id = log_chain.entry_id
                             AND ${Prisma.join(parts, ' AND ')} LIMIT 1) AS log_entries
       ORDER BY log_chain.seq LIMIT ${take}`;
-    const rows = await this.c.sql<LogRowWithJsonText>(sql.text, sql.values);
+    const rows = await this.c.sql<LogRowAsText>(sql.text, sql.values);
     const entries = rows.map((row) => ({
       seq: row.seq as number,
       timestamp: row.timestamp,
