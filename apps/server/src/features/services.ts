@@ -139,7 +139,7 @@ export function createServices(store: Store, options: ServicesOptions): Composit
     simulator: policies.simulation,
     policiesAt: (versions) => policies.access.policiesAt(versions),
     usersAfter: (after, take) => users.service.idsAfter(after, take),
-    isStoredUser: (id) => users.service.exists(id),
+    storedUsersAmong: (ids) => users.service.existing(ids),
     mayListUsers: async (caller, versions) =>
       caller.isRoot ||
       (

@@ -13,7 +13,7 @@ export function createAuthzen(deps: {
   policiesAt: (versions: StateVersions) => Promise<readonly PolicyDefinition[]>;
   usersAfter: SearchDeps['usersAfter'];
   mayListUsers: SearchDeps['mayListUsers'];
-  isStoredUser: SearchDeps['isStoredUser'];
+  storedUsersAmong: SearchDeps['storedUsersAmong'];
   readableBy: SearchDeps['readableBy'];
   cursors: Cursors;
   publicUrl: string;

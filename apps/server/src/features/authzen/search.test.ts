@@ -38,7 +38,7 @@ function searchService(readable = (_policyId: string) => true) {
     usersAfter: async () => [],
     cursors: new Cursors('a test secret'),
     mayListUsers: async () => false,
-    isStoredUser: async (id) => stored.has(id),
+    storedUsersAmong: async (ids) => new Set(ids.filter((id) => stored.has(id))),
     readableBy: () => async (policyId) => readable(policyId),
   });
 }

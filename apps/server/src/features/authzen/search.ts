@@ -54,8 +54,8 @@ export interface SearchDeps {
    * only then, so a key that may only simulate cannot enumerate the accounts.
    */
   mayListUsers: (caller: RequestActor, versions: StateVersions) => Promise<boolean>;
-  /** Whether a `user` id is a stored user's (a policy may name one). */
-  isStoredUser: (id: string) => Promise<boolean>;
+  /** Which of these `user` ids are stored users' (a policy may name one). */
+  storedUsersAmong: (ids: readonly string[]) => Promise<ReadonlySet<string>>;
   /** For one request: whether its caller may read a stored policy (`policies:read` on it). */
   readableBy: (
     caller: RequestActor,
@@ -63,14 +63,16 @@ export interface SearchDeps {
   ) => (policyId: string) => Promise<boolean>;
 }
 
+type Offered = (ids: readonly string[]) => Promise<boolean[]>;
+
 /** Where a page starts: in the sorted literals, or among the stored users after one. */
 type Start = { literal: number; afterWithheld?: true } | { user: KeysetPosition | undefined };
 
 interface CandidateOptions {
   /** Stored users are candidates after the literals, but for these ids (literals already). */
   storedUsers?: ReadonlySet<string> | undefined;
-  /** Whether a literal is offered to this caller; without it, every one is. */
-  offered?: ((id: string) => Promise<boolean>) | undefined;
+  /** Whether each literal is offered to this caller; without it, every one is. */
+  offered?: Offered | undefined;
 }
 
 /** One candidate: what it answers as, and the question it is decided with. */
@@ -100,11 +102,14 @@ export class SearchService {
     const mayList = type === 'user' && (await this.deps.mayListUsers(caller, versions));
     // A stored user is offered as the account it is: to a key that may list users, whatever
     // policy names it, and never to one that may not.
-    const offered =
+    const offered: Offered | undefined =
       type !== 'user'
         ? named
-        : async (id: string) =>
-            (await this.deps.isStoredUser(id)) ? mayList : !named || (await named(id));
+        : async (ids) => {
+            const stored = await this.deps.storedUsersAmong(ids);
+            const namedToCaller = named ? await named(ids) : undefined;
+            return ids.map((id, i) => (stored.has(id) ? mayList : (namedToCaller?.[i] ?? true)));
+          };
     return this.search(
       'subject',
       request,
@@ -166,13 +171,18 @@ export class SearchService {
     type: string,
     caller: RequestActor,
     versions: StateVersions,
-  ): ((id: string) => Promise<boolean>) | undefined {
+  ): Offered | undefined {
     if (caller.isRoot) return undefined;
     const mayRead = this.deps.readableBy(caller, versions);
-    return async (id) => {
+    const named = async (id: string) => {
       for (const policyId of candidates.namers.get(namerKey(kind, type, id)) ?? [])
         if (await mayRead(policyId)) return true;
       return false;
+    };
+    return async (ids) => {
+      const answers: boolean[] = [];
+      for (const id of ids) answers.push(await named(id));
+      return answers;
     };
   }
 
@@ -243,9 +253,10 @@ export class SearchService {
   ): Promise<{ candidates: Candidate<R>[]; more?: Start; withheld?: number }> {
     if ('literal' in start && start.literal < literals.length) {
       const ids = literals.slice(start.literal, start.literal + room);
+      const offers = offered ? await offered(ids) : undefined;
       const candidates: Candidate<R>[] = [];
       for (const [i, id] of ids.entries())
-        if (!offered || (await offered(id)))
+        if (!offers || offers[i])
           candidates.push({
             result: result(id),
             question: ask(id),

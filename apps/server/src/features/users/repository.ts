@@ -31,6 +31,14 @@ export class UsersRepository {
     return this.c.db.user.findUnique({ where: { id } });
   }
 
+  /** Which of these ids are stored users', in one statement. */
+  async existing(ids: readonly string[]): Promise<Set<string>> {
+    const rows = await this.c.sql<{ id: string }>('SELECT id FROM users WHERE id = ANY($1)', [
+      [...ids],
+    ]);
+    return new Set(rows.map((row) => row.id));
+  }
+
   /** The read path of GET /v1/users/{id}: plain SQL. */
   async read(id: string): Promise<UserRow | null> {
     const rows = await this.c.sql<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [id]);

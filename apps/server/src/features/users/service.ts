@@ -58,6 +58,7 @@ export interface UsersDeps {
     UsersRepository,
     | 'insert'
     | 'find'
+    | 'existing'
     | 'read'
     | 'standing'
     | 'attributes'
@@ -389,5 +390,10 @@ export class UsersService {
 
   async exists(userId: string): Promise<boolean> {
     return (await this.users.find(userId)) !== null;
+  }
+
+  /** Which of these ids are stored users'. */
+  existing(ids: readonly string[]): Promise<Set<string>> {
+    return this.users.existing(ids);
   }
 }
