@@ -1,8 +1,8 @@
 // Log streams on PostgreSQL: delivery throughput to a local receiver (batches of 1,000), the
 // lag from an entry's acknowledgement to its receipt under a steady ingest, and the ingest
 // rate with 3 active streams vs none (streams must not slow ingest).
-import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 import { latencies } from '../lib/measure.mjs';
 import { freshDatabase, startSecadmin } from '../lib/processes.mjs';
 
@@ -10,32 +10,47 @@ import { freshDatabase, startSecadmin } from '../lib/processes.mjs';
 
 const STREAM_ENV = { SECADMIN_STREAM_ALLOW_PRIVATE_NETWORKS: '1', SECADMIN_STREAM_POLL_MS: '100' };
 
-/** A receiver that counts entries and keeps, per entry, when it arrived. */
-async function startReceiver() {
-  /** @type {{ receivedAt: string, at: number }[]} */
-  const arrivals = [];
-  let entries = 0;
-  const server = createServer((req, res) => {
-    /** @type {Buffer[]} */
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const at = Date.now();
-      const message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      for (const e of message.entries ?? []) {
-        entries++;
-        arrivals.push({ receivedAt: e.receivedAt, at });
-      }
-      res.writeHead(204).end();
-    });
+/**
+ * The receiver's own work, in a worker thread: a SIEM is not the client that ingests, so
+ * parsing what arrives must not hold up the client's next request. It counts entries into a
+ * shared counter and keeps, per entry, when it arrived.
+ */
+const RECEIVER = `
+const { createServer } = require('node:http');
+const { parentPort, workerData } = require('node:worker_threads');
+const count = new Int32Array(workerData.counter);
+const arrivals = [];
+const server = createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const at = Date.now();
+    const message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    for (const e of message.entries ?? []) arrivals.push({ receivedAt: e.receivedAt, at });
+    Atomics.add(count, 0, (message.entries ?? []).length);
+    res.writeHead(204).end();
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
-  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+});
+server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
+parentPort.on('message', () => parentPort.postMessage({ arrivals }));
+`;
+
+/** A receiver on 127.0.0.1 in a worker thread (see RECEIVER). */
+async function startReceiver() {
+  const counter = new SharedArrayBuffer(4);
+  const entries = new Int32Array(counter);
+  const worker = new Worker(RECEIVER, { eval: true, workerData: { counter } });
+  /** @type {{ port: number }} */
+  const { port } = await new Promise((resolve) => worker.once('message', resolve));
   return {
-    url: `http://127.0.0.1:${address.port}/hook`,
-    entries: () => entries,
-    arrivals,
-    close: () => new Promise((resolve) => server.close(() => resolve(undefined))),
+    url: `http://127.0.0.1:${port}/hook`,
+    entries: () => Atomics.load(entries, 0),
+    /** @returns {Promise<{ receivedAt: string, at: number }[]>} */
+    arrivals: async () => {
+      worker.postMessage('arrivals');
+      return (await new Promise((resolve) => worker.once('message', resolve))).arrivals;
+    },
+    close: () => worker.terminate(),
   };
 }
 
@@ -133,7 +148,7 @@ export async function logStreamCases({ smoke, adminUrl }) {
     const expected = rounds * 1000;
     await until(() => lagSink.entries() >= expected, 600_000, 'the lag stream to catch up');
     const lag = latencies(
-      lagSink.arrivals.map(({ receivedAt, at }) => at - Date.parse(receivedAt)),
+      (await lagSink.arrivals()).map(({ receivedAt, at }) => at - Date.parse(receivedAt)),
     );
     const ratio = withStreams / without;
     return [
