@@ -107,8 +107,10 @@ export class SearchService {
         ? named
         : async (ids) => {
             const stored = await this.deps.storedUsersAmong(ids);
-            const namedToCaller = named ? await named(ids) : undefined;
-            return ids.map((id, i) => (stored.has(id) ? mayList : (namedToCaller?.[i] ?? true)));
+            const others = ids.filter((id) => !stored.has(id));
+            const answers = named ? await named(others) : others.map(() => true);
+            const offeredOthers = new Map(others.map((id, i) => [id, answers[i] === true]));
+            return ids.map((id) => (stored.has(id) ? mayList : offeredOthers.get(id) === true));
           };
     return this.search(
       'subject',
