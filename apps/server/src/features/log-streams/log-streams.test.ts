@@ -1,3 +1,4 @@
+import { StreamVerifier, verifyWebhookSignature } from '@secadmin/api-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, uniqueEmail } from '../../../test/helpers/fixtures.js';
 import {
@@ -191,7 +192,11 @@ describe.each(DATABASES)('log streams on %s', (database) => {
     const hook = await receiver();
     const hec = await receiver();
     const filter = { events: [`${p}.*`] };
-    await create({ name: `${p} hook`, destination: { type: 'webhook', url: hook.url }, filter });
+    const { secret } = await create({
+      name: `${p} hook`,
+      destination: { type: 'webhook', url: hook.url },
+      filter,
+    });
     await create({
       name: `${p} hec`,
       destination: { type: 'splunk_hec', url: hec.url, token: `hec-${p}-token` },
@@ -233,10 +238,19 @@ describe.each(DATABASES)('log streams on %s', (database) => {
         result: 'success',
       },
     ];
-    const { status } = await api('POST', '/v1/logs', { entries: shapes });
+    // Metadata as raw JSON text: spellings of numbers and keys that JSON.stringify never writes.
+    const rawMetadata = `{"n1": 1.0, "n2": -0, "n3": 1e21, "n4": 5e-324, "n5": 1E-7, "n6": 100e-2,
+      "n7": 123456789012345678901234567890, "n8": 1e400, "": "empty key", "01": "leading zero",
+      "toString": 1, "dup": 1, "dup": 2, "esc": "\\u002F \\/ \\b\\f \\u007f \\u2029 \\ufeff \\uD83D\\uDE00"}`;
+    shapes.push({ event: `${p}.raw`, actor: { type: 'system' }, result: 'success' });
+    const body = JSON.stringify({ entries: shapes }).replace(
+      /}]}$/,
+      `,"metadata":${rawMetadata}}]}`,
+    );
+    const { status } = await api('POST', '/v1/logs', body);
     expect(status).toBe(201);
     await server.sealer.flush();
-    await waitFor('the hook', () => hook.messages().flatMap((m) => m.entries).length >= 3);
+    await waitFor('the hook', () => hook.messages().flatMap((m) => m.entries).length >= 4);
     await waitFor('the HEC', () => hec.received.length >= 1);
     const events = hec.received
       .flatMap((r) => r.body.replace(/}{"time"/g, '}\n{"time"').split('\n'))
@@ -246,6 +260,15 @@ describe.each(DATABASES)('log streams on %s', (database) => {
     expect(events).toEqual(sent);
     for (const entry of sent)
       expect(entry).toEqual((await api('GET', `/v1/logs/${entry.id}`)).body.data);
+    // A receiver's own checks accept every message: signatures, chain and checkpoints.
+    const verifier = await StreamVerifier.create({
+      publicKeyPem: (await api('GET', '/v1/logs/public-key')).body.data.publicKey,
+      filtered: true,
+    });
+    for (const request of hook.received) {
+      const { id } = await verifyWebhookSignature(secret, request.headers, request.body);
+      expect((await verifier.add(JSON.parse(request.body), id)).status).toBe('verified');
+    }
   });
 
   it('sends Splunk HEC events with the token, index and sourcetype', async () => {
