@@ -219,6 +219,48 @@ test("an entry's proof is checked in the browser: valid, then invalid once its r
   await page.close();
 });
 
+test('the link to the checkpoint is recomputed in the browser: an entry altered after this one breaks it', async () => {
+  const opened = await app.open({ key: app.rootKey, view: 'logs#q=quokka', remember: true });
+  const { page } = opened;
+  const list = page.getByRole('list', { name: 'Matching entries' });
+  await list.getByRole('button').first().click();
+  const drawer = page.getByRole('dialog');
+  await drawer.getByText('Proof valid', { exact: true }).waitFor({ timeout: TIMEOUT });
+  const text = await drawer.textContent();
+  const seq = Number(text.match(/Sealed at seq (\d+)/)[1]);
+  const checkpoint = Number(text.match(/Covered by checkpoint (\d+)/)[1]);
+  // Checkpoints are up to 1,000 seqs apart: this hit is almost surely not at one.
+  assert.ok(checkpoint > seq, `checkpoint ${checkpoint} after seq ${seq}`);
+  assert.match(text, /entries after it, recomputed in this browser, chain its hash/);
+  await screenshot(page, 'audit-log-entry-link');
+
+  // Not this entry but the next one in the chain: only the link to the checkpoint shows it.
+  const flip = `UPDATE log_entries SET result = CASE result WHEN 'success' THEN 'failure' ELSE 'success' END
+     WHERE id = (SELECT entry_id FROM log_chain WHERE seq = $1)`;
+  assert.equal((await app.sql(flip, [seq + 1])).rowCount, 1);
+  try {
+    await page.reload();
+    await drawer
+      .getByText('Proof invalid', { exact: true })
+      .waitFor()
+      .catch(async (error) => {
+        await screenshot(page, 'audit-log-entry-link-broken-failed');
+        throw error;
+      });
+    const broken = await drawer.textContent();
+    assert.match(broken, /Sealed at seq \d+/);
+    assert.match(
+      broken,
+      new RegExp(`Recomputed in this browser, the chain breaks at seq ${seq + 1}`),
+    );
+    await screenshot(page, 'audit-log-entry-link-broken');
+    await assertClean(opened, app.rootKey);
+  } finally {
+    await app.sql(flip, [seq + 1]);
+  }
+  await page.close();
+});
+
 test('a key without logs:search is told so, and a key without logs:verify sees seq and hash', async () => {
   const lister = await app.keyFor('lister', ['logs:list', 'logs:read']);
   const opened = await app.open({ key: lister, view: 'logs#q=zanzibar' });

@@ -36,6 +36,7 @@ export const operations = {
   getLogStats: { group: 'logs', name: 'getStats', method: 'POST', path: '/v1/logs/stats', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   createExport: { group: 'exports', name: 'create', method: 'POST', path: '/v1/logs/export', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   getExport: { group: 'exports', name: 'get', method: 'GET', path: '/v1/logs/export/{exportId}', pathParams: ['exportId'], query: false, body: false, cursor: null, returns: 'data' },
+  listChainEntries: { group: 'logs', name: 'listChainEntries', method: 'GET', path: '/v1/logs/chain', pathParams: [], query: true, body: false, cursor: null, returns: 'data' },
   listCheckpoints: { group: 'logs', name: 'listCheckpoints', method: 'GET', path: '/v1/logs/checkpoints', pathParams: [], query: true, body: false, cursor: 'query', returns: 'body' },
   getPublicKey: { group: 'logs', name: 'getPublicKey', method: 'GET', path: '/v1/logs/public-key', pathParams: [], query: false, body: false, cursor: null, returns: 'data' },
   verifyLogs: { group: 'logs', name: 'verify', method: 'POST', path: '/v1/logs/verify', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
@@ -351,6 +352,8 @@ export interface Resources {
    * removed, inserted or reordered entry no longer matches the chain and its signed
    * checkpoints: `POST /v1/logs/verify` finds it, and so does an offline verifier
    * (`verifyChain` of `@secadmin/log-chain`) or one written from this section alone.
+   * `GET /v1/logs/chain` gives the entries of a run of seqs, so that a client can link one
+   * entry to the checkpoint after it by itself (the console does, in the browser).
    *
    * **Field digests.** The fields that deleting a user may redact — `actor.email`,
    * `target.id` and each top-level `metadata` key — are committed by salted digests, one
@@ -622,6 +625,22 @@ export interface Resources {
      * `POST /v1/logs/stats` (`getLogStats`)
      */
     getStats(body: Body<'getLogStats'>, options?: RequestOptions): Promise<Data<'getLogStats'>>;
+    /**
+     * Read a run of the chain
+     *
+     * The sealed entries with `fromSeq ≤ seq ≤ toSeq`, in `seq` order, each as
+     * `GET /v1/logs/{id}` shows it: what a client needs to recompute the chain from one
+     * entry to a checkpoint itself (each entry's hash from its content and the hash before
+     * it), instead of taking `POST /v1/logs/verify`'s word for it. A run spans at most 100
+     * seqs, so that a response stays small whatever its entries weigh (checkpoints are up to
+     * 1,000 seqs apart: read such a stretch in runs): `toSeq - fromSeq` above 99, or `toSeq`
+     * below `fromSeq`, is a 400. A seq without an entry here is not sealed
+     * yet, or its entry was removed by retention (the chain keeps its hash, and
+     * `POST /v1/logs/verify` links it by that).
+     *
+     * `GET /v1/logs/chain` (`listChainEntries`)
+     */
+    listChainEntries(query: Query<'listChainEntries'>, options?: RequestOptions): Promise<Data<'listChainEntries'>>;
     /**
      * List chain checkpoints
      *

@@ -482,6 +482,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/logs/chain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a run of the chain
+         * @description The sealed entries with `fromSeq ≤ seq ≤ toSeq`, in `seq` order, each as
+         *     `GET /v1/logs/{id}` shows it: what a client needs to recompute the chain from one
+         *     entry to a checkpoint itself (each entry's hash from its content and the hash before
+         *     it), instead of taking `POST /v1/logs/verify`'s word for it. A run spans at most 100
+         *     seqs, so that a response stays small whatever its entries weigh (checkpoints are up to
+         *     1,000 seqs apart: read such a stretch in runs): `toSeq - fromSeq` above 99, or `toSeq`
+         *     below `fromSeq`, is a 400. A seq without an entry here is not sealed
+         *     yet, or its entry was removed by retention (the chain keeps its hash, and
+         *     `POST /v1/logs/verify` links it by that).
+         */
+        get: operations["listChainEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/logs/checkpoints": {
         parameters: {
             query?: never;
@@ -2832,10 +2860,107 @@ export interface components {
             error?: string;
         };
         /**
+         * @description API key identifier, `key_` followed by a lowercase ULID.
+         * @example key_01jf3k8m6q2w9x4v7t5r1n0b3g
+         */
+        ApiKeyId: string;
+        /**
          * @description A SHA-256 digest as 64 lowercase hex characters.
          * @example 40d0584de5ebf32bc1bed4cfd165e3d0173f5dd4e0ffd9344b75f80a971303ce
          */
         Sha256Hex: string;
+        /**
+         * @description A log entry with full detail. Ingested entries (`origin: api`) also carry `ingestedBy` and `receivedAt`; the service's own entries have neither key. `seq`, `hash`, `prevHash`, `digests` and `salts` place the entry in the tamper-evident hash chain and are what an offline verifier needs (the tag "Audit logs" defines them exactly); they are null until the entry is sealed, within a second of being written.
+         * @example {
+         *       "id": "log_01jf3k8m6q2w9x4v7t5r1n0b3e",
+         *       "timestamp": "2026-11-25T21:00:00.123Z",
+         *       "event": "user.login",
+         *       "actor": {
+         *         "id": "user_01jf3k8m6q2w9x4v7t5r1n0b3c",
+         *         "email": "ada@example.com",
+         *         "type": "user"
+         *       },
+         *       "target": {
+         *         "id": "sess_8f2a",
+         *         "type": "session"
+         *       },
+         *       "context": {
+         *         "ip": "203.0.113.7",
+         *         "userAgent": "Mozilla/5.0",
+         *         "location": {
+         *           "city": "Berlin",
+         *           "country": "DE",
+         *           "region": "Berlin",
+         *           "coordinates": {
+         *             "lat": 52.52,
+         *             "lng": 13.405
+         *           }
+         *         }
+         *       },
+         *       "result": "success",
+         *       "traceId": "4bf92f3577b34da6a3ce929d0e0e4736",
+         *       "origin": "api",
+         *       "ingestedBy": "key_01jf3k8m6q2w9x4v7t5r1n0b3g",
+         *       "receivedAt": "2026-11-25T21:00:00.456Z",
+         *       "metadata": {
+         *         "mfa": "totp"
+         *       },
+         *       "seq": 1,
+         *       "hash": "7a285f9b996a8a19a22b0f94d20d27cacd59c276d24013a4ddc230730ca797fd",
+         *       "prevHash": "0000000000000000000000000000000000000000000000000000000000000000",
+         *       "digests": {
+         *         "actor.email": "b220010dbba9a4bf55f17438a3731ab87d4d1c1d22552dbec124af253497a821",
+         *         "target.id": "b6ae827b7481b95bc5bf8ec6c171d6fa3e79796d8b6f93b7ee5e875161355181",
+         *         "metadata.mfa": "1fccc158117c46d6686da977729ba345365b5b6e9ec8d3c48fcc775e605c2324"
+         *       },
+         *       "salts": {
+         *         "actor.email": "6f1c2a9d4e8b7035a1c4e2f9b8d3a7c1",
+         *         "target.id": "0b9e4d2c7a1f8e3560d2c9b4a7e1f3d8",
+         *         "metadata.mfa": "c3a8e1f4b7d2096e5a1c8f3b6e9d4a27"
+         *       },
+         *       "canonicalVersion": 2
+         *     }
+         */
+        LogEntry: {
+            id: components["schemas"]["LogId"];
+            timestamp: components["schemas"]["TimestampMillis"];
+            event: components["schemas"]["EventName"];
+            actor: components["schemas"]["LogActor"];
+            target?: components["schemas"]["LogTarget"];
+            context?: components["schemas"]["LogContextDetail"];
+            /** @enum {string} */
+            result: "success" | "failure";
+            /** @description The trace the entry belongs to. For an ingested entry, what its sender gave. For an entry the service writes about a request (`origin: service`), the trace id of the request's W3C `traceparent` header when it sent a valid one, else, when the server exports OpenTelemetry traces, the trace id of the request's own span; absent otherwise. */
+            traceId?: string;
+            origin: components["schemas"]["LogOrigin"];
+            /** @description The id of the API key that ingested the entry. */
+            ingestedBy?: components["schemas"]["ApiKeyId"];
+            /** @description When the server received the entry (its clock, not the entry's `timestamp`). */
+            receivedAt?: components["schemas"]["TimestampMillis"];
+            metadata: components["schemas"]["Metadata"];
+            /**
+             * Format: int64
+             * @description Position in the hash chain (1, 2, 3… without gaps, in sealing order); null until sealed.
+             */
+            seq: number | null;
+            /** @description SHA-256 of `prevHash` + "\n" + the entry's canonical form; null until sealed. */
+            hash: components["schemas"]["Sha256Hex"] | null;
+            /** @description The `hash` of the entry at `seq - 1` (64 zeros for seq 1); null until sealed. */
+            prevHash: components["schemas"]["Sha256Hex"] | null;
+            /** @description One salted digest per redactable field the entry had when it was written, by path (`actor.email`, `target.id`, `metadata.<top-level key>`): SHA-256 of salt + ":" + the RFC 8785 JSON of the value. Kept when the value is redacted. At most one per metadata key (no object of a body has more than 4,096 keys) plus `actor.email` and `target.id`. */
+            digests: {
+                [key: string]: components["schemas"]["Sha256Hex"];
+            };
+            /** @description The 16-byte random salt (32 lowercase hex characters) of each redactable field still present, by path. Redaction removes a field's value and its salt. */
+            salts: {
+                [key: string]: string;
+            };
+            /**
+             * Format: int32
+             * @description The version of the canonical form `hash` is computed over: 2 for entries sealed now, 1 for entries sealed before canonical form v2 (the tag "Audit logs" defines both); null until sealed. An entry without this field (an export made before v2) is v1.
+             */
+            canonicalVersion: number | null;
+        };
         /**
          * @description A signed head of the hash chain: the Ed25519 signature (key: `GET /v1/logs/public-key`) over the UTF-8 bytes of `secadmin-checkpoint:v1:<seq in decimal>:<hash in lowercase hex>`. Made every 1,000 entries or 60 s after the oldest entry not yet covered, whichever comes first.
          * @example {
@@ -2966,103 +3091,6 @@ export interface components {
             uncoveredEntries?: number;
             /** @description What failed, in words (`hash of seq 42 does not match its content`, `seq 7 is missing`, …). */
             reason?: string;
-        };
-        /**
-         * @description API key identifier, `key_` followed by a lowercase ULID.
-         * @example key_01jf3k8m6q2w9x4v7t5r1n0b3g
-         */
-        ApiKeyId: string;
-        /**
-         * @description A log entry with full detail. Ingested entries (`origin: api`) also carry `ingestedBy` and `receivedAt`; the service's own entries have neither key. `seq`, `hash`, `prevHash`, `digests` and `salts` place the entry in the tamper-evident hash chain and are what an offline verifier needs (the tag "Audit logs" defines them exactly); they are null until the entry is sealed, within a second of being written.
-         * @example {
-         *       "id": "log_01jf3k8m6q2w9x4v7t5r1n0b3e",
-         *       "timestamp": "2026-11-25T21:00:00.123Z",
-         *       "event": "user.login",
-         *       "actor": {
-         *         "id": "user_01jf3k8m6q2w9x4v7t5r1n0b3c",
-         *         "email": "ada@example.com",
-         *         "type": "user"
-         *       },
-         *       "target": {
-         *         "id": "sess_8f2a",
-         *         "type": "session"
-         *       },
-         *       "context": {
-         *         "ip": "203.0.113.7",
-         *         "userAgent": "Mozilla/5.0",
-         *         "location": {
-         *           "city": "Berlin",
-         *           "country": "DE",
-         *           "region": "Berlin",
-         *           "coordinates": {
-         *             "lat": 52.52,
-         *             "lng": 13.405
-         *           }
-         *         }
-         *       },
-         *       "result": "success",
-         *       "traceId": "4bf92f3577b34da6a3ce929d0e0e4736",
-         *       "origin": "api",
-         *       "ingestedBy": "key_01jf3k8m6q2w9x4v7t5r1n0b3g",
-         *       "receivedAt": "2026-11-25T21:00:00.456Z",
-         *       "metadata": {
-         *         "mfa": "totp"
-         *       },
-         *       "seq": 1,
-         *       "hash": "7a285f9b996a8a19a22b0f94d20d27cacd59c276d24013a4ddc230730ca797fd",
-         *       "prevHash": "0000000000000000000000000000000000000000000000000000000000000000",
-         *       "digests": {
-         *         "actor.email": "b220010dbba9a4bf55f17438a3731ab87d4d1c1d22552dbec124af253497a821",
-         *         "target.id": "b6ae827b7481b95bc5bf8ec6c171d6fa3e79796d8b6f93b7ee5e875161355181",
-         *         "metadata.mfa": "1fccc158117c46d6686da977729ba345365b5b6e9ec8d3c48fcc775e605c2324"
-         *       },
-         *       "salts": {
-         *         "actor.email": "6f1c2a9d4e8b7035a1c4e2f9b8d3a7c1",
-         *         "target.id": "0b9e4d2c7a1f8e3560d2c9b4a7e1f3d8",
-         *         "metadata.mfa": "c3a8e1f4b7d2096e5a1c8f3b6e9d4a27"
-         *       },
-         *       "canonicalVersion": 2
-         *     }
-         */
-        LogEntry: {
-            id: components["schemas"]["LogId"];
-            timestamp: components["schemas"]["TimestampMillis"];
-            event: components["schemas"]["EventName"];
-            actor: components["schemas"]["LogActor"];
-            target?: components["schemas"]["LogTarget"];
-            context?: components["schemas"]["LogContextDetail"];
-            /** @enum {string} */
-            result: "success" | "failure";
-            /** @description The trace the entry belongs to. For an ingested entry, what its sender gave. For an entry the service writes about a request (`origin: service`), the trace id of the request's W3C `traceparent` header when it sent a valid one, else, when the server exports OpenTelemetry traces, the trace id of the request's own span; absent otherwise. */
-            traceId?: string;
-            origin: components["schemas"]["LogOrigin"];
-            /** @description The id of the API key that ingested the entry. */
-            ingestedBy?: components["schemas"]["ApiKeyId"];
-            /** @description When the server received the entry (its clock, not the entry's `timestamp`). */
-            receivedAt?: components["schemas"]["TimestampMillis"];
-            metadata: components["schemas"]["Metadata"];
-            /**
-             * Format: int64
-             * @description Position in the hash chain (1, 2, 3… without gaps, in sealing order); null until sealed.
-             */
-            seq: number | null;
-            /** @description SHA-256 of `prevHash` + "\n" + the entry's canonical form; null until sealed. */
-            hash: components["schemas"]["Sha256Hex"] | null;
-            /** @description The `hash` of the entry at `seq - 1` (64 zeros for seq 1); null until sealed. */
-            prevHash: components["schemas"]["Sha256Hex"] | null;
-            /** @description One salted digest per redactable field the entry had when it was written, by path (`actor.email`, `target.id`, `metadata.<top-level key>`): SHA-256 of salt + ":" + the RFC 8785 JSON of the value. Kept when the value is redacted. At most one per metadata key (no object of a body has more than 4,096 keys) plus `actor.email` and `target.id`. */
-            digests: {
-                [key: string]: components["schemas"]["Sha256Hex"];
-            };
-            /** @description The 16-byte random salt (32 lowercase hex characters) of each redactable field still present, by path. Redaction removes a field's value and its salt. */
-            salts: {
-                [key: string]: string;
-            };
-            /**
-             * Format: int32
-             * @description The version of the canonical form `hash` is computed over: 2 for entries sealed now, 1 for entries sealed before canonical form v2 (the tag "Audit logs" defines both); null until sealed. An entry without this field (an export made before v2) is v1.
-             */
-            canonicalVersion: number | null;
         };
         /**
          * @description Rate plan: `free` 100/min, `pro` 1000/min, `enterprise` the key's `rateLimitPerMinute`.
@@ -6542,6 +6570,79 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listChainEntries: {
+        parameters: {
+            query: {
+                /**
+                 * @description The first seq of the run.
+                 * @example 1842
+                 */
+                fromSeq: number;
+                /**
+                 * @description The last seq of the run, at most 99 after `fromSeq`.
+                 * @example 1941
+                 */
+                toSeq: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run's entries, in seq order. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "log_01jf3k8m6q2w9x4v7t5r1n0b3e",
+                     *           "timestamp": "2026-11-25T21:00:00.123Z",
+                     *           "event": "user.login",
+                     *           "actor": {
+                     *             "type": "user",
+                     *             "id": "user_01jf3k8m6q2w9x4v7t5r1n0b3c"
+                     *           },
+                     *           "result": "success",
+                     *           "origin": "api",
+                     *           "ingestedBy": "key_01jf3k8m6q2w9x4v7t5r1n0b3g",
+                     *           "receivedAt": "2026-11-25T21:00:00.200Z",
+                     *           "metadata": {},
+                     *           "seq": 1842,
+                     *           "hash": "9b0e5c3f0b8f5d2a4c6e1f7a3b9d8c2e5f1a7b3c9d4e8f2a6b1c5d9e3f7a2b6c",
+                     *           "prevHash": "5d1f8a2c6e9b3d7f1a4c8e2b6d0f3a7c9e1b5d8f2a6c0e4b7d1f9a3c5e8b2d6f",
+                     *           "digests": {},
+                     *           "salts": {},
+                     *           "canonicalVersion": 2
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["LogEntry"][];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -1,6 +1,7 @@
 import type { Data, LogEntry, SecadminClient } from '@secadmin/api-client';
 import {
   type ChainEntry,
+  ChainVerifier,
   entryHash,
   entryProblem,
   importPublicKey,
@@ -27,9 +28,8 @@ export type Proof =
  * 2. covered by a checkpoint: the first checkpoint at or after its seq, whose Ed25519
  *    signature is checked here with the key the server publishes (its fingerprint is shown, to
  *    compare with one known from elsewhere);
- * 3. the link between them: the entry's own hash when the checkpoint is at its seq (checked
- *    here), else the server's verification of that run of the chain (`POST /v1/logs/verify`),
- *    since no API gives the entries between by seq.
+ * 3. the link between them: the entry's own hash when the checkpoint is at its seq, else the
+ *    run of entries from it to the checkpoint (`GET /v1/logs/chain`), chained here.
  */
 export async function proveEntry(
   client: SecadminClient,
@@ -82,14 +82,7 @@ export async function proveEntry(
         : 'The checkpoint signs another hash than this entry’s.',
     });
   } else {
-    const run = await client.logs.verify({ fromSeq: seq, toSeq: checkpoint.seq }, { signal });
-    steps.push({
-      label: `Chain from seq ${seq} to ${checkpoint.seq}`,
-      ok: run.valid,
-      detail: run.valid
-        ? `The server verified the ${run.checkedEntries.toLocaleString('en')} entries that link this one to the checkpoint.`
-        : `The server found the chain broken at seq ${run.firstInvalidSeq ?? '?'}: ${run.reason ?? ''}`,
-    });
+    steps.push(await linkStep(client, entry, checkpoint, key.publicKey, signal));
   }
   return {
     state: 'checked',
@@ -97,6 +90,58 @@ export async function proveEntry(
     steps,
     fingerprint: key.fingerprint,
   };
+}
+
+/** The most seqs one `GET /v1/logs/chain` answers for. */
+const RUN_SEQS = 100;
+
+/**
+ * The link from an entry to the checkpoint after it: the entries from its seq to the
+ * checkpoint's, read by seq and chained in this browser (each one's digests and hash
+ * recomputed, each following the hash before it, the last signed by the checkpoint). A
+ * stretch holding an entry that retention removed cannot be recomputed here: the server's
+ * verification of it (`POST /v1/logs/verify`, which links it by its stored hash) is shown.
+ */
+async function linkStep(
+  client: SecadminClient,
+  entry: LogEntry,
+  checkpoint: Checkpoint,
+  publicKeyPem: string,
+  signal?: AbortSignal,
+): Promise<ProofStep> {
+  const seq = entry.seq as number;
+  const label = `Chain from seq ${seq} to ${checkpoint.seq}`;
+  const run: LogEntry[] = [];
+  for (let from = seq; from <= checkpoint.seq; from += RUN_SEQS) {
+    const toSeq = Math.min(from + RUN_SEQS - 1, checkpoint.seq);
+    run.push(...(await client.logs.listChainEntries({ fromSeq: from, toSeq }, { signal })));
+  }
+  if (run[0]?.id !== entry.id || run[0]?.hash !== entry.hash)
+    return { label, ok: false, detail: `The chain holds another entry at seq ${seq}.` };
+  if (run.length !== checkpoint.seq - seq + 1) {
+    const verified = await client.logs.verify({ fromSeq: seq, toSeq: checkpoint.seq }, { signal });
+    return {
+      label,
+      ok: verified.valid,
+      detail: verified.valid
+        ? `Entries of this stretch were removed by retention, so it cannot be recomputed here; the server verified the ${verified.checkedEntries.toLocaleString('en')} entries that link this one to the checkpoint.`
+        : `The server found the chain broken at seq ${verified.firstInvalidSeq ?? '?'}: ${verified.reason ?? ''}`,
+    };
+  }
+  const verifier = await ChainVerifier.create({ publicKeyPem, checkpoints: [checkpoint] });
+  await verifier.add(run as ChainEntry[]);
+  const result = await verifier.finish();
+  return result.valid
+    ? {
+        label,
+        ok: true,
+        detail: `The ${(run.length - 1).toLocaleString('en')} entries after it, recomputed in this browser, chain its hash to the checkpoint’s.`,
+      }
+    : {
+        label,
+        ok: false,
+        detail: `Recomputed in this browser, the chain breaks at seq ${result.firstInvalidSeq ?? '?'}: ${result.reason ?? ''}.`,
+      };
 }
 
 /** Why the entry is not the one its hash sealed (its digests, then its hash), if it is not. */

@@ -1,5 +1,6 @@
 import { type Handler, ok, sendPage } from '../../../http/index.js';
 import { isoMillis } from '../../../lib/time.js';
+import { logDetail } from '../representation.js';
 import type { ChainService } from './service.js';
 
 export function chainHandlers(chain: ChainService) {
@@ -21,5 +22,8 @@ export function chainHandlers(chain: ChainService) {
   const verifyLogs: Handler<'verifyLogs'> = async ({ body, res }) => {
     ok(res, await chain.verify(body ?? {}));
   };
-  return { listCheckpoints, getPublicKey, verifyLogs };
+  const listChainEntries: Handler<'listChainEntries'> = async ({ query, res }) => {
+    ok(res, (await chain.run(query.fromSeq, query.toSeq)).map(logDetail));
+  };
+  return { listCheckpoints, getPublicKey, verifyLogs, listChainEntries };
 }

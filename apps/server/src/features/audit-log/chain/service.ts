@@ -10,6 +10,7 @@ import { invalid, Unavailable } from '../../../lib/errors.js';
 import { Pacer } from '../../../lib/pacer.js';
 import { ReadBatches } from '../../../lib/read-batches.js';
 import { entryReadBytes, LARGEST_ENTRY_BYTES } from '../entries/read-weight.js';
+import type { LogRow } from '../entries/sql.js';
 import { logDetail } from '../representation.js';
 import type { ChainRepository, CheckpointRow } from './repository.js';
 import type { SigningKey } from './signing-key.js';
@@ -17,6 +18,8 @@ import { keyRecord } from './signing-keys.js';
 import type { SigningKeysRepository } from './signing-keys-repository.js';
 
 const SEQ_ID = /^[1-9][0-9]{0,15}$/;
+/** The most seqs `GET /v1/logs/chain` answers for at once. */
+const RUN_SEQS = 100;
 
 export interface PublicKeys {
   algorithm: 'Ed25519';
@@ -66,6 +69,18 @@ export class ChainService {
       scope,
       (row) => row.createdAt,
     );
+  }
+
+  /**
+   * The entries of a run of at most RUN_SEQS seqs, in seq order: a seq whose entry retention
+   * removed, or that is not sealed yet, has none.
+   */
+  async run(fromSeq: number, toSeq: number): Promise<LogRow[]> {
+    if (toSeq < fromSeq) throw invalid('toSeq', 'must not be below fromSeq');
+    if (toSeq - fromSeq >= RUN_SEQS)
+      throw invalid('toSeq', `must be at most ${RUN_SEQS - 1} after fromSeq`);
+    const links = await this.chain.links(fromSeq, toSeq, RUN_SEQS);
+    return links.flatMap((link) => (link.entry && !link.removed ? [link.entry] : []));
   }
 
   /**
