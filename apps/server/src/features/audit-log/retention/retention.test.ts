@@ -78,6 +78,20 @@ describe.each(DATABASES)('audit log retention on %s', (database) => {
     });
     expect(Date.parse(entry.metadata.cutoff)).toBeGreaterThan(Date.parse(old[1] as string));
     expect(Date.parse(entry.metadata.cutoff)).toBeLessThan(Date.parse(kept[0] as string));
+    // A run of the chain over them holds the kept entries; the removed ones' seqs have none.
+    const removed = await server.db.query<{ seq: number }>(
+      'SELECT seq::float8 AS seq FROM log_chain WHERE removed_at IS NOT NULL ORDER BY seq',
+    );
+    expect(removed).toHaveLength(2);
+    const first = (removed[0] as { seq: number }).seq;
+    const run = await raw(server, `/v1/logs/chain?fromSeq=${first}&toSeq=${first + 99}`, {
+      headers: { authorization: `Bearer ${server.rootKey}` },
+    });
+    const runEvents = ((await json(run)).data as { seq: number; event: string }[]).filter(
+      (e) => e.event === 'retention.start_probe',
+    );
+    expect(runEvents).toHaveLength(2);
+    for (const { seq } of removed) expect(runEvents.map((e) => e.seq)).not.toContain(seq);
 
     // The removed entries' chain rows stay, marked: the chain still verifies across them.
     await server.sealer.flush();
