@@ -17,7 +17,9 @@ export function createHandlers(
   return {
     ...services.handlers,
     ...entryHandlers(services.logs),
-    ...chainHandlers(services.chain),
+    ...chainHandlers(services.chain, (request, versions) =>
+      services.access.decide(request, versions),
+    ),
     ...searchHandlers(services.search),
     ...statsHandlers(services.stats),
     ...exportHandlers(services.exports),

@@ -499,7 +499,9 @@ export interface paths {
          *     1,000 seqs apart: read such a stretch in runs): `toSeq - fromSeq` above 99, or `toSeq`
          *     below `fromSeq`, is a 400. A seq without an entry here is not sealed
          *     yet, or its entry was removed by retention (the chain keeps its hash, and
-         *     `POST /v1/logs/verify` links it by that).
+         *     `POST /v1/logs/verify` links it by that). Each entry is read as `GET /v1/logs/{id}`
+         *     reads it: a key needs `logs:read` on `logs/*` to ask, and on `logs/<id>` for every
+         *     entry of the run, or the answer is 403 and shows none of them.
          */
         get: operations["listChainEntries"];
         put?: never;

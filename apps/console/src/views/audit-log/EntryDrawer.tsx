@@ -4,7 +4,7 @@ import { type ReactNode, useEffect, useRef } from 'react';
 import { ApiErrorMessage } from '../../api/ApiErrorMessage.js';
 import { utc } from '../../lib/time.js';
 import { useClient } from '../../session/session.js';
-import { proveEntry } from './proof.js';
+import { type ProofStep, proveEntry, type Verdict } from './proof.js';
 
 /**
  * An entry in a modal drawer (a native `<dialog>`: focus stays inside, Escape closes it): the
@@ -95,6 +95,13 @@ function Field({ name, children }: { name: string; children: ReactNode }) {
   );
 }
 
+const VERDICTS: Record<Verdict, string> = {
+  valid: 'Proof valid',
+  invalid: 'Proof invalid',
+  incomplete: 'Proof incomplete',
+};
+const MARKS: Record<ProofStep['outcome'], string> = { passed: '✓', failed: '✗', unchecked: '?' };
+
 function ChainProof({ entry }: { entry: LogEntry }) {
   const client = useClient();
   const proof = useQuery({
@@ -125,15 +132,14 @@ function ChainProof({ entry }: { entry: LogEntry }) {
       )}
       {proof.data?.state === 'checked' && (
         <>
-          <p className={proof.data.valid ? 'verdict valid' : 'verdict invalid'} role="status">
-            {proof.data.valid ? 'Proof valid' : 'Proof invalid'}
+          <p className={`verdict ${proof.data.verdict}`} role="status">
+            {VERDICTS[proof.data.verdict]}
           </p>
           <ul className="steps">
             {proof.data.steps.map((step) => (
-              <li key={step.label} className={step.ok ? 'ok' : 'bad'}>
-                <span aria-hidden="true">{step.ok ? '✓' : '✗'}</span> <strong>{step.label}</strong>
-                <span className="visually-hidden">{step.ok ? ': passed' : ': failed'}</span>.{' '}
-                {step.detail}
+              <li key={step.label} className={step.outcome}>
+                <span aria-hidden="true">{MARKS[step.outcome]}</span> <strong>{step.label}</strong>
+                <span className="visually-hidden">: {step.outcome}</span>. {step.detail}
               </li>
             ))}
           </ul>

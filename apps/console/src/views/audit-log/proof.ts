@@ -1,4 +1,9 @@
-import type { Data, LogEntry, SecadminClient } from '@secadmin/api-client';
+import {
+  type Data,
+  type LogEntry,
+  SecadminApiError,
+  type SecadminClient,
+} from '@secadmin/api-client';
 import {
   type ChainEntry,
   ChainVerifier,
@@ -10,16 +15,29 @@ import {
 
 type Checkpoint = Data<'listCheckpoints'>[number];
 
-/** One step of an entry's proof: what was checked, where, and how it came out. */
+/**
+ * One step of an entry's proof: what was checked, where, and how it came out (`unchecked`:
+ * this browser could not check it, which proves nothing either way).
+ */
 export interface ProofStep {
   label: string;
-  ok: boolean;
+  outcome: 'passed' | 'failed' | 'unchecked';
   detail: string;
 }
 
+/** `incomplete`: no step failed, but one could not be checked here. */
+export type Verdict = 'valid' | 'invalid' | 'incomplete';
+
 export type Proof =
   | { state: 'unsealed' }
-  | { state: 'checked'; valid: boolean; steps: ProofStep[]; fingerprint?: string };
+  | { state: 'checked'; verdict: Verdict; steps: ProofStep[]; fingerprint?: string };
+
+const outcome = (ok: boolean): ProofStep['outcome'] => (ok ? 'passed' : 'failed');
+
+function verdictOf(steps: readonly ProofStep[]): Verdict {
+  if (steps.some((step) => step.outcome === 'failed')) return 'invalid';
+  return steps.some((step) => step.outcome === 'unchecked') ? 'incomplete' : 'valid';
+}
 
 /**
  * Checks an entry as far as the browser can, with `@secadmin/log-chain`:
@@ -30,6 +48,7 @@ export type Proof =
  *    compare with one known from elsewhere);
  * 3. the link between them: the entry's own hash when the checkpoint is at its seq, else the
  *    run of entries from it to the checkpoint (`GET /v1/logs/chain`), chained here.
+ * A step this browser cannot check makes the verdict `incomplete`, never `valid`.
  */
 export async function proveEntry(
   client: SecadminClient,
@@ -47,7 +66,7 @@ export async function proveEntry(
   const steps: ProofStep[] = [
     {
       label: `Sealed at seq ${seq}`,
-      ok: problem === undefined,
+      outcome: outcome(problem === undefined),
       detail:
         problem === undefined
           ? 'Its content, field digests and hash recomputed in this browser match.'
@@ -57,17 +76,17 @@ export async function proveEntry(
   if (!checkpoint) {
     steps.push({
       label: 'Covered by a checkpoint',
-      ok: false,
+      outcome: 'failed',
       detail:
         'No signed checkpoint covers this seq yet (one is made every 1,000 entries or every minute). Open the entry again shortly.',
     });
-    return { state: 'checked', valid: false, steps };
+    return { state: 'checked', verdict: 'invalid', steps };
   }
   const key = keyFor(keys, checkpoint.seq);
   const signed = await verifyCheckpointSignature(await importPublicKey(key.publicKey), checkpoint);
   steps.push({
     label: `Covered by checkpoint ${checkpoint.seq}`,
-    ok: signed,
+    outcome: outcome(signed),
     detail: signed
       ? `Its Ed25519 signature is valid for the key with fingerprint ${key.fingerprint} (checked in this browser).`
       : `Its signature is not valid for the key with fingerprint ${key.fingerprint}.`,
@@ -76,7 +95,7 @@ export async function proveEntry(
     const same = checkpoint.hash === entry.hash;
     steps.push({
       label: 'Entry and checkpoint agree',
-      ok: same,
+      outcome: outcome(same),
       detail: same
         ? 'The checkpoint signs this entry’s hash (checked in this browser).'
         : 'The checkpoint signs another hash than this entry’s.',
@@ -84,12 +103,7 @@ export async function proveEntry(
   } else {
     steps.push(await linkStep(client, entry, checkpoint, key.publicKey, signal));
   }
-  return {
-    state: 'checked',
-    valid: steps.every((step) => step.ok),
-    steps,
-    fingerprint: key.fingerprint,
-  };
+  return { state: 'checked', verdict: verdictOf(steps), steps, fingerprint: key.fingerprint };
 }
 
 /** The most seqs one `GET /v1/logs/chain` answers for. */
@@ -98,9 +112,9 @@ const RUN_SEQS = 100;
 /**
  * The link from an entry to the checkpoint after it: the entries from its seq to the
  * checkpoint's, read by seq and chained in this browser (each one's digests and hash
- * recomputed, each following the hash before it, the last signed by the checkpoint). A
- * stretch holding an entry that retention removed cannot be recomputed here: the server's
- * verification of it (`POST /v1/logs/verify`, which links it by its stored hash) is shown.
+ * recomputed, each following the hash before it, the last signed by the checkpoint). Nothing
+ * here is the server's word: a stretch with a seq that has no entry (retention removed it, or
+ * someone did) or entries this key may not read is left unchecked, never taken as valid.
  */
 async function linkStep(
   client: SecadminClient,
@@ -112,34 +126,41 @@ async function linkStep(
   const seq = entry.seq as number;
   const label = `Chain from seq ${seq} to ${checkpoint.seq}`;
   const run: LogEntry[] = [];
-  for (let from = seq; from <= checkpoint.seq; from += RUN_SEQS) {
-    const toSeq = Math.min(from + RUN_SEQS - 1, checkpoint.seq);
-    run.push(...(await client.logs.listChainEntries({ fromSeq: from, toSeq }, { signal })));
-  }
-  if (run[0]?.id !== entry.id || run[0]?.hash !== entry.hash)
-    return { label, ok: false, detail: `The chain holds another entry at seq ${seq}.` };
-  if (run.length !== checkpoint.seq - seq + 1) {
-    const verified = await client.logs.verify({ fromSeq: seq, toSeq: checkpoint.seq }, { signal });
+  try {
+    for (let from = seq; from <= checkpoint.seq; from += RUN_SEQS) {
+      const toSeq = Math.min(from + RUN_SEQS - 1, checkpoint.seq);
+      run.push(...(await client.logs.listChainEntries({ fromSeq: from, toSeq }, { signal })));
+    }
+  } catch (error) {
+    if (!(error instanceof SecadminApiError) || error.status !== 403) throw error;
     return {
       label,
-      ok: verified.valid,
-      detail: verified.valid
-        ? `Entries of this stretch were removed by retention, so it cannot be recomputed here; the server verified the ${verified.checkedEntries.toLocaleString('en')} entries that link this one to the checkpoint.`
-        : `The server found the chain broken at seq ${verified.firstInvalidSeq ?? '?'}: ${verified.reason ?? ''}`,
+      outcome: 'unchecked',
+      detail:
+        'This key may not read every entry between this one and the checkpoint (logs:read on each), so the link cannot be recomputed here.',
     };
   }
+  if (run[0]?.id !== entry.id || run[0]?.hash !== entry.hash)
+    return { label, outcome: 'failed', detail: `The chain holds another entry at seq ${seq}.` };
+  const missing = run.findIndex((e, i) => e.seq !== seq + i);
+  if (missing !== -1 || run.length !== checkpoint.seq - seq + 1)
+    return {
+      label,
+      outcome: 'unchecked',
+      detail: `Seq ${missing === -1 ? seq + run.length : seq + missing} has no entry to recompute (retention removes old entries; a deleted one looks the same), so the link cannot be recomputed here. POST /v1/logs/verify checks such a stretch against the retention records.`,
+    };
   const verifier = await ChainVerifier.create({ publicKeyPem, checkpoints: [checkpoint] });
   await verifier.add(run as ChainEntry[]);
   const result = await verifier.finish();
   return result.valid
     ? {
         label,
-        ok: true,
+        outcome: 'passed',
         detail: `The ${(run.length - 1).toLocaleString('en')} entries after it, recomputed in this browser, chain its hash to the checkpoint’s.`,
       }
     : {
         label,
-        ok: false,
+        outcome: 'failed',
         detail: `Recomputed in this browser, the chain breaks at seq ${result.firstInvalidSeq ?? '?'}: ${result.reason ?? ''}.`,
       };
 }

@@ -339,19 +339,46 @@ describe.each(DATABASES)('the audit-log hash chain on %s', (database) => {
         query,
       ).toContain(field);
     }
-    // The entries' content is logs:read's: a key that may only verify gets none of it.
-    const principal = `service:chain-run-${database}`;
-    const key = await createKey(server.client, principal);
-    await createPolicy(server.client, {
-      name: `chain run ${database}`,
-      effect: 'allow',
-      principals: [principal],
-      actions: ['logs:verify'],
-      resources: ['logs'],
-    });
-    const forbidden = await run(`fromSeq=${first}&toSeq=${last}`, key.secret);
-    expect(forbidden.status).toBe(403);
-    expect(JSON.stringify(forbidden.body)).not.toContain('u-run-');
+    // Each entry is read as GET /v1/logs/{id} reads it (logs:read on logs/<id>).
+    const keyWith = async (
+      name: string,
+      rules: readonly { effect: 'allow' | 'deny'; resources: readonly string[] }[],
+    ) => {
+      const principal = `service:chain-run-${name}-${database}`;
+      const key = await createKey(server.client, principal);
+      for (const [i, rule] of rules.entries())
+        await createPolicy(server.client, {
+          name: `chain run ${name} ${i} ${database}`,
+          principals: [principal],
+          actions: ['logs:read'],
+          effect: rule.effect,
+          resources: [...rule.resources],
+        });
+      return key.secret;
+    };
+    const range = `fromSeq=${first}&toSeq=${last}`;
+    const hidden = (entries[2] as ChainEntry).id;
+    for (const [name, rules] of [
+      ['verify-only', []],
+      ['logs-only', [{ effect: 'allow', resources: ['logs'] }]],
+      [
+        'one-denied',
+        [
+          { effect: 'allow', resources: ['*'] },
+          { effect: 'deny', resources: [`logs/${hidden}`] },
+        ],
+      ],
+      ['one-allowed', [{ effect: 'allow', resources: [`logs/${hidden}`] }]],
+    ] as const) {
+      const secret = await keyWith(name, rules);
+      const refused = await run(range, secret);
+      expect(refused.status, name).toBe(403);
+      expect(JSON.stringify(refused.body), name).not.toContain('u-run-');
+    }
+    const reader = await keyWith('reader', [{ effect: 'allow', resources: ['logs/*'] }]);
+    const allowed = await run(range, reader);
+    expect(allowed.status).toBe(200);
+    expect(allowed.body.data).toEqual(read.body.data);
   });
 
   it('seals entries written before the chain, committing their fields as they are then', async () => {

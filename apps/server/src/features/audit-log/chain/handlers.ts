@@ -1,9 +1,17 @@
+import type { AccessRequest } from '@secadmin/policy';
 import { type Handler, ok, sendPage } from '../../../http/index.js';
+import type { StateVersions } from '../../../lib/state-versions.js';
 import { isoMillis } from '../../../lib/time.js';
 import { logDetail } from '../representation.js';
 import type { ChainService } from './service.js';
 
-export function chainHandlers(chain: ChainService) {
+/** A decision on the stored policies for one request (policies' `decide`). */
+type Decide = (
+  request: Omit<AccessRequest, 'roles'>,
+  versions: StateVersions,
+) => Promise<{ allowed: boolean }>;
+
+export function chainHandlers(chain: ChainService, decide: Decide) {
   const listCheckpoints: Handler<'listCheckpoints'> = async ({ query, res }) => {
     const page = await chain.checkpoints(query.limit, query.cursor);
     sendPage(res, {
@@ -22,8 +30,29 @@ export function chainHandlers(chain: ChainService) {
   const verifyLogs: Handler<'verifyLogs'> = async ({ body, res }) => {
     ok(res, await chain.verify(body ?? {}));
   };
-  const listChainEntries: Handler<'listChainEntries'> = async ({ query, res }) => {
-    ok(res, (await chain.run(query.fromSeq, query.toSeq)).map(logDetail));
+  // Each entry is read as GET /v1/logs/{id} reads it: `logs:read` on `logs/<id>`.
+  const listChainEntries: Handler<'listChainEntries'> = async ({
+    query,
+    key,
+    actor,
+    versions,
+    res,
+  }) => {
+    const time = new Date();
+    const mayRead = async (entryId: string) =>
+      key.isRoot ||
+      (
+        await decide(
+          {
+            principal: key.principal,
+            action: 'logs:read',
+            resource: `logs/${entryId}`,
+            context: { ip: actor.ip, time },
+          },
+          versions,
+        )
+      ).allowed;
+    ok(res, (await chain.run(query.fromSeq, query.toSeq, mayRead)).map(logDetail));
   };
   return { listCheckpoints, getPublicKey, verifyLogs, listChainEntries };
 }

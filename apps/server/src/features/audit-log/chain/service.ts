@@ -6,7 +6,7 @@ import {
   type VerifyResult,
 } from '@secadmin/log-chain';
 import { type Cursors, listScope, type Page } from '../../../lib/cursor.js';
-import { invalid, Unavailable } from '../../../lib/errors.js';
+import { Forbidden, invalid, Unavailable } from '../../../lib/errors.js';
 import { Pacer } from '../../../lib/pacer.js';
 import { ReadBatches } from '../../../lib/read-batches.js';
 import { entryReadBytes, LARGEST_ENTRY_BYTES } from '../entries/read-weight.js';
@@ -73,14 +73,22 @@ export class ChainService {
 
   /**
    * The entries of a run of at most RUN_SEQS seqs, in seq order: a seq whose entry retention
-   * removed, or that is not sealed yet, has none.
+   * removed, or that is not sealed yet, has none. 403 unless the caller may read every one.
    */
-  async run(fromSeq: number, toSeq: number): Promise<LogRow[]> {
+  async run(
+    fromSeq: number,
+    toSeq: number,
+    mayRead: (entryId: string) => Promise<boolean>,
+  ): Promise<LogRow[]> {
     if (toSeq < fromSeq) throw invalid('toSeq', 'must not be below fromSeq');
     if (toSeq - fromSeq >= RUN_SEQS)
       throw invalid('toSeq', `must be at most ${RUN_SEQS - 1} after fromSeq`);
     const links = await this.chain.links(fromSeq, toSeq, RUN_SEQS);
-    return links.flatMap((link) => (link.entry && !link.removed ? [link.entry] : []));
+    const entries = links.flatMap((link) => (link.entry && !link.removed ? [link.entry] : []));
+    for (const entry of entries)
+      if (!(await mayRead(entry.id)))
+        throw new Forbidden('This key may not logs:read every entry of this run.');
+    return entries;
   }
 
   /**
