@@ -1,5 +1,6 @@
 // secadmin over HTTP vs the framework's and the machine's ceilings, on Node 20 and 24:
-// POST /v1/policies/simulate with 1,000 policies, and GET /v1/users/{id} on PostgreSQL.
+// POST /v1/policies/simulate with 1,000 policies against bare Express, and GET
+// /v1/users/{id} on PostgreSQL against Express + pg doing the same read.
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { measureAsync } from '../lib/measure.mjs';
@@ -136,7 +137,19 @@ export async function httpCases({ smoke, adminUrl }) {
             await peer.stop();
           }
         };
+        /** GET /v1/users/{id} on Express 5 + pg: the same read, the same database. */
+        const expressPg = await startPeer('express-pg', '', node, {
+          DATABASE_URL: database.url,
+          API_KEY: ROOT_KEY,
+        });
+        let readPeer;
+        try {
+          readPeer = await load(`${expressPg.base}/v1/users/${user.id}`, { durationSeconds });
+        } finally {
+          await expressPg.stop();
+        }
         const peers = {
+          'express-pg/read': readPeer,
           'bare-express/simulate': await peerLoad('bare-express', 'simulate'),
           'bare-express/read': await peerLoad('bare-express', 'read'),
           'bare-http/simulate': await peerLoad('bare-http', 'simulate'),
@@ -150,18 +163,18 @@ export async function httpCases({ smoke, adminUrl }) {
           secadmin: fmt(simulate),
           peerFigure: `${fmt(peers['bare-express/simulate'])} (${fmt(peers['bare-http/simulate'])})`,
           ratio: simulate.rps / peers['bare-express/simulate'].rps,
-          target: '≥ 0.5× Express; p99 < 10 ms',
-          met: simulate.rps >= 0.5 * peers['bare-express/simulate'].rps && simulate.p99Ms < 10,
+          target: '≥ 0.6× Express; p99 < 10 ms',
+          met: simulate.rps >= 0.6 * peers['bare-express/simulate'].rps && simulate.p99Ms < 10,
           detail: { simulate, peers },
         });
         rows.push({
           case: `GET /v1/users/{id} on PostgreSQL, ${label}`,
-          peer: 'bare Express 5 (bare node:http)',
+          peer: 'Express 5 + pg, the same primary-key read behind a cached key check (ceiling: bare Express 5)',
           secadmin: fmt(read),
-          peerFigure: `${fmt(peers['bare-express/read'])} (${fmt(peers['bare-http/read'])})`,
-          ratio: read.rps / peers['bare-express/read'].rps,
-          target: '≥ 0.3× Express; p99 < 20 ms',
-          met: read.rps >= 0.3 * peers['bare-express/read'].rps && read.p99Ms < 20,
+          peerFigure: `${fmt(peers['express-pg/read'])} (ceiling ${fmt(peers['bare-express/read'])})`,
+          ratio: read.rps / peers['express-pg/read'].rps,
+          target: '≥ 0.7× Express + pg; p99 < 20 ms',
+          met: read.rps >= 0.7 * peers['express-pg/read'].rps && read.p99Ms < 20,
           detail: { read, peers },
         });
       } finally {

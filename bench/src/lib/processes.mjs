@@ -145,15 +145,17 @@ export async function asRoot(base, path, init = {}) {
 }
 
 /**
- * A bare peer server (bare-express or bare-http) answering `body`, on `node`.
- * @param {'bare-express' | 'bare-http'} name
+ * A peer server on `node`: bare-express or bare-http answering `body`, or express-pg reading
+ * users from the database of `env.DATABASE_URL` for the key `env.API_KEY`.
+ * @param {'bare-express' | 'bare-http' | 'express-pg'} name
  * @param {string} body
+ * @param {Record<string, string>} [env]
  */
-export async function startPeer(name, body, node = SYSTEM_NODE) {
+export async function startPeer(name, body, node = SYSTEM_NODE, env = {}) {
   const port = await freePort();
   const child = fork(fileURLToPath(new URL(`../peers/${name}.mjs`, import.meta.url)), {
     execPath: node,
-    env: { ...process.env, PORT: String(port), BODY: body },
+    env: { ...process.env, PORT: String(port), BODY: body, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   await once(child, 'message');
