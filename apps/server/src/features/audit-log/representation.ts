@@ -60,26 +60,24 @@ function logEntryBase(row: AnyLogRow, location: Location | undefined): Entry {
   return entry;
 }
 
-export function logListItem(row: LogRow): Schemas['LogEntryListItem'] {
-  if (row.city === null && row.country === null) return logEntryBase(row, undefined);
+/** City and country (a list item's), with region and coordinates for a full entry. */
+function locationOf(row: AnyLogRow, full: boolean): Location | undefined {
   const location: Location = {};
   if (row.city !== null) location.city = row.city;
   if (row.country !== null) location.country = row.country;
-  return logEntryBase(row, location);
+  if (full && row.region !== null) location.region = row.region;
+  if (full && row.lat !== null && row.lng !== null)
+    location.coordinates = { lat: row.lat, lng: row.lng };
+  return Object.keys(location).length > 0 ? location : undefined;
+}
+
+export function logListItem(row: LogRow): Schemas['LogEntryListItem'] {
+  return logEntryBase(row, locationOf(row, false));
 }
 
 /** A full entry up to `receivedAt`: all but metadata, the chain columns, digests and salts. */
 function detailHead(row: AnyLogRow): Entry {
-  const coordinates = row.lat !== null && row.lng !== null;
-  let location: Location | undefined;
-  if (row.city !== null || row.country !== null || row.region !== null || coordinates) {
-    location = {};
-    if (row.city !== null) location.city = row.city;
-    if (row.country !== null) location.country = row.country;
-    if (row.region !== null) location.region = row.region;
-    if (coordinates) location.coordinates = { lat: row.lat as number, lng: row.lng as number };
-  }
-  const entry = logEntryBase(row, location);
+  const entry = logEntryBase(row, locationOf(row, true));
   if (row.traceId !== null) entry.traceId = row.traceId;
   if (row.ingestedBy !== null) entry.ingestedBy = row.ingestedBy;
   if (row.receivedAt !== null) entry.receivedAt = iso(row.receivedAt);
