@@ -13,6 +13,7 @@ import { coldStart } from './cases/cold-start.mjs';
 import { httpCases } from './cases/http.mjs';
 import { logStreamCases } from './cases/log-streams.mjs';
 import { policyDecision } from './cases/policy-decision.mjs';
+import { readReplicaCases } from './cases/read-replica.mjs';
 import { scimCases } from './cases/scim.mjs';
 import { NODE24, SYSTEM_NODE } from './lib/processes.mjs';
 
@@ -32,6 +33,7 @@ const cases = [
   ['HTTP', httpCases],
   ['audit log', auditLogCases],
   ['log streams', logStreamCases],
+  ['read replica', readReplicaCases],
   ['cold start', coldStart],
   ['SCIM', scimCases],
 ];

@@ -43,8 +43,11 @@ const START = Date.parse('2025-01-01T00:00:00Z');
 
 /** Each user has ~200 entries whatever the total; one service account acts in 1 of 50. */
 let users = 5000;
-/** @param {number} i */
-function entry(i) {
+/**
+ * The benchmark's entry number `i`: one a second from 2025-01-01, every class of search word.
+ * @param {number} i
+ */
+export function entry(i) {
   const [city, country] = cyclic(CITIES, i);
   const user = i % users;
   const actor =
@@ -103,6 +106,32 @@ function copyRow(i) {
     .join(',');
 }
 
+/**
+ * Ingest through the API as a busy client does: batches of 1,000 entries (`entry(i)` in
+ * order), four in flight. Each call sends the entries up to `until` that no earlier call sent;
+ * `onAck` hears each batch's acknowledgement time (the client's clock) and ids.
+ * @param {(path: string, init?: { method?: string, body?: string }) => Promise<unknown>} api
+ * @param {(ack: { at: number, ids: string[] }) => void} [onAck]
+ */
+export function ingestInBatches(api, onAck = () => {}) {
+  let next = 0;
+  return (/** @type {number} */ until) =>
+    Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < until) {
+          const from = next;
+          const count = Math.min(1000, until - from);
+          next += count;
+          const entries = Array.from({ length: count }, (_, k) => entry(from + k));
+          const acked = /** @type {{ data: { id: string }[] }} */ (
+            await api('/v1/logs', { method: 'POST', body: JSON.stringify({ entries }) })
+          );
+          onAck({ at: Date.now(), ids: acked.data.map((a) => a.id) });
+        }
+      }),
+    );
+}
+
 /** @param {{ smoke: boolean, adminUrl: string }} options */
 export async function auditLogCases({ smoke, adminUrl }) {
   const total = smoke ? 3000 : 1_000_000;
@@ -120,24 +149,11 @@ export async function auditLogCases({ smoke, adminUrl }) {
     // acknowledgement time is kept for the seal lag.
     /** @type {{ at: number, ids: string[] }[]} */
     const acks = [];
-    let next = 0;
+    const batches = ingestInBatches(server.api, (ack) => acks.push(ack));
     /** @param {number} until */
     const ingest = async (until) => {
       const t0 = performance.now();
-      await Promise.all(
-        Array.from({ length: 4 }, async () => {
-          while (next < until) {
-            const from = next;
-            const count = Math.min(1000, until - from);
-            next += count;
-            const entries = Array.from({ length: count }, (_, k) => entry(from + k));
-            const acked = /** @type {{ data: { id: string }[] }} */ (
-              await server.api('/v1/logs', { method: 'POST', body: JSON.stringify({ entries }) })
-            );
-            acks.push({ at: Date.now(), ids: acked.data.map((a) => a.id) });
-          }
-        }),
-      );
+      await batches(until);
       return performance.now() - t0;
     };
     const searchRuns = smoke ? 3 : 20;
