@@ -1,4 +1,5 @@
 import { loadConfig } from './config.js';
+import { boundHeapGrowth } from './heap-growth.js';
 import { createLogger } from './logger.js';
 import { SHUTDOWN_BUDGET_MS, startServer } from './server.js';
 
@@ -17,6 +18,7 @@ function configOrExit() {
 
 // Files this process creates are its own: PGlite creates the embedded database's files 0666.
 process.umask(0o077);
+boundHeapGrowth();
 const config = configOrExit();
 const logger = createLogger(config.logLevel);
 
