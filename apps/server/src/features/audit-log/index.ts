@@ -7,7 +7,7 @@ import type { LaggingReads } from '../../storage/read-replica.js';
 import type { Store } from '../../storage/store.js';
 import { type AuditWriter, createAuditWriter } from './audit-writer.js';
 import { ChainRepository } from './chain/repository.js';
-import { SEAL_READ_BYTES, Sealer } from './chain/sealer.js';
+import { SEAL_BATCH_SIZE, SEAL_READ_BYTES, Sealer } from './chain/sealer.js';
 import { ChainService } from './chain/service.js';
 import type { SigningKey } from './chain/signing-key.js';
 import { SigningKeys } from './chain/signing-keys.js';
@@ -136,6 +136,7 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
     chain: repos.chain,
     signingKeys: repos.signingKeys,
     key: options.signingKey,
+    batchSize: SEAL_BATCH_SIZE[options.databaseKind],
     readBytes: SEAL_READ_BYTES[options.databaseKind],
     logger,
     ...(counters ? { observeLag: (seconds: number) => counters.sealLag(seconds) } : {}),

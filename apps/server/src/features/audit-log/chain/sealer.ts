@@ -25,11 +25,7 @@ export interface SealerOptions {
   logger: JobLogger;
   /** Seconds from an entry's write to its seal, per sealed entry (the seal-lag metric). */
   observeLag?: (seconds: number) => void;
-  /**
-   * Entries per transaction at most (default 5,000: under several 1,000-entry ingests in
-   * flight, a batch costs a few round trips of waiting whatever its size, and smaller batches
-   * left the sealer behind). A batch also stops before `readBytes` of digests.
-   */
+  /** Entries per transaction at most (SEAL_BATCH_SIZE); a batch also stops before `readBytes`. */
   batchSize?: number;
   /** About how many bytes of digests one batch reads at most (SEAL_READ_BYTES). */
   readBytes?: number;
@@ -48,6 +44,15 @@ export interface SealerOptions {
  * size: the sealer fell behind ingest.
  */
 export const SEAL_READ_BYTES = { embedded: BATCH_BYTES, postgres: 4 * 1024 * 1024 } as const;
+
+/**
+ * Entries per batch at most, by where the database runs. A batch's entries wait for all of it:
+ * on PostgreSQL under full ingest (1,000-entry batches, 4 in flight) a cap of 5,000 kept them
+ * waiting 1.5–3.5 s and a cap of 1,000 0.5–1.3 s, at the same ingest rate; 500 cost ingest a
+ * tenth (bench/results/findings.md, "Ingest with the hash chain"). The embedded database's
+ * batches are bounded by bytes first.
+ */
+export const SEAL_BATCH_SIZE = { embedded: 5_000, postgres: 1_000 } as const;
 
 /** How often an idle sealer checks whether a time-based checkpoint is due. */
 const IDLE_CHECK_MS = 1_000;
@@ -99,7 +104,7 @@ export class Sealer implements Required<Job> {
   }
 
   private get batchSize(): number {
-    return this.options.batchSize ?? 5_000;
+    return this.options.batchSize ?? SEAL_BATCH_SIZE.embedded;
   }
 
   start(): void {
