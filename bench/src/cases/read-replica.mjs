@@ -12,8 +12,8 @@ const SAMPLE_EVERY_MS = 50;
 
 /**
  * The replica's lag as its primary reports it (pg_stat_replication), every SAMPLE_EVERY_MS
- * until `stop` resolves: replay_lag in ms (null while nothing is in flight) and the WAL bytes
- * written on the primary and not yet replayed.
+ * until `stop` settles: replay_lag in ms (PostgreSQL's null, nothing left to replay, counts as
+ * 0) and the WAL bytes written on the primary and not yet replayed.
  * @param {pg.Client} primary
  * @param {Promise<unknown>} stop
  */
@@ -21,9 +21,10 @@ async function sampleLag(primary, stop) {
   /** @type {{ ms: number, bytes: number }[]} */
   const samples = [];
   let stopped = false;
-  void stop.finally(() => {
+  const done = () => {
     stopped = true;
-  });
+  };
+  stop.then(done, done);
   while (!stopped) {
     const { rows } = await primary.query(
       `SELECT coalesce(extract(epoch FROM replay_lag) * 1000, 0)::float8 AS ms,
@@ -49,7 +50,8 @@ const quantile = (values, q) => {
 
 /**
  * `total` entries ingested into a fresh database of the primary `adminUrl`, by a server that
- * reads from `replicaUrl` when given; what `during` measures meanwhile, and the ingest rate.
+ * reads from the replica on `replicaPort` when given; what `during` measures meanwhile, and
+ * the ingest rate.
  * @template T
  * @param {string} adminUrl
  * @param {string | undefined} replicaPort
@@ -58,23 +60,28 @@ const quantile = (values, q) => {
  */
 async function ingestInto(adminUrl, replicaPort, total, during) {
   const database = await freshDatabase(adminUrl);
-  const replicaUrl = new URL(database.url);
-  if (replicaPort) replicaUrl.port = replicaPort;
-  const server = await startSecadmin({
-    databaseUrl: database.url,
-    env: replicaPort ? { DATABASE_READ_URL: replicaUrl.href } : {},
-  });
+  /** @type {Awaited<ReturnType<typeof startSecadmin>> | undefined} */
+  let server;
   const primary = new pg.Client({ connectionString: database.url });
-  await primary.connect();
   try {
+    const replicaUrl = new URL(database.url);
+    if (replicaPort) replicaUrl.port = replicaPort;
+    server = await startSecadmin({
+      databaseUrl: database.url,
+      env: replicaPort ? { DATABASE_READ_URL: replicaUrl.href } : {},
+    });
+    await primary.connect();
     const started = performance.now();
-    const ingest = ingestInBatches(server.api)(total);
+    let ended = started;
+    const ingest = ingestInBatches(server.api)(total).then(() => {
+      ended = performance.now();
+    });
     const measured = await during(primary, ingest);
     await ingest;
-    return { measured, rate: total / ((performance.now() - started) / 1000) };
+    return { measured, rate: total / ((ended - started) / 1000) };
   } finally {
-    await primary.end();
-    await server.stop();
+    await primary.end().catch(() => {});
+    await server?.stop();
     await database.drop();
   }
 }

@@ -46,11 +46,10 @@ export interface SealerOptions {
 export const SEAL_READ_BYTES = { embedded: BATCH_BYTES, postgres: 4 * 1024 * 1024 } as const;
 
 /**
- * Entries per batch at most, by where the database runs. A batch's entries wait for all of it:
- * on PostgreSQL under full ingest (1,000-entry batches, 4 in flight) a cap of 5,000 kept them
- * waiting 1.5–3.5 s and a cap of 1,000 0.5–1.3 s, at the same ingest rate; 500 cost ingest a
- * tenth (bench/results/findings.md, "Ingest with the hash chain"). The embedded database's
- * batches are bounded by bytes first.
+ * Entries per batch at most, by where the database runs. Each entry of a batch waits for all of
+ * it, so under full ingest on PostgreSQL the seal lag follows this cap; below 1,000 the cost of
+ * each turn slows ingest (bench/results/findings.md, "The seal batch's size"). The embedded
+ * database's batches stop at their byte bound first.
  */
 export const SEAL_BATCH_SIZE = { embedded: 5_000, postgres: 1_000 } as const;
 
