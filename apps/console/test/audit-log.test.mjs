@@ -192,6 +192,23 @@ async function openHit(query, nth = 0) {
   return { opened, page, drawer };
 }
 
+/**
+ * Waits for the drawer's verdict "Proof invalid"; on a timeout, keeps a screenshot named
+ * `failedShot` of what the page showed instead.
+ */
+async function untilProofInvalid(page, drawer, failedShot) {
+  await drawer
+    .getByText('Proof invalid', { exact: true })
+    .waitFor()
+    .catch(async (error) => {
+      await screenshot(page, failedShot);
+      throw error;
+    });
+}
+
+/** What an attacker with the database would do: flip an entry's result. */
+const FLIP_RESULT = `UPDATE log_entries SET result = CASE result WHEN 'success' THEN 'failure' ELSE 'success' END`;
+
 test("an entry's proof is checked in the browser: valid, then invalid once its row is altered", async () => {
   const { opened, page, drawer } = await openHit('zanzibar');
   const id = new URL(page.url()).hash.match(/entry=(log_[a-z0-9]+)/)[1];
@@ -202,25 +219,14 @@ test("an entry's proof is checked in the browser: valid, then invalid once its r
   await page.keyboard.press('Escape');
   await page.waitForURL((url) => !url.hash.includes('entry='));
 
-  // What an attacker with the database would do: flip the entry's result.
-  const altered = await app.sql(
-    `UPDATE log_entries SET result = CASE result WHEN 'success' THEN 'failure' ELSE 'success' END
-     WHERE id = $1`,
-    [id],
-  );
+  const altered = await app.sql(`${FLIP_RESULT} WHERE id = $1`, [id]);
   assert.equal(altered.rowCount, 1);
   await page.goBack(); // the entry's address again: the drawer opens again
   // Its proof may show the verdict kept from before, or already the one checked again.
   await drawer.getByRole('heading', { name: 'Chain proof' }).waitFor();
   await page.reload(); // nothing kept from before the change
   await page.waitForURL(new RegExp(`entry=${id}`));
-  await drawer
-    .getByText('Proof invalid', { exact: true })
-    .waitFor()
-    .catch(async (error) => {
-      await screenshot(page, 'audit-log-entry-invalid-failed');
-      throw error;
-    });
+  await untilProofInvalid(page, drawer, 'audit-log-entry-invalid-failed');
   assert.match(await drawer.textContent(), /Recomputed in this browser, it does not match/);
   await screenshot(page, 'audit-log-entry-invalid');
   await assertClean(opened, app.rootKey);
@@ -244,18 +250,11 @@ test('the link to the checkpoint is recomputed in the browser: an entry altered 
   await screenshot(page, 'audit-log-entry-link');
 
   // Not this entry but the next one in the chain: only the link to the checkpoint shows it.
-  const flip = `UPDATE log_entries SET result = CASE result WHEN 'success' THEN 'failure' ELSE 'success' END
-     WHERE id = (SELECT entry_id FROM log_chain WHERE seq = $1)`;
+  const flip = `${FLIP_RESULT} WHERE id = (SELECT entry_id FROM log_chain WHERE seq = $1)`;
   assert.equal((await app.sql(flip, [seq + 1])).rowCount, 1);
   try {
     await page.reload();
-    await drawer
-      .getByText('Proof invalid', { exact: true })
-      .waitFor()
-      .catch(async (error) => {
-        await screenshot(page, 'audit-log-entry-link-broken-failed');
-        throw error;
-      });
+    await untilProofInvalid(page, drawer, 'audit-log-entry-link-broken-failed');
     const broken = await drawer.textContent();
     assert.match(broken, /Sealed at seq \d+/);
     assert.match(
