@@ -17,9 +17,7 @@ export function createHandlers(
   return {
     ...services.handlers,
     ...entryHandlers(services.logs),
-    ...chainHandlers(services.chain, (request, versions) =>
-      services.access.decide(request, versions),
-    ),
+    ...chainHandlers(services.chain, (...check) => services.access.permits(...check)),
     ...searchHandlers(services.search),
     ...statsHandlers(services.stats),
     ...exportHandlers(services.exports),

@@ -140,19 +140,8 @@ export function createServices(store: Store, options: ServicesOptions): Composit
     policiesAt: (versions) => policies.access.policiesAt(versions),
     usersAfter: (after, take) => users.service.idsAfter(after, take),
     storedUsersAmong: (ids) => users.service.existing(ids),
-    mayListUsers: async (caller, versions) =>
-      caller.isRoot ||
-      (
-        await policies.access.decide(
-          {
-            principal: caller.principal,
-            action: 'users:list',
-            resource: 'users',
-            context: { ip: caller.ip, time: new Date() },
-          },
-          versions,
-        )
-      ).allowed,
+    mayListUsers: (caller, versions) =>
+      policies.access.permits(caller, 'users:list', 'users', versions),
     cursors,
     readableBy: policies.readableBy,
     publicUrl: options.publicUrl,

@@ -5,6 +5,7 @@ import {
   type PolicyDefinition,
   PolicyIndex,
 } from '@secadmin/policy';
+import type { RequestActor } from '../../lib/actor.js';
 import type { StateVersions } from '../../lib/state-versions.js';
 import type { PoliciesRepository, PolicyRow } from './repository.js';
 
@@ -83,6 +84,23 @@ export class AccessService {
       counters?: { decided(decision: Decision['decision']): void } | undefined;
     },
   ) {}
+
+  /**
+   * Whether `actor` may do `action` on `resource` now, by the stored policies (the root key
+   * may do anything): the check every service makes of its caller beyond the route's own.
+   */
+  async permits(
+    actor: Pick<RequestActor, 'principal' | 'ip' | 'isRoot'>,
+    action: string,
+    resource: string,
+    versions?: StateVersions,
+  ): Promise<boolean> {
+    if (actor.isRoot) return true;
+    const request = { principal: actor.principal, action, resource };
+    return (
+      await this.decide({ ...request, context: { ip: actor.ip, time: new Date() } }, versions)
+    ).allowed;
+  }
 
   /**
    * Decides against the stored policies, and, when given, draft policies evaluated beside

@@ -17,7 +17,7 @@ export type { ShownDecision } from './visibility.js';
 export type PoliciesApi = Pick<PoliciesService, 'removePrincipal'>;
 
 /** Decides requests against the stored policies (authorization, grants of roles). */
-export type Access = Pick<AccessService, 'decide'>;
+export type Access = Pick<AccessService, 'decide' | 'permits'>;
 
 /** Simulate and batch checks, as `/v1/policies/simulate` answers them (AuthZEN builds on it). */
 export type Simulation = Pick<SimulationService, 'simulate' | 'simulateBatch' | 'checkProblems'>;

@@ -112,7 +112,7 @@ function draftIndexes(drafts: readonly PolicyDefinition[]): PolicyIndex[] {
 
 /** "May this principal do this?", for one check or many, against stored and draft policies. Writes nothing. */
 export class SimulationService {
-  constructor(private readonly access: Pick<AccessService, 'decide'>) {}
+  constructor(private readonly access: Pick<AccessService, 'decide' | 'permits'>) {}
 
   /**
    * What would make a check a 400 before any policy is looked at (its context and attributes

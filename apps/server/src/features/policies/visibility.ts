@@ -42,7 +42,7 @@ export class PolicyVisibility {
   private readonly readable = new Map<string, Promise<boolean>>();
 
   constructor(
-    private readonly access: Pick<AccessService, 'decide'>,
+    private readonly access: Pick<AccessService, 'permits'>,
     private readonly caller: RequestActor,
     private readonly versions: StateVersions,
   ) {}
@@ -80,17 +80,7 @@ export class PolicyVisibility {
     if (this.caller.isRoot || id.startsWith('draft_')) return Promise.resolve(true);
     let known = this.readable.get(id);
     if (!known) {
-      known = this.access
-        .decide(
-          {
-            principal: this.caller.principal,
-            action: 'policies:read',
-            resource: `policies/${id}`,
-            context: { ip: this.caller.ip, time: new Date() },
-          },
-          this.versions,
-        )
-        .then((decision) => decision.allowed);
+      known = this.access.permits(this.caller, 'policies:read', `policies/${id}`, this.versions);
       this.readable.set(id, known);
     }
     return known;

@@ -139,16 +139,7 @@ export class RolesService {
    * changed, unless no user held the role.
    */
   async remove(actor: RequestActor, id: string, precondition?: Precondition): Promise<void> {
-    const mayGrant =
-      actor.isRoot ||
-      (
-        await this.deps.access.decide({
-          principal: actor.principal,
-          action: 'users:grant',
-          resource: `roles/${id}`,
-          context: { ip: actor.ip, time: new Date() },
-        })
-      ).allowed;
+    const mayGrant = await this.deps.access.permits(actor, 'users:grant', `roles/${id}`);
     await lockedUpdate(this.deps, {
       what: 'role',
       lock: () => this.deps.roles.findForUpdate(id),

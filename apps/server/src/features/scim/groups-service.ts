@@ -93,19 +93,8 @@ export class ScimGroups {
     return { resource: await this.groupResource(role, p), role };
   }
 
-  private async allowed(actor: RequestActor, action: string, resource: string) {
-    if (actor.isRoot) return true;
-    const decision = await this.deps.access.decide({
-      principal: actor.principal,
-      action,
-      resource,
-      context: { ip: actor.ip, time: new Date() },
-    });
-    return decision.allowed;
-  }
-
   private async require(actor: RequestActor, action: string, resource: string) {
-    if (!(await this.allowed(actor, action, resource)))
+    if (!(await this.deps.access.permits(actor, action, resource)))
       throw new Forbidden(`This key may not ${action} on ${resource}.`);
   }
 
@@ -116,7 +105,7 @@ export class ScimGroups {
    */
   private async requireSomeRightOn(actor: RequestActor, id: string) {
     for (const action of ['roles:update', 'users:grant', 'roles:read'])
-      if (await this.allowed(actor, action, `roles/${id}`)) return;
+      if (await this.deps.access.permits(actor, action, `roles/${id}`)) return;
     throw new Forbidden(`This key may not roles:update, users:grant or roles:read on roles/${id}.`);
   }
 

@@ -246,15 +246,8 @@ export class UsersService {
   ): Promise<Map<string, boolean> | undefined> {
     if (actor.isRoot) return undefined;
     const granted = new Map<string, boolean>();
-    for (const role of new Set(roles)) {
-      const decision = await this.deps.access.decide({
-        principal: actor.principal,
-        action: 'users:grant',
-        resource: `roles/${role}`,
-        context: { ip: actor.ip, time: new Date() },
-      });
-      granted.set(role, decision.allowed);
-    }
+    for (const role of new Set(roles))
+      granted.set(role, await this.deps.access.permits(actor, 'users:grant', `roles/${role}`));
     return granted;
   }
 

@@ -1,17 +1,19 @@
-import type { AccessRequest } from '@secadmin/policy';
 import { type Handler, ok, sendPage } from '../../../http/index.js';
+import type { RequestActor } from '../../../lib/actor.js';
 import type { StateVersions } from '../../../lib/state-versions.js';
 import { isoMillis } from '../../../lib/time.js';
 import { logDetail } from '../representation.js';
 import type { ChainService } from './service.js';
 
-/** A decision on the stored policies for one request (policies' `decide`). */
-type Decide = (
-  request: Omit<AccessRequest, 'roles'>,
+/** Whether the caller may do an action on a resource (policies' `permits`). */
+type Permits = (
+  actor: RequestActor,
+  action: string,
+  resource: string,
   versions: StateVersions,
-) => Promise<{ allowed: boolean }>;
+) => Promise<boolean>;
 
-export function chainHandlers(chain: ChainService, decide: Decide) {
+export function chainHandlers(chain: ChainService, permits: Permits) {
   const listCheckpoints: Handler<'listCheckpoints'> = async ({ query, res }) => {
     const page = await chain.checkpoints(query.limit, query.cursor);
     sendPage(res, {
@@ -31,27 +33,8 @@ export function chainHandlers(chain: ChainService, decide: Decide) {
     ok(res, await chain.verify(body ?? {}));
   };
   // Each entry is read as GET /v1/logs/{id} reads it: `logs:read` on `logs/<id>`.
-  const listChainEntries: Handler<'listChainEntries'> = async ({
-    query,
-    key,
-    actor,
-    versions,
-    res,
-  }) => {
-    const time = new Date();
-    const mayRead = async (entryId: string) =>
-      key.isRoot ||
-      (
-        await decide(
-          {
-            principal: key.principal,
-            action: 'logs:read',
-            resource: `logs/${entryId}`,
-            context: { ip: actor.ip, time },
-          },
-          versions,
-        )
-      ).allowed;
+  const listChainEntries: Handler<'listChainEntries'> = async ({ query, actor, versions, res }) => {
+    const mayRead = (entryId: string) => permits(actor, 'logs:read', `logs/${entryId}`, versions);
     ok(res, (await chain.run(query.fromSeq, query.toSeq, mayRead)).map(logDetail));
   };
   return { listCheckpoints, getPublicKey, verifyLogs, listChainEntries };
