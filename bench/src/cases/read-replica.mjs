@@ -3,6 +3,7 @@
 // the ingest rate. The pair is started here (pg_basebackup, as the replica test does).
 import { startReplicatedPostgres } from '@secadmin/test-infra';
 import pg from 'pg';
+import { latencies } from '../lib/measure.mjs';
 import { freshDatabase, startSecadmin } from '../lib/processes.mjs';
 import { ingestInBatches } from './audit-log.mjs';
 
@@ -38,15 +39,6 @@ async function sampleLag(primary, stop) {
   }
   return samples;
 }
-
-/**
- * @param {number[]} values
- * @param {number} q
- */
-const quantile = (values, q) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-};
 
 /**
  * `total` entries ingested into a fresh database of the primary `adminUrl`, by a server that
@@ -101,6 +93,7 @@ export async function readReplicaCases({ smoke }) {
     await pair.replica.stop();
     const alone = await ingestInto(pair.primary.url, undefined, total, async () => {});
     const ms = withReplica.measured.map((s) => s.ms);
+    const lag = latencies(ms);
     const mb = Math.max(...withReplica.measured.map((s) => s.bytes)) / 1024 ** 2;
     const perSecond = (/** @type {number} */ rate) =>
       `${Math.round(rate).toLocaleString('en')} entries/s`;
@@ -109,7 +102,7 @@ export async function readReplicaCases({ smoke }) {
       {
         case: `read replica's replay lag while ingesting ${total.toLocaleString('en')} entries (batches of 1,000, 4 in flight)`,
         peer: 'the same ingest with the replica stopped',
-        secadmin: `p50 ${quantile(ms, 0.5).toFixed(0)} ms, p99 ${quantile(ms, 0.99).toFixed(0)} ms, max ${quantile(ms, 1).toFixed(0)} ms; at most ${mb.toFixed(1)} MB of WAL behind; ingest ${perSecond(withReplica.rate)}`,
+        secadmin: `p50 ${lag.p50Ms.toFixed(0)} ms, p99 ${lag.p99Ms.toFixed(0)} ms, max ${Math.max(...ms).toFixed(0)} ms; at most ${mb.toFixed(1)} MB of WAL behind; ingest ${perSecond(withReplica.rate)}`,
         peerFigure: `ingest ${perSecond(alone.rate)}`,
         ratio: withReplica.rate / alone.rate,
         target: '— (measured, issue 27)',
