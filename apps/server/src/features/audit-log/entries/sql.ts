@@ -98,8 +98,11 @@ export function keysetAfter(after: LogPosition | undefined): Prisma.Sql {
 /**
  * Entries matching `where`, newest first by (timestamp, id), strictly after `after`. The
  * row comparison lets PostgreSQL start the index scan at the cursor, so a deep page costs
- * what the first one does. Plain SQL: lists, searches and exports read many rows, and
- * Prisma's per-value conversion of raw results costs more than the query.
+ * what the first one does. The page is cut before the chain is joined: PostgreSQL sorts only
+ * below a join when parallel workers run the scan, so a join over every match made the serial
+ * planner walk the whole log newest first for a rare word (bench/results/findings.md). Plain
+ * SQL: lists, searches and exports read many rows, and Prisma's per-value conversion of raw
+ * results costs more than the query.
  */
 export function newestSql(
   where: Prisma.Sql,
@@ -108,10 +111,13 @@ export function newestSql(
   columns: Prisma.Sql = LOG_COLUMNS,
 ): Prisma.Sql {
   return Prisma.sql`
-    SELECT ${columns} FROM ${LOG_FROM}
-    WHERE ${where} ${keysetAfter(after)}
-    ORDER BY timestamp DESC, id DESC
-    LIMIT ${take}`;
+    SELECT ${columns} FROM (
+      SELECT * FROM log_entries
+      WHERE ${where} ${keysetAfter(after)}
+      ORDER BY timestamp DESC, id DESC
+      LIMIT ${take}) AS log_entries
+      LEFT JOIN log_chain ON log_chain.entry_id = log_entries.id
+    ORDER BY timestamp DESC, id DESC`;
 }
 
 /** How many entries match `where`. */

@@ -80,6 +80,20 @@ function nodes(plan: PlanNode, bounded = false): { node: PlanNode; bounded: bool
 const SEEDED = monthOf(new Date('2026-01-01T00:00:00Z'));
 const onLog = (plan: PlanNode) =>
   nodes(plan).filter(({ node }) => node['Relation Name'] === SEEDED.name);
+/**
+ * What a plan joins the chain's rows to: the other input of the lowest node with two inputs,
+ * one of which reads `log_chain` (seen through a subquery's scan or a hash join's table).
+ */
+function joinedToChain(plan: PlanNode): PlanNode | undefined {
+  const readsChain = (node: PlanNode) =>
+    nodes(node).some(({ node: n }) => n['Relation Name'] === 'log_chain');
+  const join = nodes(plan)
+    .map(({ node }) => node)
+    .findLast((node) => node.Plans?.length === 2 && node.Plans.some(readsChain));
+  let other = join?.Plans?.find((child) => !readsChain(child));
+  while (other && ['Subquery Scan', 'Hash'].includes(other['Node Type'])) other = other.Plans?.[0];
+  return other;
+}
 const indexesOf = (plan: PlanNode) =>
   nodes(plan).map(({ node }) => node['Index Name']?.replace(SEEDED.name, 'log_entries'));
 
@@ -131,6 +145,13 @@ describe('search plans on a log big enough for the planner to care (PostgreSQL)'
         if (node['Node Type'] === 'Seq Scan') expect(bounded).toBe(true);
       }
     }
+  });
+
+  // A plan that joins every hit to its chain row before sorting them cannot put the sort under
+  // the join without parallel workers: for a rare word it walked the whole log newest first.
+  it.each([...RARE, ...COMMON])('reads chain rows for one page of hits only: %s', async (text) => {
+    const { page } = await searchPlans(text);
+    for (const plan of page) expect(joinedToChain(plan)?.['Node Type']).toBe('Limit');
   });
 
   it('serves a page of a common query from the newest entries, newest first', async () => {
