@@ -36,6 +36,22 @@ const percentile = (sorted, q) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 
 /**
+ * Rate and latency percentiles of `samples` (ms per call) taken over `totalMs`.
+ * @param {number[]} samples
+ * @param {number} totalMs
+ */
+function syncFigures(samples, totalMs) {
+  samples.sort((a, b) => a - b);
+  return {
+    count: samples.length,
+    perSecond: samples.length / (totalMs / 1000),
+    p50Ms: percentile(samples, 0.5),
+    p95Ms: percentile(samples, 0.95),
+    p99Ms: percentile(samples, 0.99),
+  };
+}
+
+/**
  * Calls `fn(i)` after a warm-up, up to `iterations` times or `budgetMs`; rate and latency percentiles.
  * @param {(i: number) => unknown} fn
  * @param {{ iterations: number, warmup?: number, budgetMs?: number }} options
@@ -54,15 +70,32 @@ export function measureSync(
     samples.push(performance.now() - t);
     if (t - started > budgetMs) break;
   }
-  const total = performance.now() - started;
-  samples.sort((a, b) => a - b);
-  return {
-    count: samples.length,
-    perSecond: samples.length / (total / 1000),
-    p50Ms: percentile(samples, 0.5),
-    p95Ms: percentile(samples, 0.95),
-    p99Ms: percentile(samples, 0.99),
-  };
+  return syncFigures(samples, performance.now() - started);
+}
+
+/**
+ * `measureSync` of each of `fns`, in `rounds` alternating blocks of their iterations: figures
+ * meant to be compared share the same moments of a noisy machine (a burst of another process,
+ * a collection, the compiler's work), where one run after the other can differ twofold.
+ * @param {((i: number) => unknown)[]} fns
+ * @param {{ iterations: number, rounds?: number }} options
+ */
+export function measureSyncInterleaved(fns, { iterations, rounds = 10 }) {
+  for (const fn of fns) for (let i = 0; i < Math.min(1000, iterations); i++) fn(i);
+  const timed = fns.map((fn) => ({ fn, samples: /** @type {number[]} */ ([]), ms: 0 }));
+  const block = Math.ceil(iterations / rounds);
+  for (let round = 0; round < rounds; round++) {
+    for (const t of timed) {
+      const started = performance.now();
+      for (let i = round * block; i < (round + 1) * block; i++) {
+        const s = performance.now();
+        t.fn(i);
+        t.samples.push(performance.now() - s);
+      }
+      t.ms += performance.now() - started;
+    }
+  }
+  return timed.map(({ samples, ms }) => syncFigures(samples, ms));
 }
 
 /**
