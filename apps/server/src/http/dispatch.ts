@@ -68,7 +68,8 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
       operation,
       {
         operation,
-        validate: deps.validator.requestValidator(operation),
+        // Compiled on the operation's first request: compiling every one held the start.
+        validate: (input) => deps.validator.requestValidator(operation)(input),
         respondsAs: deps.validateResponses
           ? deps.validator.responseValidator(operation)
           : undefined,

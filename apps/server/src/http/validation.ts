@@ -98,8 +98,8 @@ function compiledOnce<T>(kept: Map<string, T>, operation: Operation, compile: ()
 }
 
 /**
- * Compiles, once at start, what every operation accepts (parameters and JSON body) and, for
- * tests, what it may answer. JSON values are never converted: a `"5"` where an integer goes
+ * Compiles, once per operation on its first use, what it accepts (parameters and JSON body)
+ * and, for tests, what it may answer. JSON values are never converted: a `"5"` where an integer goes
  * is a 400.
  */
 export class SpecValidator {
