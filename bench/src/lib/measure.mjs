@@ -77,15 +77,18 @@ export function measureSync(
  * `measureSync` of each of `fns`, in `rounds` alternating blocks of their iterations: figures
  * meant to be compared share the same moments of a noisy machine (a burst of another process,
  * a collection, the compiler's work), where one run after the other can differ twofold.
- * @param {((i: number) => unknown)[]} fns
+ * @template {readonly ((i: number) => unknown)[] | []} F
+ * @param {F} fns
  * @param {{ iterations: number, rounds?: number }} options
+ * @returns {{ -readonly [K in keyof F]: ReturnType<typeof syncFigures> }}
  */
 export function measureSyncInterleaved(fns, { iterations, rounds = 10 }) {
   for (const fn of fns) for (let i = 0; i < Math.min(1000, iterations); i++) fn(i);
   const timed = fns.map((fn) => ({ fn, samples: /** @type {number[]} */ ([]), ms: 0 }));
   const block = Math.ceil(iterations / rounds);
   for (let round = 0; round < rounds; round++) {
-    for (const t of timed) {
+    // In turn first: what one block leaves behind (garbage, compiled code) lands on the other.
+    for (const t of round % 2 === 0 ? timed : [...timed].reverse()) {
       const started = performance.now();
       for (let i = round * block; i < (round + 1) * block; i++) {
         const s = performance.now();
@@ -95,7 +98,10 @@ export function measureSyncInterleaved(fns, { iterations, rounds = 10 }) {
       t.ms += performance.now() - started;
     }
   }
-  return timed.map(({ samples, ms }) => syncFigures(samples, ms));
+  // One figure per function, in order: the tuple type F maps to.
+  return /** @type {{ -readonly [K in keyof F]: ReturnType<typeof syncFigures> }} */ (
+    timed.map(({ samples, ms }) => syncFigures(samples, ms))
+  );
 }
 
 /**
