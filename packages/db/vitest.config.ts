@@ -7,7 +7,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['@secadmin/test-infra/global-setup/postgres'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // A hang guard, not a speed check: a fresh embedded database (initdb in WebAssembly) took
+    // 40–57 s in a CI run whose other tasks loaded both cores.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
   },
 });

@@ -46,8 +46,9 @@ describe('stopAfterWriteFailure', () => {
     expect(failures).toHaveLength(1);
   });
 
-  it('after a disk_full or io_error with no critical section open, never calls PGlite again', async () => {
-    for (const code of ['53100', '58030']) {
+  it.each(['53100', '58030'])(
+    'after a disk_full or io_error (%s) with no critical section open, never calls PGlite again',
+    async (code) => {
       const pglite = await PGlite.create();
       const failures: [unknown, number | undefined][] = [];
       const { failed } = stopAfterWriteFailure(pglite, (error, sections) =>
@@ -60,6 +61,6 @@ describe('stopAfterWriteFailure', () => {
       expect(failures).toEqual([[expect.objectContaining({ code }), 0]]);
       await expect(pglite.query('SELECT 1')).rejects.toMatchObject({ code: '57P03' });
       expect(failures).toHaveLength(1);
-    }
-  });
+    },
+  );
 });
