@@ -42,6 +42,9 @@ export { freePort };
  */
 export const freshDatabase = (adminUrl) => createScratchDatabase(adminUrl, 'secadmin_bench');
 
+/** How long a server started here may take to answer `/readyz`. */
+const READY_WITHIN_MS = 120_000;
+
 /** @param {string} url */
 export async function waitFor(url, timeoutMs = 30_000) {
   const started = Date.now();
@@ -102,7 +105,16 @@ export async function startSecadmin({
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
-  await waitFor(`${base}/readyz`);
+  try {
+    // A hang guard, not a speed check: on a CI run loading both cores, a server reading from a
+    // replica that had yet to replay its new database took over 30 s to be ready.
+    await waitFor(`${base}/readyz`, READY_WITHIN_MS);
+  } catch (error) {
+    // Left running, it would hold the output that the test runner waits on to close.
+    child.kill('SIGKILL');
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     base,
     pid: child.pid,
