@@ -23,11 +23,17 @@ async function startOnce(dataDir) {
     },
     stdio: 'ignore',
   });
-  await waitFor(`http://127.0.0.1:${port}/readyz`, 60_000);
-  const ms = performance.now() - started;
-  child.kill('SIGTERM');
-  await once(child, 'exit');
-  return ms;
+  try {
+    await waitFor(`http://127.0.0.1:${port}/readyz`);
+    return performance.now() - started;
+  } finally {
+    // Stopped on failure too: left running, it would outlive the run.
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }
 }
 
 export async function coldStart() {

@@ -42,13 +42,17 @@ export { freePort };
  */
 export const freshDatabase = (adminUrl) => createScratchDatabase(adminUrl, 'secadmin_bench');
 
-/** How long a server started here may take to answer `/readyz`. */
-const READY_WITHIN_MS = 120_000;
+/**
+ * How long a server started here may take to answer `/readyz`: a hang guard, not a speed check.
+ * On CI runs loading both cores, a fresh embedded database took over 60 s, and a server reading
+ * from a replica that had yet to replay its new database over 30 s.
+ */
+const READY_WITHIN_MS = 180_000;
 
 /** @param {string} url */
-export async function waitFor(url, timeoutMs = 30_000) {
+export async function waitFor(url) {
   const started = Date.now();
-  while (Date.now() - started < timeoutMs) {
+  while (Date.now() - started < READY_WITHIN_MS) {
     if (
       await fetch(url).then(
         (r) => r.ok,
@@ -58,7 +62,7 @@ export async function waitFor(url, timeoutMs = 30_000) {
       return Date.now() - started;
     await new Promise((r) => setTimeout(r, 20));
   }
-  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+  throw new Error(`${url} did not answer within ${READY_WITHIN_MS} ms`);
 }
 
 /**
@@ -106,9 +110,7 @@ export async function startSecadmin({
   });
   const base = `http://127.0.0.1:${port}`;
   try {
-    // A hang guard, not a speed check: on a CI run loading both cores, a server reading from a
-    // replica that had yet to replay its new database took over 30 s to be ready.
-    await waitFor(`${base}/readyz`, READY_WITHIN_MS);
+    await waitFor(`${base}/readyz`);
   } catch (error) {
     // Left running, it would hold the output that the test runner waits on to close.
     child.kill('SIGKILL');
