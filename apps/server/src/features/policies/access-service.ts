@@ -96,10 +96,9 @@ export class AccessService {
     versions?: StateVersions,
   ): Promise<boolean> {
     if (actor.isRoot) return true;
-    const request = { principal: actor.principal, action, resource };
-    return (
-      await this.decide({ ...request, context: { ip: actor.ip, time: new Date() } }, versions)
-    ).allowed;
+    const context = { ip: actor.ip, time: new Date() };
+    return (await this.decide({ principal: actor.principal, action, resource, context }, versions))
+      .allowed;
   }
 
   /**
