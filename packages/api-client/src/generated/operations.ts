@@ -563,9 +563,9 @@ export interface Resources {
      * `origin: api`, `ingestedBy` (this key's id) and `receivedAt` (server time); a
      * request cannot set these. Entries are append-only: nothing in the API updates or
      * deletes one. Body limit 10 MiB. Under a sustained load, a request waits before it
-     * writes (up to 5 seconds by default) while the hash chain is a sealing batch (about
-     * 5,000 entries) or more behind, so that the chain stays within seconds of the newest
-     * entry: backpressure, never a refusal.
+     * writes (up to 5 seconds by default) while the hash chain is a sealing batch (1,000
+     * entries on PostgreSQL, 5,000 on the embedded database) or more behind, so that the
+     * chain stays within seconds of the newest entry: backpressure, never a refusal.
      *
      * `POST /v1/logs` (`ingestLogs`)
      */
