@@ -292,11 +292,14 @@ export function registerStreamCommands(program: Command): void {
         ...(options.state ? { stateFile: options.state } : {}),
         out,
       });
-      out.note(`listening on ${receiver.url}`);
-      await new Promise<void>((resolve) => {
+      // Listened for before the line that tells a supervisor it may signal: until then Ctrl-C
+      // would kill the process without its closing report.
+      const stopped = new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
       });
+      out.note(`listening on ${receiver.url}`);
+      await stopped;
       await receiver.close();
       const broken = verifier.break;
       out.note(
