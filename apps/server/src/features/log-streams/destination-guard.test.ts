@@ -33,16 +33,41 @@ describe('the SSRF rules of log-stream destinations', () => {
     '::ffff:127.0.0.1',
     '::ffff:10.0.0.1',
     '::ffff:169.254.169.254',
+    'fe80::1%eth0',
   ])('refuses %s', (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8'])(
-    'allows the public address %s',
-    (address) => {
-      expect(isPublicAddress(address)).toBe(true);
-    },
-  );
+  /** IPv6 forms that embed an IPv4 address, with the refused address each stands for. */
+  it.each([
+    ['IPv4-compatible', '::127.0.0.1', '127.0.0.1'],
+    ['IPv4-compatible', '::7f00:1', '127.0.0.1'],
+    ['IPv4-compatible', '::10.0.0.1', '10.0.0.1'],
+    ['IPv4-compatible', '::a9fe:a9fe', '169.254.169.254'],
+    ['NAT64, well-known prefix', '64:ff9b::7f00:1', '127.0.0.1'],
+    ['NAT64, well-known prefix', '64:ff9b::10.0.0.1', '10.0.0.1'],
+    ['NAT64, local-use prefix', '64:ff9b:1:a00:1::', '10.0.0.1'],
+    ['6to4', '2002:7f00:1::1', '127.0.0.1'],
+    ['6to4', '2002:a9fe:a9fe::1', '169.254.169.254'],
+    // Teredo: server 65.54.227.120, client 10.0.0.1 (its last 32 bits XOR 0xffffffff).
+    ['Teredo', '2001:0:4136:e378:8000:63bf:f5ff:fffe', '10.0.0.1'],
+    ['ISATAP', '2a00:1450:4001:81d::5efe:7f00:1', '127.0.0.1'],
+    ['ISATAP', '2a00:1450:4001:81d:200:5efe:a00:1', '10.0.0.1'],
+  ])('refuses the %s form %s of %s', (_form, address) => {
+    expect(isPublicAddress(address)).toBe(false);
+  });
+
+  it.each([
+    '93.184.216.34',
+    '8.8.8.8',
+    '2606:4700:4700::1111',
+    '2001:4860:4860::8888',
+    '2a00:1450:4001:81d::200e',
+    '2a00:1450:4001:81d::5efe:808:808',
+    '::ffff:8.8.8.8',
+  ])('allows the public address %s', (address) => {
+    expect(isPublicAddress(address)).toBe(true);
+  });
 
   it('refuses a host when any one of its addresses is not public', async () => {
     const resolve: Resolve = async () => ['93.184.216.34', '10.0.0.7'];
@@ -134,6 +159,29 @@ describe('a delivery connection', () => {
       });
       expect(outcome.ok, host).toBe(false);
       expect(hits, host).toBe(before);
+    }
+  });
+
+  it('refuses at the connection IPv6 forms that embed a refused IPv4 address, as literals and as DNS answers', async () => {
+    for (const address of [
+      '::127.0.0.1',
+      '::10.0.0.1',
+      '64:ff9b::7f00:1',
+      '2002:7f00:1::1',
+      '2001:0:4136:e378:8000:63bf:80ff:fffe',
+      '2a00:1450:4001:81d::5efe:7f00:1',
+    ]) {
+      for (const target of [`https://[${address}]/hook`, 'https://embedded.example/hook']) {
+        const outcome = await send(target, {}, '{}', {
+          allowPrivateNetworks: false,
+          resolve: async () => [address],
+          timeoutMs: 5_000,
+        });
+        expect(outcome, `${address} via ${target}`).toMatchObject({
+          ok: false,
+          error: 'refused: the host resolves to an address that is not public',
+        });
+      }
     }
   });
 });

@@ -621,6 +621,13 @@ describe.each(DATABASES)('log streams on %s', (database) => {
       'https://[fc00::1]/hook',
       'https://[fe80::1]/hook',
       'https://[::ffff:127.0.0.1]/hook',
+      'https://[::127.0.0.1]/x',
+      'https://[::10.0.0.1]/x',
+      'https://[64:ff9b::127.0.0.1]/hook',
+      'https://[64:ff9b:1:a00:1::]/hook',
+      'https://[2002:7f00:1::1]/hook',
+      'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook',
+      'https://[2a00:1450:4001:81d::5efe:7f00:1]/hook',
       'https://0.0.0.0/hook',
       'http://93.184.216.34/hook',
     ]) {
