@@ -63,7 +63,7 @@ export interface ServicesOptions {
   auditLog: Omit<AuditLogOptions, 'cursors' | 'secret' | 'counters' | 'logger'>;
   logStreams: Omit<
     LogStreamsOptions,
-    'store' | 'sealed' | 'audit' | 'cursors' | 'secret' | 'logger' | 'counters'
+    'store' | 'sealed' | 'audit' | 'cursors' | 'access' | 'secret' | 'logger' | 'counters'
   >;
 }
 
@@ -152,6 +152,7 @@ export function createServices(store: Store, options: ServicesOptions): Composit
     sealed: auditLog.sealedEntries,
     audit,
     cursors,
+    access: policies.access,
     secret: options.secret,
     logger: options.logger,
     counters: options.counters,

@@ -990,7 +990,9 @@ export interface Resources {
      * Collector, in `seq` order, at least once, with nothing skipped. A webhook stream's
      * signing `secret` is in this response only; a Splunk token is never shown again. Both are
      * stored encrypted. `destination.url` is checked against the rules of server-side request
-     * forgery (400 naming `destination.url`). Writes a `stream.created` audit entry.
+     * forgery (400 naming `destination.url`). A stream is an export that never ends, so the key
+     * also needs `logs:export` on `logs` besides `streams:create` (403 and nothing created
+     * otherwise). Writes a `stream.created` audit entry.
      *
      * `POST /v1/log-streams` (`createLogStream`)
      */
@@ -1009,7 +1011,10 @@ export interface Resources {
      * Changes `name`, `filter`, `destination.url` or `batchSize`, and pauses (`status:
      * "paused"`) or resumes (`status: "active"`) the stream. A paused or disabled stream sends
      * nothing and, resumed, goes on where it stopped. A new URL is checked like a new stream's.
-     * Writes a `stream.updated` audit entry.
+     * A body with `destination` or `filter` decides what the stream sends where, so the key also
+     * needs `logs:export` on `logs` besides `streams:update` (403 and nothing changed
+     * otherwise); `name`, `batchSize` and `status` need `streams:update` alone. Writes a
+     * `stream.updated` audit entry.
      *
      * `PATCH /v1/log-streams/{id}` (`updateLogStream`)
      */
@@ -1026,8 +1031,9 @@ export interface Resources {
      * Replay a log stream
      *
      * The stream goes on from `fromSeq`: messages from that seq are sent again (with their
-     * ranges' `webhook-id`s). Entries removed by retention are not sent. Writes a
-     * `stream.updated` audit entry.
+     * ranges' `webhook-id`s). Entries removed by retention are not sent. The key also needs
+     * `logs:export` on `logs` besides `streams:update` (403 and nothing changed otherwise).
+     * Writes a `stream.updated` audit entry.
      *
      * `POST /v1/log-streams/{id}/replay` (`replayLogStream`)
      */
@@ -1037,7 +1043,9 @@ export interface Resources {
      *
      * Makes a new signing secret and answers it this once. For the next 24 hours every message
      * carries two signatures, by the new secret and by the previous one. A Splunk stream has no
-     * secret (400). Writes a `stream.secret_rotated` audit entry.
+     * secret (400). The secret authenticates the stream's messages, so the key also needs
+     * `logs:export` on `logs` besides `streams:update` (403 and nothing changed otherwise).
+     * Writes a `stream.secret_rotated` audit entry.
      *
      * `POST /v1/log-streams/{id}/rotate-secret` (`rotateLogStreamSecret`)
      */

@@ -916,7 +916,9 @@ export interface paths {
          *     Collector, in `seq` order, at least once, with nothing skipped. A webhook stream's
          *     signing `secret` is in this response only; a Splunk token is never shown again. Both are
          *     stored encrypted. `destination.url` is checked against the rules of server-side request
-         *     forgery (400 naming `destination.url`). Writes a `stream.created` audit entry.
+         *     forgery (400 naming `destination.url`). A stream is an export that never ends, so the key
+         *     also needs `logs:export` on `logs` besides `streams:create` (403 and nothing created
+         *     otherwise). Writes a `stream.created` audit entry.
          */
         post: operations["createLogStream"];
         delete?: never;
@@ -957,7 +959,10 @@ export interface paths {
          * @description Changes `name`, `filter`, `destination.url` or `batchSize`, and pauses (`status:
          *     "paused"`) or resumes (`status: "active"`) the stream. A paused or disabled stream sends
          *     nothing and, resumed, goes on where it stopped. A new URL is checked like a new stream's.
-         *     Writes a `stream.updated` audit entry.
+         *     A body with `destination` or `filter` decides what the stream sends where, so the key also
+         *     needs `logs:export` on `logs` besides `streams:update` (403 and nothing changed
+         *     otherwise); `name`, `batchSize` and `status` need `streams:update` alone. Writes a
+         *     `stream.updated` audit entry.
          */
         patch: operations["updateLogStream"];
         trace?: never;
@@ -980,8 +985,9 @@ export interface paths {
         /**
          * Replay a log stream
          * @description The stream goes on from `fromSeq`: messages from that seq are sent again (with their
-         *     ranges' `webhook-id`s). Entries removed by retention are not sent. Writes a
-         *     `stream.updated` audit entry.
+         *     ranges' `webhook-id`s). Entries removed by retention are not sent. The key also needs
+         *     `logs:export` on `logs` besides `streams:update` (403 and nothing changed otherwise).
+         *     Writes a `stream.updated` audit entry.
          */
         post: operations["replayLogStream"];
         delete?: never;
@@ -1009,7 +1015,9 @@ export interface paths {
          * Rotate a webhook stream's secret
          * @description Makes a new signing secret and answers it this once. For the next 24 hours every message
          *     carries two signatures, by the new secret and by the previous one. A Splunk stream has no
-         *     secret (400). Writes a `stream.secret_rotated` audit entry.
+         *     secret (400). The secret authenticates the stream's messages, so the key also needs
+         *     `logs:export` on `logs` besides `streams:update` (403 and nothing changed otherwise).
+         *     Writes a `stream.secret_rotated` audit entry.
          */
         post: operations["rotateLogStreamSecret"];
         delete?: never;
@@ -3689,7 +3697,7 @@ export interface components {
             type: "webhook";
             /**
              * Format: uri
-             * @description An `https:` URL whose host resolves only to public addresses (not loopback, private, link-local, CGNAT, multicast, unspecified, or IPv4-mapped forms of these), checked when written and again at every connection. With `SECADMIN_STREAM_ALLOW_PRIVATE_NETWORKS=1` the server also allows `http:` and private or loopback addresses. No user info.
+             * @description An `https:` URL whose host resolves only to public addresses (not loopback, private, link-local, CGNAT, multicast, unspecified, nor an IPv6 address that embeds such an IPv4 address: IPv4-mapped, IPv4-compatible `::a.b.c.d`, NAT64, 6to4, Teredo or ISATAP; an IPv4-compatible, NAT64, 6to4 or Teredo address is refused whatever it embeds), checked when written and again at every connection. With `SECADMIN_STREAM_ALLOW_PRIVATE_NETWORKS=1` the server also allows `http:` and private or loopback addresses. No user info.
              */
             url: string;
         };
@@ -3707,7 +3715,7 @@ export interface components {
             type: "splunk_hec";
             /**
              * Format: uri
-             * @description An `https:` URL whose host resolves only to public addresses (not loopback, private, link-local, CGNAT, multicast, unspecified, or IPv4-mapped forms of these), checked when written and again at every connection. With `SECADMIN_STREAM_ALLOW_PRIVATE_NETWORKS=1` the server also allows `http:` and private or loopback addresses. No user info.
+             * @description An `https:` URL whose host resolves only to public addresses (not loopback, private, link-local, CGNAT, multicast, unspecified, nor an IPv6 address that embeds such an IPv4 address: IPv4-mapped, IPv4-compatible `::a.b.c.d`, NAT64, 6to4, Teredo or ISATAP; an IPv4-compatible, NAT64, 6to4 or Teredo address is refused whatever it embeds), checked when written and again at every connection. With `SECADMIN_STREAM_ALLOW_PRIVATE_NETWORKS=1` the server also allows `http:` and private or loopback addresses. No user info.
              */
             url: string;
             /** @description The HEC token, sent as `Authorization: Splunk <token>`. Stored encrypted; never shown again. */
@@ -3835,7 +3843,7 @@ export interface components {
             destination?: {
                 /**
                  * Format: uri
-                 * @description An `https:` URL whose host resolves only to public addresses (not loopback, private, link-local, CGNAT, multicast, unspecified, or IPv4-mapped forms of these), checked when written and again at every connection. With `SECADMIN_STREAM_ALLOW_PRIVATE_NETWORKS=1` the server also allows `http:` and private or loopback addresses. No user info.
+                 * @description An `https:` URL whose host resolves only to public addresses (not loopback, private, link-local, CGNAT, multicast, unspecified, nor an IPv6 address that embeds such an IPv4 address: IPv4-mapped, IPv4-compatible `::a.b.c.d`, NAT64, 6to4, Teredo or ISATAP; an IPv4-compatible, NAT64, 6to4 or Teredo address is refused whatever it embeds), checked when written and again at every connection. With `SECADMIN_STREAM_ALLOW_PRIVATE_NETWORKS=1` the server also allows `http:` and private or loopback addresses. No user info.
                  */
                 url: string;
             };

@@ -4,6 +4,7 @@ import { ulid } from '../../lib/ids.js';
 import type { Trace } from '../../lib/trace.js';
 import type { Store } from '../../storage/store.js';
 import type { AuditLogApi, SealedEntries } from '../audit-log/index.js';
+import type { Access } from '../policies/index.js';
 import { CredentialBox } from './crypto.js';
 import { StreamDeliverer } from './deliverer.js';
 import { type Resolve, systemResolve } from './destination-guard.js';
@@ -19,6 +20,8 @@ export interface LogStreamsOptions {
   sealed: SealedEntries;
   audit: AuditLogApi;
   cursors: Cursors;
+  /** Decides the `logs:export` a stream's creation, destination, filter, replay and secret need. */
+  access: Pick<Access, 'permits'>;
   /** `SECADMIN_SECRET`: the key of stored secrets and tokens is derived from it. */
   secret: string;
   logger: Logger;
@@ -72,6 +75,7 @@ export function createLogStreams(options: LogStreamsOptions) {
     sealed: options.sealed,
     audit: options.audit,
     cursors: options.cursors,
+    access: options.access,
     box,
     sender,
     kick: () => deliverer.kick(),

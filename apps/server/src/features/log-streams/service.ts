@@ -2,11 +2,12 @@ import type { components } from '@secadmin/api-types';
 import type { RequestActor } from '../../lib/actor.js';
 import type { AuditTrail } from '../../lib/audit-trail.js';
 import { type Cursors, listScope, type Page } from '../../lib/cursor.js';
-import { Conflict, invalid, NotFound } from '../../lib/errors.js';
+import { Conflict, Forbidden, invalid, NotFound } from '../../lib/errors.js';
 import { idPattern, newId, ulid } from '../../lib/ids.js';
 import { isUniqueViolation } from '../../storage/database-errors.js';
 import type { Store } from '../../storage/store.js';
 import type { SealedEntries } from '../audit-log/index.js';
+import type { Access } from '../policies/index.js';
 import { type CredentialBox, newWebhookSecret } from './crypto.js';
 import {
   bareHost,
@@ -34,6 +35,7 @@ export interface LogStreamsDeps {
     'log_stream'
   >;
   cursors: Pick<Cursors, 'decode' | 'page'>;
+  access: Pick<Access, 'permits'>;
   box: CredentialBox;
   sender: SenderOptions;
   /** A stream changed: the deliverer looks again now. */
@@ -46,6 +48,20 @@ export class LogStreamsService {
 
   private get guard(): GuardOptions {
     return this.deps.sender;
+  }
+
+  /**
+   * A stream is an export that never ends: creating one, changing where it sends or what
+   * (`destination`, `filter`), replaying it and rotating the secret its messages are signed
+   * with also need `logs:export` on `logs`, the right of `POST /v1/logs/export`. Otherwise
+   * `streams:update` on one stream would read the whole log: point it at a receiver of one's
+   * own and replay from seq 1. Decided before anything is resolved or written.
+   */
+  private async requireExport(actor: RequestActor): Promise<void> {
+    if (!(await this.deps.access.permits(actor, 'logs:export', 'logs')))
+      throw new Forbidden(
+        "This key may not logs:export on logs, which a stream's destination, filter, replay and secret need.",
+      );
   }
 
   /** A URL a stream may deliver to; a refusal is a 400 naming `destination.url`. */
@@ -70,6 +86,7 @@ export class LogStreamsService {
     body: Schemas['LogStreamCreate'],
   ): Promise<{ row: StreamRow; secret: string | undefined }> {
     const { destination } = body;
+    await this.requireExport(actor);
     await this.checkUrl(destination.url);
     const id = newId('lst');
     const secret = destination.type === 'webhook' ? newWebhookSecret() : undefined;
@@ -136,6 +153,7 @@ export class LogStreamsService {
     id: string,
     body: Schemas['LogStreamUpdate'],
   ): Promise<StreamRow> {
+    if (body.destination || body.filter !== undefined) await this.requireExport(actor);
     // An unknown stream is a 404 before its URL is resolved.
     if (body.destination) {
       await this.get(id);
@@ -168,6 +186,7 @@ export class LogStreamsService {
   }
 
   async replay(actor: RequestActor, id: string, fromSeq: number): Promise<StreamRow> {
+    await this.requireExport(actor);
     const row = await this.deps.store.transaction(async () => {
       if (!(await this.deps.streams.findForUpdate(id))) throw new NotFound('log stream');
       const row = await this.deps.streams.replay(id, fromSeq, new Date());
@@ -186,6 +205,7 @@ export class LogStreamsService {
     actor: RequestActor,
     id: string,
   ): Promise<{ secret: string; previousSecretExpiresAt: Date }> {
+    await this.requireExport(actor);
     return this.deps.store.transaction(async () => {
       const row = await this.deps.streams.findForUpdate(id);
       if (!row) throw new NotFound('log stream');
