@@ -130,6 +130,7 @@ export function createServices(store: Store, options: ServicesOptions): Composit
     audit,
     cursors,
     access: policies.access,
+    attributesRead: policies.access,
     apiKeys: apiKeys.service,
     policies: policies.policies,
     logs: audit,

@@ -117,7 +117,10 @@ export interface Resources {
      * `externalId` be, when given (compared exactly). The
      * optional password (8–256 characters) is stored as a scrypt hash and never returned.
      * Writes a `user.created` audit entry. Each role in `roles` also needs
-     * `users:grant` on `roles/<role>` (403 and nothing created otherwise).
+     * `users:grant` on `roles/<role>` (403 and nothing created otherwise). Each `metadata` key
+     * that a stored policy reads (`principal.metadata.<key>`, or a path under it; every key while
+     * one reads `principal.metadata` itself) needs `users:grant` on `attributes/<key>` (403 and
+     * nothing created otherwise); other keys need nothing more.
      *
      * `POST /v1/users` (`createUser`)
      */
@@ -140,7 +143,11 @@ export interface Resources {
      * Metadata is limited to 16 KiB serialized after the merge. An empty body changes
      * nothing. Writes a `user.updated` audit entry. Each role added or removed also needs
      * `users:grant` on `roles/<role>` (403 and nothing changed otherwise): `users:update`
-     * on oneself never reaches roles.
+     * on oneself never reaches roles. Likewise each `metadata` key added, changed or removed
+     * that a stored policy reads (`principal.metadata.<key>`, or a path under it; every key
+     * while one reads `principal.metadata` itself) needs `users:grant` on `attributes/<key>`
+     * (403 and nothing changed otherwise), so `users:update` on oneself never gives oneself an
+     * attribute that grants access. Keys no policy reads need nothing more.
      *
      * `PATCH /v1/users/{id}` (`updateUser`)
      */
@@ -1078,7 +1085,10 @@ export interface Resources {
    * the same rights, the same transaction, the same audit entry with `metadata.via: "scim"`,
    * the same redaction when a user is deleted. `meta.version` is the `/v1` `ETag`.
    * Membership of a Group is a role grant: adding or removing a member needs `users:grant`
-   * on `roles/<id>`. `x-secadmin-access: {checkedBy: service}` marks the operations whose
+   * on `roles/<id>`. What SCIM cannot store is refused, never dropped: an attribute or PATCH
+   * `path` outside the User or Group schema of `/Schemas` is 400 `invalidPath`, a read-only
+   * one (`groups`, `roles`, `id`, `meta`) that would change is 400 `mutability`.
+   * `x-secadmin-access: {checkedBy: service}` marks the operations whose
    * rights depend on the body (the service checks them). SCIM creates ignore an
    * `Idempotency-Key` (`x-secadmin-idempotency: false`): a retried create is 409
    * `uniqueness`, as SCIM clients expect.
@@ -1099,7 +1109,11 @@ export interface Resources {
      *
      * Creates a user as `POST /v1/users` does (same rights, same `user.created` audit entry,
      * with `metadata.via: "scim"`). A retried create (same `userName` or `externalId`) is 409
-     * `uniqueness`, never a second user.
+     * `uniqueness`, never a second user. `givenName` and `familyName` (kept in `metadata.scim`)
+     * need `users:grant` on `attributes/scim` while a stored policy reads
+     * `principal.metadata.scim`. An attribute outside the User schema is 400 `invalidPath`;
+     * `id`, `roles`, non-empty `groups` or a `meta` other than `{resourceType: "User"}` is 400
+     * `mutability`. Nothing is created then.
      *
      * `POST /scim/v2/Users` (`createScimUser`)
      */
@@ -1118,7 +1132,11 @@ export interface Resources {
      * Replaces the user's SCIM attributes as `PATCH /v1/users/{id}` changes them (same rights
      * and `user.updated` entry, `metadata.via: "scim"`): `userName` (a new email), the name,
      * `active` (when given) and `externalId` (removed when absent). `If-Match` is checked
-     * against `meta.version`.
+     * against `meta.version`. A new `givenName` or `familyName` (kept in `metadata.scim`) needs
+     * `users:grant` on `attributes/scim` while a stored policy reads `principal.metadata.scim`.
+     * An attribute outside the User schema is 400 `invalidPath`; `groups` other than the
+     * user's own, any `roles`, another `id`, or a `meta` naming another resource is 400
+     * `mutability`. Nothing changes then.
      *
      * `PUT /scim/v2/Users/{id}` (`replaceScimUser`)
      */
@@ -1131,7 +1149,10 @@ export interface Resources {
      * entry with `metadata.via: "scim"`). `active: false` deactivates the user at once: every
      * decision about it is denied and its keys answer 401, on every instance. For `active`, the
      * strings `"True"` and `"False"` (any case) are taken as booleans, as some Microsoft Entra
-     * versions send them. `groups`, `id` and `meta` are read-only (400 `mutability`).
+     * versions send them. A `path` outside the User schema (another schema's attribute
+     * included) is 400 `invalidPath`; one naming `groups`, `roles`, `id` or `meta` is 400
+     * `mutability`. A new `givenName` or `familyName` needs `users:grant` on `attributes/scim`
+     * while a stored policy reads `principal.metadata.scim`. Nothing changes then.
      *
      * `PATCH /scim/v2/Users/{id}` (`patchScimUser`)
      */
@@ -1151,7 +1172,9 @@ export interface Resources {
      *
      * Lists Groups oldest first, with `filter`, `startIndex`/`count` paging and
      * `attributes`/`excludedAttributes` (RFC 7644 §3.4.2). A list without a filter is allowed.
-     * The same rights as `GET /v1/roles`.
+     * Needs `roles:list` on `roles`, and lists only the Groups the key may `roles:read` on
+     * `roles/<id>` (`totalResults` and paging count only those). `members` is shown only to a
+     * key that may `users:list` on `users`.
      *
      * `GET /scim/v2/Groups` (`listScimGroups`)
      */
@@ -1170,7 +1193,9 @@ export interface Resources {
     /**
      * Get a SCIM Group
      *
-     * Returns the role record and its members (the rights of `GET /v1/roles/{id}`); `excludedAttributes=members` leaves them out.
+     * Returns the role record (the rights of `GET /v1/roles/{id}`) and its members, which are
+     * shown only to a key that may `users:list` on `users` (as in every Group response);
+     * `excludedAttributes=members` leaves them out.
      *
      * `GET /scim/v2/Groups/{id}` (`getScimGroup`)
      */

@@ -28,7 +28,10 @@ export interface paths {
          *     `externalId` be, when given (compared exactly). The
          *     optional password (8–256 characters) is stored as a scrypt hash and never returned.
          *     Writes a `user.created` audit entry. Each role in `roles` also needs
-         *     `users:grant` on `roles/<role>` (403 and nothing created otherwise).
+         *     `users:grant` on `roles/<role>` (403 and nothing created otherwise). Each `metadata` key
+         *     that a stored policy reads (`principal.metadata.<key>`, or a path under it; every key while
+         *     one reads `principal.metadata` itself) needs `users:grant` on `attributes/<key>` (403 and
+         *     nothing created otherwise); other keys need nothing more.
          */
         post: operations["createUser"];
         delete?: never;
@@ -83,7 +86,11 @@ export interface paths {
          *     Metadata is limited to 16 KiB serialized after the merge. An empty body changes
          *     nothing. Writes a `user.updated` audit entry. Each role added or removed also needs
          *     `users:grant` on `roles/<role>` (403 and nothing changed otherwise): `users:update`
-         *     on oneself never reaches roles.
+         *     on oneself never reaches roles. Likewise each `metadata` key added, changed or removed
+         *     that a stored policy reads (`principal.metadata.<key>`, or a path under it; every key
+         *     while one reads `principal.metadata` itself) needs `users:grant` on `attributes/<key>`
+         *     (403 and nothing changed otherwise), so `users:update` on oneself never gives oneself an
+         *     attribute that grants access. Keys no policy reads need nothing more.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -1099,7 +1106,11 @@ export interface paths {
          * Create a SCIM User
          * @description Creates a user as `POST /v1/users` does (same rights, same `user.created` audit entry,
          *     with `metadata.via: "scim"`). A retried create (same `userName` or `externalId`) is 409
-         *     `uniqueness`, never a second user.
+         *     `uniqueness`, never a second user. `givenName` and `familyName` (kept in `metadata.scim`)
+         *     need `users:grant` on `attributes/scim` while a stored policy reads
+         *     `principal.metadata.scim`. An attribute outside the User schema is 400 `invalidPath`;
+         *     `id`, `roles`, non-empty `groups` or a `meta` other than `{resourceType: "User"}` is 400
+         *     `mutability`. Nothing is created then.
          */
         post: operations["createScimUser"];
         delete?: never;
@@ -1131,7 +1142,11 @@ export interface paths {
          * @description Replaces the user's SCIM attributes as `PATCH /v1/users/{id}` changes them (same rights
          *     and `user.updated` entry, `metadata.via: "scim"`): `userName` (a new email), the name,
          *     `active` (when given) and `externalId` (removed when absent). `If-Match` is checked
-         *     against `meta.version`.
+         *     against `meta.version`. A new `givenName` or `familyName` (kept in `metadata.scim`) needs
+         *     `users:grant` on `attributes/scim` while a stored policy reads `principal.metadata.scim`.
+         *     An attribute outside the User schema is 400 `invalidPath`; `groups` other than the
+         *     user's own, any `roles`, another `id`, or a `meta` naming another resource is 400
+         *     `mutability`. Nothing changes then.
          */
         put: operations["replaceScimUser"];
         post?: never;
@@ -1151,7 +1166,10 @@ export interface paths {
          *     entry with `metadata.via: "scim"`). `active: false` deactivates the user at once: every
          *     decision about it is denied and its keys answer 401, on every instance. For `active`, the
          *     strings `"True"` and `"False"` (any case) are taken as booleans, as some Microsoft Entra
-         *     versions send them. `groups`, `id` and `meta` are read-only (400 `mutability`).
+         *     versions send them. A `path` outside the User schema (another schema's attribute
+         *     included) is 400 `invalidPath`; one naming `groups`, `roles`, `id` or `meta` is 400
+         *     `mutability`. A new `givenName` or `familyName` needs `users:grant` on `attributes/scim`
+         *     while a stored policy reads `principal.metadata.scim`. Nothing changes then.
          */
         patch: operations["patchScimUser"];
         trace?: never;
@@ -1167,7 +1185,9 @@ export interface paths {
          * List or find SCIM Groups
          * @description Lists Groups oldest first, with `filter`, `startIndex`/`count` paging and
          *     `attributes`/`excludedAttributes` (RFC 7644 §3.4.2). A list without a filter is allowed.
-         *     The same rights as `GET /v1/roles`.
+         *     Needs `roles:list` on `roles`, and lists only the Groups the key may `roles:read` on
+         *     `roles/<id>` (`totalResults` and paging count only those). `members` is shown only to a
+         *     key that may `users:list` on `users`.
          */
         get: operations["listScimGroups"];
         put?: never;
@@ -1200,7 +1220,9 @@ export interface paths {
         };
         /**
          * Get a SCIM Group
-         * @description Returns the role record and its members (the rights of `GET /v1/roles/{id}`); `excludedAttributes=members` leaves them out.
+         * @description Returns the role record (the rights of `GET /v1/roles/{id}`) and its members, which are
+         *     shown only to a key that may `users:list` on `users` (as in every Group response);
+         *     `excludedAttributes=members` leaves them out.
          */
         get: operations["getScimGroup"];
         /**
@@ -4059,7 +4081,7 @@ export interface components {
             detail: string;
         };
         /**
-         * @description A SCIM User to create or to replace with (POST, PUT). `userName` is the email (unique, case-insensitive: 409 `uniqueness`). The display name is `displayName`, else `name.formatted`, else `name.givenName` and `name.familyName`; `givenName` and `familyName` are kept and returned. `emails` may repeat `userName` (a different primary email is taken as the new address when `userName` is absent). `password` is accepted on POST only (write-only). `groups`, `id` and `meta` are read-only and ignored, as are attributes of other schemas (an identity provider's extension attributes).
+         * @description A SCIM User to create or to replace with (POST, PUT). `userName` is the email (unique, case-insensitive: 409 `uniqueness`). The display name is `displayName`, else `name.formatted`, else `name.givenName` and `name.familyName`; `givenName` and `familyName` are kept and returned. `emails` may repeat `userName` (a different primary email is taken as the new address when `userName` is absent). `password` is accepted on POST only (write-only). What cannot be stored is refused, never dropped: an attribute (or a sub-attribute of `name` or `emails`) outside the User schema of `/Schemas`, another schema's (an identity provider's extension attributes) included, is 400 `invalidPath`. `groups`, `roles`, `id` and `meta` are read-only: 400 `mutability` unless they echo what is stored (`id` the user's own, `groups` exactly its groups, `meta` naming this resource; its timestamps and version are not compared). `roles` is never shown, so any value is refused.
          * @example {
          *       "schemas": [
          *         "urn:ietf:params:scim:schemas:core:2.0:User"
@@ -4105,7 +4127,7 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description A SCIM PATCH (RFC 7644 §3.5.2): `add`, `replace` and `remove` (any case), with a `path` (`active`, `name.givenName`, `emails[type eq "work"].value`, `members`, `members[value eq "user_…"]`) or, for `add` and `replace`, without one (then `value` is an object of attributes). All operations apply, or none.
+         * @description A SCIM PATCH (RFC 7644 §3.5.2): `add`, `replace` and `remove` (any case), with a `path` (`active`, `name.givenName`, `emails[type eq "work"].value`, `members`, `members[value eq "user_…"]`) or, for `add` and `replace`, without one (then `value` is an object of attributes). A `path` (or a key of a path-less `value`) outside the resource's schema is 400 `invalidPath`; a `path` naming a read-only attribute (`groups`, `roles`, `id`, `meta`) is 400 `mutability`. All operations apply, or none.
          * @example {
          *       "schemas": [
          *         "urn:ietf:params:scim:api:messages:2.0:PatchOp"
@@ -4194,7 +4216,7 @@ export interface components {
             Resources: components["schemas"]["ScimGroup"][];
         };
         /**
-         * @description A SCIM Group to create or to replace with. On POST the role id is made from `displayName` (lowercased, each other character than `a-z0-9_.:-` becomes `-`), with `-2`, `-3`… on a clash. Each member added or removed needs `users:grant` on `roles/<id>`; an unknown member id is 400 `invalidValue` and nothing changes.
+         * @description A SCIM Group to create or to replace with. On POST the role id is made from `displayName` (lowercased, each other character than `a-z0-9_.:-` becomes `-`), with `-2`, `-3`… on a clash. Each member added or removed needs `users:grant` on `roles/<id>`; an unknown member id is 400 `invalidValue` and nothing changes. An attribute (or a sub-attribute of `members`) outside the Group schema is 400 `invalidPath`; an `id` or `meta` other than the group's own is 400 `mutability`.
          * @example {
          *       "schemas": [
          *         "urn:ietf:params:scim:schemas:core:2.0:Group"

@@ -9,6 +9,7 @@ import { SimulationService } from './simulation.js';
 import { PolicyVisibility } from './visibility.js';
 
 export type { AccessService } from './access-service.js';
+export type { MetadataKeysRead } from './metadata-keys-read.js';
 export type { PoliciesService } from './service.js';
 export type { SimulationService } from './simulation.js';
 export type { ShownDecision } from './visibility.js';
@@ -18,6 +19,12 @@ export type PoliciesApi = Pick<PoliciesService, 'removePrincipal'>;
 
 /** Decides requests against the stored policies (authorization, grants of roles). */
 export type Access = Pick<AccessService, 'decide' | 'permits'>;
+
+/**
+ * Which keys of a stored user's `metadata` stored policies read (`principal.metadata.<key>`):
+ * changing one of them is a grant of `attributes/<key>` (users, SCIM).
+ */
+export type AttributesRead = Pick<AccessService, 'metadataKeysRead'>;
 
 /** Simulate and batch checks, as `/v1/policies/simulate` answers them (AuthZEN builds on it). */
 export type Simulation = Pick<SimulationService, 'simulate' | 'simulateBatch' | 'checkProblems'>;

@@ -1,6 +1,6 @@
 import type { Prisma, Role } from '@secadmin/db';
 import type { Condition } from '../../lib/condition.js';
-import { type ConditionColumn, pageMatching } from '../../storage/condition-sql.js';
+import { type ConditionColumn, conditionSql, pageMatching } from '../../storage/condition-sql.js';
 import { ascendingAfter, type Connection, lockRow } from '../../storage/connection.js';
 
 export type RoleRow = Role;
@@ -65,6 +65,14 @@ export class RolesRepository {
       offset,
       limit,
     );
+  }
+
+  /** The ids of every role matching `condition`, in no order. */
+  async idsMatching(condition: Condition): Promise<string[]> {
+    const params: unknown[] = [];
+    const where = conditionSql(condition, SEARCHABLE, params);
+    const rows = await this.c.sql<{ id: string }>(`SELECT id FROM roles WHERE ${where}`, params);
+    return rows.map((row) => row.id);
   }
 
   update(id: string, data: Prisma.RoleUpdateInput): Promise<RoleRow> {

@@ -28,7 +28,15 @@ export interface RolesDeps {
   store: Pick<Store, 'transaction'>;
   roles: Pick<
     RolesRepository,
-    'insert' | 'find' | 'findMany' | 'findForUpdate' | 'list' | 'update' | 'delete' | 'search'
+    | 'insert'
+    | 'find'
+    | 'findMany'
+    | 'findForUpdate'
+    | 'list'
+    | 'update'
+    | 'delete'
+    | 'search'
+    | 'idsMatching'
   >;
   versions: StaleMarker;
   audit: AuditTrail<'role.created' | 'role.updated' | 'role.deleted', 'role'>;
@@ -85,6 +93,11 @@ export class RolesService {
   /** A page of role records matching `condition` (SCIM), by offset, and how many match. */
   search(condition: Condition, offset: number, limit: number) {
     return this.deps.roles.search(condition, offset, limit);
+  }
+
+  /** The ids of every role record matching `condition` (SCIM's Groups a key may read). */
+  idsMatching(condition: Condition): Promise<string[]> {
+    return this.deps.roles.idsMatching(condition);
   }
 
   async list(query: {

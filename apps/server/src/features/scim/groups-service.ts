@@ -3,10 +3,12 @@ import type { RequestActor } from '../../lib/actor.js';
 import type { Condition } from '../../lib/condition.js';
 import { Conflict, Forbidden, NotFound } from '../../lib/errors.js';
 import { type Precondition, requirePrecondition } from '../../lib/etag.js';
+import type { StateVersions } from '../../lib/state-versions.js';
 import type { Store } from '../../storage/store.js';
 import type { Access } from '../policies/index.js';
 import type { RoleRecord, RolesService } from '../roles/index.js';
 import type { UsersService } from '../users/index.js';
+import { checkAttributes, checkReadOnly, GROUP_ATTRIBUTES } from './attributes.js';
 import { type FilterSchema, parseFilter } from './filter.js';
 import { bad, type ListQuery, listResponse, paging } from './lists.js';
 import { applyPatch } from './patch.js';
@@ -33,8 +35,6 @@ const GROUP_FILTER: Omit<FilterSchema, 'rolesOf'> = {
   },
 };
 
-const GROUP_ATTRIBUTES = ['schemas', 'id', 'externalId', 'displayName', 'members', 'meta'] as const;
-
 /** A role id made from a display name (decisions §15): lowercased, other characters → `-`. */
 export function roleIdFrom(displayName: string): string {
   const id = displayName
@@ -48,7 +48,7 @@ export function roleIdFrom(displayName: string): string {
 export interface ScimGroupsDeps {
   store: Pick<Store, 'transaction'>;
   users: Pick<UsersService, 'get' | 'membersOf' | 'mayGrant' | 'changeMembership'>;
-  roles: Pick<RolesService, 'get' | 'create' | 'update' | 'remove' | 'search'>;
+  roles: Pick<RolesService, 'get' | 'create' | 'update' | 'remove' | 'search' | 'idsMatching'>;
   access: Access;
   /** `{SECADMIN_PUBLIC_URL}/scim/v2`. */
   base: string;
@@ -61,12 +61,31 @@ export interface ScimGroupsDeps {
 export class ScimGroups {
   constructor(private readonly deps: ScimGroupsDeps) {}
 
-  private async groupResource(role: RoleRecord, p: Projection = {}): Promise<ScimResource> {
-    const members = leavesOut(p, 'members') ? undefined : await this.deps.users.membersOf(role.id);
+  /**
+   * A Group as the actor may see it: its `members` only to a key that may `users:list` (who
+   * holds a role is a list of users), decided once per request with `mayListUsers`.
+   */
+  private async groupResource(
+    role: RoleRecord,
+    showMembers: boolean,
+    p: Projection = {},
+  ): Promise<ScimResource> {
+    const members =
+      !showMembers || leavesOut(p, 'members')
+        ? undefined
+        : await this.deps.users.membersOf(role.id);
     return project(scimGroup(role, members, this.deps.base), p);
   }
 
-  async listGroups(query: ListQuery, p: Projection) {
+  private mayListUsers(actor: RequestActor, versions?: StateVersions): Promise<boolean> {
+    return this.deps.access.permits(actor, 'users:list', 'users', versions);
+  }
+
+  /**
+   * The Groups matching the filter that the actor may `roles:read`, paged: the readable ones
+   * are found first, so that `totalResults` and `startIndex` count only them.
+   */
+  async listGroups(actor: RequestActor, versions: StateVersions, query: ListQuery, p: Projection) {
     const { startIndex, count } = paging(query);
     const condition: Condition = query.filter
       ? await parseFilter(query.filter, {
@@ -81,16 +100,26 @@ export class ScimGroups {
           },
         })
       : { kind: 'constant', value: true };
-    const { total, rows } = await this.deps.roles.search(condition, startIndex - 1, count);
+    const readable: string[] = [];
+    if (!actor.isRoot)
+      for (const id of await this.deps.roles.idsMatching(condition))
+        if (await this.deps.access.permits(actor, 'roles:read', `roles/${id}`, versions))
+          readable.push(id);
+    const visible: Condition = actor.isRoot
+      ? condition
+      : { kind: 'and', of: [condition, { kind: 'in', field: 'id', values: readable }] };
+    const { total, rows } = await this.deps.roles.search(visible, startIndex - 1, count);
+    const showMembers = await this.mayListUsers(actor, versions);
     const resources = await Promise.all(
-      rows.map((row) => this.groupResource({ ...row, memberCount: 0 }, p)),
+      rows.map((row) => this.groupResource({ ...row, memberCount: 0 }, showMembers, p)),
     );
     return listResponse(total, startIndex, resources);
   }
 
-  async getGroup(id: string, p: Projection) {
+  async getGroup(actor: RequestActor, versions: StateVersions, id: string, p: Projection) {
     const role = await this.deps.roles.get(id);
-    return { resource: await this.groupResource(role, p), role };
+    const showMembers = await this.mayListUsers(actor, versions);
+    return { resource: await this.groupResource(role, showMembers, p), role };
   }
 
   private async require(actor: RequestActor, action: string, resource: string) {
@@ -124,7 +153,9 @@ export class ScimGroups {
    * Creates the role record under an id made from `displayName` (`-2`, `-3`… on a clash) and
    * grants it to the members, in one transaction.
    */
-  async createGroup(actor: RequestActor, input: GroupInput) {
+  async createGroup(actor: RequestActor, body: GroupInput) {
+    const input = checkAttributes(body, GROUP_ATTRIBUTES, 'Group') as GroupInput;
+    checkReadOnly(input, GROUP_ATTRIBUTES, 'Group', undefined);
     const members = this.memberIds(input.members, 'members');
     const base = roleIdFrom(input.displayName);
     // Decided before the transaction; the id is not known yet, so for each candidate.
@@ -142,7 +173,8 @@ export class ScimGroups {
           return role;
         });
         const created = await this.deps.roles.get(role.id);
-        return { resource: await this.groupResource(created), role: created };
+        const showMembers = await this.mayListUsers(actor);
+        return { resource: await this.groupResource(created, showMembers), role: created };
       } catch (error) {
         if (!(error instanceof Conflict)) throw error;
         // An externalId clash is the client's; an id clash takes the next suffix.
@@ -197,20 +229,23 @@ export class ScimGroups {
       await this.deps.users.changeMembership(actor, id, { add, remove }, mayGrant);
     });
     const role = await this.deps.roles.get(id);
-    return { resource: await this.groupResource(role), role };
+    const showMembers = await this.mayListUsers(actor);
+    return { resource: await this.groupResource(role, showMembers), role };
   }
 
   async replaceGroup(
     actor: RequestActor,
     id: string,
-    input: GroupInput,
+    body: GroupInput,
     precondition?: Precondition,
   ) {
     await this.requireSomeRightOn(actor, id);
+    const input = checkAttributes(body, GROUP_ATTRIBUTES, 'Group');
     const current = await this.deps.roles.get(id);
     requirePrecondition(precondition, current, 'group');
+    checkReadOnly(input, GROUP_ATTRIBUTES, 'Group', scimGroup(current, undefined, this.deps.base));
     const members = (await this.deps.users.membersOf(id)).map((m) => m.id);
-    return this.changeGroup(actor, current, members, input as ScimResource, true, precondition);
+    return this.changeGroup(actor, current, members, input, true, precondition);
   }
 
   async patchGroup(actor: RequestActor, id: string, body: PatchOp, precondition?: Precondition) {
@@ -224,7 +259,7 @@ export class ScimGroups {
       this.deps.base,
     );
     for (const member of before.members ?? []) delete member.$ref;
-    const after = applyPatch(before, body.Operations, GROUP_ATTRIBUTES);
+    const after = applyPatch(before, body.Operations, GROUP_ATTRIBUTES, 'Group');
     for (const readOnly of ['id', 'meta', 'schemas'])
       if (JSON.stringify(after[readOnly]) !== JSON.stringify(before[readOnly]))
         throw bad(readOnly, 'is read-only', 'mutability');

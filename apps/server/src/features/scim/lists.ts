@@ -32,5 +32,5 @@ export function listResponse(total: number, startIndex: number, resources: ScimR
 export const bad = (
   field: string,
   message: string,
-  scimType: 'invalidValue' | 'mutability' = 'invalidValue',
+  scimType: 'invalidValue' | 'mutability' | 'invalidPath' = 'invalidValue',
 ) => new Invalid([{ field, message }], `${field}: ${message}`, scimType);

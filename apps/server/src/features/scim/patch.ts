@@ -1,5 +1,11 @@
 import { ScimError, type ScimPatchOperation, scimPatch } from 'scim-patch';
 import { Invalid, type ScimErrorType } from '../../lib/errors.js';
+import {
+  attributeNamed,
+  checkAttributes,
+  checkSubAttributes,
+  type ScimSchemaAttributes,
+} from './attributes.js';
 import type { ScimResource } from './representation.js';
 
 /*
@@ -15,9 +21,41 @@ const RESERVED = /(^|[.[\]:\s])(__proto__|constructor|prototype)($|[.[\]\s])/;
 const invalidPatch = (message: string, scimType: ScimErrorType, field = 'Operations') =>
   new Invalid([{ field, message }], message, scimType);
 
-/** Top-level attribute names case-insensitively, as RFC 7643 §2.1 wants them compared. */
-function canonical(name: string, known: readonly string[]): string {
-  return known.find((k) => k.toLowerCase() === name.toLowerCase()) ?? name;
+/** A path may start with its resource's core schema URN (RFC 7644 §3.10). */
+const CORE_URN = /^urn:ietf:params:scim:schemas:core:2\.0:(User|Group):/i;
+
+/** `attr`, `attr.sub`, `attr[filter]`, `attr[filter].sub`. */
+const PATH_PARTS = /^([^.[]+)(\[[^\]]*\])?(?:\.(.+))?$/;
+
+/**
+ * The path with its attribute spelled as the schema spells it (names compare
+ * case-insensitively, RFC 7643 §2.1): 400 `invalidPath` outside the schema, `mutability` for a
+ * read-only attribute (a PATCH that names one means to change it).
+ */
+function checkedPath(
+  path: string,
+  value: unknown,
+  schema: ScimSchemaAttributes,
+  kind: 'User' | 'Group',
+  i: number,
+): string {
+  const [, head = '', filter = '', sub] = PATH_PARTS.exec(path.replace(CORE_URN, '')) ?? [];
+  const found = attributeNamed(head, schema);
+  if (!found)
+    throw invalidPatch(
+      `Operations[${i}].path: ${path} is not an attribute of the ${kind} schema (see /Schemas)`,
+      'invalidPath',
+    );
+  const [name, attribute] = found;
+  if (attribute.readOnly)
+    throw invalidPatch(`Operations[${i}].path: ${name} is read-only`, 'mutability');
+  if (sub !== undefined && !attribute.sub?.includes(sub))
+    throw invalidPatch(
+      `Operations[${i}].path: ${path} is not an attribute of the ${kind} schema (see /Schemas)`,
+      'invalidPath',
+    );
+  if (sub === undefined && attribute.sub) checkSubAttributes(name, value, attribute.sub, kind);
+  return `${name}${filter}${sub !== undefined ? `.${sub}` : ''}`;
 }
 
 /** Entra sends `active` as the strings "True"/"False" in some versions: taken as booleans. */
@@ -27,24 +65,28 @@ function activeValue(value: unknown): unknown {
   return value;
 }
 
-function normalizeValue(value: unknown, known: readonly string[]): unknown {
+function normalizeValue(
+  value: unknown,
+  schema: ScimSchemaAttributes,
+  kind: 'User' | 'Group',
+): unknown {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) {
-    const name = canonical(key, known);
-    out[name] = name === 'active' ? activeValue(inner) : inner;
-  }
+  const out = checkAttributes(value as Record<string, unknown>, schema, kind);
+  if ('active' in out) out.active = activeValue(out.active);
   return out;
 }
 
 /**
- * The resource after `operations`, or 400 with SCIM's `invalidPath`, `noTarget`,
- * `invalidSyntax` or `invalidValue`. The resource given is not changed.
+ * The resource after `operations`, or 400 with SCIM's `invalidPath`, `mutability`,
+ * `noTarget`, `invalidSyntax` or `invalidValue`. The resource given is not changed. An
+ * operation without a path may still set a read-only attribute to what it is: the caller
+ * compares those before and after.
  */
 export function applyPatch(
   resource: ScimResource,
   operations: { op: string; path?: string; value?: unknown }[],
-  known: readonly string[],
+  schema: ScimSchemaAttributes,
+  kind: 'User' | 'Group',
 ): ScimResource {
   const normalized: ScimPatchOperation[] = operations.map((operation, i) => {
     const op = operation.op.toLowerCase() as 'add' | 'replace' | 'remove';
@@ -54,8 +96,7 @@ export function applyPatch(
       else {
         if (RESERVED.test(path))
           throw invalidPatch(`Operations[${i}].path names a reserved key`, 'invalidPath');
-        const [head = '', ...rest] = path.split(/(?=[.[])/);
-        path = canonical(head, known) + rest.join('');
+        path = checkedPath(path, operation.value, schema, kind, i);
       }
     }
     if (op === 'remove' && path === undefined)
@@ -64,7 +105,7 @@ export function applyPatch(
       throw invalidPatch(`Operations[${i}]: ${op} needs a value`, 'invalidValue');
     const value =
       path === undefined
-        ? normalizeValue(operation.value, known)
+        ? normalizeValue(operation.value, schema, kind)
         : path === 'active'
           ? activeValue(operation.value)
           : operation.value;

@@ -545,4 +545,197 @@ describe.each(DATABASES)('SCIM 2.0 on %s', (database) => {
     );
     expect(rename.status).toBe(200);
   });
+  it('refuses what it cannot store: invalidPath outside the schema, mutability for read-only, nothing changed', async () => {
+    const admins = (
+      await scim('POST', '/Groups', { schemas: [GROUP], displayName: `Admins ${counter++}` })
+    ).body;
+    const input = newUser();
+    const user = (await scim('POST', '/Users', input)).body;
+    const unchanged = async () => {
+      const now = (await scim('GET', `/Users/${user.id}`)).body;
+      expect(now.meta.version).toBe(user.meta.version);
+      expect(now.groups).toEqual([]);
+      const { data } = await server.client.GET('/v1/users/{id}', {
+        params: { path: { id: user.id } },
+      });
+      expect(data?.data.roles).toEqual([]);
+    };
+    const refusals: [string, string, unknown, string][] = [
+      [
+        'PATCH',
+        'roles',
+        patch([{ op: 'add', path: 'roles', value: [{ value: admins.id }] }]),
+        'mutability',
+      ],
+      ['PATCH', 'id', patch([{ op: 'replace', path: 'id', value: 'user_other' }]), 'mutability'],
+      [
+        'PATCH',
+        'noSuchAttribute',
+        patch([{ op: 'replace', path: 'noSuchAttribute', value: 'x' }]),
+        'invalidPath',
+      ],
+      [
+        'PATCH',
+        'name.middleName',
+        patch([{ op: 'add', path: 'name.middleName', value: 'Q' }]),
+        'invalidPath',
+      ],
+      [
+        'PATCH',
+        'an extension attribute',
+        patch([
+          {
+            op: 'add',
+            path: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department',
+            value: 'x',
+          },
+        ]),
+        'invalidPath',
+      ],
+      [
+        'PATCH',
+        'an unknown key without a path',
+        patch([{ op: 'replace', value: { displayName: 'New', nickName: 'n' } }]),
+        'invalidPath',
+      ],
+      [
+        'PUT',
+        'groups',
+        { ...input, displayName: 'New', groups: [{ value: admins.id }] },
+        'mutability',
+      ],
+      [
+        'PUT',
+        'roles',
+        { ...input, displayName: 'New', roles: [{ value: admins.id }] },
+        'mutability',
+      ],
+      [
+        'PUT',
+        'another id',
+        { ...input, displayName: 'New', id: 'user_someone_else' },
+        'mutability',
+      ],
+      [
+        'PUT',
+        'an unknown attribute',
+        { ...input, displayName: 'New', nickName: 'n' },
+        'invalidPath',
+      ],
+      [
+        'PUT',
+        'an unknown sub-attribute',
+        { ...input, name: { ...input.name, middleName: 'Q' } },
+        'invalidPath',
+      ],
+      [
+        'PUT',
+        'an extension',
+        {
+          ...input,
+          displayName: 'New',
+          'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': { department: 'x' },
+        },
+        'invalidPath',
+      ],
+    ];
+    for (const [method, what, body, scimType] of refusals) {
+      const res = await scim(method, `/Users/${user.id}`, body);
+      expect.soft(res, `${method} ${what}`).toMatchObject({
+        status: 400,
+        body: { status: '400', scimType },
+      });
+    }
+    await unchanged();
+    const other = newUser();
+    const created = await scim('POST', '/Users', { ...other, title: 'CTO' });
+    expect(created).toMatchObject({ status: 400, body: { scimType: 'invalidPath' } });
+    const none = await scim('GET', `/Users${q(`userName eq "${other.userName}"`)}`);
+    expect(none.body.totalResults).toBe(0);
+    const groupPut = await scim('PUT', `/Groups/${admins.id}`, {
+      schemas: [GROUP],
+      displayName: 'Renamed',
+      owner: 'x',
+    });
+    expect(groupPut).toMatchObject({ status: 400, body: { scimType: 'invalidPath' } });
+    const groupPatch = await scim(
+      'PATCH',
+      `/Groups/${admins.id}`,
+      patch([{ op: 'replace', path: 'meta.version', value: 'W/"1"' }]),
+    );
+    expect(groupPatch).toMatchObject({ status: 400, body: { scimType: 'mutability' } });
+    expect((await scim('GET', `/Groups/${admins.id}`)).body.displayName).toBe(admins.displayName);
+
+    // What a client read and sends back is an echo, not a change: its own id, meta, groups.
+    const echoed = await scim('PUT', `/Users/${user.id}`, {
+      ...user,
+      displayName: 'Echoed',
+    });
+    expect(echoed.status).toBe(200);
+    expect(echoed.body.displayName).toBe('Echoed');
+  });
+
+  it('lists only the Groups a key may roles:read, with members only for a key that may users:list', async () => {
+    const member = (await scim('POST', '/Users', newUser())).body;
+    const [shown, hidden] = await Promise.all(
+      ['Shown', 'Hidden'].map(
+        async (name) =>
+          (
+            await scim('POST', '/Groups', {
+              schemas: [GROUP],
+              displayName: `${name} ${counter++}`,
+              members: [{ value: member.id }],
+            })
+          ).body,
+      ),
+    );
+    const principal = `service:group-reader-${counter++}`;
+    const key = (await createKey(server.client, principal)).secret;
+    await createPolicy(server.client, {
+      principals: [principal],
+      actions: ['roles:list'],
+      resources: ['roles'],
+    });
+    await createPolicy(server.client, {
+      principals: [principal],
+      actions: ['roles:read'],
+      resources: [`roles/${shown.id}`],
+    });
+    const listed = await scim('GET', '/Groups', undefined, key);
+    expect(listed.status).toBe(200);
+    expect.soft(listed.body.Resources.map((g: { id: string }) => g.id)).toEqual([shown.id]);
+    expect.soft(listed.body.totalResults).toBe(1);
+    for (const group of listed.body.Resources) expect.soft(group).not.toHaveProperty('members');
+    const byMember = await scim(
+      'GET',
+      `/Groups${q(`members.value eq "${member.id}"`)}`,
+      undefined,
+      key,
+    );
+    expect(byMember.body.Resources.map((g: { id: string }) => g.id)).toEqual([shown.id]);
+    const byName = await scim(
+      'GET',
+      `/Groups${q(`displayName eq "${hidden.displayName}"`)}`,
+      undefined,
+      key,
+    );
+    expect(byName.body.totalResults).toBe(0);
+    const one = await scim('GET', `/Groups/${shown.id}`, undefined, key);
+    expect(one.status).toBe(200);
+    expect.soft(one.body).not.toHaveProperty('members');
+
+    await createPolicy(server.client, {
+      principals: [principal],
+      actions: ['users:list'],
+      resources: ['users'],
+    });
+    const withMembers = await scim('GET', '/Groups', undefined, key);
+    expect(withMembers.body.Resources).toEqual([
+      expect.objectContaining({
+        id: shown.id,
+        members: [expect.objectContaining({ value: member.id })],
+      }),
+    ]);
+    expect((await scim('GET', `/Groups/${shown.id}`, undefined, key)).body.members).toHaveLength(1);
+  });
 });

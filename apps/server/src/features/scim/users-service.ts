@@ -4,6 +4,7 @@ import type { Condition } from '../../lib/condition.js';
 import { type Precondition, requirePrecondition } from '../../lib/etag.js';
 import type { RolesService } from '../roles/index.js';
 import type { UserRow, UsersService } from '../users/index.js';
+import { checkAttributes, checkReadOnly, USER_ATTRIBUTES } from './attributes.js';
 import { type FilterSchema, parseFilter } from './filter.js';
 import { bad, type ListQuery, listResponse, paging } from './lists.js';
 import { applyPatch } from './patch.js';
@@ -35,20 +36,6 @@ const USER_FILTER: FilterSchema = {
     'meta.created': { field: 'createdAt', type: 'dateTime', alwaysPresent: true },
   },
 };
-
-const USER_ATTRIBUTES = [
-  'schemas',
-  'id',
-  'externalId',
-  'userName',
-  'name',
-  'displayName',
-  'emails',
-  'active',
-  'groups',
-  'meta',
-  'password',
-] as const;
 
 /** The display name of a SCIM User (decisions §15). */
 function displayNameOf(input: {
@@ -115,7 +102,9 @@ export class ScimUsers {
     return { resource: await this.userResource(user, p), user };
   }
 
-  async createUser(actor: RequestActor, input: UserInput) {
+  async createUser(actor: RequestActor, body: UserInput) {
+    const input = checkAttributes(body, USER_ATTRIBUTES, 'User') as UserInput;
+    checkReadOnly(input, USER_ATTRIBUTES, 'User', undefined);
     const email = emailOf(input) as string;
     const name = displayNameOf(input);
     const parts = scimNameParts({ scim: input.name ?? {} });
@@ -190,14 +179,11 @@ export class ScimUsers {
     return change;
   }
 
-  async replaceUser(
-    actor: RequestActor,
-    id: string,
-    input: UserInput,
-    precondition?: Precondition,
-  ) {
+  async replaceUser(actor: RequestActor, id: string, body: UserInput, precondition?: Precondition) {
+    const input = checkAttributes(body, USER_ATTRIBUTES, 'User') as UserInput;
     const current = await this.deps.users.get(id);
     requirePrecondition(precondition, current, 'user');
+    checkReadOnly(input, USER_ATTRIBUTES, 'User', await this.userResource(current));
     const { password, ...rest } = input;
     if (password !== undefined)
       throw bad('password', 'can be set only when the user is created', 'mutability');
@@ -214,8 +200,8 @@ export class ScimUsers {
     const current = await this.deps.users.get(id);
     requirePrecondition(precondition, current, 'user');
     const before = scimUser(current, [], this.deps.base);
-    const after = applyPatch(before, body.Operations, USER_ATTRIBUTES);
-    for (const readOnly of ['id', 'meta', 'groups', 'schemas'])
+    const after = applyPatch(before, body.Operations, USER_ATTRIBUTES, 'User');
+    for (const readOnly of ['id', 'meta', 'groups', 'roles', 'schemas'])
       if (JSON.stringify(after[readOnly]) !== JSON.stringify(before[readOnly]))
         throw bad(readOnly, 'is read-only', 'mutability');
     const user = await this.deps.users.update(

@@ -17,7 +17,7 @@ import type { StaleMarker } from '../../storage/state-versions.js';
 import type { Store } from '../../storage/store.js';
 import type { ApiKeysApi } from '../api-keys/index.js';
 import type { KeptResponses } from '../idempotency/index.js';
-import type { Access, PoliciesApi } from '../policies/index.js';
+import type { Access, AttributesRead, PoliciesApi } from '../policies/index.js';
 import type { UserRow, UsersRepository } from './repository.js';
 
 type UserCreate = components['schemas']['UserCreate'];
@@ -50,6 +50,45 @@ function requireGrants(granted: Map<string, boolean> | undefined, changed: strin
   }
 }
 
+/**
+ * Without `users:grant` on `attributes/<key>` for each metadata key a stored policy reads,
+ * `users:update` on oneself would reach every right granted on that attribute: 403, nothing
+ * changed. `granted` holds exactly the keys named in the request that a policy reads.
+ */
+function requireAttributeGrants(granted: Map<string, boolean> | undefined, changed: string[]) {
+  if (!granted) return;
+  for (const key of changed)
+    if (granted.get(key) === false)
+      throw new Forbidden(`This key may not users:grant on attributes/${key}.`);
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Equal JSON values, whatever the order of object keys (JSONB keeps its own order). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a))
+    return Array.isArray(b) && a.length === b.length && a.every((item, i) => sameJson(item, b[i]));
+  if (isObject(a)) {
+    if (!isObject(b)) return false;
+    const keys = Object.keys(a);
+    return (
+      keys.length === Object.keys(b).length &&
+      keys.every((key) => Object.hasOwn(b, key) && sameJson(a[key], b[key]))
+    );
+  }
+  return a === b;
+}
+
+/** The top-level keys of `keys` that are added, changed or removed between the two metadata. */
+function changedKeys(before: unknown, after: unknown, keys: string[]): string[] {
+  const was = isObject(before) ? before : {};
+  const is = isObject(after) ? after : {};
+  return keys.filter(
+    (key) => Object.hasOwn(was, key) !== Object.hasOwn(is, key) || !sameJson(was[key], is[key]),
+  );
+}
+
 const duplicate = () => new Conflict('A user with this email or externalId already exists.');
 
 export interface UsersDeps {
@@ -75,6 +114,8 @@ export interface UsersDeps {
   audit: AuditTrail<'user.created' | 'user.updated' | 'user.deleted', 'user'>;
   cursors: Pick<Cursors, 'decode' | 'page'>;
   access: Access;
+  /** Which metadata keys stored policies read: changing one is a grant (policies). */
+  attributesRead: AttributesRead;
   /** What a user's deletion does elsewhere, in its transaction. */
   apiKeys: ApiKeysApi;
   policies: PoliciesApi;
@@ -111,6 +152,8 @@ export class UsersService {
     checkMetadataSize(metadata);
     const roles = input.roles ?? [];
     requireGrants(await this.grantable(actor, roles), roles);
+    const keys = Object.keys(metadata);
+    requireAttributeGrants(await this.attributeGrants(actor, keys), keys);
     const now = nowSeconds();
     return conflictOnDuplicate(duplicate, () =>
       this.deps.store.transaction(async () => {
@@ -191,6 +234,8 @@ export class UsersService {
       patch.roles === undefined
         ? undefined
         : await this.grantable(actor, [...patch.roles, ...(await this.get(id)).roles]);
+    const metadataKeys = patch.metadata === undefined ? [] : Object.keys(patch.metadata);
+    const attributesGranted = await this.attributeGrants(actor, metadataKeys);
     return conflictOnDuplicate(duplicate, () =>
       lockedUpdate(this.deps, {
         what: 'user',
@@ -226,6 +271,10 @@ export class UsersService {
           if (patch.metadata !== undefined) {
             const metadata = mergePatch(current.metadata, patch.metadata);
             checkMetadataSize(metadata);
+            requireAttributeGrants(
+              attributesGranted,
+              changedKeys(current.metadata, metadata, metadataKeys),
+            );
             data.metadata = metadata as object;
           }
           return { result: await this.users.update(id, data), stale };
@@ -248,6 +297,25 @@ export class UsersService {
     const granted = new Map<string, boolean>();
     for (const role of new Set(roles))
       granted.set(role, await this.deps.access.permits(actor, 'users:grant', `roles/${role}`));
+    return granted;
+  }
+
+  /**
+   * Whether the actor may add, change or remove each of these metadata keys that a stored
+   * policy reads: `users:grant` on `attributes/<key>` (docs/auth-and-access.md). Keys no
+   * policy reads are not in the map: any `users:update` may change them. `undefined` for the
+   * root key, which may change any.
+   */
+  private async attributeGrants(
+    actor: RequestActor,
+    keys: string[],
+  ): Promise<Map<string, boolean> | undefined> {
+    if (actor.isRoot || keys.length === 0) return undefined;
+    const read = await this.deps.attributesRead.metadataKeysRead();
+    const granted = new Map<string, boolean>();
+    for (const key of new Set(keys))
+      if (read.every || read.keys.has(key))
+        granted.set(key, await this.deps.access.permits(actor, 'users:grant', `attributes/${key}`));
     return granted;
   }
 
