@@ -522,7 +522,7 @@ describe('secadmin (the built CLI) against a real server', () => {
     const user = JSON.parse(created.stdout) as { id: string; roles: string[] };
     expect(user.roles).toEqual(['viewer']);
     const listed = JSON.parse((await cli('users', 'list', '--role', 'viewer', '--json')).stdout);
-    expect(listed.map((u: { id: string }) => u.id)).toContain(user.id);
+    expect(listed).toContainEqual(expect.objectContaining({ id: user.id, active: true }));
     expect((await cli('users', 'get', user.id)).stdout).toContain('cli@example.com');
     expect((await cli('users', 'delete', user.id)).code).toBe(0);
     expect((await cli('users', 'get', user.id)).code).toBe(1);
@@ -718,7 +718,18 @@ conditions: {time: {notBefore: '2026-01-01T09:00:00Z', notAfter: '2026-01-01T17:
     expect(JSON.parse(deactivated.stdout)).toMatchObject({ active: false, name: 'Ada' });
     const inactive = await cli('users', 'list', '--active', 'false', '--json');
     expect(inactive.code, inactive.stderr).toBe(0);
-    expect(JSON.parse(inactive.stdout).map((u: { id: string }) => u.id)).toEqual([created.id]);
+    expect(JSON.parse(inactive.stdout)).toEqual([
+      expect.objectContaining({ id: created.id, active: false }),
+    ]);
+    // The table's ACTIVE column says which users are active, not only which are not.
+    expect((await cli('users', 'create', '--email', 'act@example.com')).code).toBe(0);
+    const table = (await cli('users', 'list')).stdout.split('\n');
+    const active = table[0]?.indexOf('ACTIVE') ?? -1;
+    expect(active).toBeGreaterThan(0);
+    const rows = table.slice(1).filter(Boolean);
+    expect(rows.length).toBeGreaterThan(1);
+    for (const row of rows)
+      expect(row.slice(active).split(/\s+/)[0]).toBe(row.startsWith(created.id) ? 'false' : 'true');
     const unsure = await cli('users', 'update', created.id, '--active', 'no');
     expect(unsure.code).toBe(64);
     expect(unsure.stderr).toContain('--active');
