@@ -508,6 +508,51 @@ describe('secadmin (the built CLI) against a real server', () => {
     expect(strict.stdout).not.toMatch(/^valid:/m);
   });
 
+  it('policies apply reports every problem of every file at once, a YAML error with its lines', async () => {
+    const dir = await policyFolder({
+      'a-both.yaml': `name: cli-both
+effect: allow
+principals: [role:x]
+actions: ['users read']
+resources: [users]
+conditions: { ip: { allowlist: [10.0.0.300] } }
+`,
+      'b-broken.yaml': `name: cli-broken
+effect: allow
+principals: [role:x]
+actions: [users:read
+resources: [users]
+`,
+      'c-twice.yaml': readers('users:read').replace('cli-readers', 'cli-both'),
+      'd-list.yaml': '- not\n- a policy\n',
+    });
+    const run = await cli('policies', 'apply', dir, '--dry-run');
+    expect(run.code).toBe(1);
+    const lines = run.stderr.split('\n');
+    const at = (prefix: string) => lines.findIndex((line) => line.startsWith(prefix));
+    expect(lines[0]).toBe('secadmin: The folder is invalid; nothing was applied.');
+    // A bad pattern does not hide a bad IP.
+    expect(at('  a-both.yaml: actions[0]: ')).toBeGreaterThan(0);
+    expect(at('  a-both.yaml: conditions.ip.allowlist[0]: ')).toBeGreaterThan(0);
+    // The YAML error ends on its excerpt, not on "at line 5, column 1:".
+    const broken = at('  b-broken.yaml: ');
+    expect(lines[broken]).toMatch(/at line 5, column 1:$/);
+    expect(lines.slice(broken + 1, broken + 4)).toEqual([
+      '      actions: [users:read',
+      '      resources: [users]',
+      '      ^',
+    ]);
+    expect(
+      at('  c-twice.yaml: policy name "cli-both" is also used by a-both.yaml'),
+    ).toBeGreaterThan(0);
+    expect(at('  d-list.yaml: not a policy')).toBeGreaterThan(0);
+    expect(
+      [at('  a-both'), broken, at('  c-twice'), at('  d-list')].every(
+        (n, i, all) => i === 0 || n > (all[i - 1] ?? 0),
+      ),
+    ).toBe(true);
+  });
+
   it('users and keys: create, list, get, delete / revoke, as JSON', async () => {
     const created = await cli(
       'users',
