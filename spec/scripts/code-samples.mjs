@@ -40,8 +40,9 @@ function samples(path, method, pathItem, op) {
     return example;
   };
   const pathParams = params.filter((p) => p.in === 'path');
-  // Required query parameters always; optional ones only where the call needs no others.
-  const query = params.filter((p) => p.in === 'query' && (p.required || p.name !== 'cursor'));
+  // Required query parameters and the page size only: a sample that combined every optional
+  // filter's example would find nothing on a real server.
+  const query = params.filter((p) => p.in === 'query' && (p.required || p.name === 'limit'));
   const body = resolve(op.requestBody);
   const bodyExample = body && exampleOf(body.content['application/json']);
   if (body && bodyExample === undefined) fail(`${op.operationId}: its request body has no example`);

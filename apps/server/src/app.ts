@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { ConsoleFiles } from './features/console/index.js';
 import { createHandlers } from './features/handlers.js';
+import { policyBodyChecks } from './features/policies/index.js';
 import type { Services } from './features/services.js';
 import { authenticator, authorizer } from './http/auth.js';
 import { cors } from './http/cors.js';
@@ -78,7 +79,10 @@ let compiledSpec: { operations: Operation[]; validator: SpecValidator } | undefi
 function specOf(): { operations: Operation[]; validator: SpecValidator } {
   if (!compiledSpec) {
     const spec = loadSpec();
-    compiledSpec = { operations: readOperations(spec), validator: new SpecValidator(spec) };
+    compiledSpec = {
+      operations: readOperations(spec),
+      validator: new SpecValidator(spec, policyBodyChecks),
+    };
   }
   return compiledSpec;
 }

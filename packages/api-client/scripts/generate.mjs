@@ -3,7 +3,9 @@
 //   tag, name from its operationId), with its signature, its JSDoc and how a call maps onto the
 //   request. With --check, fails instead when the file is not what the spec generates now, or
 //   differs from what git has, like the freshness check of @secadmin/api-types.
-// - src/generated/version.ts (not committed, so that `changeset version` alone bumps it).
+// - src/generated/version.ts (not committed, so that `changeset version` alone bumps it). The
+//   build writes it too (--version-only, which needs no spec), so that `pnpm --filter … build`
+//   works from a fresh clone, where no generate task ran.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { clientGroup, clientMethodName, refResolver } from '@secadmin/spec/client-names';
@@ -14,6 +16,10 @@ const VERSION = 'src/generated/version.ts';
 const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options', 'trace'];
 /** Names the client object has besides its resource groups. */
 const RESERVED = ['request', 'use', 'eject', 'paginate', ...METHODS.map((m) => m.toUpperCase())];
+
+const version = JSON.parse(readFileSync('package.json', 'utf8')).version;
+writeIfChanged(VERSION, `export const version = '${version}';\n`);
+if (process.argv.includes('--version-only')) process.exit(0);
 
 const spec = JSON.parse(readFileSync(SPEC, 'utf8'));
 
@@ -161,8 +167,6 @@ ${[...groups]
 }
 `;
 
-const version = JSON.parse(readFileSync('package.json', 'utf8')).version;
-writeIfChanged(VERSION, `export const version = '${version}';\n`);
 if (!process.argv.includes('--check')) {
   writeIfChanged(OPERATIONS, source);
 } else if (readFileSync(OPERATIONS, 'utf8') !== source) {

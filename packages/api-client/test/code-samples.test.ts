@@ -9,7 +9,21 @@ interface Sample {
 }
 const spec = JSON.parse(
   readFileSync(new URL('../../../spec/dist/openapi.json', import.meta.url), 'utf8'),
-) as { paths: Record<string, Record<string, { operationId: string; 'x-codeSamples'?: Sample[] }>> };
+) as {
+  paths: Record<
+    string,
+    Record<string, { operationId: string; parameters?: Parameter[]; 'x-codeSamples'?: Sample[] }>
+  >;
+  components: { parameters: Record<string, Parameter> };
+};
+interface Parameter {
+  $ref?: string;
+  name: string;
+  in: string;
+  required?: boolean;
+}
+const resolveParameter = (p: Parameter): Parameter =>
+  p.$ref ? (spec.components.parameters[p.$ref.split('/').pop() ?? ''] as Parameter) : p;
 const operations = Object.entries(spec.paths).flatMap(([path, item]) =>
   Object.entries(item)
     .filter(([method]) => method !== 'parameters')
@@ -17,6 +31,21 @@ const operations = Object.entries(spec.paths).flatMap(([path, item]) =>
 );
 
 describe('the code samples of the reference', () => {
+  it.each(operations)(
+    '$method $path: the sample sends the required query parameters and the page size, no filter',
+    ({ op }) => {
+      const [curl] = op['x-codeSamples'] ?? [];
+      const url = new URL(/curl (?:-X \w+ )?'([^']+)'/.exec(curl?.source ?? '')?.[1] ?? '');
+      const required = (op.parameters ?? [])
+        .map((p) => resolveParameter(p))
+        .filter((p) => p.in === 'query' && p.required)
+        .map((p) => p.name);
+      expect([...url.searchParams.keys()].filter((name) => name !== 'limit').sort()).toEqual(
+        required.sort(),
+      );
+    },
+  );
+
   it.each(operations)(
     '$method $path: the TypeScript sample sends what the curl one does',
     async ({ method, op }) => {

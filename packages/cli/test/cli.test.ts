@@ -508,6 +508,51 @@ describe('secadmin (the built CLI) against a real server', () => {
     expect(strict.stdout).not.toMatch(/^valid:/m);
   });
 
+  it('policies apply reports every problem of every file at once, a YAML error with its lines', async () => {
+    const dir = await policyFolder({
+      'a-both.yaml': `name: cli-both
+effect: allow
+principals: [role:x]
+actions: ['users read']
+resources: [users]
+conditions: { ip: { allowlist: [10.0.0.300] } }
+`,
+      'b-broken.yaml': `name: cli-broken
+effect: allow
+principals: [role:x]
+actions: [users:read
+resources: [users]
+`,
+      'c-twice.yaml': readers('users:read').replace('cli-readers', 'cli-both'),
+      'd-list.yaml': '- not\n- a policy\n',
+    });
+    const run = await cli('policies', 'apply', dir, '--dry-run');
+    expect(run.code).toBe(1);
+    const lines = run.stderr.split('\n');
+    const at = (prefix: string) => lines.findIndex((line) => line.startsWith(prefix));
+    expect(lines[0]).toBe('secadmin: The folder is invalid; nothing was applied.');
+    // A bad pattern does not hide a bad IP.
+    expect(at('  a-both.yaml: actions[0]: ')).toBeGreaterThan(0);
+    expect(at('  a-both.yaml: conditions.ip.allowlist[0]: ')).toBeGreaterThan(0);
+    // The YAML error ends on its excerpt, not on "at line 5, column 1:".
+    const broken = at('  b-broken.yaml: ');
+    expect(lines[broken]).toMatch(/at line 5, column 1:$/);
+    expect(lines.slice(broken + 1, broken + 4)).toEqual([
+      '      actions: [users:read',
+      '      resources: [users]',
+      '      ^',
+    ]);
+    expect(
+      at('  c-twice.yaml: policy name "cli-both" is also used by a-both.yaml'),
+    ).toBeGreaterThan(0);
+    expect(at('  d-list.yaml: not a policy')).toBeGreaterThan(0);
+    expect(
+      [at('  a-both'), broken, at('  c-twice'), at('  d-list')].every(
+        (n, i, all) => i === 0 || n > (all[i - 1] ?? 0),
+      ),
+    ).toBe(true);
+  });
+
   it('users and keys: create, list, get, delete / revoke, as JSON', async () => {
     const created = await cli(
       'users',
@@ -522,7 +567,7 @@ describe('secadmin (the built CLI) against a real server', () => {
     const user = JSON.parse(created.stdout) as { id: string; roles: string[] };
     expect(user.roles).toEqual(['viewer']);
     const listed = JSON.parse((await cli('users', 'list', '--role', 'viewer', '--json')).stdout);
-    expect(listed.map((u: { id: string }) => u.id)).toContain(user.id);
+    expect(listed).toContainEqual(expect.objectContaining({ id: user.id, active: true }));
     expect((await cli('users', 'get', user.id)).stdout).toContain('cli@example.com');
     expect((await cli('users', 'delete', user.id)).code).toBe(0);
     expect((await cli('users', 'get', user.id)).code).toBe(1);
@@ -718,7 +763,18 @@ conditions: {time: {notBefore: '2026-01-01T09:00:00Z', notAfter: '2026-01-01T17:
     expect(JSON.parse(deactivated.stdout)).toMatchObject({ active: false, name: 'Ada' });
     const inactive = await cli('users', 'list', '--active', 'false', '--json');
     expect(inactive.code, inactive.stderr).toBe(0);
-    expect(JSON.parse(inactive.stdout).map((u: { id: string }) => u.id)).toEqual([created.id]);
+    expect(JSON.parse(inactive.stdout)).toEqual([
+      expect.objectContaining({ id: created.id, active: false }),
+    ]);
+    // The table's ACTIVE column says which users are active, not only which are not.
+    expect((await cli('users', 'create', '--email', 'act@example.com')).code).toBe(0);
+    const table = (await cli('users', 'list')).stdout.split('\n');
+    const active = table[0]?.indexOf('ACTIVE') ?? -1;
+    expect(active).toBeGreaterThan(0);
+    const rows = table.slice(1).filter(Boolean);
+    expect(rows.length).toBeGreaterThan(1);
+    for (const row of rows)
+      expect(row.slice(active).split(/\s+/)[0]).toBe(row.startsWith(created.id) ? 'false' : 'true');
     const unsure = await cli('users', 'update', created.id, '--active', 'no');
     expect(unsure.code).toBe(64);
     expect(unsure.stderr).toContain('--active');

@@ -64,26 +64,41 @@ function fieldName(location: string, pointer: string): string {
 const MAX_DETAILS = 50;
 
 function detailsOf(location: string, errors: ErrorObject[] | null | undefined): ErrorDetail[] {
-  return (errors ?? []).slice(0, MAX_DETAILS).map((error) => {
-    const params = error.params as Record<string, unknown>;
-    const named = params.missingProperty ?? params.additionalProperty ?? params.propertyName;
-    const pointer = named === undefined ? error.instancePath : `${error.instancePath}/${named}`;
-    const allowed = params.allowedValues as unknown[] | undefined;
-    // A pattern's own words (`x-secadmin-pattern-message`) say more than the regular expression.
-    const patternMessage =
-      error.keyword === 'pattern'
-        ? (error.parentSchema?.['x-secadmin-pattern-message'] as string | undefined)
-        : undefined;
-    return {
-      field: fieldName(location, pointer),
-      message:
-        error.keyword === 'additionalProperties'
-          ? 'is not allowed'
-          : (patternMessage ??
-            `${error.message ?? 'is invalid'}${allowed ? `: ${allowed.join(', ')}` : ''}`),
-    };
-  });
+  return (errors ?? []).slice(0, MAX_DETAILS).map((error) => detailOf(location, error));
 }
+
+function detailOf(location: string, error: ErrorObject): ErrorDetail {
+  const params = error.params as Record<string, unknown>;
+  const named = params.missingProperty ?? params.additionalProperty ?? params.propertyName;
+  const pointer = named === undefined ? error.instancePath : `${error.instancePath}/${named}`;
+  const allowed = params.allowedValues as unknown[] | undefined;
+  // A pattern's own words (`x-secadmin-pattern-message`) say more than the regular expression.
+  const patternMessage =
+    error.keyword === 'pattern'
+      ? (error.parentSchema?.['x-secadmin-pattern-message'] as string | undefined)
+      : undefined;
+  return {
+    field: fieldName(location, pointer),
+    message:
+      error.keyword === 'additionalProperties'
+        ? 'is not allowed'
+        : (patternMessage ??
+          `${error.message ?? 'is invalid'}${allowed ? `: ${allowed.join(', ')}` : ''}`),
+  };
+}
+
+/**
+ * An operation's own checks of a body, beyond what its schema says, for a body the schema
+ * refused: so that one answer names every problem, not the schema's first and the rest on the
+ * next try. `faulty(field)` (a body field, as `conditions` or `items[0].conditions`) says
+ * whether the schema found a fault in or under it; a check looks only at parts without one, so
+ * it never sees a shape the schema did not allow. Fields of its problems are relative to the
+ * body. A body the schema accepts is checked by the operation itself.
+ */
+export type BodyCheck = (
+  body: unknown,
+  faulty: (field: string) => boolean,
+) => { field: string; message: string }[];
 
 const invalidRequest = (details: ErrorDetail[]) =>
   new ApiError('invalid_request', 'The request is invalid.', details);
@@ -108,7 +123,11 @@ export class SpecValidator {
   private readonly requests = new Map<string, (input: ValidInput) => ValidInput>();
   private readonly responses = new Map<string, (status: number, body: unknown) => ErrorDetail[]>();
 
-  constructor(spec: Spec) {
+  constructor(
+    spec: Spec,
+    /** By operation id. */
+    private readonly bodyChecks: Readonly<Record<string, BodyCheck>> = {},
+  ) {
     this.components = spec.components;
     this.ajv = new Ajv2020({
       allErrors: true,
@@ -166,10 +185,14 @@ export class SpecValidator {
           const tooLong = oversized?.(input.body) ?? [];
           if (tooLong.length > 0) throw invalidRequest([...details, ...tooLong]);
           normalize?.(input.body);
-          if (!body(input.body)) details.push(...detailsOf('body', body.errors));
+          if (!body(input.body)) {
+            details.push(...detailsOf('body', body.errors));
+            const check = this.bodyChecks[operation.id];
+            if (check) details.push(...checkedBody(check, input.body, body.errors ?? []));
+          }
         }
       }
-      if (details.length > 0) throw invalidRequest(details);
+      if (details.length > 0) throw invalidRequest(details.slice(0, MAX_DETAILS));
       return { params: input.params, query: typedQuery, body: input.body };
     };
   }
@@ -303,6 +326,18 @@ function unknownKeysPastReport(
 }
 
 /** The parameters of one location as one object schema: unknown names are refused. */
+function checkedBody(check: BodyCheck, body: unknown, errors: ErrorObject[]): ErrorDetail[] {
+  const faults = errors.map((error) => detailOf('body', error).field);
+  const faulty = (field: string) =>
+    faults.some(
+      (fault) =>
+        fault === `body.${field}` ||
+        fault.startsWith(`body.${field}.`) ||
+        fault.startsWith(`body.${field}[`),
+    );
+  return check(body, faulty).map(({ field, message }) => ({ field: `body.${field}`, message }));
+}
+
 function objectOf(parameters: Parameter[]): Schema {
   return {
     type: 'object',

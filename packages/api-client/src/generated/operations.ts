@@ -104,7 +104,8 @@ export interface Resources {
      * filters by exact, case-insensitive email; `role` returns users holding that role;
      * `active` returns only active or only inactive users; `externalId` the user with that
      * identity-provider id.
-     * Entries carry the list fields only: id, email, name, createdAt and roles.
+     * Entries carry the list fields only: id, email, name, createdAt, roles and, beyond the
+     * interface, `active`.
      *
      * `GET /v1/users` (`listUsers`)
      */

@@ -17,7 +17,8 @@ export interface paths {
          *     filters by exact, case-insensitive email; `role` returns users holding that role;
          *     `active` returns only active or only inactive users; `externalId` the user with that
          *     identity-provider id.
-         *     Entries carry the list fields only: id, email, name, createdAt and roles.
+         *     Entries carry the list fields only: id, email, name, createdAt, roles and, beyond the
+         *     interface, `active`.
          */
         get: operations["listUsers"];
         put?: never;
@@ -1655,7 +1656,8 @@ export interface components {
          *       "createdAt": "2026-11-25T21:00:00Z",
          *       "roles": [
          *         "security-auditor"
-         *       ]
+         *       ],
+         *       "active": true
          *     }
          */
         UserListItem: {
@@ -1664,6 +1666,8 @@ export interface components {
             name: string;
             createdAt: components["schemas"]["Timestamp"];
             roles: components["schemas"]["RoleId"][];
+            /** @description `false` for a user that is denied everything and whose API keys answer 401 (see `User`). */
+            active: boolean;
         };
         /**
          * @description Cursor pagination. `nextCursor` is present only when `hasMore` is true.
@@ -4990,7 +4994,8 @@ export interface operations {
                      *           "createdAt": "2026-11-25T21:00:00Z",
                      *           "roles": [
                      *             "security-auditor"
-                     *           ]
+                     *           ],
+                     *           "active": true
                      *         }
                      *       ],
                      *       "pagination": {

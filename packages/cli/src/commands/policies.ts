@@ -6,7 +6,7 @@ import { applyPlan, printPlan, readStoredPolicies } from '../policies/apply.js';
 import { readPolicyFolder, requireFolder } from '../policies/files.js';
 import { planChanges } from '../policies/plan.js';
 import { describeCase, readTestCases, runTests } from '../policies/tests.js';
-import { validateFolder } from '../policies/validate.js';
+import { invalidFolder, validateFolder } from '../policies/validate.js';
 
 interface ApplyOptions {
   prune?: boolean;
@@ -34,8 +34,8 @@ export function registerPolicyCommands(program: Command): void {
         throw new CliError('--yes and --dry-run exclude each other', EXIT.usage);
       await requireFolder(dir);
       const { client, out } = commandContext(command.optsWithGlobals<GlobalOptions>());
-      const files = await readPolicyFolder(dir);
-      await validateFolder(client, files);
+      const { files, problems } = await readPolicyFolder(dir);
+      await validateFolder(client, files, problems);
       const names = new Set(files.map(({ policy }) => policy.name));
       const stored = await readStoredPolicies(client, names);
       const steps = planChanges(files, stored, options.prune ?? false);
@@ -53,7 +53,8 @@ export function registerPolicyCommands(program: Command): void {
     .action(async (dir: string, _options: object, command: Command) => {
       await requireFolder(dir);
       const { client, out } = commandContext(command.optsWithGlobals<GlobalOptions>());
-      const files = await readPolicyFolder(dir);
+      const { files, problems } = await readPolicyFolder(dir);
+      if (problems.length > 0) throw invalidFolder(problems, 'no check was run');
       const cases = await readTestCases(dir);
       if (cases.length === 0) throw new CliError(`${dir}: no checks in tests/*.yaml`);
       const outcomes = await runTests(client, files, cases);

@@ -1,6 +1,6 @@
 import { SecadminApiError, type SecadminClient } from '@secadmin/api-client';
 import { CliError } from '../errors.js';
-import type { PolicyFile } from './files.js';
+import type { FileProblem, PolicyFile } from './files.js';
 
 /** The most drafts one batch simulation takes (`BatchSimulationRequest.draftPolicies`). */
 const DRAFTS_PER_CALL = 100;
@@ -14,12 +14,15 @@ const PROBE = {
 /**
  * Has the server validate every file of the folder as it validates a create, before anything
  * is written: the batch simulator takes the files as drafts and writes nothing. A folder with
- * one bad file is refused whole, each problem named by its file and field.
+ * one bad file is refused whole, with every problem of every file (`problems`, what reading the
+ * folder found, and the server's), each named by its file and field.
  */
 export async function validateFolder(
   client: SecadminClient,
   files: readonly PolicyFile[],
+  problems: readonly FileProblem[] = [],
 ): Promise<void> {
+  const found = [...problems];
   for (let start = 0; start < files.length; start += DRAFTS_PER_CALL) {
     const group = files.slice(start, start + DRAFTS_PER_CALL);
     try {
@@ -29,9 +32,33 @@ export async function validateFolder(
         useStored: false,
       });
     } catch (error) {
-      throw namedByFile(error, group);
+      if (!(error instanceof SecadminApiError) || error.details.length === 0) throw error;
+      found.push(...fileProblems(error, group));
     }
   }
+  if (found.length > 0) throw invalidFolder(found, 'nothing was applied');
+}
+
+/** The folder's problems, by file name, as one error. */
+export function invalidFolder(problems: readonly FileProblem[], consequence: string): CliError {
+  const byFile = [...problems].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  return new CliError(
+    `The folder is invalid; ${consequence}.\n${byFile.map(({ text }) => indent(text)).join('\n')}`,
+  );
+}
+
+const indent = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+
+/** One problem per detail; the server names `body.draftPolicies[i].<field>`, this names the file. */
+function fileProblems(error: SecadminApiError, files: readonly PolicyFile[]): FileProblem[] {
+  return error.details.map(({ field, message }) => {
+    const draft = draftProblem(field, message, files);
+    return draft ?? { file: field, text: `${field}: ${message}` };
+  });
 }
 
 /** One line per problem; the server names `body.draftPolicies[i].<field>`, this names the file. */
@@ -40,19 +67,19 @@ export function problemLines(
   files: readonly PolicyFile[],
   otherField: (field: string) => string | undefined = () => undefined,
 ): string[] {
-  return error.details.map(({ field, message }) => {
-    const draft = /draftPolicies\[(\d+)\]\.?(.*)$/.exec(field);
-    if (draft) {
-      const file = files[Number(draft[1])]?.file ?? field;
-      return `  ${file}: ${draft[2] || 'policy'}: ${message}`;
-    }
-    return `  ${otherField(field) ?? field}: ${message}`;
-  });
+  return error.details.map(
+    ({ field, message }) =>
+      `  ${draftProblem(field, message, files)?.text ?? `${otherField(field) ?? field}: ${message}`}`,
+  );
 }
 
-function namedByFile(error: unknown, files: readonly PolicyFile[]): unknown {
-  if (!(error instanceof SecadminApiError) || error.details.length === 0) return error;
-  return new CliError(
-    `The folder is invalid; nothing was applied.\n${problemLines(error, files).join('\n')}`,
-  );
+function draftProblem(
+  field: string,
+  message: string,
+  files: readonly PolicyFile[],
+): FileProblem | undefined {
+  const draft = /draftPolicies\[(\d+)\]\.?(.*)$/.exec(field);
+  if (!draft) return undefined;
+  const file = files[Number(draft[1])]?.file ?? field;
+  return { file, text: `${file}: ${draft[2] || 'policy'}: ${message}` };
 }

@@ -128,6 +128,46 @@ describe.each(DATABASES)('policies on %s', (database) => {
     }
   });
 
+  it('names every problem of a policy in one 400: a bad pattern does not hide a bad CIDR', async () => {
+    const both = await failure(
+      createPolicy(server.client, {
+        actions: ['users read'],
+        conditions: {
+          ip: { allowlist: ['10.0.0.300'] },
+          time: { notBefore: '2027-01-02T00:00:00Z', notAfter: '2027-01-01T00:00:00Z' },
+        },
+      } as never),
+    );
+    expect(both.status).toBe(400);
+    expect(both.details.map((d) => d.field).sort()).toEqual([
+      'body.actions[0]',
+      'body.conditions.ip.allowlist[0]',
+      'body.conditions.time',
+    ]);
+    // Conditions the schema refuses are not checked further: their shape is not a policy's.
+    const shape = await failure(
+      createPolicy(server.client, {
+        actions: ['users read'],
+        conditions: { ip: { allowlist: [7, 'nope'] } },
+      } as never),
+    );
+    expect(shape.details.map((d) => d.field).sort()).toEqual([
+      'body.actions[0]',
+      'body.conditions.ip.allowlist[0]',
+    ]);
+    const id = (await createPolicy(server.client, {})).id;
+    const patched = await failure(
+      server.client.PATCH('/v1/policies/{id}', {
+        params: { path: { id } },
+        body: { effect: 'maybe', conditions: { ip: { denylist: ['nope'] } } } as never,
+      }),
+    );
+    expect(patched.details.map((d) => d.field).sort()).toEqual([
+      'body.conditions.ip.denylist[0]',
+      'body.effect',
+    ]);
+  });
+
   it('simulates: implicit deny, allow, explicit deny overriding allows', async () => {
     const area = `sim${Date.now()}`;
     expect(
@@ -380,7 +420,12 @@ describe.each(DATABASES)('policies on %s', (database) => {
         }),
       );
       expect(bad.status).toBe(400);
-      expect(bad.details.map((d) => d.field).sort()).toEqual(['body.draftPolicies[2].name']);
+      // The schema's problem does not hide the others.
+      expect(bad.details.map((d) => d.field).sort()).toEqual([
+        'body.checks[1].context.ip',
+        'body.draftPolicies[1].conditions.ip.allowlist[0]',
+        'body.draftPolicies[2].name',
+      ]);
       const semantic = await failure(
         batch({
           checks: [check, { ...check, context: { ip: 'not-an-ip' } }],

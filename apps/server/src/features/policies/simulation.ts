@@ -47,6 +47,13 @@ function parseContext(check: SimulationCheck, prefix: string, problems: FieldPro
   return { ...check.context, ip, time };
 }
 
+/** A check's problems ({@link SimulationService.checkProblems}), fields after `prefix`. */
+export function checkProblems(check: SimulationCheck, prefix = ''): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  parseContext(check, prefix, problems);
+  return problems;
+}
+
 /** The bounds of a batch, as the spec's `BatchSimulationRequest` states them. */
 export const BATCH_LIMITS = {
   /** `x-secadmin-max-work`: see `matchingWork`. */
@@ -119,9 +126,7 @@ export class SimulationService {
    * past their bounds, an ip or time that does not parse); none when it can be decided.
    */
   checkProblems(check: SimulationCheck): FieldProblem[] {
-    const problems: FieldProblem[] = [];
-    parseContext(check, '', problems);
-    return problems;
+    return checkProblems(check);
   }
 
   async simulate(

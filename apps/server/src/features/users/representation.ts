@@ -26,5 +26,6 @@ export function userListItem(row: UserRow): Schemas['UserListItem'] {
     name: row.name,
     createdAt: isoSeconds(row.createdAt),
     roles: row.roles,
+    active: row.active,
   };
 }

@@ -27,6 +27,10 @@ describe.each(DATABASES)('user active on %s', (database) => {
       active.push(u.id);
     expect(active).toContain(on.id);
     expect(active).not.toContain(off.id);
+    const listed = new Map<string, boolean>();
+    for await (const u of server.client.paginate('/v1/users', { limit: 100 }))
+      listed.set(u.id, u.active);
+    expect([listed.get(on.id), listed.get(off.id)]).toEqual([true, false]);
 
     const patched = await setActive(on.id, false);
     expect(patched.data?.data.active).toBe(false);

@@ -132,7 +132,7 @@ describe.each(DATABASES)('users on %s', (database) => {
     }
   });
 
-  it('lists with list fields only, oldest first, through cursor pages without skips or repeats', async () => {
+  it('lists with the list fields (and active) only, oldest first, through cursor pages without skips or repeats', async () => {
     const role = `pager-${Date.now()}`;
     const created = [];
     for (let i = 0; i < 7; i++) created.push(await createUser(server.client, { roles: [role] }));
@@ -148,7 +148,14 @@ describe.each(DATABASES)('users on %s', (database) => {
       if (data.pagination.hasMore) expect(data.data).toHaveLength(3);
       else expect(data.pagination.nextCursor).toBeUndefined();
       for (const item of data.data) {
-        expect(Object.keys(item).sort()).toEqual(['createdAt', 'email', 'id', 'name', 'roles']);
+        expect(Object.keys(item).sort()).toEqual([
+          'active',
+          'createdAt',
+          'email',
+          'id',
+          'name',
+          'roles',
+        ]);
         seen.push(item.id);
       }
       if (pages === 1) await createUser(server.client, { roles: [role] }); // added while paging
