@@ -604,8 +604,9 @@ export interface paths {
          *     `@secadmin/log-chain` (`verifyChain`) over a JSON export, the checkpoints and the
          *     public key. Changes nothing in the log. The walk reads the chain at tens of thousands of entries
          *     a second (see the README's Performance table): for a long chain, verify it in ranges
-         *     or give the client a longer timeout. One walk runs at a time per instance: another
-         *     request meanwhile gets 503 `unavailable` with `Retry-After: 5`.
+         *     or give the client a longer timeout. The checks run on a worker thread, so other
+         *     requests keep their latency meanwhile. Two walks run at once per instance; a further
+         *     request waits for its turn (never a 503 for being one too many).
          */
         post: operations["verifyLogs"];
         delete?: never;
