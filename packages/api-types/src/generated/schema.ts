@@ -1388,7 +1388,8 @@ export interface paths {
          *     operation. Its links are fragments (`/docs#/section/quickstart`): they open in a new tab.
          *     Also served at `/docs/`. No authentication. Sent brotli- or
          *     gzip-compressed when the client accepts it (`Accept-Encoding`), with an `ETag` to
-         *     revalidate it.
+         *     revalidate it. It shares the console's origin, so its `Content-Security-Policy` lets only
+         *     the page's own inline scripts run, each named by its SHA-256 hash (no `'unsafe-inline'`).
          */
         get: operations["getApiReference"];
         put?: never;
