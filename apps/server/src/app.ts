@@ -10,6 +10,7 @@ import { createHandlers } from './features/handlers.js';
 import { policyBodyChecks } from './features/policies/index.js';
 import type { Services } from './features/services.js';
 import { authenticator, authorizer } from './http/auth.js';
+import { BodyBudget } from './http/body-budget.js';
 import { cors } from './http/cors.js';
 import { dispatcher } from './http/dispatch.js';
 import { errorHandler } from './http/errors.js';
@@ -141,6 +142,7 @@ export function createApp({
         idempotency: services.idempotencyStep,
         validateResponses: config.validateResponses,
         diskLow,
+        bodies: new BodyBudget(config.bodies),
       }),
     ]),
   );

@@ -43,6 +43,15 @@ export interface Config {
   minFreeDiskBytes: number;
   /** The most bytes of responses kept for `Idempotency-Key` replays per API key. */
   idempotencyMaxKeptBytes: number;
+  /** Request bodies still being received (http/body-budget.ts). */
+  bodies: {
+    /** The most bytes of them per API key (or per address, without a key). */
+    perKeyBytes: number;
+    /** The most bytes of them for the whole process. */
+    processBytes: number;
+    /** A body that makes no progress for this long is closed. */
+    idleMs: number;
+  };
   /** Log streams (docs/log-streams.md). */
   streams: {
     /** `SECADMIN_STREAM_ALLOW_PRIVATE_NETWORKS=1`: http: and private or loopback addresses too. */
@@ -215,6 +224,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestSealWaitMs: integer(env, 'SECADMIN_INGEST_SEAL_WAIT_MS', 5_000, 0, 60_000),
     minFreeDiskBytes: integer(env, 'SECADMIN_MIN_FREE_DISK_MB', 512) * 2 ** 20,
     idempotencyMaxKeptBytes: integer(env, 'SECADMIN_IDEMPOTENCY_MAX_KEPT_MB', 64, 1) * 2 ** 20,
+    bodies: {
+      perKeyBytes: integer(env, 'SECADMIN_BODIES_IN_FLIGHT_PER_KEY_MB', 32, 1) * 2 ** 20,
+      processBytes: integer(env, 'SECADMIN_BODIES_IN_FLIGHT_MB', 256, 1) * 2 ** 20,
+      idleMs: integer(env, 'SECADMIN_BODY_IDLE_TIMEOUT_S', 30, 1, 2_000_000) * 1000,
+    },
     streams: {
       allowPrivateNetworks: env.SECADMIN_STREAM_ALLOW_PRIVATE_NETWORKS === '1',
       retryBaseMs: integer(env, 'SECADMIN_STREAM_RETRY_BASE_MS', 1000, 1),

@@ -21,6 +21,11 @@ export function commitsReportFailure<F extends AdapterFactory>(pglite: PGlite, f
     const outcome: { failure?: Promise<unknown> } = {};
     const result = transaction((tx) => {
       outcomes.set(tx, outcome);
+      // The adapter calls `rollback()` without awaiting it. Once the instance stopped after a
+      // failed write (embedded-failure.ts), the ROLLBACK fails: an unhandled rejection, which
+      // ended the process. The transaction's own outcome still reports the failure.
+      const rollback = tx.rollback.bind(tx);
+      tx.rollback = () => rollback().catch(() => {});
       return callback(tx);
     });
     // Settles to the error, never rejects: the adapter handles `result` itself.

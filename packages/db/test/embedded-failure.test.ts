@@ -1,6 +1,8 @@
 import { PGlite } from '@electric-sql/pglite';
 import { describe, expect, it } from 'vitest';
 import { stopAfterWriteFailure } from '../src/embedded-failure.js';
+import { openDatabase } from '../src/index.js';
+import { freshDataDir } from './test-databases.js';
 
 interface Module {
   _CritSectionCount: number;
@@ -63,4 +65,38 @@ describe('stopAfterWriteFailure', () => {
       expect(failures).toHaveLength(1);
     },
   );
+});
+
+/**
+ * Issue 41: a full disk crashed the process with an uncaught DatabaseError. A transaction whose
+ * statement stops the instance is rolled back by pglite-prisma-adapter, which calls
+ * `rollback()` without awaiting it: its 57P03 was an unhandled rejection.
+ */
+it('a transaction that stops the instance fails with 57P03, and leaves no unhandled rejection', async () => {
+  const data = await freshDataDir();
+  const failures: unknown[] = [];
+  const db = await openDatabase({
+    dataDir: data.dir,
+    onEmbeddedFailure: (error) => failures.push(error),
+  });
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    const raise = `DO $$ BEGIN RAISE EXCEPTION 'could not write to file' USING ERRCODE = '53100'; END $$`;
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.$executeRawUnsafe(raise);
+      }),
+    ).rejects.toBeDefined();
+    expect(failures).toHaveLength(1);
+    await expect(db.query('SELECT 1')).rejects.toMatchObject({ code: '57P03' });
+    // An unhandled rejection is reported after the microtasks of the turn it happened in.
+    for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(unhandled).toEqual([]);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+    await db.close();
+    await data.remove();
+  }
 });

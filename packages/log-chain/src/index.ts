@@ -30,6 +30,13 @@ export {
   rotationMessage,
   verifySignature,
 } from './keys.js';
+export {
+  serveChainVerifier,
+  type VerifierItem,
+  type VerifierPort,
+  type VerifierReply,
+  type VerifierRequest,
+} from './serve.js';
 export { sha256Hex } from './sha256.js';
 export type {
   ChainEntry,

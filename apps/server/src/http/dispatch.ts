@@ -3,6 +3,7 @@ import { DomainError } from '../lib/errors.js';
 import type { RateLimitStore } from '../rate-limit/store.js';
 import type { authenticator, authorizer } from './auth.js';
 import { jsonViolations, readJsonBody, requireJsonBody } from './body.js';
+import type { BodyBudget } from './body-budget.js';
 import type { Authenticated, Handlers } from './context.js';
 import { ApiError, fromDomainError } from './errors.js';
 import type { Operation, Router } from './operations.js';
@@ -22,6 +23,8 @@ export interface DispatchDeps {
   validateResponses: boolean;
   /** True while free disk space is below `SECADMIN_MIN_FREE_DISK_MB`: writes get 503. */
   diskLow: () => boolean;
+  /** Bounds the bytes of bodies in flight, per key and for the process. */
+  bodies: BodyBudget;
 }
 
 /** One write run once per `Idempotency-Key`: the composition root plugs it in. */
@@ -56,7 +59,8 @@ interface Served {
 
 /**
  * Serves every operation of the spec, in this order: route → key (401, 429) → policy (403)
- * → disk low for a write (503) → `Idempotency-Key` of a write (400) → media type (415) → body (413, malformed JSON) → reserved keys,
+ * → disk low for a write (503) → `Idempotency-Key` of a write (400) → media type (415) →
+ * room for the body in flight (429 for the key, 503 for the process) → body (413, malformed JSON) → reserved keys,
  * depth, NUL → schema (400) → the handler's work before any transaction (`preparedFirst`) →
  * idempotency (replay, 409, 422, 429) → handler (under an `Idempotency-Key`, in one
  * transaction with the kept response). Nothing is read from the body
@@ -124,6 +128,8 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
       req,
       operation.nonJsonBody === 'invalid_request' ? 'invalid_request' : 'unsupported_media_type',
     );
+    // Right before the read, in the same turn: the budget counts a chunked body as it arrives.
+    deps.bodies.admit(req, auth?.key.id ?? `ip:${req.ip}`, operation.maxBodyBytes);
     const body = await readJsonBody(req, res, operation.maxBodyBytes);
     const query = req.query as Record<string, unknown>;
     const violations = [

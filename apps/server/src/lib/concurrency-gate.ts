@@ -5,8 +5,8 @@ export interface ConcurrencyGateOptions {
   concurrent: number;
   /** How many more may wait for a turn; one past them is refused at once. */
   queued: number;
-  /** How long one waits for its turn before it is refused. */
-  waitMs: number;
+  /** How long one waits for its turn before it is refused; without it, as long as it takes. */
+  waitMs?: number;
   /** What a refused caller is told: what was busy, and what to do. */
   message: string;
   retryAfterSeconds: number;
@@ -14,7 +14,7 @@ export interface ConcurrencyGateOptions {
 
 interface Waiter {
   admit(): void;
-  timer: NodeJS.Timeout;
+  timer: NodeJS.Timeout | undefined;
 }
 
 /**
@@ -50,10 +50,13 @@ export class ConcurrencyGate {
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         admit: resolve,
-        timer: setTimeout(() => {
-          this.waiting.splice(this.waiting.indexOf(waiter), 1);
-          reject(this.refusal());
-        }, waitMs),
+        timer:
+          waitMs === undefined
+            ? undefined
+            : setTimeout(() => {
+                this.waiting.splice(this.waiting.indexOf(waiter), 1);
+                reject(this.refusal());
+              }, waitMs),
       };
       this.waiting.push(waiter);
     });

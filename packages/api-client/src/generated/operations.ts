@@ -711,8 +711,9 @@ export interface Resources {
      * `@secadmin/log-chain` (`verifyChain`) over a JSON export, the checkpoints and the
      * public key. Changes nothing in the log. The walk reads the chain at tens of thousands of entries
      * a second (see the README's Performance table): for a long chain, verify it in ranges
-     * or give the client a longer timeout. One walk runs at a time per instance: another
-     * request meanwhile gets 503 `unavailable` with `Retry-After: 5`.
+     * or give the client a longer timeout. The checks run on a worker thread, so other
+     * requests keep their latency meanwhile. Two walks run at once per instance; a further
+     * request waits for its turn (never a 503 for being one too many).
      *
      * `POST /v1/logs/verify` (`verifyLogs`)
      */
@@ -1299,7 +1300,8 @@ export interface Resources {
      * operation. Its links are fragments (`/docs#/section/quickstart`): they open in a new tab.
      * Also served at `/docs/`. No authentication. Sent brotli- or
      * gzip-compressed when the client accepts it (`Accept-Encoding`), with an `ETag` to
-     * revalidate it.
+     * revalidate it. It shares the console's origin, so its `Content-Security-Policy` lets only
+     * the page's own inline scripts run, each named by its SHA-256 hash (no `'unsafe-inline'`).
      *
      * `GET /docs` (`getApiReference`)
      */

@@ -612,8 +612,9 @@ export interface paths {
          *     `@secadmin/log-chain` (`verifyChain`) over a JSON export, the checkpoints and the
          *     public key. Changes nothing in the log. The walk reads the chain at tens of thousands of entries
          *     a second (see the README's Performance table): for a long chain, verify it in ranges
-         *     or give the client a longer timeout. One walk runs at a time per instance: another
-         *     request meanwhile gets 503 `unavailable` with `Retry-After: 5`.
+         *     or give the client a longer timeout. The checks run on a worker thread, so other
+         *     requests keep their latency meanwhile. Two walks run at once per instance; a further
+         *     request waits for its turn (never a 503 for being one too many).
          */
         post: operations["verifyLogs"];
         delete?: never;
@@ -1418,7 +1419,8 @@ export interface paths {
          *     operation. Its links are fragments (`/docs#/section/quickstart`): they open in a new tab.
          *     Also served at `/docs/`. No authentication. Sent brotli- or
          *     gzip-compressed when the client accepts it (`Accept-Encoding`), with an `ETag` to
-         *     revalidate it.
+         *     revalidate it. It shares the console's origin, so its `Content-Security-Policy` lets only
+         *     the page's own inline scripts run, each named by its SHA-256 hash (no `'unsafe-inline'`).
          */
         get: operations["getApiReference"];
         put?: never;
@@ -4396,7 +4398,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Too many requests (`rate_limited`): the key's (or, without a valid key, the client IP's) budget for this 60-second window is spent. */
+        /** @description Too many requests (`rate_limited`): the key's (or, without a valid key, the client IP's) budget for this 60-second window is spent; or, for a request with a body, the key's bodies still being received would go past `SECADMIN_BODIES_IN_FLIGHT_PER_KEY_MB` with this one's `Content-Length` (answered before the body is read, with `Retry-After`). */
         TooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4445,7 +4447,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Unavailable (`unavailable`): a dependency is down — the database is unreachable, or the rate-limit store (Redis) is unreachable while `SECADMIN_RATE_LIMIT_ON_STORE_ERROR=closed`. Never a hang: the answer comes within seconds, with `Retry-After`; the service recovers by itself. */
+        /** @description Unavailable (`unavailable`): a dependency is down — the database is unreachable, or the rate-limit store (Redis) is unreachable while `SECADMIN_RATE_LIMIT_ON_STORE_ERROR=closed` — or, for a request with a body, the bodies the whole server is still receiving would go past `SECADMIN_BODIES_IN_FLIGHT_MB` with this one's (answered before its body is read). Never a hang: the answer comes within seconds, with `Retry-After`; the service recovers by itself. */
         Unavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4563,7 +4565,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Unavailable (`unavailable`): this operation stores something, and it cannot now — free disk space on the server's data directory is below `SECADMIN_MIN_FREE_DISK_MB` (reads go on; writes are accepted again by themselves within seconds of space being freed), the database is unreachable, or the rate-limit store (Redis) is unreachable while `SECADMIN_RATE_LIMIT_ON_STORE_ERROR=closed`. Never a hang: the answer comes within seconds, with `Retry-After`. */
+        /** @description Unavailable (`unavailable`): this operation stores something, and it cannot now — free disk space on the server's data directory is below `SECADMIN_MIN_FREE_DISK_MB` (reads go on; writes are accepted again by themselves within seconds of space being freed), the database is unreachable, or the rate-limit store (Redis) is unreachable while `SECADMIN_RATE_LIMIT_ON_STORE_ERROR=closed`, or the request bodies the whole server is still receiving would go past `SECADMIN_BODIES_IN_FLIGHT_MB` with this one's (answered before its body is read). Never a hang: the answer comes within seconds, with `Retry-After`. */
         WriteUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -1,11 +1,36 @@
+import { createHash } from 'node:crypto';
 import { type Handler, type StaticFile, sendStaticFile } from '../../http/index.js';
 
 /**
- * The reference's own policy: Redoc runs inline scripts and web workers. Everything it shows
- * comes from the page itself (the build fails on a remote resource) or this origin (the icon).
+ * The text of each inline script of a page as built (lowercase tags; a script with `src` has
+ * none), as a browser's parser cuts it: from its start tag to the first `</script`.
  */
-const REFERENCE_CSP =
-  "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; worker-src 'self' blob:; font-src 'self' data:";
+function inlineScripts(html: string): string[] {
+  const scripts: string[] = [];
+  for (let at = html.indexOf('<script'); at >= 0; at = html.indexOf('<script', at)) {
+    const open = html.indexOf('>', at);
+    const close = html.indexOf('</script', open);
+    if (open < 0 || close < 0) break;
+    if (!/\ssrc\s*=/i.test(html.slice(at, open))) scripts.push(html.slice(open + 1, close));
+    at = close;
+  }
+  return scripts;
+}
+
+/**
+ * The reference's own policy: Redoc runs inline scripts and web workers. `/docs` shares the
+ * console's origin, so only the page's own inline scripts run: each is allowed by its SHA-256,
+ * taken from the page as built. Everything it shows comes from the page itself (the build fails
+ * on a remote resource) or this origin (the icon).
+ */
+function referenceCsp(reference: StaticFile): string {
+  const page = reference.representations.find(({ encoding }) => encoding === 'identity');
+  const html = page?.body.toString('utf8') ?? '';
+  const hashes = inlineScripts(html).map(
+    (script) => `'sha256-${createHash('sha256').update(script).digest('base64')}'`,
+  );
+  return `default-src 'self'; script-src 'self' ${hashes.join(' ')}; style-src 'self' 'unsafe-inline'; img-src 'self' data:; worker-src 'self' blob:; font-src 'self' data:`;
+}
 
 /** Health, readiness, the spec and its rendered reference: no key, no rate limit. */
 export function systemHandlers(deps: {
@@ -52,8 +77,9 @@ export function systemHandlers(deps: {
   const getOpenApiDocument: Handler<'getOpenApiDocument'> = ({ req, res }) => {
     sendStaticFile(req, res, deps.spec);
   };
+  const csp = referenceCsp(deps.reference);
   const getApiReference: Handler<'getApiReference'> = ({ req, res }) => {
-    res.setHeader('Content-Security-Policy', REFERENCE_CSP);
+    res.setHeader('Content-Security-Policy', csp);
     sendStaticFile(req, res, deps.reference);
   };
   const getFavicon: Handler<'getFavicon'> = ({ req, res }) => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { get, type IncomingHttpHeaders } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -125,6 +126,27 @@ describe('system routes', () => {
     expect(res.headers.get('content-security-policy')).toContain("img-src 'self' data:");
     const html = await res.text();
     expect(html).not.toMatch(/\bsrc[=:]["'`]https?:/);
+  });
+
+  // Issue 41: `/docs` shares the console's origin, and its policy let any inline script run.
+  it("runs only the reference's own inline scripts, each allowed by its hash", async () => {
+    const res = await raw(server, '/docs');
+    const csp = res.headers.get('content-security-policy') ?? '';
+    const scriptSrc = /(?:^|;)\s*script-src ([^;]*)/.exec(csp)?.[1]?.trim().split(/\s+/) ?? [];
+    expect(scriptSrc).not.toContain("'unsafe-inline'");
+    const inline = [
+      ...(await res.text()).matchAll(/<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/g),
+    ];
+    expect(inline.length).toBeGreaterThan(0);
+    expect(scriptSrc).toEqual([
+      "'self'",
+      ...inline.map(
+        ([, script]) =>
+          `'sha256-${createHash('sha256')
+            .update(script ?? '')
+            .digest('base64')}'`,
+      ),
+    ]);
   });
 });
 

@@ -1,12 +1,13 @@
 import {
   type ChainEntry,
-  ChainVerifier,
   type Checkpoint,
   truncatedAfter,
+  type VerifierItem,
   type VerifyResult,
 } from '@secadmin/log-chain';
+import { ConcurrencyGate } from '../../../lib/concurrency-gate.js';
 import { type Cursors, listScope, type Page } from '../../../lib/cursor.js';
-import { Forbidden, invalid, Unavailable } from '../../../lib/errors.js';
+import { Forbidden, invalid } from '../../../lib/errors.js';
 import { Pacer } from '../../../lib/pacer.js';
 import { ReadBatches } from '../../../lib/read-batches.js';
 import { entryReadBytes, LARGEST_ENTRY_BYTES } from '../entries/read-weight.js';
@@ -16,10 +17,16 @@ import type { ChainRepository, CheckpointRow } from './repository.js';
 import type { SigningKey } from './signing-key.js';
 import { keyRecord } from './signing-keys.js';
 import type { SigningKeysRepository } from './signing-keys-repository.js';
+import { WorkerChainVerifier } from './worker-verifier.js';
 
 const SEQ_ID = /^[1-9][0-9]{0,15}$/;
 /** The most seqs `GET /v1/logs/chain` answers for at once. */
 const RUN_SEQS = 100;
+/**
+ * Walks checked at once per instance, each on a thread of its own (a core's worth of hashing);
+ * more wait their turn, however long.
+ */
+const CONCURRENT_WALKS = 2;
 
 export interface PublicKeys {
   algorithm: 'Ed25519';
@@ -35,8 +42,12 @@ export interface VerifyRange {
 
 /** Checkpoints, the public key, and verification of the chain as stored. */
 export class ChainService {
-  /** A walk reads the whole chain: one at a time per instance, or one key could slow everyone. */
-  private verifying = false;
+  private readonly walks = new ConcurrencyGate({
+    concurrent: CONCURRENT_WALKS,
+    queued: Number.POSITIVE_INFINITY,
+    message: 'unused: a verification waits for its turn',
+    retryAfterSeconds: 0,
+  });
 
   constructor(
     private readonly chain: Pick<
@@ -92,22 +103,15 @@ export class ChainService {
   }
 
   /**
-   * Walks the chain in seq order, in reads of bounded size (memory holds one read and the
-   * range's checkpoints) and in slices that let other requests run, with the same checks an
-   * offline verifier makes. A chain row whose entry retention removed links the chain by its
-   * stored hash; one whose entry row is otherwise gone is left out, so the verifier reports
-   * its seq as missing.
+   * Walks the chain in seq order, in reads of bounded size (memory holds the read being checked,
+   * the next one and the range's checkpoints), with the same checks an offline verifier makes,
+   * run on a worker thread so that other requests keep their latency. A chain row whose entry
+   * retention removed links the chain by its stored hash; one whose entry row is otherwise gone
+   * is left out, so the verifier reports its seq as missing.
    */
   async verify({ fromSeq = 1, toSeq }: VerifyRange): Promise<VerifyResult> {
     if (toSeq !== undefined && toSeq < fromSeq) throw invalid('toSeq', 'must not be below fromSeq');
-    if (this.verifying)
-      throw new Unavailable('Another verification is running on this instance; try again soon.', 5);
-    this.verifying = true;
-    try {
-      return await this.walk(fromSeq, toSeq);
-    } finally {
-      this.verifying = false;
-    }
+    return this.walks.run(() => this.walk(fromSeq, toSeq));
   }
 
   /**
@@ -123,9 +127,9 @@ export class ChainService {
     const checkpoints = (await this.chain.checkpointsBetween(fromSeq - 1, last)).map(
       ({ createdAt: _, ...checkpoint }) => checkpoint,
     );
-    let verifier: ChainVerifier;
+    let verifier: WorkerChainVerifier;
     try {
-      verifier = await ChainVerifier.create({
+      verifier = await WorkerChainVerifier.create({
         checkpoints,
         publicKeyPem: this.key.publicKeyPem,
         ...(keys.length > 0 ? { publicKeys: keys } : {}),
@@ -139,38 +143,57 @@ export class ChainService {
         reason: (error as Error).message,
       };
     }
+    try {
+      const walked = await this.feed(verifier, fromSeq, last);
+      const result = await verifier.finish();
+      if (!result.valid) return result;
+      const uncoveredEntries = Math.max(
+        0,
+        end - Math.max(result.lastCheckpointSeq ?? 0, fromSeq - 1),
+      );
+      return this.accountForRemovals(cutOff({ ...result, uncoveredEntries }, walked, checkpoints));
+    } finally {
+      await verifier.close();
+    }
+  }
+
+  /**
+   * Reads the links `fromSeq..last` and hands them to the verifier, reading the next batch while
+   * it checks one; stops after a batch it found invalid. The last seq read.
+   */
+  private async feed(
+    verifier: WorkerChainVerifier,
+    fromSeq: number,
+    last: number,
+  ): Promise<number> {
     let walked = fromSeq - 1;
-    let next = fromSeq;
     const batches = new ReadBatches<ChainEntry>(
       (entry) => entryReadBytes(entry.metadata, entry.context?.userAgent),
       LARGEST_ENTRY_BYTES,
     );
     const pacer = new Pacer();
-    while (next <= last && !verifier.failed) {
-      const links = await this.chain.links(next, last, batches.size);
-      if (links.length === 0) break;
+    let checked = Promise.resolve(true);
+    while (walked < last) {
+      const links = await this.chain.links(walked + 1, last, batches.size);
+      if (links.length === 0 || !(await checked)) break;
+      const items: VerifierItem[] = [];
       const entries: ChainEntry[] = [];
       for (const link of links) {
         if (link.entry) {
           const entry = logDetail(link.entry);
           entries.push(entry);
-          await verifier.add([entry]);
-        } else if (link.removed) await verifier.removed(link);
+          items.push({ entry });
+        } else if (link.removed)
+          items.push({ removed: { seq: link.seq, hash: link.hash, prevHash: link.prevHash } });
         await pacer.pace();
       }
+      checked = verifier.add(items);
       batches.observe(entries);
       walked = links[links.length - 1]?.seq ?? last;
-      next = walked + 1;
     }
-    const result = await verifier.finish();
-    if (!result.valid) return result;
-    const uncoveredEntries = Math.max(
-      0,
-      end - Math.max(result.lastCheckpointSeq ?? 0, fromSeq - 1),
-    );
-    return this.accountForRemovals(cutOff({ ...result, uncoveredEntries }, walked, checkpoints));
+    await checked;
+    return walked;
   }
-
   /**
    * Marked chain rows must be exactly the entries that retention's records say it removed:
    * a database writer who deletes an entry and marks its row removed is found here, unless
