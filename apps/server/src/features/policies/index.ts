@@ -9,8 +9,8 @@ import { SimulationService } from './simulation.js';
 import { PolicyVisibility } from './visibility.js';
 
 export type { AccessService } from './access-service.js';
-export type { MetadataKeysRead } from './metadata-keys-read.js';
 export { policyBodyChecks } from './body-checks.js';
+export type { MetadataKeysRead } from './metadata-keys-read.js';
 export type { PoliciesService } from './service.js';
 export type { SimulationService } from './simulation.js';
 export type { ShownDecision } from './visibility.js';
