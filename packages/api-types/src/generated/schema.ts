@@ -31,7 +31,9 @@ export interface paths {
          *     `users:grant` on `roles/<role>` (403 and nothing created otherwise). Each `metadata` key
          *     that a stored policy reads (`principal.metadata.<key>`, or a path under it; every key while
          *     one reads `principal.metadata` itself) needs `users:grant` on `attributes/<key>` (403 and
-         *     nothing created otherwise); other keys need nothing more.
+         *     nothing created otherwise); other keys need nothing more. While a stored policy reads
+         *     `principal.email`, the email needs `users:grant` on `fields/email` (403 and nothing
+         *     created otherwise).
          */
         post: operations["createUser"];
         delete?: never;
@@ -90,7 +92,9 @@ export interface paths {
          *     that a stored policy reads (`principal.metadata.<key>`, or a path under it; every key
          *     while one reads `principal.metadata` itself) needs `users:grant` on `attributes/<key>`
          *     (403 and nothing changed otherwise), so `users:update` on oneself never gives oneself an
-         *     attribute that grants access. Keys no policy reads need nothing more.
+         *     attribute that grants access. Keys no policy reads need nothing more. A new
+         *     `externalId` (whom the IdP's sign-in maps a person to) needs `users:grant` on
+         *     `fields/externalId` (403 and nothing changed otherwise). `email` is not accepted here.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -1108,7 +1112,8 @@ export interface paths {
          *     with `metadata.via: "scim"`). A retried create (same `userName` or `externalId`) is 409
          *     `uniqueness`, never a second user. `givenName` and `familyName` (kept in `metadata.scim`)
          *     need `users:grant` on `attributes/scim` while a stored policy reads
-         *     `principal.metadata.scim`. An attribute outside the User schema is 400 `invalidPath`;
+         *     `principal.metadata.scim`, and `userName` needs `users:grant` on `fields/email` while one
+         *     reads `principal.email`. An attribute outside the User schema is 400 `invalidPath`;
          *     `id`, `roles`, non-empty `groups` or a `meta` other than `{resourceType: "User"}` is 400
          *     `mutability`. Nothing is created then.
          */
@@ -1143,8 +1148,12 @@ export interface paths {
          *     and `user.updated` entry, `metadata.via: "scim"`): `userName` (a new email), the name,
          *     `active` (when given) and `externalId` (removed when absent). `If-Match` is checked
          *     against `meta.version`. A new `givenName` or `familyName` (kept in `metadata.scim`) needs
-         *     `users:grant` on `attributes/scim` while a stored policy reads `principal.metadata.scim`.
-         *     An attribute outside the User schema is 400 `invalidPath`; `groups` other than the
+         *     `users:grant` on `attributes/scim` while a stored policy reads `principal.metadata.scim`;
+         *     a new `userName` needs `users:grant` on `fields/email` while one reads `principal.email`
+         *     (and `fields/emailVerified`, for a verified email, while one reads
+         *     `principal.emailVerified`); a new `externalId` always needs `users:grant` on
+         *     `fields/externalId` (403 otherwise). A new email is not verified: `emailVerified`
+         *     becomes `false`. An attribute outside the User schema is 400 `invalidPath`; `groups` other than the
          *     user's own, any `roles`, another `id`, or a `meta` naming another resource is 400
          *     `mutability`. Nothing changes then.
          */
@@ -1169,7 +1178,11 @@ export interface paths {
          *     versions send them. A `path` outside the User schema (another schema's attribute
          *     included) is 400 `invalidPath`; one naming `groups`, `roles`, `id` or `meta` is 400
          *     `mutability`. A new `givenName` or `familyName` needs `users:grant` on `attributes/scim`
-         *     while a stored policy reads `principal.metadata.scim`. Nothing changes then.
+         *     while a stored policy reads `principal.metadata.scim`. A new email (`userName` or the
+         *     work email) needs `users:grant` on `fields/email` while a stored policy reads
+         *     `principal.email` (and `fields/emailVerified`, for a verified email, while one reads
+         *     `principal.emailVerified`), and makes `emailVerified` `false`; a new `externalId` always
+         *     needs `users:grant` on `fields/externalId` (403). Nothing changes then.
          */
         patch: operations["patchScimUser"];
         trace?: never;
