@@ -1127,6 +1127,7 @@ export interface Resources {
      * Get a SCIM User
      *
      * Returns the user (the rights of `GET /v1/users/{id}`); `meta.version` is its `ETag`.
+     * `groups` holds only the user's groups that the key may `roles:read` on `roles/<id>`.
      *
      * `GET /scim/v2/Users/{id}` (`getScimUser`)
      */
@@ -1187,7 +1188,9 @@ export interface Resources {
      * `attributes`/`excludedAttributes` (RFC 7644 §3.4.2). A list without a filter is allowed.
      * Needs `roles:list` on `roles`, and lists only the Groups the key may `roles:read` on
      * `roles/<id>` (`totalResults` and paging count only those). `members` is shown only to a
-     * key that may `users:list` on `users`.
+     * key that may `users:list` on `users`, and a filter on `members` (`members.value eq`,
+     * `members[value eq …]`) by another key is 403: its `totalResults` would tell which groups a
+     * user is in.
      *
      * `GET /scim/v2/Groups` (`listScimGroups`)
      */

@@ -1140,6 +1140,7 @@ export interface paths {
         /**
          * Get a SCIM User
          * @description Returns the user (the rights of `GET /v1/users/{id}`); `meta.version` is its `ETag`.
+         *     `groups` holds only the user's groups that the key may `roles:read` on `roles/<id>`.
          */
         get: operations["getScimUser"];
         /**
@@ -1200,7 +1201,9 @@ export interface paths {
          *     `attributes`/`excludedAttributes` (RFC 7644 §3.4.2). A list without a filter is allowed.
          *     Needs `roles:list` on `roles`, and lists only the Groups the key may `roles:read` on
          *     `roles/<id>` (`totalResults` and paging count only those). `members` is shown only to a
-         *     key that may `users:list` on `users`.
+         *     key that may `users:list` on `users`, and a filter on `members` (`members.value eq`,
+         *     `members[value eq …]`) by another key is 403: its `totalResults` would tell which groups a
+         *     user is in.
          */
         get: operations["listScimGroups"];
         put?: never;
@@ -3983,7 +3986,7 @@ export interface components {
             version: string;
         };
         /**
-         * @description A user as SCIM shows it (urn:ietf:params:scim:schemas:core:2.0:User). `id` is the `/v1` id; `userName` is the email; `groups` lists the user's roles that have records. With `attributes` or `excludedAttributes` only some attributes are present (`id` and `schemas` always are).
+         * @description A user as SCIM shows it (urn:ietf:params:scim:schemas:core:2.0:User). `id` is the `/v1` id; `userName` is the email; `groups` lists the user's roles that have records and that the key may `roles:read` (as `GET /scim/v2/Groups` lists them). With `attributes` or `excludedAttributes` only some attributes are present (`id` and `schemas` always are).
          * @example {
          *       "schemas": [
          *         "urn:ietf:params:scim:schemas:core:2.0:User"
@@ -4863,7 +4866,7 @@ export interface components {
          */
         ScimUserIdPath: string;
         /**
-         * @description A SCIM filter (RFC 7644 §3.4.2.2) on `displayName`, `externalId`, `id`, `members.value` (`eq` only), `meta.lastModified` and `meta.created`, with the bounds and operators of the Users filter. Another attribute or a malformed filter is 400 `invalidFilter`.
+         * @description A SCIM filter (RFC 7644 §3.4.2.2) on `displayName`, `externalId`, `id`, `members.value` (`eq` only; 403 for a key that may not `users:list` on `users`), `meta.lastModified` and `meta.created`, with the bounds and operators of the Users filter. Another attribute or a malformed filter is 400 `invalidFilter`.
          * @example displayName eq "Security auditors"
          */
         ScimGroupFilter: string;
@@ -8325,7 +8328,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description A SCIM filter (RFC 7644 §3.4.2.2) on `displayName`, `externalId`, `id`, `members.value` (`eq` only), `meta.lastModified` and `meta.created`, with the bounds and operators of the Users filter. Another attribute or a malformed filter is 400 `invalidFilter`.
+                 * @description A SCIM filter (RFC 7644 §3.4.2.2) on `displayName`, `externalId`, `id`, `members.value` (`eq` only; 403 for a key that may not `users:list` on `users`), `meta.lastModified` and `meta.created`, with the bounds and operators of the Users filter. Another attribute or a malformed filter is 400 `invalidFilter`.
                  * @example displayName eq "Security auditors"
                  */
                 filter?: components["parameters"]["ScimGroupFilter"];

@@ -706,13 +706,19 @@ describe.each(DATABASES)('SCIM 2.0 on %s', (database) => {
     expect.soft(listed.body.Resources.map((g: { id: string }) => g.id)).toEqual([shown.id]);
     expect.soft(listed.body.totalResults).toBe(1);
     for (const group of listed.body.Resources) expect.soft(group).not.toHaveProperty('members');
-    const byMember = await scim(
-      'GET',
-      `/Groups${q(`members.value eq "${member.id}"`)}`,
-      undefined,
-      key,
-    );
-    expect(byMember.body.Resources.map((g: { id: string }) => g.id)).toEqual([shown.id]);
+    // Who is in a group is not this key's to know, not even as a count.
+    for (const filter of [
+      `members.value eq "${member.id}"`,
+      `members[value eq "${member.id}"]`,
+      `displayName eq "${shown.displayName}" and members[value eq "${member.id}"]`,
+    ]) {
+      const byMember = await scim('GET', `/Groups${q(filter)}&count=0`, undefined, key);
+      expect.soft(byMember, filter).toMatchObject({
+        status: 403,
+        body: { status: '403', detail: expect.stringContaining('users:list') },
+      });
+      expect.soft(byMember.body, filter).not.toHaveProperty('totalResults');
+    }
     const byName = await scim(
       'GET',
       `/Groups${q(`displayName eq "${hidden.displayName}"`)}`,
@@ -737,5 +743,53 @@ describe.each(DATABASES)('SCIM 2.0 on %s', (database) => {
       }),
     ]);
     expect((await scim('GET', `/Groups/${shown.id}`, undefined, key)).body.members).toHaveLength(1);
+    const byMember = await scim(
+      'GET',
+      `/Groups${q(`members.value eq "${member.id}"`)}`,
+      undefined,
+      key,
+    );
+    expect(byMember.body.Resources.map((g: { id: string }) => g.id)).toEqual([shown.id]);
+  });
+  it("shows a User's groups only as far as the key may roles:read them", async () => {
+    const member = (await scim('POST', '/Users', newUser())).body;
+    const [shown, hidden] = await Promise.all(
+      ['Visible', 'Secret'].map(
+        async (name) =>
+          (
+            await scim('POST', '/Groups', {
+              schemas: [GROUP],
+              displayName: `${name} ${counter++}`,
+              members: [{ value: member.id }],
+            })
+          ).body,
+      ),
+    );
+    const principal = `service:user-reader-${counter++}`;
+    const key = (await createKey(server.client, principal)).secret;
+    await createPolicy(server.client, {
+      principals: [principal],
+      actions: ['users:read', 'users:list'],
+      resources: ['users', `users/${member.id}`],
+    });
+    await createPolicy(server.client, {
+      principals: [principal],
+      actions: ['roles:read'],
+      resources: [`roles/${shown.id}`],
+    });
+    const groups = (r: { groups?: { value: string; display: string }[] }) => r.groups ?? [];
+    const one = await scim('GET', `/Users/${member.id}`, undefined, key);
+    expect(one.status).toBe(200);
+    expect(groups(one.body)).toEqual([
+      expect.objectContaining({ value: shown.id, display: shown.displayName }),
+    ]);
+    const listed = await scim('GET', `/Users${q(`id eq "${member.id}"`)}`, undefined, key);
+    expect(groups(listed.body.Resources[0])).toEqual([
+      expect.objectContaining({ value: shown.id }),
+    ]);
+    expect(JSON.stringify([one.body, listed.body])).not.toContain(hidden.displayName);
+    // The root key sees both.
+    const all = await scim('GET', `/Users/${member.id}`);
+    expect(groups(all.body).map((g) => g.value)).toEqual([shown.id, hidden.id].sort());
   });
 });

@@ -2,6 +2,7 @@ import type { components } from '@secadmin/api-types';
 import type { RequestActor } from '../../lib/actor.js';
 import type { Condition } from '../../lib/condition.js';
 import { type Precondition, requirePrecondition } from '../../lib/etag.js';
+import type { Access } from '../policies/index.js';
 import type { RolesService } from '../roles/index.js';
 import type { UserRow, UsersService } from '../users/index.js';
 import { checkAttributes, checkReadOnly, USER_ATTRIBUTES } from './attributes.js';
@@ -67,6 +68,7 @@ function emailOf(input: { userName?: unknown; emails?: unknown }): string | unde
 export interface ScimUsersDeps {
   users: Pick<UsersService, 'get' | 'create' | 'update' | 'remove' | 'search' | 'passwordHashOf'>;
   roles: Pick<RolesService, 'findMany'>;
+  access: Access;
   /** `{SECADMIN_PUBLIC_URL}/scim/v2`. */
   base: string;
 }
@@ -78,28 +80,48 @@ export interface ScimUsersDeps {
 export class ScimUsers {
   constructor(private readonly deps: ScimUsersDeps) {}
 
-  private async groupsOf(user: UserRow) {
-    return (await this.deps.roles.findMany(user.roles)).sort((a, b) => a.id.localeCompare(b.id));
+  /**
+   * The user's groups that the actor may `roles:read`, as `GET /scim/v2/Groups` lists them: a
+   * group's name is the role's. `readable` remembers each role's answer for one request.
+   */
+  private async groupsOf(actor: RequestActor, user: UserRow, readable: Map<string, boolean>) {
+    const shown = [];
+    for (const role of await this.deps.roles.findMany(user.roles)) {
+      let may = readable.get(role.id);
+      if (may === undefined) {
+        may = await this.deps.access.permits(actor, 'roles:read', `roles/${role.id}`);
+        readable.set(role.id, may);
+      }
+      if (may) shown.push(role);
+    }
+    return shown.sort((a, b) => a.id.localeCompare(b.id));
   }
 
-  private async userResource(user: UserRow, p: Projection = {}): Promise<ScimResource> {
-    const groups = leavesOut(p, 'groups') ? [] : await this.groupsOf(user);
+  private async userResource(
+    actor: RequestActor,
+    user: UserRow,
+    p: Projection = {},
+    readable = new Map<string, boolean>(),
+  ): Promise<ScimResource> {
+    const groups = leavesOut(p, 'groups') ? [] : await this.groupsOf(actor, user, readable);
     return project(scimUser(user, groups, this.deps.base), p);
   }
 
-  async listUsers(query: ListQuery, p: Projection) {
+  async listUsers(actor: RequestActor, query: ListQuery, p: Projection) {
     const { startIndex, count } = paging(query);
     const condition: Condition = query.filter
       ? await parseFilter(query.filter, USER_FILTER)
       : { kind: 'constant', value: true };
     const { total, rows } = await this.deps.users.search(condition, startIndex - 1, count);
-    const resources = await Promise.all(rows.map((row) => this.userResource(row, p)));
+    const readable = new Map<string, boolean>();
+    const resources = [];
+    for (const row of rows) resources.push(await this.userResource(actor, row, p, readable));
     return listResponse(total, startIndex, resources);
   }
 
-  async getUser(id: string, p: Projection) {
+  async getUser(actor: RequestActor, id: string, p: Projection) {
     const user = await this.deps.users.get(id);
-    return { resource: await this.userResource(user, p), user };
+    return { resource: await this.userResource(actor, user, p), user };
   }
 
   async createUser(actor: RequestActor, body: UserInput) {
@@ -123,7 +145,7 @@ export class ScimUsers {
       },
       passwordHash,
     );
-    return { resource: await this.userResource(user), user };
+    return { resource: await this.userResource(actor, user), user };
   }
 
   /**
@@ -183,7 +205,7 @@ export class ScimUsers {
     const input = checkAttributes(body, USER_ATTRIBUTES, 'User') as UserInput;
     const current = await this.deps.users.get(id);
     requirePrecondition(precondition, current, 'user');
-    checkReadOnly(input, USER_ATTRIBUTES, 'User', await this.userResource(current));
+    checkReadOnly(input, USER_ATTRIBUTES, 'User', await this.userResource(actor, current));
     const { password, ...rest } = input;
     if (password !== undefined)
       throw bad('password', 'can be set only when the user is created', 'mutability');
@@ -193,7 +215,7 @@ export class ScimUsers {
       this.userChange(current, rest),
       precondition,
     );
-    return { resource: await this.userResource(user), user };
+    return { resource: await this.userResource(actor, user), user };
   }
 
   async patchUser(actor: RequestActor, id: string, body: PatchOp, precondition?: Precondition) {
@@ -210,7 +232,7 @@ export class ScimUsers {
       this.userChange(current, after, before),
       precondition,
     );
-    return { resource: await this.userResource(user), user };
+    return { resource: await this.userResource(actor, user), user };
   }
 
   deleteUser(actor: RequestActor, id: string, precondition?: Precondition) {
