@@ -792,4 +792,71 @@ describe.each(DATABASES)('SCIM 2.0 on %s', (database) => {
     const all = await scim('GET', `/Users/${member.id}`);
     expect(groups(all.body).map((g) => g.value)).toEqual([shown.id, hidden.id].sort());
   });
+  it('refuses what a User PATCH or PUT would drop or corrupt: wrong types, no target, a second email', async () => {
+    const input = newUser({ displayName: 'Ada L' });
+    const user = (await scim('POST', '/Users', input)).body;
+    const stored = async () =>
+      (await server.client.GET('/v1/users/{id}', { params: { path: { id: user.id } } })).data?.data;
+    const other = uniqueEmail('second');
+    for (const [body, scimType, method] of [
+      [patch([{ op: 'replace', path: 'name.givenName', value: { x: 1 } }]), 'invalidValue'],
+      [patch([{ op: 'replace', path: 'displayName', value: 7 }]), 'invalidValue'],
+      [
+        patch([{ op: 'replace', path: 'emails[value eq "nomatch@x.com"].value', value: other }]),
+        'noTarget',
+      ],
+      [
+        patch([{ op: 'add', path: 'emails', value: [{ value: other, type: 'home' }] }]),
+        'invalidValue',
+      ],
+      [
+        patch([
+          {
+            op: 'replace',
+            path: 'emails',
+            value: [
+              { value: input.userName, type: 'work', primary: true },
+              { value: other, type: 'home' },
+            ],
+          },
+        ]),
+        'invalidValue',
+      ],
+      [
+        { ...input, emails: [{ value: other, type: 'work', primary: true }] },
+        'invalidValue',
+        'PUT',
+      ],
+      [{ ...input, name: { givenName: 3 } }, 'invalidValue', 'PUT'],
+    ] as const) {
+      const res = await scim(method ?? 'PATCH', `/Users/${user.id}`, body);
+      expect.soft(res.status, JSON.stringify(body)).toBe(400);
+      expect.soft(res.body, JSON.stringify(body)).toMatchObject({ status: '400', scimType });
+    }
+    expect(await stored()).toMatchObject({
+      email: input.userName,
+      name: 'Ada L',
+      metadata: { scim: input.name },
+    });
+    // A POST with a second address is refused too; one repeating userName is fine.
+    const twice = newUser();
+    const refused = await scim('POST', '/Users', {
+      ...twice,
+      emails: [...twice.emails, { value: other, type: 'home' }],
+    });
+    expect(refused).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
+    const echo = await scim('PUT', `/Users/${user.id}`, {
+      ...input,
+      emails: [{ value: input.userName.toUpperCase(), type: 'work', primary: true }],
+    });
+    expect(echo.status).toBe(200);
+    // null clears displayName, and with it the name it is.
+    const cleared = await scim(
+      'PATCH',
+      `/Users/${user.id}`,
+      patch([{ op: 'replace', path: 'displayName', value: null }]),
+    );
+    expect(cleared.status).toBe(200);
+    expect((await stored())?.name).toBe('');
+  });
 });

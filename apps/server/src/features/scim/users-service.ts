@@ -65,6 +65,37 @@ function emailOf(input: { userName?: unknown; emails?: unknown }): string | unde
   return typeof value === 'string' ? value : undefined;
 }
 
+/**
+ * 400 `invalidValue` for a value of the wrong type where a User stores a string: the name
+ * parts and `displayName` (null clears them), so that nothing is stored as "".
+ */
+function checkNameTypes(wanted: ScimResource): void {
+  const text = (value: unknown) =>
+    value === undefined || value === null || typeof value === 'string';
+  if (!text(wanted.displayName)) throw bad('displayName', 'must be a string');
+  const name = wanted.name;
+  if (name === undefined || name === null) return;
+  if (typeof name !== 'object' || Array.isArray(name))
+    throw bad('name', 'must be an object of strings');
+  for (const part of ['formatted', 'givenName', 'familyName'])
+    if (!text((name as Record<string, unknown>)[part]))
+      throw bad(`name.${part}`, 'must be a string');
+}
+
+/**
+ * A user stores one email: `emails`, when given, may only show it (as `work` and primary), in
+ * any case; another address would be dropped, so it is 400 `invalidValue`.
+ */
+function checkEmails(emails: unknown, email: string | undefined): void {
+  if (emails === undefined || emails === null || typeof email !== 'string') return;
+  const same = (e: unknown) => {
+    const value = (e as { value?: unknown } | null)?.value;
+    return typeof value === 'string' && value.toLowerCase() === email.toLowerCase();
+  };
+  if (!Array.isArray(emails) || !emails.every(same))
+    throw bad('emails', 'a user has one email, the userName: emails may only repeat it');
+}
+
 export interface ScimUsersDeps {
   users: Pick<UsersService, 'get' | 'create' | 'update' | 'remove' | 'search' | 'passwordHashOf'>;
   roles: Pick<RolesService, 'findMany'>;
@@ -128,6 +159,8 @@ export class ScimUsers {
     const input = checkAttributes(body, USER_ATTRIBUTES, 'User') as UserInput;
     checkReadOnly(input, USER_ATTRIBUTES, 'User', undefined);
     const email = emailOf(input) as string;
+    checkEmails(input.emails, email);
+    checkNameTypes(input as ScimResource);
     const name = displayNameOf(input);
     const parts = scimNameParts({ scim: input.name ?? {} });
     const passwordHash = await this.deps.users.passwordHashOf({
@@ -161,6 +194,8 @@ export class ScimUsers {
       email = emailOf({ emails: wanted.emails });
     if (typeof email !== 'string' || !EMAIL.test(email) || email.length > 254)
       throw bad('userName', 'must be an email address');
+    checkEmails(wanted.emails, email);
+    checkNameTypes(wanted);
     if (wanted.password !== undefined)
       throw bad('password', 'can be set only when the user is created', 'mutability');
     const active = wanted.active;
@@ -176,7 +211,12 @@ export class ScimUsers {
       before === undefined
         ? (displayNameOf(wanted) ?? '')
         : changed((r) => r.displayName)
-          ? (displayNameOf(wanted) ?? '')
+          ? // A displayName removed (or null) clears the name, unless the name changed too:
+            // name.formatted is the same stored name, and still shows the old one.
+            (displayNameOf({
+              displayName: wanted.displayName,
+              ...(changed((r) => r.name) ? { name: wanted.name } : {}),
+            }) ?? '')
           : changed((r) => r.name?.formatted)
             ? (displayNameOf({ name: wanted.name }) ?? '')
             : changed((r) => [r.name?.givenName, r.name?.familyName])
