@@ -850,6 +850,15 @@ describe.each(DATABASES)('SCIM 2.0 on %s', (database) => {
       emails: [{ value: input.userName.toUpperCase(), type: 'work', primary: true }],
     });
     expect(echo.status).toBe(200);
+    // A new userName alone is no second email, though `emails` still shows the old one.
+    const renamed = uniqueEmail('renamed');
+    const rename = await scim(
+      'PATCH',
+      `/Users/${user.id}`,
+      patch([{ op: 'replace', path: 'userName', value: renamed }]),
+    );
+    expect(rename.status).toBe(200);
+    expect(rename.body.emails).toEqual([expect.objectContaining({ value: renamed })]);
     // null clears displayName, and with it the name it is.
     const cleared = await scim(
       'PATCH',

@@ -194,7 +194,8 @@ export class ScimUsers {
       email = emailOf({ emails: wanted.emails });
     if (typeof email !== 'string' || !EMAIL.test(email) || email.length > 254)
       throw bad('userName', 'must be an email address');
-    checkEmails(wanted.emails, email);
+    // A PATCH of userName alone leaves the old address in `emails`: only a changed one counts.
+    if (changed((r) => r.emails)) checkEmails(wanted.emails, email);
     checkNameTypes(wanted);
     if (wanted.password !== undefined)
       throw bad('password', 'can be set only when the user is created', 'mutability');
