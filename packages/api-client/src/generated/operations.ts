@@ -121,7 +121,9 @@ export interface Resources {
      * `users:grant` on `roles/<role>` (403 and nothing created otherwise). Each `metadata` key
      * that a stored policy reads (`principal.metadata.<key>`, or a path under it; every key while
      * one reads `principal.metadata` itself) needs `users:grant` on `attributes/<key>` (403 and
-     * nothing created otherwise); other keys need nothing more.
+     * nothing created otherwise); other keys need nothing more. While a stored policy reads
+     * `principal.email`, the email needs `users:grant` on `fields/email` (403 and nothing
+     * created otherwise).
      *
      * `POST /v1/users` (`createUser`)
      */
@@ -148,7 +150,9 @@ export interface Resources {
      * that a stored policy reads (`principal.metadata.<key>`, or a path under it; every key
      * while one reads `principal.metadata` itself) needs `users:grant` on `attributes/<key>`
      * (403 and nothing changed otherwise), so `users:update` on oneself never gives oneself an
-     * attribute that grants access. Keys no policy reads need nothing more.
+     * attribute that grants access. Keys no policy reads need nothing more. A new
+     * `externalId` (whom the IdP's sign-in maps a person to) needs `users:grant` on
+     * `fields/externalId` (403 and nothing changed otherwise). `email` is not accepted here.
      *
      * `PATCH /v1/users/{id}` (`updateUser`)
      */
@@ -1113,7 +1117,8 @@ export interface Resources {
      * with `metadata.via: "scim"`). A retried create (same `userName` or `externalId`) is 409
      * `uniqueness`, never a second user. `givenName` and `familyName` (kept in `metadata.scim`)
      * need `users:grant` on `attributes/scim` while a stored policy reads
-     * `principal.metadata.scim`. An attribute outside the User schema is 400 `invalidPath`;
+     * `principal.metadata.scim`, and `userName` needs `users:grant` on `fields/email` while one
+     * reads `principal.email`. An attribute outside the User schema is 400 `invalidPath`;
      * `id`, `roles`, non-empty `groups` or a `meta` other than `{resourceType: "User"}` is 400
      * `mutability`. Nothing is created then.
      *
@@ -1124,6 +1129,7 @@ export interface Resources {
      * Get a SCIM User
      *
      * Returns the user (the rights of `GET /v1/users/{id}`); `meta.version` is its `ETag`.
+     * `groups` holds only the user's groups that the key may `roles:read` on `roles/<id>`.
      *
      * `GET /scim/v2/Users/{id}` (`getScimUser`)
      */
@@ -1135,8 +1141,12 @@ export interface Resources {
      * and `user.updated` entry, `metadata.via: "scim"`): `userName` (a new email), the name,
      * `active` (when given) and `externalId` (removed when absent). `If-Match` is checked
      * against `meta.version`. A new `givenName` or `familyName` (kept in `metadata.scim`) needs
-     * `users:grant` on `attributes/scim` while a stored policy reads `principal.metadata.scim`.
-     * An attribute outside the User schema is 400 `invalidPath`; `groups` other than the
+     * `users:grant` on `attributes/scim` while a stored policy reads `principal.metadata.scim`;
+     * a new `userName` needs `users:grant` on `fields/email` while one reads `principal.email`
+     * (and `fields/emailVerified`, for a verified email, while one reads
+     * `principal.emailVerified`); a new `externalId` always needs `users:grant` on
+     * `fields/externalId` (403 otherwise). A new email is not verified: `emailVerified`
+     * becomes `false`. An attribute outside the User schema is 400 `invalidPath`; `groups` other than the
      * user's own, any `roles`, another `id`, or a `meta` naming another resource is 400
      * `mutability`. Nothing changes then.
      *
@@ -1154,7 +1164,11 @@ export interface Resources {
      * versions send them. A `path` outside the User schema (another schema's attribute
      * included) is 400 `invalidPath`; one naming `groups`, `roles`, `id` or `meta` is 400
      * `mutability`. A new `givenName` or `familyName` needs `users:grant` on `attributes/scim`
-     * while a stored policy reads `principal.metadata.scim`. Nothing changes then.
+     * while a stored policy reads `principal.metadata.scim`. A new email (`userName` or the
+     * work email) needs `users:grant` on `fields/email` while a stored policy reads
+     * `principal.email` (and `fields/emailVerified`, for a verified email, while one reads
+     * `principal.emailVerified`), and makes `emailVerified` `false`; a new `externalId` always
+     * needs `users:grant` on `fields/externalId` (403). Nothing changes then.
      *
      * `PATCH /scim/v2/Users/{id}` (`patchScimUser`)
      */
@@ -1176,7 +1190,9 @@ export interface Resources {
      * `attributes`/`excludedAttributes` (RFC 7644 §3.4.2). A list without a filter is allowed.
      * Needs `roles:list` on `roles`, and lists only the Groups the key may `roles:read` on
      * `roles/<id>` (`totalResults` and paging count only those). `members` is shown only to a
-     * key that may `users:list` on `users`.
+     * key that may `users:list` on `users`, and a filter on `members` (`members.value eq`,
+     * `members[value eq …]`) by another key is 403: its `totalResults` would tell which groups a
+     * user is in.
      *
      * `GET /scim/v2/Groups` (`listScimGroups`)
      */

@@ -32,7 +32,9 @@ export interface paths {
          *     `users:grant` on `roles/<role>` (403 and nothing created otherwise). Each `metadata` key
          *     that a stored policy reads (`principal.metadata.<key>`, or a path under it; every key while
          *     one reads `principal.metadata` itself) needs `users:grant` on `attributes/<key>` (403 and
-         *     nothing created otherwise); other keys need nothing more.
+         *     nothing created otherwise); other keys need nothing more. While a stored policy reads
+         *     `principal.email`, the email needs `users:grant` on `fields/email` (403 and nothing
+         *     created otherwise).
          */
         post: operations["createUser"];
         delete?: never;
@@ -91,7 +93,9 @@ export interface paths {
          *     that a stored policy reads (`principal.metadata.<key>`, or a path under it; every key
          *     while one reads `principal.metadata` itself) needs `users:grant` on `attributes/<key>`
          *     (403 and nothing changed otherwise), so `users:update` on oneself never gives oneself an
-         *     attribute that grants access. Keys no policy reads need nothing more.
+         *     attribute that grants access. Keys no policy reads need nothing more. A new
+         *     `externalId` (whom the IdP's sign-in maps a person to) needs `users:grant` on
+         *     `fields/externalId` (403 and nothing changed otherwise). `email` is not accepted here.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -1110,7 +1114,8 @@ export interface paths {
          *     with `metadata.via: "scim"`). A retried create (same `userName` or `externalId`) is 409
          *     `uniqueness`, never a second user. `givenName` and `familyName` (kept in `metadata.scim`)
          *     need `users:grant` on `attributes/scim` while a stored policy reads
-         *     `principal.metadata.scim`. An attribute outside the User schema is 400 `invalidPath`;
+         *     `principal.metadata.scim`, and `userName` needs `users:grant` on `fields/email` while one
+         *     reads `principal.email`. An attribute outside the User schema is 400 `invalidPath`;
          *     `id`, `roles`, non-empty `groups` or a `meta` other than `{resourceType: "User"}` is 400
          *     `mutability`. Nothing is created then.
          */
@@ -1137,6 +1142,7 @@ export interface paths {
         /**
          * Get a SCIM User
          * @description Returns the user (the rights of `GET /v1/users/{id}`); `meta.version` is its `ETag`.
+         *     `groups` holds only the user's groups that the key may `roles:read` on `roles/<id>`.
          */
         get: operations["getScimUser"];
         /**
@@ -1145,8 +1151,12 @@ export interface paths {
          *     and `user.updated` entry, `metadata.via: "scim"`): `userName` (a new email), the name,
          *     `active` (when given) and `externalId` (removed when absent). `If-Match` is checked
          *     against `meta.version`. A new `givenName` or `familyName` (kept in `metadata.scim`) needs
-         *     `users:grant` on `attributes/scim` while a stored policy reads `principal.metadata.scim`.
-         *     An attribute outside the User schema is 400 `invalidPath`; `groups` other than the
+         *     `users:grant` on `attributes/scim` while a stored policy reads `principal.metadata.scim`;
+         *     a new `userName` needs `users:grant` on `fields/email` while one reads `principal.email`
+         *     (and `fields/emailVerified`, for a verified email, while one reads
+         *     `principal.emailVerified`); a new `externalId` always needs `users:grant` on
+         *     `fields/externalId` (403 otherwise). A new email is not verified: `emailVerified`
+         *     becomes `false`. An attribute outside the User schema is 400 `invalidPath`; `groups` other than the
          *     user's own, any `roles`, another `id`, or a `meta` naming another resource is 400
          *     `mutability`. Nothing changes then.
          */
@@ -1171,7 +1181,11 @@ export interface paths {
          *     versions send them. A `path` outside the User schema (another schema's attribute
          *     included) is 400 `invalidPath`; one naming `groups`, `roles`, `id` or `meta` is 400
          *     `mutability`. A new `givenName` or `familyName` needs `users:grant` on `attributes/scim`
-         *     while a stored policy reads `principal.metadata.scim`. Nothing changes then.
+         *     while a stored policy reads `principal.metadata.scim`. A new email (`userName` or the
+         *     work email) needs `users:grant` on `fields/email` while a stored policy reads
+         *     `principal.email` (and `fields/emailVerified`, for a verified email, while one reads
+         *     `principal.emailVerified`), and makes `emailVerified` `false`; a new `externalId` always
+         *     needs `users:grant` on `fields/externalId` (403). Nothing changes then.
          */
         patch: operations["patchScimUser"];
         trace?: never;
@@ -1189,7 +1203,9 @@ export interface paths {
          *     `attributes`/`excludedAttributes` (RFC 7644 §3.4.2). A list without a filter is allowed.
          *     Needs `roles:list` on `roles`, and lists only the Groups the key may `roles:read` on
          *     `roles/<id>` (`totalResults` and paging count only those). `members` is shown only to a
-         *     key that may `users:list` on `users`.
+         *     key that may `users:list` on `users`, and a filter on `members` (`members.value eq`,
+         *     `members[value eq …]`) by another key is 403: its `totalResults` would tell which groups a
+         *     user is in.
          */
         get: operations["listScimGroups"];
         put?: never;
@@ -3976,7 +3992,7 @@ export interface components {
             version: string;
         };
         /**
-         * @description A user as SCIM shows it (urn:ietf:params:scim:schemas:core:2.0:User). `id` is the `/v1` id; `userName` is the email; `groups` lists the user's roles that have records. With `attributes` or `excludedAttributes` only some attributes are present (`id` and `schemas` always are).
+         * @description A user as SCIM shows it (urn:ietf:params:scim:schemas:core:2.0:User). `id` is the `/v1` id; `userName` is the email; `groups` lists the user's roles that have records and that the key may `roles:read` (as `GET /scim/v2/Groups` lists them). With `attributes` or `excludedAttributes` only some attributes are present (`id` and `schemas` always are).
          * @example {
          *       "schemas": [
          *         "urn:ietf:params:scim:schemas:core:2.0:User"
@@ -4087,7 +4103,7 @@ export interface components {
             detail: string;
         };
         /**
-         * @description A SCIM User to create or to replace with (POST, PUT). `userName` is the email (unique, case-insensitive: 409 `uniqueness`). The display name is `displayName`, else `name.formatted`, else `name.givenName` and `name.familyName`; `givenName` and `familyName` are kept and returned. `emails` may repeat `userName` (a different primary email is taken as the new address when `userName` is absent). `password` is accepted on POST only (write-only). What cannot be stored is refused, never dropped: an attribute (or a sub-attribute of `name` or `emails`) outside the User schema of `/Schemas`, another schema's (an identity provider's extension attributes) included, is 400 `invalidPath`. `groups`, `roles`, `id` and `meta` are read-only: 400 `mutability` unless they echo what is stored (`id` the user's own, `groups` exactly its groups, `meta` naming this resource; its timestamps and version are not compared). `roles` is never shown, so any value is refused.
+         * @description A SCIM User to create or to replace with (POST, PUT). `userName` is the email (unique, case-insensitive: 409 `uniqueness`). The display name is `displayName`, else `name.formatted`, else `name.givenName` and `name.familyName`; `givenName` and `familyName` are kept and returned. `emails` may repeat `userName` (a different primary email is taken as the new address when `userName` is absent); a user has one email, so `emails` holding another address is 400 `invalidValue`, as is a name part or `displayName` that is not a string. `password` is accepted on POST only (write-only). What cannot be stored is refused, never dropped: an attribute (or a sub-attribute of `name` or `emails`) outside the User schema of `/Schemas`, another schema's (an identity provider's extension attributes) included, is 400 `invalidPath`. `groups`, `roles`, `id` and `meta` are read-only: 400 `mutability` unless they echo what is stored (`id` the user's own, `groups` exactly its groups, `meta` naming this resource; its timestamps and version are not compared). `roles` is never shown, so any value is refused.
          * @example {
          *       "schemas": [
          *         "urn:ietf:params:scim:schemas:core:2.0:User"
@@ -4856,7 +4872,7 @@ export interface components {
          */
         ScimUserIdPath: string;
         /**
-         * @description A SCIM filter (RFC 7644 §3.4.2.2) on `displayName`, `externalId`, `id`, `members.value` (`eq` only), `meta.lastModified` and `meta.created`, with the bounds and operators of the Users filter. Another attribute or a malformed filter is 400 `invalidFilter`.
+         * @description A SCIM filter (RFC 7644 §3.4.2.2) on `displayName`, `externalId`, `id`, `members.value` (`eq` only; 403 for a key that may not `users:list` on `users`), `meta.lastModified` and `meta.created`, with the bounds and operators of the Users filter. Another attribute or a malformed filter is 400 `invalidFilter`.
          * @example displayName eq "Security auditors"
          */
         ScimGroupFilter: string;
@@ -8319,7 +8335,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description A SCIM filter (RFC 7644 §3.4.2.2) on `displayName`, `externalId`, `id`, `members.value` (`eq` only), `meta.lastModified` and `meta.created`, with the bounds and operators of the Users filter. Another attribute or a malformed filter is 400 `invalidFilter`.
+                 * @description A SCIM filter (RFC 7644 §3.4.2.2) on `displayName`, `externalId`, `id`, `members.value` (`eq` only; 403 for a key that may not `users:list` on `users`), `meta.lastModified` and `meta.created`, with the bounds and operators of the Users filter. Another attribute or a malformed filter is 400 `invalidFilter`.
                  * @example displayName eq "Security auditors"
                  */
                 filter?: components["parameters"]["ScimGroupFilter"];

@@ -7,7 +7,7 @@ import {
 } from '@secadmin/policy';
 import type { RequestActor } from '../../lib/actor.js';
 import type { StateVersions } from '../../lib/state-versions.js';
-import { type MetadataKeysRead, metadataKeysRead } from './metadata-keys-read.js';
+import { type UserAttributesRead, userAttributesRead } from './attributes-read.js';
 import type { PoliciesRepository, PolicyRow } from './repository.js';
 
 export interface TimedDecision extends Decision {
@@ -186,11 +186,11 @@ export class AccessService {
   }
 
   /**
-   * Which keys of a stored user's `metadata` the stored policies read now: the versions are
-   * read afresh, so a policy written a moment ago counts.
+   * Which of a stored user's metadata keys and fields the stored policies read now: the
+   * versions are read afresh, so a policy written a moment ago counts.
    */
-  async metadataKeysRead(): Promise<MetadataKeysRead> {
-    return metadataKeysRead(await this.policiesAt(await this.deps.currentVersions()));
+  async userAttributesRead(): Promise<UserAttributesRead> {
+    return userAttributesRead(await this.policiesAt(await this.deps.currentVersions()));
   }
 
   private async loadedAt(version: bigint): Promise<LoadedPolicies> {

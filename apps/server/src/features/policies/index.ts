@@ -9,8 +9,8 @@ import { SimulationService } from './simulation.js';
 import { PolicyVisibility } from './visibility.js';
 
 export type { AccessService } from './access-service.js';
+export type { GrantedField, UserAttributesRead } from './attributes-read.js';
 export { policyBodyChecks } from './body-checks.js';
-export type { MetadataKeysRead } from './metadata-keys-read.js';
 export type { PoliciesService } from './service.js';
 export type { SimulationService } from './simulation.js';
 export type { ShownDecision } from './visibility.js';
@@ -22,10 +22,11 @@ export type PoliciesApi = Pick<PoliciesService, 'removePrincipal'>;
 export type Access = Pick<AccessService, 'decide' | 'permits'>;
 
 /**
- * Which keys of a stored user's `metadata` stored policies read (`principal.metadata.<key>`):
- * changing one of them is a grant of `attributes/<key>` (users, SCIM).
+ * Which keys of a stored user's `metadata` (`principal.metadata.<key>`) and which of its fields
+ * (`principal.email`, …) stored policies read: changing one of them is a grant of
+ * `attributes/<key>` or `fields/<field>` (users, SCIM).
  */
-export type AttributesRead = Pick<AccessService, 'metadataKeysRead'>;
+export type AttributesRead = Pick<AccessService, 'userAttributesRead'>;
 
 /** Simulate and batch checks, as `/v1/policies/simulate` answers them (AuthZEN builds on it). */
 export type Simulation = Pick<SimulationService, 'simulate' | 'simulateBatch' | 'checkProblems'>;

@@ -87,10 +87,17 @@ export class ScimGroups {
    */
   async listGroups(actor: RequestActor, versions: StateVersions, query: ListQuery, p: Projection) {
     const { startIndex, count } = paging(query);
+    const showMembers = await this.mayListUsers(actor, versions);
     const condition: Condition = query.filter
       ? await parseFilter(query.filter, {
           ...GROUP_FILTER,
           rolesOf: async (userId) => {
+            // Which groups a user is in is the members a key without users:list is not shown:
+            // `totalResults` would answer it.
+            if (!showMembers)
+              throw new Forbidden(
+                'This key may not users:list on users, which a filter on members needs.',
+              );
             try {
               return (await this.deps.users.get(userId)).roles;
             } catch (error) {
@@ -109,7 +116,6 @@ export class ScimGroups {
       ? condition
       : { kind: 'and', of: [condition, { kind: 'in', field: 'id', values: readable }] };
     const { total, rows } = await this.deps.roles.search(visible, startIndex - 1, count);
-    const showMembers = await this.mayListUsers(actor, versions);
     const resources = await Promise.all(
       rows.map((row) => this.groupResource({ ...row, memberCount: 0 }, showMembers, p)),
     );

@@ -10,8 +10,8 @@ import type { ScimUsers } from './users-service.js';
 const viaScim = (actor: RequestActor): RequestActor => ({ ...actor, via: 'scim' });
 
 export function scimHandlers(users: ScimUsers, groups: ScimGroups, base: string) {
-  const listScimUsers: Handler<'listScimUsers'> = async ({ query, res }) => {
-    sendScim(res, 200, await users.listUsers(query, projection(query)));
+  const listScimUsers: Handler<'listScimUsers'> = async ({ actor, query, res }) => {
+    sendScim(res, 200, await users.listUsers(actor, query, projection(query)));
   };
   const createScimUser: Handler<'createScimUser'> = async ({ actor, body, res }) => {
     const { resource, user } = await users.createUser(viaScim(actor), body);
@@ -19,8 +19,8 @@ export function scimHandlers(users: ScimUsers, groups: ScimGroups, base: string)
     res.setHeader('Location', resource.meta.location);
     sendScim(res, 201, resource);
   };
-  const getScimUser: Handler<'getScimUser'> = async ({ params, query, res }) => {
-    const { resource, user } = await users.getUser(params.id, projection(query));
+  const getScimUser: Handler<'getScimUser'> = async ({ actor, params, query, res }) => {
+    const { resource, user } = await users.getUser(actor, params.id, projection(query));
     res.setHeader('ETag', entityTag(user));
     sendScim(res, 200, resource);
   };

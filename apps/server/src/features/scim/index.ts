@@ -11,7 +11,7 @@ export function createScim(
   },
 ) {
   const base = `${deps.publicUrl}/scim/v2`;
-  const users = new ScimUsers({ users: deps.users, roles: deps.roles, base });
+  const users = new ScimUsers({ users: deps.users, roles: deps.roles, access: deps.access, base });
   const groups = new ScimGroups({ ...deps, base });
   return { handlers: scimHandlers(users, groups, base) };
 }

@@ -1,4 +1,5 @@
 import { ScimError, type ScimPatchOperation, scimPatch } from 'scim-patch';
+import { filter, parse } from 'scim2-parse-filter';
 import { Invalid, type ScimErrorType } from '../../lib/errors.js';
 import {
   attributeNamed,
@@ -56,6 +57,27 @@ function checkedPath(
     );
   if (sub === undefined && attribute.sub) checkSubAttributes(name, value, attribute.sub, kind);
   return `${name}${filter}${sub !== undefined ? `.${sub}` : ''}`;
+}
+
+/** `attr[filter]…`, once `checkedPath` has spelled `attr` as the schema does. */
+const VALUE_PATH = /^([^.[]+)\[([^\]]*)\]/;
+
+/**
+ * RFC 7644 §3.5.2.3: a `replace` whose value filter selects no value is 400 `noTarget`, not
+ * a 200 that changed nothing. A filter that does not parse is left to scim-patch to refuse.
+ */
+function requireTarget(resource: ScimResource, path: string, i: number): void {
+  const [, name, text] = VALUE_PATH.exec(path) ?? [];
+  if (name === undefined || text === undefined) return;
+  let matches: (value: unknown) => boolean;
+  try {
+    matches = filter(parse(text));
+  } catch {
+    return;
+  }
+  const values = resource[name];
+  if (!Array.isArray(values) || !values.some((value) => matches(value)))
+    throw invalidPatch(`Operations[${i}].path: ${path} selects no value`, 'noTarget');
 }
 
 /** Entra sends `active` as the strings "True"/"False" in some versions: taken as booleans. */
@@ -116,10 +138,18 @@ export function applyPatch(
     } as ScimPatchOperation;
   });
   try {
-    return scimPatch(resource as Parameters<typeof scimPatch>[0], normalized, {
-      mutateDocument: false,
-      treatMissingAsAdd: true,
-    }) as ScimResource;
+    // One operation at a time, so that each value filter is tried on what the ones before it
+    // made.
+    let patched = resource;
+    normalized.forEach((operation, i) => {
+      if (operation.op === 'replace' && operation.path !== undefined)
+        requireTarget(patched, operation.path, i);
+      patched = scimPatch(patched as Parameters<typeof scimPatch>[0], [operation], {
+        mutateDocument: false,
+        treatMissingAsAdd: true,
+      }) as ScimResource;
+    });
+    return patched;
   } catch (error) {
     if (error instanceof ScimError) {
       const scimType = (error as ScimError & { scimCode?: string }).scimCode;

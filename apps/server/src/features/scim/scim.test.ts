@@ -706,13 +706,19 @@ describe.each(DATABASES)('SCIM 2.0 on %s', (database) => {
     expect.soft(listed.body.Resources.map((g: { id: string }) => g.id)).toEqual([shown.id]);
     expect.soft(listed.body.totalResults).toBe(1);
     for (const group of listed.body.Resources) expect.soft(group).not.toHaveProperty('members');
-    const byMember = await scim(
-      'GET',
-      `/Groups${q(`members.value eq "${member.id}"`)}`,
-      undefined,
-      key,
-    );
-    expect(byMember.body.Resources.map((g: { id: string }) => g.id)).toEqual([shown.id]);
+    // Who is in a group is not this key's to know, not even as a count.
+    for (const filter of [
+      `members.value eq "${member.id}"`,
+      `members[value eq "${member.id}"]`,
+      `displayName eq "${shown.displayName}" and members[value eq "${member.id}"]`,
+    ]) {
+      const byMember = await scim('GET', `/Groups${q(filter)}&count=0`, undefined, key);
+      expect.soft(byMember, filter).toMatchObject({
+        status: 403,
+        body: { status: '403', detail: expect.stringContaining('users:list') },
+      });
+      expect.soft(byMember.body, filter).not.toHaveProperty('totalResults');
+    }
     const byName = await scim(
       'GET',
       `/Groups${q(`displayName eq "${hidden.displayName}"`)}`,
@@ -737,5 +743,129 @@ describe.each(DATABASES)('SCIM 2.0 on %s', (database) => {
       }),
     ]);
     expect((await scim('GET', `/Groups/${shown.id}`, undefined, key)).body.members).toHaveLength(1);
+    const byMember = await scim(
+      'GET',
+      `/Groups${q(`members.value eq "${member.id}"`)}`,
+      undefined,
+      key,
+    );
+    expect(byMember.body.Resources.map((g: { id: string }) => g.id)).toEqual([shown.id]);
+  });
+  it("shows a User's groups only as far as the key may roles:read them", async () => {
+    const member = (await scim('POST', '/Users', newUser())).body;
+    const [shown, hidden] = await Promise.all(
+      ['Visible', 'Secret'].map(
+        async (name) =>
+          (
+            await scim('POST', '/Groups', {
+              schemas: [GROUP],
+              displayName: `${name} ${counter++}`,
+              members: [{ value: member.id }],
+            })
+          ).body,
+      ),
+    );
+    const principal = `service:user-reader-${counter++}`;
+    const key = (await createKey(server.client, principal)).secret;
+    await createPolicy(server.client, {
+      principals: [principal],
+      actions: ['users:read', 'users:list'],
+      resources: ['users', `users/${member.id}`],
+    });
+    await createPolicy(server.client, {
+      principals: [principal],
+      actions: ['roles:read'],
+      resources: [`roles/${shown.id}`],
+    });
+    const groups = (r: { groups?: { value: string; display: string }[] }) => r.groups ?? [];
+    const one = await scim('GET', `/Users/${member.id}`, undefined, key);
+    expect(one.status).toBe(200);
+    expect(groups(one.body)).toEqual([
+      expect.objectContaining({ value: shown.id, display: shown.displayName }),
+    ]);
+    const listed = await scim('GET', `/Users${q(`id eq "${member.id}"`)}`, undefined, key);
+    expect(groups(listed.body.Resources[0])).toEqual([
+      expect.objectContaining({ value: shown.id }),
+    ]);
+    expect(JSON.stringify([one.body, listed.body])).not.toContain(hidden.displayName);
+    // The root key sees both.
+    const all = await scim('GET', `/Users/${member.id}`);
+    expect(groups(all.body).map((g) => g.value)).toEqual([shown.id, hidden.id].sort());
+  });
+  it('refuses what a User PATCH or PUT would drop or corrupt: wrong types, no target, a second email', async () => {
+    const input = newUser({ displayName: 'Ada L' });
+    const user = (await scim('POST', '/Users', input)).body;
+    const stored = async () =>
+      (await server.client.GET('/v1/users/{id}', { params: { path: { id: user.id } } })).data?.data;
+    const other = uniqueEmail('second');
+    for (const [body, scimType, method] of [
+      [patch([{ op: 'replace', path: 'name.givenName', value: { x: 1 } }]), 'invalidValue'],
+      [patch([{ op: 'replace', path: 'displayName', value: 7 }]), 'invalidValue'],
+      [
+        patch([{ op: 'replace', path: 'emails[value eq "nomatch@x.com"].value', value: other }]),
+        'noTarget',
+      ],
+      [
+        patch([{ op: 'add', path: 'emails', value: [{ value: other, type: 'home' }] }]),
+        'invalidValue',
+      ],
+      [
+        patch([
+          {
+            op: 'replace',
+            path: 'emails',
+            value: [
+              { value: input.userName, type: 'work', primary: true },
+              { value: other, type: 'home' },
+            ],
+          },
+        ]),
+        'invalidValue',
+      ],
+      [
+        { ...input, emails: [{ value: other, type: 'work', primary: true }] },
+        'invalidValue',
+        'PUT',
+      ],
+      [{ ...input, name: { givenName: 3 } }, 'invalidValue', 'PUT'],
+    ] as const) {
+      const res = await scim(method ?? 'PATCH', `/Users/${user.id}`, body);
+      expect.soft(res.status, JSON.stringify(body)).toBe(400);
+      expect.soft(res.body, JSON.stringify(body)).toMatchObject({ status: '400', scimType });
+    }
+    expect(await stored()).toMatchObject({
+      email: input.userName,
+      name: 'Ada L',
+      metadata: { scim: input.name },
+    });
+    // A POST with a second address is refused too; one repeating userName is fine.
+    const twice = newUser();
+    const refused = await scim('POST', '/Users', {
+      ...twice,
+      emails: [...twice.emails, { value: other, type: 'home' }],
+    });
+    expect(refused).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
+    const echo = await scim('PUT', `/Users/${user.id}`, {
+      ...input,
+      emails: [{ value: input.userName.toUpperCase(), type: 'work', primary: true }],
+    });
+    expect(echo.status).toBe(200);
+    // A new userName alone is no second email, though `emails` still shows the old one.
+    const renamed = uniqueEmail('renamed');
+    const rename = await scim(
+      'PATCH',
+      `/Users/${user.id}`,
+      patch([{ op: 'replace', path: 'userName', value: renamed }]),
+    );
+    expect(rename.status).toBe(200);
+    expect(rename.body.emails).toEqual([expect.objectContaining({ value: renamed })]);
+    // null clears displayName, and with it the name it is.
+    const cleared = await scim(
+      'PATCH',
+      `/Users/${user.id}`,
+      patch([{ op: 'replace', path: 'displayName', value: null }]),
+    );
+    expect(cleared.status).toBe(200);
+    expect((await stored())?.name).toBe('');
   });
 });

@@ -2,6 +2,7 @@ import type { components } from '@secadmin/api-types';
 import type { RequestActor } from '../../lib/actor.js';
 import type { Condition } from '../../lib/condition.js';
 import { type Precondition, requirePrecondition } from '../../lib/etag.js';
+import type { Access } from '../policies/index.js';
 import type { RolesService } from '../roles/index.js';
 import type { UserRow, UsersService } from '../users/index.js';
 import { checkAttributes, checkReadOnly, USER_ATTRIBUTES } from './attributes.js';
@@ -64,9 +65,41 @@ function emailOf(input: { userName?: unknown; emails?: unknown }): string | unde
   return typeof value === 'string' ? value : undefined;
 }
 
+/**
+ * 400 `invalidValue` for a value of the wrong type where a User stores a string: the name
+ * parts and `displayName` (null clears them), so that nothing is stored as "".
+ */
+function checkNameTypes(wanted: ScimResource): void {
+  const text = (value: unknown) =>
+    value === undefined || value === null || typeof value === 'string';
+  if (!text(wanted.displayName)) throw bad('displayName', 'must be a string');
+  const name = wanted.name;
+  if (name === undefined || name === null) return;
+  if (typeof name !== 'object' || Array.isArray(name))
+    throw bad('name', 'must be an object of strings');
+  for (const part of ['formatted', 'givenName', 'familyName'])
+    if (!text((name as Record<string, unknown>)[part]))
+      throw bad(`name.${part}`, 'must be a string');
+}
+
+/**
+ * A user stores one email: `emails`, when given, may only show it (as `work` and primary), in
+ * any case; another address would be dropped, so it is 400 `invalidValue`.
+ */
+function checkEmails(emails: unknown, email: string | undefined): void {
+  if (emails === undefined || emails === null || typeof email !== 'string') return;
+  const same = (e: unknown) => {
+    const value = (e as { value?: unknown } | null)?.value;
+    return typeof value === 'string' && value.toLowerCase() === email.toLowerCase();
+  };
+  if (!Array.isArray(emails) || !emails.every(same))
+    throw bad('emails', 'a user has one email, the userName: emails may only repeat it');
+}
+
 export interface ScimUsersDeps {
   users: Pick<UsersService, 'get' | 'create' | 'update' | 'remove' | 'search' | 'passwordHashOf'>;
   roles: Pick<RolesService, 'findMany'>;
+  access: Access;
   /** `{SECADMIN_PUBLIC_URL}/scim/v2`. */
   base: string;
 }
@@ -78,34 +111,56 @@ export interface ScimUsersDeps {
 export class ScimUsers {
   constructor(private readonly deps: ScimUsersDeps) {}
 
-  private async groupsOf(user: UserRow) {
-    return (await this.deps.roles.findMany(user.roles)).sort((a, b) => a.id.localeCompare(b.id));
+  /**
+   * The user's groups that the actor may `roles:read`, as `GET /scim/v2/Groups` lists them: a
+   * group's name is the role's. `readable` remembers each role's answer for one request.
+   */
+  private async groupsOf(actor: RequestActor, user: UserRow, readable: Map<string, boolean>) {
+    const shown = [];
+    for (const role of await this.deps.roles.findMany(user.roles)) {
+      let may = readable.get(role.id);
+      if (may === undefined) {
+        may = await this.deps.access.permits(actor, 'roles:read', `roles/${role.id}`);
+        readable.set(role.id, may);
+      }
+      if (may) shown.push(role);
+    }
+    return shown.sort((a, b) => a.id.localeCompare(b.id));
   }
 
-  private async userResource(user: UserRow, p: Projection = {}): Promise<ScimResource> {
-    const groups = leavesOut(p, 'groups') ? [] : await this.groupsOf(user);
+  private async userResource(
+    actor: RequestActor,
+    user: UserRow,
+    p: Projection = {},
+    readable = new Map<string, boolean>(),
+  ): Promise<ScimResource> {
+    const groups = leavesOut(p, 'groups') ? [] : await this.groupsOf(actor, user, readable);
     return project(scimUser(user, groups, this.deps.base), p);
   }
 
-  async listUsers(query: ListQuery, p: Projection) {
+  async listUsers(actor: RequestActor, query: ListQuery, p: Projection) {
     const { startIndex, count } = paging(query);
     const condition: Condition = query.filter
       ? await parseFilter(query.filter, USER_FILTER)
       : { kind: 'constant', value: true };
     const { total, rows } = await this.deps.users.search(condition, startIndex - 1, count);
-    const resources = await Promise.all(rows.map((row) => this.userResource(row, p)));
+    const readable = new Map<string, boolean>();
+    const resources = [];
+    for (const row of rows) resources.push(await this.userResource(actor, row, p, readable));
     return listResponse(total, startIndex, resources);
   }
 
-  async getUser(id: string, p: Projection) {
+  async getUser(actor: RequestActor, id: string, p: Projection) {
     const user = await this.deps.users.get(id);
-    return { resource: await this.userResource(user, p), user };
+    return { resource: await this.userResource(actor, user, p), user };
   }
 
   async createUser(actor: RequestActor, body: UserInput) {
     const input = checkAttributes(body, USER_ATTRIBUTES, 'User') as UserInput;
     checkReadOnly(input, USER_ATTRIBUTES, 'User', undefined);
     const email = emailOf(input) as string;
+    checkEmails(input.emails, email);
+    checkNameTypes(input as ScimResource);
     const name = displayNameOf(input);
     const parts = scimNameParts({ scim: input.name ?? {} });
     const passwordHash = await this.deps.users.passwordHashOf({
@@ -123,7 +178,7 @@ export class ScimUsers {
       },
       passwordHash,
     );
-    return { resource: await this.userResource(user), user };
+    return { resource: await this.userResource(actor, user), user };
   }
 
   /**
@@ -139,6 +194,9 @@ export class ScimUsers {
       email = emailOf({ emails: wanted.emails });
     if (typeof email !== 'string' || !EMAIL.test(email) || email.length > 254)
       throw bad('userName', 'must be an email address');
+    // A PATCH of userName alone leaves the old address in `emails`: only a changed one counts.
+    if (changed((r) => r.emails)) checkEmails(wanted.emails, email);
+    checkNameTypes(wanted);
     if (wanted.password !== undefined)
       throw bad('password', 'can be set only when the user is created', 'mutability');
     const active = wanted.active;
@@ -154,7 +212,12 @@ export class ScimUsers {
       before === undefined
         ? (displayNameOf(wanted) ?? '')
         : changed((r) => r.displayName)
-          ? (displayNameOf(wanted) ?? '')
+          ? // A displayName removed (or null) clears the name, unless the name changed too:
+            // name.formatted is the same stored name, and still shows the old one.
+            (displayNameOf({
+              displayName: wanted.displayName,
+              ...(changed((r) => r.name) ? { name: wanted.name } : {}),
+            }) ?? '')
           : changed((r) => r.name?.formatted)
             ? (displayNameOf({ name: wanted.name }) ?? '')
             : changed((r) => [r.name?.givenName, r.name?.familyName])
@@ -183,7 +246,7 @@ export class ScimUsers {
     const input = checkAttributes(body, USER_ATTRIBUTES, 'User') as UserInput;
     const current = await this.deps.users.get(id);
     requirePrecondition(precondition, current, 'user');
-    checkReadOnly(input, USER_ATTRIBUTES, 'User', await this.userResource(current));
+    checkReadOnly(input, USER_ATTRIBUTES, 'User', await this.userResource(actor, current));
     const { password, ...rest } = input;
     if (password !== undefined)
       throw bad('password', 'can be set only when the user is created', 'mutability');
@@ -193,7 +256,7 @@ export class ScimUsers {
       this.userChange(current, rest),
       precondition,
     );
-    return { resource: await this.userResource(user), user };
+    return { resource: await this.userResource(actor, user), user };
   }
 
   async patchUser(actor: RequestActor, id: string, body: PatchOp, precondition?: Precondition) {
@@ -210,7 +273,7 @@ export class ScimUsers {
       this.userChange(current, after, before),
       precondition,
     );
-    return { resource: await this.userResource(user), user };
+    return { resource: await this.userResource(actor, user), user };
   }
 
   deleteUser(actor: RequestActor, id: string, precondition?: Precondition) {

@@ -238,3 +238,165 @@ describe.each(DATABASES)('attributes that decide access are grants on %s', (data
     expect(await metadataOf(self.id)).toMatchObject({ desk: 4 });
   });
 });
+
+/**
+ * decisions §3, §8, §17: a user's `email` (and `emailVerified`) that a stored policy reads as
+ * `principal.email`, and its `externalId` (whom the IdP's sign-in maps a person to), are grants
+ * of `fields/<field>`; a new email is not verified.
+ */
+describe.each(DATABASES)('fields that decide access are grants on %s', (database) => {
+  let server: TestServer;
+  let eve: { id: string; email: string };
+  let eveKey: string;
+  const ceo = uniqueEmail('ceo');
+
+  async function scim(
+    method: string,
+    path: string,
+    body: unknown,
+    key: string,
+    // biome-ignore lint/suspicious/noExplicitAny: SCIM bodies are read as any JSON
+  ): Promise<{ status: number; body: any }> {
+    const res = await raw(server, `/scim/v2${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/scim+json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: res.status === 204 ? undefined : await res.json() };
+  }
+  const patchOps = (Operations: unknown[], key = eveKey) =>
+    scim('PATCH', `/Users/${eve.id}`, { schemas: [PATCH], Operations }, key);
+  const stored = async (id: string) =>
+    (await server.client.GET('/v1/users/{id}', { params: { path: { id } } })).data?.data;
+  const mayListUsers = async () =>
+    (await raw(server, '/v1/users', { headers: { authorization: `Bearer ${eveKey}` } })).status;
+  const as = (secret: string) => server.clientWith(secret);
+
+  beforeAll(async () => {
+    server = await startTestServer(database);
+    eve = await createUser(server.client);
+    eveKey = (await createKey(server.client, `user:${eve.id}`)).secret;
+    await createPolicy(server.client, {
+      principals: ['user:${self}'],
+      actions: ['users:read', 'users:update'],
+      resources: ['users/${self}'],
+    });
+  });
+  afterAll(() => server?.stop());
+
+  it('refuses a person giving themselves the email a policy grants users:list to, in every SCIM form', async () => {
+    // Free while no policy reads principal.email; the new address is not verified.
+    await server.db.query('UPDATE users SET email_verified = true WHERE id = $1', [eve.id]);
+    const renamed = uniqueEmail('eve');
+    const free = await patchOps([{ op: 'replace', path: 'userName', value: renamed }]);
+    expect(free.status).toBe(200);
+    expect(await stored(eve.id)).toMatchObject({ email: renamed, emailVerified: false });
+
+    await createPolicy(server.client, {
+      name: 'ceo-email',
+      principals: ['user:${self}'],
+      actions: ['users:list'],
+      resources: ['users'],
+      conditions: { attributes: { 'principal.email': { equals: ceo } } },
+    });
+    expect(await mayListUsers()).toBe(403);
+    const emails = [{ value: ceo, type: 'work', primary: true }];
+    const attempts = [
+      patchOps([{ op: 'replace', path: 'userName', value: ceo }]),
+      patchOps([{ op: 'replace', path: 'emails[type eq "work"].value', value: ceo }]),
+      patchOps([{ op: 'replace', path: 'emails', value: emails }]),
+      patchOps([{ op: 'replace', value: { userName: ceo } }]),
+      scim('PUT', `/Users/${eve.id}`, { schemas: [USER], userName: ceo, emails }, eveKey),
+    ];
+    for (const attempt of attempts) {
+      const res = await attempt;
+      expect.soft(res.status).toBe(403);
+      expect.soft(res.body.detail).toContain('fields/email');
+    }
+    expect(await stored(eve.id)).toMatchObject({ email: renamed });
+    expect(await mayListUsers()).toBe(403);
+    // Nor on create by a key that may create users.
+    const hr = await createUser(server.client);
+    const hrKey = (await createKey(server.client, `user:${hr.id}`)).secret;
+    await createPolicy(server.client, {
+      principals: [`user:${hr.id}`],
+      actions: ['users:create'],
+      resources: ['users'],
+    });
+    const created = await failure(as(hrKey).POST('/v1/users', { body: { email: ceo } }));
+    expect(created.status).toBe(403);
+
+    // With users:grant on fields/email it goes through, and the policy then grants.
+    await createPolicy(server.client, {
+      principals: [`user:${eve.id}`],
+      actions: ['users:grant'],
+      resources: ['fields/email'],
+    });
+    expect((await patchOps([{ op: 'replace', path: 'userName', value: ceo }])).status).toBe(200);
+    expect(await mayListUsers()).toBe(200);
+  });
+
+  it('needs fields/emailVerified for an email change while a policy reads principal.emailVerified', async () => {
+    const user = await createUser(server.client);
+    const key = (await createKey(server.client, `user:${user.id}`)).secret;
+    await server.db.query('UPDATE users SET email_verified = true WHERE id = $1', [user.id]);
+    await createPolicy(server.client, {
+      principals: ['user:${self}'],
+      actions: ['logs:list'],
+      resources: ['logs'],
+      conditions: { attributes: { 'principal.emailVerified': { equals: false } } },
+    });
+    // The email itself is granted (a policy reads principal.email too): only emailVerified is not.
+    await createPolicy(server.client, {
+      principals: [`user:${user.id}`],
+      actions: ['users:grant'],
+      resources: ['fields/email'],
+    });
+    const res = await scim(
+      'PATCH',
+      `/Users/${user.id}`,
+      { schemas: [PATCH], Operations: [{ op: 'replace', path: 'userName', value: uniqueEmail() }] },
+      key,
+    );
+    expect(res.status).toBe(403);
+    expect(res.body.detail).toContain('fields/emailVerified');
+    expect(await stored(user.id)).toMatchObject({ email: user.email, emailVerified: true });
+  });
+
+  it('refuses a person setting their own externalId (the IdP sign-in maps by it), SCIM and /v1', async () => {
+    const email = (await stored(eve.id))?.email;
+    const attempts = [
+      patchOps([{ op: 'replace', path: 'externalId', value: 'idp-sub-of-ceo' }]),
+      patchOps([{ op: 'add', value: { externalId: 'idp-sub-of-ceo' } }]),
+      scim(
+        'PUT',
+        `/Users/${eve.id}`,
+        { schemas: [USER], userName: email, externalId: 'idp-sub-of-ceo' },
+        eveKey,
+      ),
+    ];
+    for (const attempt of attempts) {
+      const res = await attempt;
+      expect.soft(res.status).toBe(403);
+      expect.soft(res.body.detail).toContain('fields/externalId');
+    }
+    const v1 = await failure(
+      as(eveKey).PATCH('/v1/users/{id}', {
+        params: { path: { id: eve.id } },
+        body: { externalId: 'idp-sub-of-ceo' },
+      }),
+    );
+    expect(v1.status).toBe(403);
+    expect((await stored(eve.id))?.externalId).toBeUndefined();
+    await createPolicy(server.client, {
+      principals: [`user:${eve.id}`],
+      actions: ['users:grant'],
+      resources: ['fields/externalId'],
+    });
+    const granted = await as(eveKey).PATCH('/v1/users/{id}', {
+      params: { path: { id: eve.id } },
+      body: { externalId: 'eve-sub' },
+    });
+    expect(granted.response.status).toBe(200);
+  });
+});

@@ -17,7 +17,7 @@ import type { StaleMarker } from '../../storage/state-versions.js';
 import type { Store } from '../../storage/store.js';
 import type { ApiKeysApi } from '../api-keys/index.js';
 import type { KeptResponses } from '../idempotency/index.js';
-import type { Access, AttributesRead, PoliciesApi } from '../policies/index.js';
+import type { Access, AttributesRead, GrantedField, PoliciesApi } from '../policies/index.js';
 import type { UserRow, UsersRepository } from './repository.js';
 
 type UserCreate = components['schemas']['UserCreate'];
@@ -60,6 +60,27 @@ function requireAttributeGrants(granted: Map<string, boolean> | undefined, chang
   for (const key of changed)
     if (granted.get(key) === false)
       throw new Forbidden(`This key may not users:grant on attributes/${key}.`);
+}
+
+/**
+ * A user's fields whose change is a grant of `fields/<field>`: `email` and `emailVerified`
+ * while a stored policy reads them, `externalId` always (it is whom the IdP's sign-in maps a
+ * person to, decisions §17).
+ */
+type GrantableField = GrantedField | 'externalId';
+
+/**
+ * 403 for a field changed that `granted` (decided before the transaction) says the actor may
+ * not grant; a field not in it needs no grant.
+ */
+function requireFieldGrants(
+  granted: Map<GrantableField, boolean> | undefined,
+  changed: GrantableField[],
+) {
+  if (!granted) return;
+  for (const field of changed)
+    if (granted.get(field) === false)
+      throw new Forbidden(`This key may not users:grant on fields/${field}.`);
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -154,6 +175,9 @@ export class UsersService {
     requireGrants(await this.grantable(actor, roles), roles);
     const keys = Object.keys(metadata);
     requireAttributeGrants(await this.attributeGrants(actor, keys), keys);
+    // A new user's emailVerified is false, and its externalId maps whom the creator chose to
+    // a user that holds only what the creator could grant it.
+    requireFieldGrants(await this.fieldGrants(actor, ['email']), ['email']);
     const now = nowSeconds();
     return conflictOnDuplicate(duplicate, () =>
       this.deps.store.transaction(async () => {
@@ -236,6 +260,10 @@ export class UsersService {
         : await this.grantable(actor, [...patch.roles, ...(await this.get(id)).roles]);
     const metadataKeys = patch.metadata === undefined ? [] : Object.keys(patch.metadata);
     const attributesGranted = await this.attributeGrants(actor, metadataKeys);
+    const fieldsGranted = await this.fieldGrants(actor, [
+      ...(patch.email !== undefined ? (['email', 'emailVerified'] as const) : []),
+      ...(patch.externalId !== undefined ? (['externalId'] as const) : []),
+    ]);
     return conflictOnDuplicate(duplicate, () =>
       lockedUpdate(this.deps, {
         what: 'user',
@@ -248,10 +276,20 @@ export class UsersService {
           };
           const stale: CachedState[] = [];
           if (patch.name !== undefined) data.name = patch.name;
+          const fieldsChanged: GrantableField[] = [];
           if (patch.email !== undefined && patch.email !== current.email) {
             data.email = patch.email;
             data.emailLower = patch.email.toLowerCase();
+            // Nobody has verified the new address.
+            data.emailVerified = false;
+            fieldsChanged.push('email');
+            if (current.emailVerified) fieldsChanged.push('emailVerified');
           }
+          if (patch.externalId !== undefined && patch.externalId !== current.externalId) {
+            data.externalId = patch.externalId;
+            fieldsChanged.push('externalId');
+          }
+          requireFieldGrants(fieldsGranted, fieldsChanged);
           if (patch.roles !== undefined) {
             const before = new Set(current.roles);
             const after = new Set(patch.roles);
@@ -267,7 +305,6 @@ export class UsersService {
             // Decisions about the user and its keys' authentication, on every instance.
             stale.push('userRoles', 'apiKeys');
           }
-          if (patch.externalId !== undefined) data.externalId = patch.externalId;
           if (patch.metadata !== undefined) {
             const metadata = mergePatch(current.metadata, patch.metadata);
             checkMetadataSize(metadata);
@@ -311,11 +348,30 @@ export class UsersService {
     keys: string[],
   ): Promise<Map<string, boolean> | undefined> {
     if (actor.isRoot || keys.length === 0) return undefined;
-    const read = await this.deps.attributesRead.metadataKeysRead();
+    const read = await this.deps.attributesRead.userAttributesRead();
     const granted = new Map<string, boolean>();
     for (const key of new Set(keys))
       if (read.every || read.keys.has(key))
         granted.set(key, await this.deps.access.permits(actor, 'users:grant', `attributes/${key}`));
+    return granted;
+  }
+
+  /**
+   * Whether the actor may change each of these fields: `users:grant` on `fields/<field>`
+   * (docs/auth-and-access.md) for `externalId`, and for `email` and `emailVerified` while a
+   * stored policy reads them; a field not in the map needs no grant. `undefined` for the root
+   * key, which may change any.
+   */
+  private async fieldGrants(
+    actor: RequestActor,
+    fields: readonly GrantableField[],
+  ): Promise<Map<GrantableField, boolean> | undefined> {
+    if (actor.isRoot || fields.length === 0) return undefined;
+    const read = await this.deps.attributesRead.userAttributesRead();
+    const granted = new Map<GrantableField, boolean>();
+    for (const field of new Set(fields))
+      if (field === 'externalId' || read.fields.has(field))
+        granted.set(field, await this.deps.access.permits(actor, 'users:grant', `fields/${field}`));
     return granted;
   }
 
