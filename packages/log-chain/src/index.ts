@@ -30,10 +30,22 @@ export {
   rotationMessage,
   verifySignature,
 } from './keys.js';
+export {
+  absentFields,
+  isRedactionRecord,
+  REDACTION_EVENT,
+  REDACTION_LIST_LIMIT,
+  redactionsDigest,
+  redactionsMetadata,
+  redactionsOf,
+} from './redactions.js';
 export { sha256Hex } from './sha256.js';
 export type {
   ChainEntry,
   Checkpoint,
+  RedactionProof,
+  RedactionRecord,
+  RedactionSummary,
   SigningKeyRecord,
   VerifyInput,
   VerifyResult,
