@@ -3091,6 +3091,16 @@ export interface components {
              * @description When valid: entries of the range after the newest verified checkpoint. They link up, but no signature vouches for them yet (at most 60 s of entries at the chain's head).
              */
             uncoveredEntries?: number;
+            /**
+             * Format: int64
+             * @description When valid and some: how many committed fields (`actor.email`, `target.id`, `metadata.<key>`) the entries checked no longer hold, each named by the redaction records of a `user.deleted` entry. A committed field absent without such a record fails the entry, with the reason `<field> of entry <id> (seq <n>) is absent, and no redaction record names it`.
+             */
+            redactedFields?: number;
+            /**
+             * Format: int64
+             * @description When some: redaction records whose `user.deleted` entry links up but reaches no checkpoint yet (a deletion newer than the newest checkpoint).
+             */
+            unprovenRedactions?: number;
             /** @description What failed, in words (`hash of seq 42 does not match its content`, `seq 7 is missing`, …). */
             reason?: string;
         };

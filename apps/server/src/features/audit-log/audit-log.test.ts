@@ -781,9 +781,15 @@ describe.each(DATABASES)('audit log on %s', (database) => {
       params: { query: { events: ['user.deleted'], origin: 'service', limit: 50 } },
     });
     const deletion = deleted?.data.find((e) => e.target?.id === user.id);
+    const [own0, about1] = [await entry(ids[0] as string), await entry(ids[1] as string)];
+    // The sealed user.deleted entry names what the redaction removed, entry by entry.
     expect((await entry(deletion?.id as string))?.metadata).toEqual({
       principal: 'service:root',
       redactedEntries: 2,
+      redactions: [
+        { id: ids[0], seq: own0?.seq, fields: ['actor.email', 'metadata.note'] },
+        { id: ids[1], seq: about1?.seq, fields: ['metadata.note'] },
+      ],
     });
 
     // The search index follows: only the unrelated entry still mentions the address.

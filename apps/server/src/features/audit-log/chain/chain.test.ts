@@ -556,6 +556,52 @@ describe.each(DATABASES)('redaction and the chain on %s', (database) => {
     expect(indexed[0]?.n).toBe(0);
   });
 
+  it('verifies a real redaction, also over a range its user.deleted entry lies outside, and fails a field removed without a record (issue 41)', async () => {
+    const email = uniqueEmail('Record');
+    const user = await createUser(server.client, { email });
+    const { data } = await server.client.POST('/v1/logs', {
+      body: {
+        entries: [
+          { event: 'user.login', actor: { id: user.id, email, type: 'user' }, result: 'success' },
+          {
+            event: 'app.open',
+            actor: { id: 'x', email: 'x@example.com', type: 'user' },
+            target: { id: 'doc-1', type: 'doc' },
+            result: 'success',
+          },
+        ],
+      },
+    });
+    await server.sealer.flush();
+    const [redacted, stripped] = (data?.data ?? []).map((e) => e.id) as [string, string];
+    await server.client.DELETE('/v1/users/{id}', { params: { path: { id: user.id } } });
+    await server.sealer.flush();
+    const seqOf = async (id: string) =>
+      (await server.client.GET('/v1/logs/{id}', { params: { path: { id } } })).data?.data
+        .seq as number;
+    const verify = async (body: { fromSeq?: number; toSeq?: number }) =>
+      (await server.client.POST('/v1/logs/verify', { body })).data?.data;
+    const seq = await seqOf(redacted);
+    expect(await verify({})).toMatchObject({ valid: true });
+    // The range ends before the user.deleted entry: its record is proven to a checkpoint.
+    expect(await verify({ fromSeq: seq, toSeq: seq })).toMatchObject({
+      valid: true,
+      redactedFields: 1,
+    });
+
+    // Someone with the database strips another entry's email and target id as a redaction would.
+    await server.db.query(
+      `UPDATE log_entries SET actor_email = NULL, actor_email_redacted = true, target_id = NULL,
+         salts = salts - 'actor.email' - 'target.id' WHERE id = $1`,
+      [stripped],
+    );
+    expect(await verify({})).toMatchObject({
+      valid: false,
+      firstInvalidSeq: await seqOf(stripped),
+      reason: `actor.email of entry ${stripped} (seq ${await seqOf(stripped)}) is absent, and no redaction record names it`,
+    });
+  });
+
   it('serves JSON exports that verify offline, and their tampering is found offline too', async () => {
     const { data } = await server.client.POST('/v1/logs', {
       body: {

@@ -11,6 +11,7 @@ import { Pacer } from '../../../lib/pacer.js';
 import { ReadBatches } from '../../../lib/read-batches.js';
 import { entryReadBytes, LARGEST_ENTRY_BYTES } from '../entries/read-weight.js';
 import type { LogRow } from '../entries/sql.js';
+import type { Redactions } from '../redaction/service.js';
 import { logDetail } from '../representation.js';
 import type { ChainRepository, CheckpointRow } from './repository.js';
 import type { SigningKey } from './signing-key.js';
@@ -46,6 +47,7 @@ export class ChainService {
     private readonly signingKeys: Pick<SigningKeysRepository, 'all'>,
     private readonly cursors: Cursors,
     private readonly key: Pick<SigningKey, 'publicKeyPem' | 'fingerprint'>,
+    private readonly redactions: Pick<Redactions, 'proofs'>,
   ) {}
 
   /** This instance's (the active) key, and every key that signed, with its range and rotation. */
@@ -94,7 +96,8 @@ export class ChainService {
   /**
    * Walks the chain in seq order, in reads of bounded size (memory holds one read and the
    * range's checkpoints) and in slices that let other requests run, with the same checks an
-   * offline verifier makes. A chain row whose entry retention removed links the chain by its
+   * offline verifier makes. A committed field an entry no longer holds must be named by the
+   * records of a `user.deleted` entry, walked or proven to a checkpoint. A chain row whose entry retention removed links the chain by its
    * stored hash; one whose entry row is otherwise gone is left out, so the verifier reports
    * its seq as missing.
    */
@@ -161,6 +164,11 @@ export class ChainService {
       batches.observe(entries);
       walked = links[links.length - 1]?.seq ?? last;
       next = walked + 1;
+    }
+    const unaccounted = verifier.unaccounted();
+    if (unaccounted.length > 0) {
+      const { proofs, checkpoints: proven } = await this.redactions.proofs(unaccounted);
+      await verifier.addRedactions(proofs, proven);
     }
     const result = await verifier.finish();
     if (!result.valid) return result;

@@ -19,10 +19,13 @@ it('walks the chain once at a time per instance: a second verify meanwhile is 50
   } as unknown as ChainRepository;
   const { publicKey } = generateKeyPairSync('ed25519');
   const publicKeyPem = publicKey.export({ format: 'pem', type: 'spki' }).toString();
-  const service = new ChainService(chain, { all: async () => [] }, new Cursors('s'.repeat(32)), {
-    publicKeyPem,
-    fingerprint: await keyFingerprint(publicKeyPem),
-  });
+  const service = new ChainService(
+    chain,
+    { all: async () => [] },
+    new Cursors('s'.repeat(32)),
+    { publicKeyPem, fingerprint: await keyFingerprint(publicKeyPem) },
+    { proofs: async () => ({ proofs: [], checkpoints: [] }) },
+  );
 
   const first = service.verify({});
   const second = await service.verify({}).catch((error: unknown) => error);
