@@ -39,6 +39,8 @@ export {
 export type { Fetch } from './transport.js';
 export {
   fetchVerificationMaterial,
+  type JsonExport,
+  type RedactionProof,
   type VerificationMaterial,
   type VerifyExportOptions,
   type VerifyResult,

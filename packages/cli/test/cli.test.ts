@@ -289,7 +289,9 @@ describe('secadmin (the built CLI) against a real server', () => {
     const valid = await offline(exported);
     expect(valid.code, valid.stderr).toBe(0);
     const verdict = JSON.parse(valid.stdout);
-    const exportedEntries = JSON.parse(await readFile(exported, 'utf8')) as { seq: unknown }[];
+    const exportedEntries = JSON.parse(await readFile(exported, 'utf8')).entries as {
+      seq: unknown;
+    }[];
     expect(verdict).toMatchObject({
       valid: true,
       unsealedEntries: exportedEntries.filter((entry) => entry.seq === null).length,
@@ -317,7 +319,7 @@ describe('secadmin (the built CLI) against a real server', () => {
       reason: 'entries[0].id is not a string',
     });
 
-    const entries = JSON.parse(await readFile(exported, 'utf8')) as {
+    const entries = JSON.parse(await readFile(exported, 'utf8')).entries as {
       seq: number | null;
       result: string;
     }[];
@@ -347,7 +349,7 @@ describe('secadmin (the built CLI) against a real server', () => {
 
     // The attack: rewrite the chain from its middle on, re-hash it, re-sign every checkpoint
     // with a fresh key and hand that key over in the material.
-    const entries = (JSON.parse(await readFile(exported, 'utf8')) as ChainEntry[])
+    const entries = (JSON.parse(await readFile(exported, 'utf8')).entries as ChainEntry[])
       .filter((entry) => entry.seq !== null)
       .sort((a, b) => (a.seq as number) - (b.seq as number));
     const from = Math.floor(entries.length / 2);
@@ -449,7 +451,7 @@ describe('secadmin (the built CLI) against a real server', () => {
     const exported = join(scratch, 'shape-export.json');
     expect((await exportEverything(exported)).code).toBe(0);
     type Entry = { seq: number | null; metadata?: Record<string, unknown> };
-    const sealed = (JSON.parse(await readFile(exported, 'utf8')) as Entry[])
+    const sealed = (JSON.parse(await readFile(exported, 'utf8')).entries as Entry[])
       .filter((entry) => entry.seq !== null && entry.seq <= newest)
       .sort((a, b) => (a.seq as number) - (b.seq as number));
     const offline = async (entries: Entry[], ...flags: string[]) => {
@@ -506,6 +508,125 @@ describe('secadmin (the built CLI) against a real server', () => {
     expect(strict.code).toBe(3);
     expect(strict.stdout).toContain('INVALID under --strict:');
     expect(strict.stdout).not.toMatch(/^valid:/m);
+  });
+
+  it('logs verify --export --strict: a real redaction verifies; actor.email and target.id stripped with their salts fail, naming the entry and field (issue 41)', {
+    timeout: 120_000,
+  }, async () => {
+    const post = async (path: string, body: unknown, method = 'POST') => {
+      const res = await fetch(`${serverUrl()}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      expect(res.status, path).toBeLessThan(300);
+      return (res.status === 204 ? { data: undefined } : await res.json()) as {
+        data: { id: string; seq: number | null } & { id: string }[];
+      };
+    };
+    const email = `gone-${Date.now()}@example.com`;
+    const user = (await post('/v1/users', { email })).data;
+    await post('/v1/logs', {
+      entries: [
+        { event: 'cli.redact', actor: { id: user.id, email, type: 'user' }, result: 'success' },
+      ],
+    });
+    await post(`/v1/users/${user.id}`, undefined, 'DELETE');
+    // 1,000 entries make the sealer sign a checkpoint among them, past the user.deleted entry.
+    const { data: filler } = await post('/v1/logs', {
+      entries: Array.from({ length: 1000 }, (_, i) => ({
+        event: 'cli.filler',
+        actor: { type: 'user', email: `f${i}@example.com` },
+        target: { type: 'doc', id: `doc-${i}` },
+        result: 'success',
+      })),
+    });
+    const firstId = filler[0]?.id as string;
+    const material = join(scratch, 'redact-material.json');
+    let fillerSeq = 0;
+    let newest = 0;
+    const deadline = Date.now() + 60_000;
+    while (fillerSeq === 0 || newest < fillerSeq) {
+      if (Date.now() > deadline) throw new Error('no checkpoint over the entries within 60 s');
+      fillerSeq = (await post(`/v1/logs/${firstId}`, undefined, 'GET')).data.seq ?? 0;
+      expect((await cli('logs', 'checkpoints', '-o', material)).code).toBe(0);
+      newest = Math.max(
+        0,
+        ...JSON.parse(await readFile(material, 'utf8')).checkpoints.map(
+          (c: { seq: number }) => c.seq,
+        ),
+      );
+      if (fillerSeq === 0 || newest < fillerSeq) await new Promise((r) => setTimeout(r, 100));
+    }
+    const pin = JSON.parse(await readFile(material, 'utf8')).publicKeyPem as string;
+    const exported = join(scratch, 'redact-export.json');
+    expect((await exportEverything(exported)).code).toBe(0);
+    const file = JSON.parse(await readFile(exported, 'utf8')) as {
+      entries: ChainEntry[];
+      redactions: unknown[];
+    };
+    const entries = file.entries
+      .filter((entry) => entry.seq !== null && entry.seq <= newest)
+      .sort((a, b) => (a.seq as number) - (b.seq as number));
+    const offline = async (changed: ChainEntry[], redactions: unknown[] = file.redactions) => {
+      const path = join(scratch, 'redact-changed.json');
+      await writeFile(path, JSON.stringify({ entries: changed, redactions }));
+      return runCli('', [
+        'logs',
+        'verify',
+        '--export',
+        path,
+        '--material',
+        material,
+        '--public-key',
+        pin,
+        '--strict',
+        '--json',
+      ]);
+    };
+    // The user's own entry was redacted by its deletion: it verifies, its field counted.
+    const redacted = entries.find((entry) => entry.event === 'cli.redact') as ChainEntry;
+    expect(redacted.actor.email).toBeNull();
+    const intact = await offline(entries);
+    expect(intact.code, intact.stdout).toBe(0);
+    expect(JSON.parse(intact.stdout).redactedFields).toBeGreaterThanOrEqual(1);
+    // Only the entries before the deletion: its record comes from the export's redactions.
+    const before = entries.filter((entry) => (entry.seq as number) <= (redacted.seq as number));
+    const upTo = await runCli('', [
+      'logs',
+      'verify',
+      '--export',
+      await (async () => {
+        const path = join(scratch, 'redact-before.json');
+        await writeFile(path, JSON.stringify({ entries: before, redactions: file.redactions }));
+        return path;
+      })(),
+      '--material',
+      material,
+      '--public-key',
+      pin,
+      '--json',
+    ]);
+    expect(JSON.parse(upTo.stdout)).toMatchObject({ valid: true });
+    expect(JSON.parse(upTo.stdout).redactedFields).toBeGreaterThanOrEqual(1);
+
+    // The attack: email and target id stripped with their salts from every filler entry.
+    const stripped = structuredClone(entries);
+    const victims = stripped.filter((entry) => entry.event === 'cli.filler');
+    for (const entry of victims) {
+      entry.actor.email = null;
+      delete entry.target?.id;
+      delete entry.salts['actor.email'];
+      delete entry.salts['target.id'];
+    }
+    const first = victims[0] as ChainEntry;
+    const caught = await offline(stripped);
+    expect(caught.code).toBe(3);
+    expect(JSON.parse(caught.stdout)).toMatchObject({
+      valid: false,
+      firstInvalidSeq: first.seq,
+      reason: `actor.email of entry ${first.id} (seq ${first.seq}) is absent, and no redaction record names it`,
+    });
   });
 
   it('users and keys: create, list, get, delete / revoke, as JSON', async () => {
@@ -739,7 +860,7 @@ conditions: {time: {notBefore: '2026-01-01T09:00:00Z', notAfter: '2026-01-01T17:
     const file = join(scratch, 'later.json');
     const fetched = await cli('logs', 'export', 'download', started.exportId, '--wait', '-o', file);
     expect(fetched.code, fetched.stderr).toBe(0);
-    expect(JSON.parse(await readFile(file, 'utf8')).length).toBeGreaterThan(0);
+    expect(JSON.parse(await readFile(file, 'utf8')).entries.length).toBeGreaterThan(0);
     const shown = JSON.parse(
       (await cli('logs', 'export', 'get', started.exportId, '--json')).stdout,
     );

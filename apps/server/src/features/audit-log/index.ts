@@ -154,6 +154,7 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
     exports: repos.exports,
     entries: lagging.entries,
     cells: lagging.exports,
+    redactions,
     upToNow: (work) => options.reads.upToNow(work),
     files,
     maxBytes: exportOptions.maxBytes,

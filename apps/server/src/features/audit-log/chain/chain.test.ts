@@ -3,6 +3,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  fetchVerificationMaterial,
+  type JsonExport,
+  type LogEntry,
+  verifyExport,
+} from '@secadmin/api-client';
+import {
   type ChainEntry,
   checkpointMessage,
   entryHash,
@@ -627,9 +633,11 @@ describe.each(DATABASES)('redaction and the chain on %s', (database) => {
       downloadUrl = state?.data.downloadUrl;
       if (!downloadUrl) await new Promise((r) => setTimeout(r, 50));
     }
-    const exported = (await (
-      await fetch(localDownload(server, downloadUrl as string))
-    ).json()) as ChainEntry[];
+    const exported = (
+      (await (await fetch(localDownload(server, downloadUrl as string))).json()) as {
+        entries: ChainEntry[];
+      }
+    ).entries;
     const { data: key } = await server.client.GET('/v1/logs/public-key');
     const checkpoints: { seq: number; hash: string; signature: string }[] = [];
     for await (const c of server.client.paginate('/v1/logs/checkpoints', {})) checkpoints.push(c);
@@ -643,6 +651,85 @@ describe.each(DATABASES)('redaction and the chain on %s', (database) => {
     expect(await offline(exported.filter((e) => e !== exported[1]))).toMatchObject({
       valid: false,
       firstInvalidSeq: exported[1]?.seq,
+    });
+  });
+});
+
+describe.each(DATABASES)('a JSON export and its redactions on %s (issue 41)', (database) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(database);
+  });
+  afterAll(() => server?.stop());
+
+  it('carries the records a real redaction needs, so the client verifies it; a field stripped from the file fails', async () => {
+    const email = uniqueEmail('Export');
+    const user = await createUser(server.client, { email });
+    const day = { from: '2025-04-01T00:00:00Z', to: '2025-04-02T00:00:00Z' };
+    const { data } = await server.client.POST('/v1/logs', {
+      body: {
+        entries: [
+          {
+            event: 'export.redact',
+            actor: { id: user.id, email, type: 'user' },
+            result: 'success',
+            timestamp: '2025-04-01T00:00:00.000Z',
+          },
+          ...Array.from({ length: 3 }, (_, i) => ({
+            event: 'export.redact',
+            actor: { id: `other-${i}`, email: `other${i}@example.com`, type: 'user' },
+            target: { id: `doc-${i}`, type: 'doc' },
+            result: 'success' as const,
+            timestamp: `2025-04-01T00:00:0${i + 1}.000Z`,
+          })),
+        ],
+      },
+    });
+    await server.sealer.flush();
+    await server.client.DELETE('/v1/users/{id}', { params: { path: { id: user.id } } });
+    await server.sealer.flush();
+
+    // The export holds the day's entries; the user.deleted entry lies outside it.
+    const { data: created } = await server.client.POST('/v1/logs/export', {
+      body: { ...day, format: 'json' },
+    });
+    const done = await server.client.exports.wait(created?.data.exportId as string, {
+      intervalMs: 20,
+    });
+    const file = (await (
+      await fetch(localDownload(server, done.downloadUrl as string))
+    ).json()) as JsonExport;
+    // Newest first, as exports are: put in seq order to name them.
+    file.entries.sort((a, b) => (a.seq as number) - (b.seq as number));
+    expect(file.entries.map((e) => e.id)).toEqual(data?.data.map((e) => e.id));
+    expect(file.redactions).toHaveLength(1);
+    expect(file.redactions[0]?.entry).toMatchObject({ event: 'user.deleted', origin: 'service' });
+
+    const material = await fetchVerificationMaterial(server.client);
+    const expectedKey = (await server.client.logs.getPublicKey()).fingerprint;
+    expect(await verifyExport(file, material, { expectedKey })).toMatchObject({
+      valid: true,
+      checkedEntries: 4,
+      redactedFields: 1,
+    });
+    // Without the records the export carries, the redacted email cannot be told from a stripped one.
+    expect(await verifyExport(file.entries, material, { expectedKey })).toMatchObject({
+      valid: false,
+      firstInvalidSeq: file.entries[0]?.seq,
+    });
+
+    const stripped = structuredClone(file);
+    for (const entry of stripped.entries.slice(1)) {
+      entry.actor.email = null;
+      delete entry.target?.id;
+      delete entry.salts['actor.email'];
+      delete entry.salts['target.id'];
+    }
+    const victim = stripped.entries[1] as LogEntry;
+    expect(await verifyExport(stripped, material, { expectedKey })).toMatchObject({
+      valid: false,
+      firstInvalidSeq: victim.seq,
+      reason: `actor.email of entry ${victim.id} (seq ${victim.seq}) is absent, and no redaction record names it`,
     });
   });
 });

@@ -1,3 +1,4 @@
+import type { RedactionProof } from '@secadmin/log-chain';
 import type { LogRow } from '../entries/sql.js';
 import { logDetail } from '../representation.js';
 
@@ -109,14 +110,22 @@ export function csvLineFromCells(
   return `${cells},${csvCell(metadata.replace(JSONB_SPACES, '$1$2'))}\r\n`;
 }
 
-/** The JSON array of full entries, piece by piece: a head, one piece per entry, a tail. */
-export const jsonArray = {
-  head: '[',
+/**
+ * The JSON export, piece by piece: `{"entries": [full entries…], "redactions": [proofs…]}`,
+ * a head, one piece per entry, the redactions' head, one piece per `user.deleted` entry that
+ * accounts for redacted fields (with its proof, and with its metadata whatever
+ * `includeMetadata` says), a tail.
+ */
+export const jsonExport = {
+  head: '{"entries":[',
   entry: (row: LogRow, first: boolean, includeMetadata: boolean): string => {
     const { metadata, ...rest } = logDetail(row);
     return (first ? '\n' : ',\n') + JSON.stringify(includeMetadata ? { ...rest, metadata } : rest);
   },
-  tail: '\n]\n',
+  redactionsHead: '\n],\n"redactions":[',
+  redaction: (proof: RedactionProof, first: boolean): string =>
+    (first ? '\n' : ',\n') + JSON.stringify(proof),
+  tail: '\n]}\n',
 };
 
 export const CONTENT_TYPES: Record<ExportFormat, string> = {

@@ -1,3 +1,4 @@
+import { absentFields } from '@secadmin/log-chain';
 import type { Logger } from 'pino';
 import { ulid } from '../../../lib/ids.js';
 import { Pacer } from '../../../lib/pacer.js';
@@ -11,8 +12,9 @@ import {
 } from '../entries/read-weight.js';
 import type { EntriesRepository } from '../entries/repository.js';
 import type { LogFilter, LogRow } from '../entries/sql.js';
+import type { Redactions } from '../redaction/service.js';
 import type { ExportFiles, ExportFileWriter } from './files.js';
-import { csvHeader, csvLine, csvLineFromCells, type ExportFormat, jsonArray } from './formats.js';
+import { csvHeader, csvLine, csvLineFromCells, type ExportFormat, jsonExport } from './formats.js';
 import type { CsvCellsRow, ExportRow, ExportsRepository } from './repository.js';
 
 /** Entries per read: larger batches read no faster here, and hold more memory. */
@@ -33,6 +35,13 @@ interface Output {
 /** The export would take stored export files past `SECADMIN_EXPORTS_MAX_BYTES`. */
 class OverQuota extends Error {}
 
+/** Whether a committed field of the entry is gone (a redaction removed it, with its salt). */
+const isRedacted = (row: LogRow): boolean =>
+  absentFields({
+    digests: (row.digests ?? {}) as Record<string, string>,
+    salts: (row.salts ?? {}) as Record<string, string>,
+  }).length > 0;
+
 export interface ExportWorkerOptions {
   exports: Pick<
     ExportsRepository,
@@ -41,6 +50,8 @@ export interface ExportWorkerOptions {
   /** What an export's file is made of: these reads may lag the writes (a read replica). */
   entries: Pick<EntriesRepository, 'list' | 'findMany'>;
   cells: Pick<ExportsRepository, 'csvCells'>;
+  /** The `user.deleted` entries that account for the redacted fields of a JSON export's entries. */
+  redactions: Pick<Redactions, 'proofs'>;
   /**
    * Runs the reads of `work` on data at least as recent as the moment of the call: an export
    * holds every entry acknowledged before it was taken up, however far its reads lag.
@@ -297,8 +308,9 @@ export class ExportWorker implements Required<Job> {
       const last = rows[rows.length - 1];
       return last && rows.length === size ? { at: last.timestamp, id: last.id } : undefined;
     };
-    out.add(jsonArray.head);
+    out.add(jsonExport.head);
     let total = 0;
+    const redacted: string[] = [];
     let size = batches.size;
     let rows = await entries.list(filter, undefined, size);
     for (;;) {
@@ -311,14 +323,19 @@ export class ExportWorker implements Required<Job> {
       const pacer = new Pacer();
       for (const row of rows) {
         await pacer.pace();
-        const full = out.add(jsonArray.entry(row, total === 0, job.includeMetadata));
+        const full = out.add(jsonExport.entry(row, total === 0, job.includeMetadata));
+        if (isRedacted(row)) redacted.push(row.id);
         total++;
         if (full) await out.flush();
       }
       if (!next) break;
       rows = await next;
     }
-    out.add(jsonArray.tail);
+    out.add(jsonExport.redactionsHead);
+    const { proofs } = await this.options.redactions.proofs(redacted);
+    for (const [i, proof] of proofs.entries())
+      if (out.add(jsonExport.redaction(proof, i === 0))) await out.flush();
+    out.add(jsonExport.tail);
     return total;
   }
 
