@@ -41,6 +41,7 @@ export const operations = {
   getPublicKey: { group: 'logs', name: 'getPublicKey', method: 'GET', path: '/v1/logs/public-key', pathParams: [], query: false, body: false, cursor: null, returns: 'data' },
   verifyLogs: { group: 'logs', name: 'verify', method: 'POST', path: '/v1/logs/verify', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   getLog: { group: 'logs', name: 'get', method: 'GET', path: '/v1/logs/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
+  getLogRedactions: { group: 'logs', name: 'getRedactions', method: 'GET', path: '/v1/logs/{id}/redactions', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
   listApiKeys: { group: 'apiKeys', name: 'list', method: 'GET', path: '/v1/api-keys', pathParams: [], query: true, body: false, cursor: 'query', returns: 'body' },
   createApiKey: { group: 'apiKeys', name: 'create', method: 'POST', path: '/v1/api-keys', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   deleteApiKey: { group: 'apiKeys', name: 'delete', method: 'DELETE', path: '/v1/api-keys/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
@@ -717,6 +718,22 @@ export interface Resources {
      * `GET /v1/logs/{id}` (`getLog`)
      */
     get(id: PathParams<'getLog'>['id'], options?: RequestOptions): Promise<Data<'getLog'>>;
+    /**
+     * List what a user deletion redacted
+     *
+     * For a `user.deleted` entry the service wrote (`origin: service`), the records of the
+     * redaction its deletion made: each entry it altered (`id`, its `seq`, or null when the
+     * entry was not sealed yet) and the committed fields it removed. The entry's own
+     * `metadata.redactions` lists the same records when there are at most 1,000, and
+     * otherwise holds `{count, sha256}` (the count and the SHA-256 of the JCS text of this
+     * `records` list), which this answer's `count` and `sha256` match. The records are stored
+     * in the transaction that redacts and writes the entry. Access as `GET /v1/logs/{id}`:
+     * `logs:read` on `logs/<id>` of the `user.deleted` entry. Any other entry, or an id with no
+     * entry, is a 404.
+     *
+     * `GET /v1/logs/{id}/redactions` (`getLogRedactions`)
+     */
+    getRedactions(id: PathParams<'getLogRedactions'>['id'], options?: RequestOptions): Promise<Data<'getLogRedactions'>>;
   };
   /**
    * Asynchronous exports of log entries as JSON or CSV, and their downloads.

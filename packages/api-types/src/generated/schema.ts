@@ -640,6 +640,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/logs/{id}/redactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The log entry's id (`log_…`).
+                 * @example log_01jf3k8m6q2w9x4v7t5r1n0b3e
+                 */
+                id: components["parameters"]["LogIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List what a user deletion redacted
+         * @description For a `user.deleted` entry the service wrote (`origin: service`), the records of the
+         *     redaction its deletion made: each entry it altered (`id`, its `seq`, or null when the
+         *     entry was not sealed yet) and the committed fields it removed. The entry's own
+         *     `metadata.redactions` lists the same records when there are at most 1,000, and
+         *     otherwise holds `{count, sha256}` (the count and the SHA-256 of the JCS text of this
+         *     `records` list), which this answer's `count` and `sha256` match. The records are stored
+         *     in the transaction that redacts and writes the entry. Access as `GET /v1/logs/{id}`:
+         *     `logs:read` on `logs/<id>` of the `user.deleted` entry. Any other entry, or an id with no
+         *     entry, is a 404.
+         */
+        get: operations["getLogRedactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -3103,6 +3137,55 @@ export interface components {
             unprovenRedactions?: number;
             /** @description What failed, in words (`hash of seq 42 does not match its content`, `seq 7 is missing`, …). */
             reason?: string;
+        };
+        /**
+         * @description One entry a user deletion's redaction altered, as its `user.deleted` entry names it.
+         * @example {
+         *       "id": "log_01jf3k8m6q2w9x4v7t5r1n0b3e",
+         *       "seq": 1842,
+         *       "fields": [
+         *         "actor.email",
+         *         "metadata.note"
+         *       ]
+         *     }
+         */
+        RedactionRecord: {
+            /** @description The altered entry's id. */
+            id: string;
+            /**
+             * Format: int64
+             * @description The altered entry's seq; null when it was not sealed yet at the deletion.
+             */
+            seq: number | null;
+            /** @description The committed fields the redaction removed, as digest paths (`actor.email`, `target.id`, `metadata.<key>`), sorted. */
+            fields: string[];
+        };
+        /**
+         * @description What a `user.deleted` entry's redaction altered: the records its `metadata.redactions` lists, or (above 1,000 records) counts and digests. `sha256` is the lowercase hex SHA-256 of the JCS (RFC 8785) text of `records`, in the order given: compare it and `count` with the sealed entry's `metadata.redactions`.
+         * @example {
+         *       "id": "log_01jf3k8m6q2w9x4v7t5r1n0b3k",
+         *       "count": 1,
+         *       "sha256": "3d5f0c1c9a8e2b7f4d6a1e9c3b5f7d2a8e4c6b0f1d3a5e7c9b2d4f6a8c0e1b3d",
+         *       "records": [
+         *         {
+         *           "id": "log_01jf3k8m6q2w9x4v7t5r1n0b3e",
+         *           "seq": 1842,
+         *           "fields": [
+         *             "actor.email",
+         *             "metadata.note"
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        LogRedactions: {
+            /** @description The `user.deleted` entry's id. */
+            id: string;
+            /** Format: int64 */
+            count: number;
+            sha256: string;
+            /** @description By seq (entries not sealed at the deletion last), then id. */
+            records: components["schemas"]["RedactionRecord"][];
         };
         /**
          * @description Rate plan: `free` 100/min, `pro` 1000/min, `enterprise` the key's `rateLimitPerMinute`.
@@ -6867,6 +6950,46 @@ export interface operations {
                      */
                     "application/json": {
                         data: components["schemas"]["LogEntry"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getLogRedactions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The log entry's id (`log_…`).
+                 * @example log_01jf3k8m6q2w9x4v7t5r1n0b3e
+                 */
+                id: components["parameters"]["LogIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The records, in list order. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["LogRedactions"];
                         meta: components["schemas"]["Meta"];
                     };
                 };

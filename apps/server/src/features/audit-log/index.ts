@@ -95,6 +95,7 @@ export interface AuditLog {
   /** The services behind audit-log's handlers. */
   logs: LogsService;
   chain: ChainService;
+  redactions: Redactions;
   search: SearchService;
   stats: StatsService;
   exports: ExportsService;
@@ -204,6 +205,7 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
       options.signingKey,
       redactions,
     ),
+    redactions,
     search: new SearchService(lagging.search, options.cursors, scans.bounded),
     stats: new StatsService(scans.bounded, lagging.stats),
     exports: new ExportsService(store, repos.exports, lagging.entries, writer, exportWorker, {

@@ -13,6 +13,7 @@ import {
   checkpointMessage,
   entryHash,
   GENESIS_HASH,
+  redactionsDigest,
   verifyChain,
 } from '@secadmin/log-chain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +21,7 @@ import {
   createKey,
   createPolicy,
   createUser,
+  failure,
   uniqueEmail,
 } from '../../../../test/helpers/fixtures.js';
 import {
@@ -606,6 +608,62 @@ describe.each(DATABASES)('redaction and the chain on %s', (database) => {
       firstInvalidSeq: await seqOf(stripped),
       reason: `actor.email of entry ${stripped} (seq ${await seqOf(stripped)}) is absent, and no redaction record names it`,
     });
+  });
+
+  it('above 1,000 altered entries, names their count and digest, and lists them at GET /v1/logs/{id}/redactions (issue 41)', async () => {
+    const email = uniqueEmail('Many');
+    const user = await createUser(server.client, { email });
+    const own = (i: number) => ({
+      event: 'user.many',
+      actor: { id: user.id, email, type: 'user' },
+      result: 'success' as const,
+      metadata: { i },
+    });
+    const ids: string[] = [];
+    for (const count of [1000, 1]) {
+      const { data } = await server.client.POST('/v1/logs', {
+        body: { entries: Array.from({ length: count }, (_, i) => own(ids.length + i)) },
+      });
+      ids.push(...(data?.data ?? []).map((e) => e.id));
+    }
+    await server.sealer.flush();
+    await server.client.DELETE('/v1/users/{id}', { params: { path: { id: user.id } } });
+    await server.sealer.flush();
+    const { data: listed } = await server.client.GET('/v1/logs', {
+      params: { query: { events: ['user.deleted'], origin: 'service', limit: 50 } },
+    });
+    const deletion = listed?.data.find((e) => e.target?.id === user.id)?.id as string;
+    const { data: entry } = await server.client.GET('/v1/logs/{id}', {
+      params: { path: { id: deletion } },
+    });
+    const { data: list } = await server.client.GET('/v1/logs/{id}/redactions', {
+      params: { path: { id: deletion } },
+    });
+    const records = list?.data.records ?? [];
+    expect(records).toHaveLength(1001);
+    expect(records.map((r) => r.id).sort()).toEqual([...ids].sort());
+    expect(records.every((r) => r.fields.join() === 'actor.email')).toBe(true);
+    expect(entry?.data.metadata).toMatchObject({
+      redactedEntries: 1001,
+      redactions: { count: 1001, sha256: redactionsDigest(records) },
+    });
+    expect(list?.data).toMatchObject({
+      id: deletion,
+      count: 1001,
+      sha256: redactionsDigest(records),
+    });
+    // The server's verify takes the list from the stored records, checked against the digest
+    // (the walk goes on to the next checkpoint, through more of the altered entries).
+    const first = records[0]?.seq as number;
+    const verified = (
+      await server.client.POST('/v1/logs/verify', { body: { fromSeq: first, toSeq: first } })
+    ).data?.data;
+    expect(verified?.valid).toBe(true);
+    expect(verified?.redactedFields).toBe(verified?.checkedEntries);
+    const notDeletion = server.client.GET('/v1/logs/{id}/redactions', {
+      params: { path: { id: ids[0] as string } },
+    });
+    expect(await failure(notDeletion)).toMatchObject({ status: 404, code: 'not_found' });
   });
 
   it('serves JSON exports that verify offline, and their tampering is found offline too', async () => {

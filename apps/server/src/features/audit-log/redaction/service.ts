@@ -1,11 +1,14 @@
 import {
   type Checkpoint,
   canonicalForm,
+  REDACTION_EVENT,
   type RedactionProof,
   type RedactionRecord,
+  redactionsDigest,
   redactionsMetadata,
   redactionsOf,
 } from '@secadmin/log-chain';
+import { NotFound } from '../../../lib/errors.js';
 import { newId } from '../../../lib/ids.js';
 import type { ChainRepository } from '../chain/repository.js';
 import type { EntriesRepository } from '../entries/repository.js';
@@ -53,6 +56,18 @@ export class Redactions {
   /** The records a `user.deleted` entry names, in list order. */
   records(deletionId: string): Promise<RedactionRecord[]> {
     return this.redaction.records(deletionId);
+  }
+
+  /**
+   * `GET /v1/logs/{id}/redactions`: the records of a service `user.deleted` entry, with their
+   * count and digest (404 for any other entry).
+   */
+  async list(deletionId: string) {
+    const [row] = await this.entries.findMany([deletionId]);
+    if (!row || row.event !== REDACTION_EVENT || row.origin !== 'service')
+      throw new NotFound('user.deleted entry');
+    const records = await this.records(deletionId);
+    return { id: row.id, count: records.length, sha256: redactionsDigest(records), records };
   }
 
   /**
