@@ -515,7 +515,11 @@ describe.each(DATABASES)('audit log on %s', (database) => {
     const jsonDone = await waitForExport(server.client, jsonExport?.data.exportId as string);
     const file = await fetch(localDownload(server, jsonDone.downloadUrl as string));
     expect(file.headers.get('content-type')).toMatch(/^application\/json/);
-    const parsed = (await json(file)) as Record<string, unknown>[];
+    const { entries: parsed, redactions } = (await json(file)) as {
+      entries: Record<string, unknown>[];
+      redactions: unknown[];
+    };
+    expect(redactions).toEqual([]);
     expect(parsed.map((e) => e.timestamp)).toEqual([
       '2024-03-01T00:00:03.000Z',
       '2024-03-01T00:00:01.000Z',
