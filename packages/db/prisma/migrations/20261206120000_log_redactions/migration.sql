@@ -8,7 +8,7 @@ CREATE TABLE "log_redactions" (
     "position" INTEGER NOT NULL,
     "entry_id" TEXT NOT NULL,
     "seq" BIGINT,
-    "fields" TEXT[] NOT NULL,
+    "fields" TEXT[],
 
     CONSTRAINT "log_redactions_pkey" PRIMARY KEY ("deletion_id", "position")
 );
