@@ -43,6 +43,7 @@ export { sha256Hex } from './sha256.js';
 export type {
   ChainEntry,
   Checkpoint,
+  ExportedEntry,
   RedactionProof,
   RedactionRecord,
   RedactionSummary,

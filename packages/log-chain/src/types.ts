@@ -52,8 +52,22 @@ export interface Checkpoint {
   createdAt?: string;
 }
 
+/**
+ * An entry as a JSON export holds it: a full entry, and when redactions removed some of its
+ * fields, the ids of the `user.deleted` entries that name it (`redactedBy`) and, on the first
+ * entry of the file each of those names, its proof (`redactionProofs`).
+ */
+export type ExportedEntry = ChainEntry & {
+  redactedBy?: readonly string[];
+  redactionProofs?: readonly RedactionProof[];
+};
+
 export interface VerifyInput {
-  entries: readonly ChainEntry[];
+  /**
+   * The entries; the redaction proofs they carry (`redactionProofs`, a JSON export's) count
+   * beside the `user.deleted` entries among them.
+   */
+  entries: readonly ExportedEntry[];
   checkpoints: readonly Checkpoint[];
   /** The SPKI PEM of `GET /v1/logs/public-key`: the only key when `publicKeys` is not given. */
   publicKeyPem: string;
@@ -74,12 +88,6 @@ export interface VerifyInput {
    * before it, if one is given).
    */
   expectFirstPrevHash?: string;
-  /**
-   * The `user.deleted` entries that account for the redacted fields of the entries, with
-   * what proves each (a JSON export's `redactions`). A `user.deleted` entry among the
-   * entries themselves accounts for its listed records without one.
-   */
-  redactions?: readonly RedactionProof[];
 }
 
 /** One entry a redaction altered, as its `user.deleted` entry names it. */

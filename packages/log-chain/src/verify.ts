@@ -6,6 +6,7 @@ import { sha256Hex } from './sha256.js';
 import type {
   ChainEntry,
   Checkpoint,
+  ExportedEntry,
   RedactionProof,
   RedactionRecord,
   VerifyInput,
@@ -24,7 +25,7 @@ export function verifyCheckpointSignature(
   );
 }
 
-export type VerifierOptions = Omit<VerifyInput, 'entries' | 'redactions'>;
+export type VerifierOptions = Omit<VerifyInput, 'entries'>;
 
 /** An entry checked that no longer holds some of its committed fields. */
 interface Absent {
@@ -116,11 +117,13 @@ export class ChainVerifier {
    * from the walk's checkpoints or from `checkpoints` (whose signatures are checked too).
    * The records of a proven one count. One that links up to the end of what follows it
    * without reaching a checkpoint counts too, as unproven (`unprovenRedactions`). Anything
-   * else fails the verification, naming the entry's seq.
+   * else fails the verification, naming the entry's seq and, before it, `where` the proofs
+   * came from.
    */
   async addRedactions(
     proofs: readonly RedactionProof[],
     checkpoints: readonly Checkpoint[] = [],
+    where = 'redactions',
   ): Promise<boolean> {
     const extra = new Map(checkpoints.map((checkpoint) => [checkpoint.seq, checkpoint]));
     for (const [i, proof] of proofs.entries()) {
@@ -133,7 +136,7 @@ export class ChainVerifier {
           checkedEntries: this.checked,
           lastCheckpointSeq: this.lastCheckpointSeq,
           ...(seq === undefined ? {} : { firstInvalidSeq: seq }),
-          reason: `redactions[${i}]: ${outcome}`,
+          reason: `${where}[${i}]: ${outcome}`,
         };
         return false;
       }
@@ -419,15 +422,28 @@ export async function verifyChain(input: VerifyInput): Promise<VerifyResult> {
     lastCheckpointSeq: null,
     reason,
   });
-  const { entries, ...options } = input;
-  if (!Array.isArray(entries)) return malformed('entries is not an array');
-  for (const [i, entry] of entries.entries()) {
+  const { entries: exported, ...options } = input;
+  if (!Array.isArray(exported)) return malformed('entries is not an array');
+  // A JSON export's entries carry the proofs of the redactions that removed their fields.
+  const entries: ChainEntry[] = [];
+  const carried: { where: string; proofs: readonly RedactionProof[] }[] = [];
+  for (const [i, item] of exported.entries()) {
+    if (!isObject(item)) return malformed(`entries[${i}] is not an object`);
+    const { redactedBy, redactionProofs, ...entry } = item as unknown as ExportedEntry;
+    if (
+      redactedBy !== undefined &&
+      !(Array.isArray(redactedBy) && redactedBy.every((id) => typeof id === 'string'))
+    )
+      return malformed(`entries[${i}].redactedBy is not a list of ids`);
+    if (redactionProofs !== undefined) {
+      if (!Array.isArray(redactionProofs))
+        return malformed(`entries[${i}].redactionProofs is not an array`);
+      carried.push({ where: `entries[${i}].redactionProofs`, proofs: redactionProofs });
+    }
     const problem = entryShapeProblem(entry, i);
     if (problem) return malformed(problem);
+    entries.push(entry);
   }
-  const { redactions, ...verifierOptions } = options;
-  if (redactions !== undefined && !Array.isArray(redactions))
-    return malformed('redactions is not an array');
   const checkpointProblem = checkpointsProblem(options.checkpoints);
   if (checkpointProblem) return malformed(checkpointProblem);
   const sealed = entries
@@ -435,7 +451,7 @@ export async function verifyChain(input: VerifyInput): Promise<VerifyResult> {
     .sort((a, b) => (a.seq as number) - (b.seq as number));
   let verifier: ChainVerifier;
   try {
-    verifier = await ChainVerifier.create(verifierOptions);
+    verifier = await ChainVerifier.create(options);
   } catch (error) {
     return malformed((error as Error).message);
   }
@@ -443,7 +459,7 @@ export async function verifyChain(input: VerifyInput): Promise<VerifyResult> {
   await verifier.add(
     bare ? sealed.filter((entry) => (entry.seq as number) < (bare.seq as number)) : sealed,
   );
-  await verifier.addRedactions(redactions ?? []);
+  for (const { where, proofs } of carried) await verifier.addRedactions(proofs, [], where);
   let result = await verifier.finish();
   // Only the entries before the bare one were walked: a failure among them comes first, but
   // "not covered" would only be for want of the rest of the walk.

@@ -56,6 +56,12 @@ const proofOf = (entries: ChainEntry[], records?: RedactionRecord[]): RedactionP
   ...(records ? { records } : {}),
 });
 
+/** The entries as a JSON export holds them: the stripped entry 3 carries `proofs`. */
+const carrying = (entries: ChainEntry[], proofs: RedactionProof[]) =>
+  entries.map((e, i) =>
+    i === 2 ? { ...e, redactedBy: ['log_deletion'], redactionProofs: proofs } : e,
+  );
+
 describe('redaction records', () => {
   it('lists the fields an entry no longer holds: digests without a salt', () => {
     const [e] = seal([entry(1)]);
@@ -119,15 +125,33 @@ describe('verifyChain and redacted fields', () => {
     const run = full.entries.slice(0, 10);
     const proof = proofOf(full.entries);
     const verify = (redactions: RedactionProof[]) =>
-      verifyChain({ entries: run, checkpoints: full.checkpoints, publicKeyPem, redactions });
+      verifyChain({
+        entries: carrying(run, redactions),
+        checkpoints: full.checkpoints,
+        publicKeyPem,
+      });
     expect(await verify([proof])).toMatchObject({ valid: true, redactedFields: 2 });
     expect((await verify([])).valid).toBe(false);
+    // A proof counts for every entry of the file, whichever entry carries it.
+    const elsewhere = run.map((e, i) => (i === 7 ? { ...e, redactionProofs: [proof] } : e));
+    expect(
+      await verifyChain({ entries: elsewhere, checkpoints: full.checkpoints, publicKeyPem }),
+    ).toMatchObject({ valid: true, redactedFields: 2 });
+    expect(
+      (
+        await verifyChain({
+          entries: run.map((e, i) => (i === 7 ? { ...e, redactionProofs: proof } : e)) as never,
+          checkpoints: full.checkpoints,
+          publicKeyPem,
+        })
+      ).reason,
+    ).toBe('entries[7].redactionProofs is not an array');
 
     const forgedLink = { ...proof, following: [...proof.following.slice(0, 2), 'forged'] };
     expect(await verify([forgedLink])).toMatchObject({
       valid: false,
       firstInvalidSeq: 11,
-      reason: 'redactions[0]: seq 11 does not lead to the hash of checkpoint 14',
+      reason: 'entries[2].redactionProofs[0]: seq 11 does not lead to the hash of checkpoint 14',
     });
     const edited = structuredClone(proof);
     (edited.entry.metadata as { redactions: RedactionRecord[] }).redactions.push(
@@ -141,10 +165,9 @@ describe('verifyChain and redacted fields', () => {
     const full = log([record(stripped)]);
     const proof = { ...proofOf(full.entries), following: [] };
     const result = await verifyChain({
-      entries: full.entries.slice(0, 10),
+      entries: carrying(full.entries.slice(0, 10), [proof]),
       checkpoints: [full.checkpoints[0] as never],
       publicKeyPem,
-      redactions: [proof],
     });
     expect(result).toMatchObject({ valid: true, redactedFields: 2, unprovenRedactions: 1 });
   });
@@ -156,21 +179,20 @@ describe('verifyChain and redacted fields', () => {
     const run = summarized.entries.slice(0, 10);
     const verify = (proof: RedactionProof) =>
       verifyChain({
-        entries: run,
+        entries: carrying(run, [proof]),
         checkpoints: summarized.checkpoints,
         publicKeyPem,
-        redactions: [proof],
       });
     expect(await verify(proofOf(summarized.entries, records))).toMatchObject({
       valid: true,
       redactedFields: 2,
     });
     expect((await verify(proofOf(summarized.entries))).reason).toBe(
-      'redactions[0]: seq 11 holds a summary, and no records are given',
+      'entries[2].redactionProofs[0]: seq 11 holds a summary, and no records are given',
     );
     const other = [record(run[4] as ChainEntry)];
     expect((await verify(proofOf(summarized.entries, other))).reason).toBe(
-      'redactions[0]: the records given do not match the count and digest of seq 11',
+      'entries[2].redactionProofs[0]: the records given do not match the count and digest of seq 11',
     );
   });
 
@@ -179,14 +201,13 @@ describe('verifyChain and redacted fields', () => {
     const real = log([]);
     const forged = log([record(stripped)]);
     const result = await verifyChain({
-      entries: real.entries,
+      entries: carrying(real.entries, [{ entry: forged.entries[10] as ChainEntry, following: [] }]),
       checkpoints: real.checkpoints,
       publicKeyPem,
-      redactions: [{ entry: forged.entries[10] as ChainEntry, following: [] }],
     });
     expect(result).toMatchObject({
       valid: false,
-      reason: 'redactions[0]: seq 11 is not the entry the chain holds at that seq',
+      reason: 'entries[2].redactionProofs[0]: seq 11 is not the entry the chain holds at that seq',
     });
   });
 });
