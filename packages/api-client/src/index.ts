@@ -39,7 +39,6 @@ export {
 export type { Fetch } from './transport.js';
 export {
   fetchVerificationMaterial,
-  type JsonExport,
   type RedactionProof,
   type VerificationMaterial,
   type VerifyExportOptions,

@@ -1,22 +1,8 @@
 import type { LogCheckpoint, LogEntry, LogSigningKey } from '@secadmin/api-types';
-import {
-  type ChainEntry,
-  type RedactionProof,
-  type VerifyResult,
-  verifyChain,
-} from '@secadmin/log-chain';
+import { type ExportedEntry, type VerifyResult, verifyChain } from '@secadmin/log-chain';
 import type { SecadminClient } from './client.js';
 
 export type { RedactionProof, VerifyResult } from '@secadmin/log-chain';
-
-/**
- * A JSON export as downloaded: its full entries, and the sealed `user.deleted` entries that
- * account for the fields redactions removed from them, each with its proof.
- */
-export interface JsonExport {
-  entries: LogEntry[];
-  redactions: RedactionProof[];
-}
 
 /** What an offline verification needs besides the entries; archive it beside your exports. */
 export interface VerificationMaterial {
@@ -38,26 +24,22 @@ export interface VerifyExportOptions {
 }
 
 /**
- * Verifies a JSON export (the parsed file; an export made before it held redaction records
- * was the array of entries alone) offline: each entry's field digests and hash, the links
- * between consecutive entries, the signed checkpoints that fall in its range, and that every
- * committed field an entry no longer holds is named by a redaction record of a `user.deleted`
- * entry proven to a checkpoint (a field stripped from the file is not). No request is sent.
+ * Verifies a JSON export (the parsed array of full entries) offline: each entry's field
+ * digests and hash, the links between consecutive entries, the signed checkpoints that fall
+ * in its range, and that every committed field an entry no longer holds is named by a
+ * redaction record of a `user.deleted` entry proven to a checkpoint (the proofs the file's
+ * entries carry in `redactionProofs`; a field stripped from the file is named by none). No request is sent.
  * An export of a time range holds a run of the chain only where its entries are consecutive:
  * verify an export of every event. Pin the key you expect (`options.expectedKey`): the
  * material's keys count only as far as their rotation records chain to it.
  */
 export function verifyExport(
-  exported: readonly LogEntry[] | JsonExport,
+  entries: readonly LogEntry[],
   material: VerificationMaterial,
   options: VerifyExportOptions = {},
 ): Promise<VerifyResult> {
-  const { entries, redactions } = Array.isArray(exported)
-    ? { entries: exported as readonly LogEntry[], redactions: undefined }
-    : (exported as JsonExport);
   return verifyChain({
-    entries: entries as readonly ChainEntry[],
-    ...(redactions === undefined ? {} : { redactions }),
+    entries: entries as readonly ExportedEntry[],
     checkpoints: material.checkpoints,
     publicKeyPem: material.publicKeyPem,
     ...(material.publicKeys ? { publicKeys: material.publicKeys } : {}),

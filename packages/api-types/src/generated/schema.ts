@@ -67,9 +67,12 @@ export interface paths {
          *     value loses its salt and keeps its digest, so the hash chain still verifies (see *Audit
          *     logs*). Entries not linked to the user are never altered, whatever they mention. Kept
          *     idempotent responses that show the address are forgotten (a retry with such an
-         *     `Idempotency-Key` is then a new request). The email can be used again. Writes a
-         *     `user.deleted` audit entry whose `metadata.redactedEntries` is the number of entries
-         *     altered.
+         *     `Idempotency-Key` is then a new request). The email can be used again. Writes, in the
+         *     same transaction as the redaction, a `user.deleted` audit entry whose
+         *     `metadata.redactedEntries` is the number of entries altered and whose
+         *     `metadata.redactions` names what was removed: the list of `{id, seq, fields}` records
+         *     (`seq` null for an entry not sealed yet), or above 1,000 records `{count, sha256}`, with
+         *     the list at `GET /v1/logs/{id}/redactions` (see *Audit logs*, "Redaction records").
          */
         delete: operations["deleteUser"];
         options?: never;
@@ -432,7 +435,12 @@ export interface paths {
          *     `status: processing` and `estimatedRecords`. A background worker streams the
          *     entries to a file: `json` is one JSON array of full entries (with `seq`, `hash`,
          *     `prevHash`, `digests` and `salts`, so that the file verifies offline against the
-         *     checkpoints; see the tag "Audit logs"); `csv` is a header
+         *     checkpoints; see the tag "Audit logs"); a redacted entry also carries `redactedBy`, and
+         *     the first entry of the file each `user.deleted` entry names carries that entry's proof
+         *     in `redactionProofs` (in or out of the export's range and filter, with its metadata
+         *     whatever `includeMetadata` says; "Redaction records" in the tag "Audit logs"), so that
+         *     its redacted fields verify offline and a field stripped from the file does not;
+         *     `csv` is a header
          *     row and one row per entry with the columns
          *     `id,timestamp,event,actor.id,actor.email,actor.type,target.id,target.type,context.ip,context.userAgent,context.location.city,context.location.country,context.location.region,context.location.coordinates.lat,context.location.coordinates.lng,result,traceId,origin,ingestedBy,receivedAt,metadata`
          *     (RFC 4180 quoting; a text cell starting with `=`, `+`, `-`, `@`, tab or CR is
@@ -2996,6 +3004,40 @@ export interface components {
              * @description The version of the canonical form `hash` is computed over: 2 for entries sealed now, 1 for entries sealed before canonical form v2 (the tag "Audit logs" defines both); null until sealed. An entry without this field (an export made before v2) is v1.
              */
             canonicalVersion: number | null;
+            /** @description Only in a JSON export, on an entry redactions removed fields from: the ids of the `user.deleted` entries whose redaction records name it. Not part of the hashed entry. */
+            redactedBy?: components["schemas"]["LogId"][];
+            /** @description Only in a JSON export, on the first entry of the file that a `user.deleted` entry of `redactedBy` names: that entry's proof (the entries after it name it in `redactedBy` only). A verifier takes the proofs of every entry of the file; not part of the hashed entry. */
+            redactionProofs?: components["schemas"]["RedactionProof"][];
+        };
+        /**
+         * @description One entry a user deletion's redaction altered, as its `user.deleted` entry names it.
+         * @example {
+         *       "id": "log_01jf3k8m6q2w9x4v7t5r1n0b3e",
+         *       "seq": 1842,
+         *       "fields": [
+         *         "actor.email",
+         *         "metadata.note"
+         *       ]
+         *     }
+         */
+        RedactionRecord: {
+            /** @description The altered entry's id. */
+            id: string;
+            /**
+             * Format: int64
+             * @description The altered entry's seq; null when it was not sealed yet at the deletion.
+             */
+            seq: number | null;
+            /** @description The committed fields the redaction removed, as digest paths (`actor.email`, `target.id`, `metadata.<key>`), sorted. */
+            fields: string[];
+        };
+        /** @description A sealed `user.deleted` entry with what proves it part of the chain (the tag "Audit logs", "Redaction records"): `following` the canonical forms of the entries after it, up to and including the next checkpoint's seq (up to the head when no checkpoint covers it yet), so that its hash leads to a signed checkpoint's hash; `records` its list of records when its metadata holds their count and digest. */
+        RedactionProof: {
+            entry: components["schemas"]["LogEntry"];
+            /** @description The canonical forms of the entries after `entry`, in seq order. */
+            following: string[];
+            /** @description The records `entry` names by count and digest (above 1,000). */
+            records?: components["schemas"]["RedactionRecord"][];
         };
         /**
          * @description A signed head of the hash chain: the Ed25519 signature (key: `GET /v1/logs/public-key`) over the UTF-8 bytes of `secadmin-checkpoint:v1:<seq in decimal>:<hash in lowercase hex>`. Made every 1,000 entries or 60 s after the oldest entry not yet covered, whichever comes first.
@@ -3137,28 +3179,6 @@ export interface components {
             unprovenRedactions?: number;
             /** @description What failed, in words (`hash of seq 42 does not match its content`, `seq 7 is missing`, …). */
             reason?: string;
-        };
-        /**
-         * @description One entry a user deletion's redaction altered, as its `user.deleted` entry names it.
-         * @example {
-         *       "id": "log_01jf3k8m6q2w9x4v7t5r1n0b3e",
-         *       "seq": 1842,
-         *       "fields": [
-         *         "actor.email",
-         *         "metadata.note"
-         *       ]
-         *     }
-         */
-        RedactionRecord: {
-            /** @description The altered entry's id. */
-            id: string;
-            /**
-             * Format: int64
-             * @description The altered entry's seq; null when it was not sealed yet at the deletion.
-             */
-            seq: number | null;
-            /** @description The committed fields the redaction removed, as digest paths (`actor.email`, `target.id`, `metadata.<key>`), sorted. */
-            fields: string[];
         };
         /**
          * @description What a `user.deleted` entry's redaction altered: the records its `metadata.redactions` lists, or (above 1,000 records) counts and digests. `sha256` is the lowercase hex SHA-256 of the JCS (RFC 8785) text of `records`, in the order given: compare it and `count` with the sealed entry's `metadata.redactions`.

@@ -6,7 +6,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type Export,
   fetchVerificationMaterial,
-  type JsonExport,
   type LogEntry,
   type LogEntryListItem,
   type LogStats,
@@ -266,9 +265,8 @@ export function registerLogCommands(program: Command): void {
         let result: VerifyResult;
         let out: Output;
         if (options.export) {
-          const exported = await readJson<LogEntry[] | JsonExport>(options.export, 'export');
-          if (!Array.isArray(exported) && !Array.isArray(exported?.entries))
-            throw usageError(`${options.export} is not a JSON export`);
+          const entries = await readJson<LogEntry[]>(options.export, 'export');
+          if (!Array.isArray(entries)) throw usageError(`${options.export} is not a JSON export`);
           let material: VerificationMaterial;
           if (options.material) {
             material = await readJson<VerificationMaterial>(options.material, 'material');
@@ -278,7 +276,7 @@ export function registerLogCommands(program: Command): void {
             material = await fetchVerificationMaterial(context.client);
             out = context.out;
           }
-          result = await verifyExport(exported, material, pin);
+          result = await verifyExport(entries, material, pin);
         } else {
           const context = commandContext(global);
           out = context.out;

@@ -111,21 +111,29 @@ export function csvLineFromCells(
 }
 
 /**
- * The JSON export, piece by piece: `{"entries": [full entries…], "redactions": [proofs…]}`,
- * a head, one piece per entry, the redactions' head, one piece per `user.deleted` entry that
- * accounts for redacted fields (with its proof, and with its metadata whatever
- * `includeMetadata` says), a tail.
+ * The JSON array of full entries, piece by piece: a head, one piece per entry, a tail. A
+ * redacted entry also names the `user.deleted` entries whose records name it (`redactedBy`)
+ * and carries the proofs (`redactionProofs`) of those no earlier entry of the file carries.
  */
-export const jsonExport = {
-  head: '{"entries":[',
-  entry: (row: LogRow, first: boolean, includeMetadata: boolean): string => {
+export const jsonArray = {
+  head: '[',
+  entry: (
+    row: LogRow,
+    first: boolean,
+    includeMetadata: boolean,
+    redactedBy?: readonly string[],
+    redactionProofs: readonly RedactionProof[] = [],
+  ): string => {
     const { metadata, ...rest } = logDetail(row);
-    return (first ? '\n' : ',\n') + JSON.stringify(includeMetadata ? { ...rest, metadata } : rest);
+    const entry = {
+      ...rest,
+      ...(includeMetadata ? { metadata } : {}),
+      ...(redactedBy ? { redactedBy } : {}),
+      ...(redactionProofs.length > 0 ? { redactionProofs } : {}),
+    };
+    return (first ? '\n' : ',\n') + JSON.stringify(entry);
   },
-  redactionsHead: '\n],\n"redactions":[',
-  redaction: (proof: RedactionProof, first: boolean): string =>
-    (first ? '\n' : ',\n') + JSON.stringify(proof),
-  tail: '\n]}\n',
+  tail: '\n]\n',
 };
 
 export const CONTENT_TYPES: Record<ExportFormat, string> = {

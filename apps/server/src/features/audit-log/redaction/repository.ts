@@ -89,12 +89,15 @@ export class RedactionRepository {
   }
 
   /** The ids of the `user.deleted` entries whose records name any of `entryIds`. */
-  async deletionsNaming(entryIds: readonly string[]): Promise<string[]> {
+  async deletionsNaming(
+    entryIds: readonly string[],
+  ): Promise<{ entryId: string; deletionId: string }[]> {
     if (entryIds.length === 0) return [];
-    const rows = await this.c.sql<{ id: string }>(
-      `SELECT DISTINCT deletion_id AS id FROM log_redactions WHERE entry_id = ANY($1::text[])`,
+    const rows = await this.c.sql<{ entry_id: string; deletion_id: string }>(
+      `SELECT DISTINCT entry_id, deletion_id FROM log_redactions WHERE entry_id = ANY($1::text[])
+       ORDER BY entry_id, deletion_id`,
       [entryIds],
     );
-    return rows.map((row) => row.id);
+    return rows.map((row) => ({ entryId: row.entry_id, deletionId: row.deletion_id }));
   }
 }

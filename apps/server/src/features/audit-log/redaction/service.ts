@@ -77,8 +77,24 @@ export class Redactions {
    * its metadata holds a summary, its records.
    */
   async proofs(entryIds: readonly string[]): Promise<RedactionProofs> {
-    const ids = await this.redaction.deletionsNaming(entryIds);
-    const rows = ids.length === 0 ? [] : await this.entries.findMany(ids);
+    const naming = await this.redaction.deletionsNaming(entryIds);
+    return this.proofsOf([...new Set(naming.map((pair) => pair.deletionId))]);
+  }
+
+  /** For each of the entries `entryIds` that one names, the ids of those `user.deleted` entries. */
+  async naming(entryIds: readonly string[]): Promise<Map<string, string[]>> {
+    const naming = new Map<string, string[]>();
+    for (const { entryId, deletionId } of await this.redaction.deletionsNaming(entryIds)) {
+      const ids = naming.get(entryId);
+      if (ids) ids.push(deletionId);
+      else naming.set(entryId, [deletionId]);
+    }
+    return naming;
+  }
+
+  /** The proofs of the sealed ones among the `user.deleted` entries `ids`, as `proofs` makes them. */
+  async proofsOf(ids: readonly string[]): Promise<RedactionProofs> {
+    const rows = ids.length === 0 ? [] : await this.entries.findMany([...ids]);
     const deletions = rows
       .map(logDetail)
       .filter((entry) => entry.seq !== null)
