@@ -5,7 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { VerificationMaterial } from '@secadmin/api-client';
-import { type ChainEntry, checkpointMessage, entryHash, keyFingerprint } from '@secadmin/log-chain';
+import {
+  type ChainEntry,
+  checkpointMessage,
+  type ExportedEntry,
+  entryHash,
+  keyFingerprint,
+} from '@secadmin/log-chain';
 import { createScratchDatabase, type ScratchDatabase } from '@secadmin/test-infra';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
@@ -349,7 +355,7 @@ describe('secadmin (the built CLI) against a real server', () => {
 
     // The attack: rewrite the chain from its middle on, re-hash it, re-sign every checkpoint
     // with a fresh key and hand that key over in the material.
-    const entries = (JSON.parse(await readFile(exported, 'utf8')).entries as ChainEntry[])
+    const entries = (JSON.parse(await readFile(exported, 'utf8')) as ChainEntry[])
       .filter((entry) => entry.seq !== null)
       .sort((a, b) => (a.seq as number) - (b.seq as number));
     const from = Math.floor(entries.length / 2);
@@ -561,16 +567,14 @@ describe('secadmin (the built CLI) against a real server', () => {
     const pin = JSON.parse(await readFile(material, 'utf8')).publicKeyPem as string;
     const exported = join(scratch, 'redact-export.json');
     expect((await exportEverything(exported)).code).toBe(0);
-    const file = JSON.parse(await readFile(exported, 'utf8')) as {
-      entries: ChainEntry[];
-      redactions: unknown[];
-    };
-    const entries = file.entries
+    const file = JSON.parse(await readFile(exported, 'utf8')) as ExportedEntry[];
+    expect(Array.isArray(file)).toBe(true);
+    const entries = file
       .filter((entry) => entry.seq !== null && entry.seq <= newest)
       .sort((a, b) => (a.seq as number) - (b.seq as number));
-    const offline = async (changed: ChainEntry[], redactions: unknown[] = file.redactions) => {
+    const offline = async (changed: ExportedEntry[]) => {
       const path = join(scratch, 'redact-changed.json');
-      await writeFile(path, JSON.stringify({ entries: changed, redactions }));
+      await writeFile(path, JSON.stringify(changed));
       return runCli('', [
         'logs',
         'verify',
@@ -584,13 +588,17 @@ describe('secadmin (the built CLI) against a real server', () => {
         '--json',
       ]);
     };
-    // The user's own entry was redacted by its deletion: it verifies, its field counted.
-    const redacted = entries.find((entry) => entry.event === 'cli.redact') as ChainEntry;
+    // The user's own entry was redacted by its deletion: it carries the deletion's proof,
+    // verifies, and its field is counted.
+    const redacted = entries.find((entry) => entry.event === 'cli.redact') as ExportedEntry;
     expect(redacted.actor.email).toBeNull();
+    expect(redacted.redactionProofs?.[0]?.entry.event).toBe('user.deleted');
+    const withoutProof = await offline(entries.map(({ redactionProofs: _, ...entry }) => entry));
+    expect(withoutProof.code).toBe(3);
     const intact = await offline(entries);
     expect(intact.code, intact.stdout).toBe(0);
     expect(JSON.parse(intact.stdout).redactedFields).toBeGreaterThanOrEqual(1);
-    // Only the entries before the deletion: its record comes from the export's redactions.
+    // Only the entries before the deletion: its record comes from the proof the file carries.
     const before = entries.filter((entry) => (entry.seq as number) <= (redacted.seq as number));
     const upTo = await runCli('', [
       'logs',
@@ -598,7 +606,7 @@ describe('secadmin (the built CLI) against a real server', () => {
       '--export',
       await (async () => {
         const path = join(scratch, 'redact-before.json');
-        await writeFile(path, JSON.stringify({ entries: before, redactions: file.redactions }));
+        await writeFile(path, JSON.stringify(before));
         return path;
       })(),
       '--material',

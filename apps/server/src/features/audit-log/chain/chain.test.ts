@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   fetchVerificationMaterial,
-  type JsonExport,
   type LogEntry,
   verifyExport,
 } from '@secadmin/api-client';
@@ -720,25 +719,25 @@ describe.each(DATABASES)('a JSON export and its redactions on %s (issue 41)', (d
   });
   afterAll(() => server?.stop());
 
-  it('carries the records a real redaction needs, so the client verifies it; a field stripped from the file fails', async () => {
+  it('is one array of the entries, whose redacted ones carry the proof once, so the client verifies it; a field stripped from the file fails', async () => {
     const email = uniqueEmail('Export');
     const user = await createUser(server.client, { email });
     const day = { from: '2025-04-01T00:00:00Z', to: '2025-04-02T00:00:00Z' };
     const { data } = await server.client.POST('/v1/logs', {
       body: {
         entries: [
-          {
+          ...Array.from({ length: 2 }, (_, i) => ({
             event: 'export.redact',
-            actor: { id: user.id, email, type: 'user' },
-            result: 'success',
-            timestamp: '2025-04-01T00:00:00.000Z',
-          },
+            actor: { id: user.id, email, type: 'user' as const },
+            result: 'success' as const,
+            timestamp: `2025-04-01T00:00:0${i}.000Z`,
+          })),
           ...Array.from({ length: 3 }, (_, i) => ({
             event: 'export.redact',
-            actor: { id: `other-${i}`, email: `other${i}@example.com`, type: 'user' },
+            actor: { id: `other-${i}`, email: `other${i}@example.com`, type: 'user' as const },
             target: { id: `doc-${i}`, type: 'doc' },
             result: 'success' as const,
-            timestamp: `2025-04-01T00:00:0${i + 1}.000Z`,
+            timestamp: `2025-04-01T00:00:0${i + 2}.000Z`,
           })),
         ],
       },
@@ -754,36 +753,48 @@ describe.each(DATABASES)('a JSON export and its redactions on %s (issue 41)', (d
     const done = await server.client.exports.wait(created?.data.exportId as string, {
       intervalMs: 20,
     });
+    expect(done).toMatchObject({ status: 'completed', totalRecords: 5 });
     const file = (await (
       await fetch(localDownload(server, done.downloadUrl as string))
-    ).json()) as JsonExport;
-    // Newest first, as exports are: put in seq order to name them.
-    file.entries.sort((a, b) => (a.seq as number) - (b.seq as number));
-    expect(file.entries.map((e) => e.id)).toEqual(data?.data.map((e) => e.id));
-    expect(file.redactions).toHaveLength(1);
-    expect(file.redactions[0]?.entry).toMatchObject({ event: 'user.deleted', origin: 'service' });
+    ).json()) as LogEntry[];
+    // One JSON array of the entries, and nothing else in it.
+    expect(Array.isArray(file)).toBe(true);
+    expect(file).toHaveLength(5);
+    const ids = data?.data.map((e) => e.id) as string[];
+    expect(file.map((e) => e.id)).toEqual([...ids].reverse());
+
+    // Newest first: the user's newer entry carries the deletion's proof, the older one names it.
+    const [newer, older] = [file[3] as LogEntry, file[4] as LogEntry];
+    expect(file.slice(0, 3).some((e) => 'redactedBy' in e || 'redactionProofs' in e)).toBe(false);
+    const proof = newer.redactionProofs?.[0];
+    expect(newer.redactionProofs).toHaveLength(1);
+    expect(proof?.entry).toMatchObject({ event: 'user.deleted', origin: 'service' });
+    expect(newer.redactedBy).toEqual([proof?.entry.id]);
+    expect(older.redactedBy).toEqual([proof?.entry.id]);
+    expect('redactionProofs' in older).toBe(false);
 
     const material = await fetchVerificationMaterial(server.client);
     const expectedKey = (await server.client.logs.getPublicKey()).fingerprint;
     expect(await verifyExport(file, material, { expectedKey })).toMatchObject({
       valid: true,
-      checkedEntries: 4,
-      redactedFields: 1,
+      checkedEntries: 5,
+      redactedFields: 2,
     });
-    // Without the records the export carries, the redacted email cannot be told from a stripped one.
-    expect(await verifyExport(file.entries, material, { expectedKey })).toMatchObject({
+    // Without the proof the file carries, the redacted email cannot be told from a stripped one.
+    const unproven = file.map(({ redactionProofs: _, ...entry }) => entry);
+    expect(await verifyExport(unproven, material, { expectedKey })).toMatchObject({
       valid: false,
-      firstInvalidSeq: file.entries[0]?.seq,
+      firstInvalidSeq: older.seq,
     });
 
     const stripped = structuredClone(file);
-    for (const entry of stripped.entries.slice(1)) {
+    for (const entry of stripped.slice(0, 3)) {
       entry.actor.email = null;
       delete entry.target?.id;
       delete entry.salts['actor.email'];
       delete entry.salts['target.id'];
     }
-    const victim = stripped.entries[1] as LogEntry;
+    const victim = stripped[2] as LogEntry;
     expect(await verifyExport(stripped, material, { expectedKey })).toMatchObject({
       valid: false,
       firstInvalidSeq: victim.seq,
