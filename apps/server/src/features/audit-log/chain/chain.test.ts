@@ -2,11 +2,7 @@ import { createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  fetchVerificationMaterial,
-  type LogEntry,
-  verifyExport,
-} from '@secadmin/api-client';
+import { fetchVerificationMaterial, type LogEntry, verifyExport } from '@secadmin/api-client';
 import {
   type ChainEntry,
   checkpointMessage,
