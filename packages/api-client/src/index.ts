@@ -39,6 +39,7 @@ export {
 export type { Fetch } from './transport.js';
 export {
   fetchVerificationMaterial,
+  type RedactionProof,
   type VerificationMaterial,
   type VerifyExportOptions,
   type VerifyResult,

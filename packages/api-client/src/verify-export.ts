@@ -1,8 +1,8 @@
 import type { LogCheckpoint, LogEntry, LogSigningKey } from '@secadmin/api-types';
-import { type ChainEntry, type VerifyResult, verifyChain } from '@secadmin/log-chain';
+import { type ExportedEntry, type VerifyResult, verifyChain } from '@secadmin/log-chain';
 import type { SecadminClient } from './client.js';
 
-export type { VerifyResult } from '@secadmin/log-chain';
+export type { RedactionProof, VerifyResult } from '@secadmin/log-chain';
 
 /** What an offline verification needs besides the entries; archive it beside your exports. */
 export interface VerificationMaterial {
@@ -25,11 +25,13 @@ export interface VerifyExportOptions {
 
 /**
  * Verifies a JSON export (the parsed array of full entries) offline: each entry's field
- * digests and hash, the links between consecutive entries, and the signed checkpoints
- * that fall in its range. No request is sent. An export of a time range holds a run of the
- * chain only where its entries are consecutive: verify an export of every event. Pin the
- * key you expect (`options.expectedKey`): the material's keys count only as far as their
- * rotation records chain to it.
+ * digests and hash, the links between consecutive entries, the signed checkpoints that fall
+ * in its range, and that every committed field an entry no longer holds is named by a
+ * redaction record of a `user.deleted` entry proven to a checkpoint (the proofs the file's
+ * entries carry in `redactionProofs`; a field stripped from the file is named by none). No request is sent.
+ * An export of a time range holds a run of the chain only where its entries are consecutive:
+ * verify an export of every event. Pin the key you expect (`options.expectedKey`): the
+ * material's keys count only as far as their rotation records chain to it.
  */
 export function verifyExport(
   entries: readonly LogEntry[],
@@ -37,7 +39,7 @@ export function verifyExport(
   options: VerifyExportOptions = {},
 ): Promise<VerifyResult> {
   return verifyChain({
-    entries: entries as readonly ChainEntry[],
+    entries: entries as readonly ExportedEntry[],
     checkpoints: material.checkpoints,
     publicKeyPem: material.publicKeyPem,
     ...(material.publicKeys ? { publicKeys: material.publicKeys } : {}),

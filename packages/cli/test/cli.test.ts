@@ -5,7 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { VerificationMaterial } from '@secadmin/api-client';
-import { type ChainEntry, checkpointMessage, entryHash, keyFingerprint } from '@secadmin/log-chain';
+import {
+  type ChainEntry,
+  checkpointMessage,
+  type ExportedEntry,
+  entryHash,
+  keyFingerprint,
+} from '@secadmin/log-chain';
 import { createScratchDatabase, type ScratchDatabase } from '@secadmin/test-infra';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
@@ -289,7 +295,9 @@ describe('secadmin (the built CLI) against a real server', () => {
     const valid = await offline(exported);
     expect(valid.code, valid.stderr).toBe(0);
     const verdict = JSON.parse(valid.stdout);
-    const exportedEntries = JSON.parse(await readFile(exported, 'utf8')) as { seq: unknown }[];
+    const exportedEntries = JSON.parse(await readFile(exported, 'utf8')) as {
+      seq: unknown;
+    }[];
     expect(verdict).toMatchObject({
       valid: true,
       unsealedEntries: exportedEntries.filter((entry) => entry.seq === null).length,
@@ -551,6 +559,128 @@ resources: [users]
         (n, i, all) => i === 0 || n > (all[i - 1] ?? 0),
       ),
     ).toBe(true);
+  });
+
+  it('logs verify --export --strict: a real redaction verifies; actor.email and target.id stripped with their salts fail, naming the entry and field (issue 41)', {
+    timeout: 120_000,
+  }, async () => {
+    const post = async (path: string, body: unknown, method = 'POST') => {
+      const res = await fetch(`${serverUrl()}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      expect(res.status, path).toBeLessThan(300);
+      return (res.status === 204 ? { data: undefined } : await res.json()) as {
+        data: { id: string; seq: number | null } & { id: string }[];
+      };
+    };
+    const email = `gone-${Date.now()}@example.com`;
+    const user = (await post('/v1/users', { email })).data;
+    await post('/v1/logs', {
+      entries: [
+        { event: 'cli.redact', actor: { id: user.id, email, type: 'user' }, result: 'success' },
+      ],
+    });
+    await post(`/v1/users/${user.id}`, undefined, 'DELETE');
+    // 1,000 entries make the sealer sign a checkpoint among them, past the user.deleted entry.
+    const { data: filler } = await post('/v1/logs', {
+      entries: Array.from({ length: 1000 }, (_, i) => ({
+        event: 'cli.filler',
+        actor: { type: 'user', email: `f${i}@example.com` },
+        target: { type: 'doc', id: `doc-${i}` },
+        result: 'success',
+      })),
+    });
+    const firstId = filler[0]?.id as string;
+    const material = join(scratch, 'redact-material.json');
+    let fillerSeq = 0;
+    let newest = 0;
+    const deadline = Date.now() + 60_000;
+    while (fillerSeq === 0 || newest < fillerSeq) {
+      if (Date.now() > deadline) throw new Error('no checkpoint over the entries within 60 s');
+      fillerSeq = (await post(`/v1/logs/${firstId}`, undefined, 'GET')).data.seq ?? 0;
+      expect((await cli('logs', 'checkpoints', '-o', material)).code).toBe(0);
+      newest = Math.max(
+        0,
+        ...JSON.parse(await readFile(material, 'utf8')).checkpoints.map(
+          (c: { seq: number }) => c.seq,
+        ),
+      );
+      if (fillerSeq === 0 || newest < fillerSeq) await new Promise((r) => setTimeout(r, 100));
+    }
+    const pin = JSON.parse(await readFile(material, 'utf8')).publicKeyPem as string;
+    const exported = join(scratch, 'redact-export.json');
+    expect((await exportEverything(exported)).code).toBe(0);
+    const file = JSON.parse(await readFile(exported, 'utf8')) as ExportedEntry[];
+    expect(Array.isArray(file)).toBe(true);
+    const entries = file
+      .filter((entry) => entry.seq !== null && entry.seq <= newest)
+      .sort((a, b) => (a.seq as number) - (b.seq as number));
+    const offline = async (changed: ExportedEntry[]) => {
+      const path = join(scratch, 'redact-changed.json');
+      await writeFile(path, JSON.stringify(changed));
+      return runCli('', [
+        'logs',
+        'verify',
+        '--export',
+        path,
+        '--material',
+        material,
+        '--public-key',
+        pin,
+        '--strict',
+        '--json',
+      ]);
+    };
+    // The user's own entry was redacted by its deletion: it carries the deletion's proof,
+    // verifies, and its field is counted.
+    const redacted = entries.find((entry) => entry.event === 'cli.redact') as ExportedEntry;
+    expect(redacted.actor.email).toBeNull();
+    expect(redacted.redactionProofs?.[0]?.entry.event).toBe('user.deleted');
+    const intact = await offline(entries);
+    expect(intact.code, intact.stdout).toBe(0);
+    expect(JSON.parse(intact.stdout).redactedFields).toBeGreaterThanOrEqual(1);
+    // Only the entries before the deletion: its record comes from the proof the file carries.
+    const before = entries.filter((entry) => (entry.seq as number) <= (redacted.seq as number));
+    const upTo = await runCli('', [
+      'logs',
+      'verify',
+      '--export',
+      await (async () => {
+        const path = join(scratch, 'redact-before.json');
+        await writeFile(path, JSON.stringify(before));
+        return path;
+      })(),
+      '--material',
+      material,
+      '--public-key',
+      pin,
+      '--json',
+    ]);
+    expect(JSON.parse(upTo.stdout)).toMatchObject({ valid: true });
+    expect(JSON.parse(upTo.stdout).redactedFields).toBeGreaterThanOrEqual(1);
+    // Without the proof it carries, the redacted email cannot be told from a stripped one.
+    const withoutProof = await offline(before.map(({ redactionProofs: _, ...entry }) => entry));
+    expect(withoutProof.code).toBe(3);
+
+    // The attack: email and target id stripped with their salts from every filler entry.
+    const stripped = structuredClone(entries);
+    const victims = stripped.filter((entry) => entry.event === 'cli.filler');
+    for (const entry of victims) {
+      entry.actor.email = null;
+      delete entry.target?.id;
+      delete entry.salts['actor.email'];
+      delete entry.salts['target.id'];
+    }
+    const first = victims[0] as ChainEntry;
+    const caught = await offline(stripped);
+    expect(caught.code).toBe(3);
+    expect(JSON.parse(caught.stdout)).toMatchObject({
+      valid: false,
+      firstInvalidSeq: first.seq,
+      reason: `actor.email of entry ${first.id} (seq ${first.seq}) is absent, and no redaction record names it`,
+    });
   });
 
   it('users and keys: create, list, get, delete / revoke, as JSON', async () => {

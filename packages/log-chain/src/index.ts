@@ -31,6 +31,15 @@ export {
   verifySignature,
 } from './keys.js';
 export {
+  absentFields,
+  isRedactionRecord,
+  REDACTION_EVENT,
+  REDACTION_LIST_LIMIT,
+  redactionsDigest,
+  redactionsMetadata,
+  redactionsOf,
+} from './redactions.js';
+export {
   serveChainVerifier,
   type VerifierItem,
   type VerifierPort,
@@ -41,6 +50,10 @@ export { sha256Hex } from './sha256.js';
 export type {
   ChainEntry,
   Checkpoint,
+  ExportedEntry,
+  RedactionProof,
+  RedactionRecord,
+  RedactionSummary,
   SigningKeyRecord,
   VerifyInput,
   VerifyResult,

@@ -1,4 +1,4 @@
-import type { ChainEntry, VerifyResult } from './types.js';
+import type { ChainEntry, Checkpoint, RedactionProof, VerifyResult } from './types.js';
 import { ChainVerifier, type VerifierOptions } from './verify.js';
 
 /** One step of a walk in seq order: a sealed entry, or a link whose entry retention removed. */
@@ -9,12 +9,15 @@ export type VerifierItem =
 export type VerifierRequest =
   | { create: VerifierOptions }
   | { add: VerifierItem[] }
+  | { unaccounted: true }
+  | { redactions: { proofs: RedactionProof[]; checkpoints: Checkpoint[] } }
   | { finish: true };
 
 /** One reply per request, in order: `error` when it could not be done (the key schedule, say). */
 export type VerifierReply =
   | { created: true }
   | { failed: boolean }
+  | { unaccounted: string[] }
   | { result: VerifyResult }
   | { error: string };
 
@@ -26,7 +29,8 @@ export interface VerifierPort {
 
 /**
  * Drives a `ChainVerifier` by messages, so that a server checks its chain on another thread:
- * `create` once, `add` as many batches as it likes, then `finish`. Requests are handled one
+ * `create` once, `add` as many batches as it likes, `unaccounted` and `redactions` for the
+ * redactions the walk could not account for, then `finish`. Requests are handled one
  * after another in the order they came, each answered with one reply.
  */
 export function serveChainVerifier(port: VerifierPort): void {
@@ -38,6 +42,11 @@ export function serveChainVerifier(port: VerifierPort): void {
     }
     if (!verifier) throw new Error('no verifier was created');
     if ('finish' in request) return { result: await verifier.finish() };
+    if ('unaccounted' in request) return { unaccounted: verifier.unaccounted() };
+    if ('redactions' in request) {
+      await verifier.addRedactions(request.redactions.proofs, request.redactions.checkpoints);
+      return { failed: verifier.failed };
+    }
     for (const item of request.add) {
       if ('entry' in item) await verifier.add([item.entry]);
       else await verifier.removed(item.removed);

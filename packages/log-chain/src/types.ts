@@ -52,8 +52,22 @@ export interface Checkpoint {
   createdAt?: string;
 }
 
+/**
+ * An entry as a JSON export holds it: a full entry, and when redactions removed some of its
+ * fields, the ids of the `user.deleted` entries that name it (`redactedBy`) and, on the first
+ * entry of the file each of those names, its proof (`redactionProofs`).
+ */
+export type ExportedEntry = ChainEntry & {
+  redactedBy?: readonly string[];
+  redactionProofs?: readonly RedactionProof[];
+};
+
 export interface VerifyInput {
-  entries: readonly ChainEntry[];
+  /**
+   * The entries; the redaction proofs they carry (`redactionProofs`, a JSON export's) count
+   * beside the `user.deleted` entries among them.
+   */
+  entries: readonly ExportedEntry[];
   checkpoints: readonly Checkpoint[];
   /** The SPKI PEM of `GET /v1/logs/public-key`: the only key when `publicKeys` is not given. */
   publicKeyPem: string;
@@ -74,6 +88,35 @@ export interface VerifyInput {
    * before it, if one is given).
    */
   expectFirstPrevHash?: string;
+}
+
+/** One entry a redaction altered, as its `user.deleted` entry names it. */
+export interface RedactionRecord {
+  /** The altered entry's id. */
+  id: string;
+  /** Its seq, or null when it was not sealed yet at the time of the redaction. */
+  seq: number | null;
+  /** The committed fields the redaction removed (digest paths), sorted. */
+  fields: string[];
+}
+
+/** In place of the list, when a redaction altered more entries than a list holds. */
+export interface RedactionSummary {
+  count: number;
+  /** Lowercase hex SHA-256 of the JCS text of the list of records (`redactionsDigest`). */
+  sha256: string;
+}
+
+/**
+ * A sealed `user.deleted` entry with what proves it part of the chain: the canonical forms
+ * of the entries after it, up to and including the next checkpoint's seq, so that its hash
+ * leads to a signed checkpoint hash. `records` is its list of records when its metadata
+ * holds a summary.
+ */
+export interface RedactionProof {
+  entry: ChainEntry;
+  following: readonly string[];
+  records?: readonly RedactionRecord[];
 }
 
 /** One checkpoint signing key and the seqs it covers (`GET /v1/logs/public-key`'s `keys`). */
@@ -126,4 +169,14 @@ export interface VerifyResult {
    * metadata, every one must.)
    */
   metadataOmitted?: true;
+  /**
+   * When some: how many committed fields the entries checked no longer hold, each named by
+   * a redaction record (`verifyChain` and the server).
+   */
+  redactedFields?: number;
+  /**
+   * `verifyChain` only, when some: redaction records whose `user.deleted` entry links up
+   * but reaches no checkpoint (a deletion newer than the last checkpoint).
+   */
+  unprovenRedactions?: number;
 }

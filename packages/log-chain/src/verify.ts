@@ -1,7 +1,17 @@
 import { checkpointMessage, entryHash, GENESIS_HASH } from './canonical.js';
 import { entryProblem, metadataOmitted, missingMetadata, truncatedAfter } from './entry-checks.js';
 import { KeySchedule, verifySignature } from './keys.js';
-import type { ChainEntry, Checkpoint, VerifyInput, VerifyResult } from './types.js';
+import { absentFields, REDACTION_EVENT, redactionsDigest, redactionsOf } from './redactions.js';
+import { sha256Hex } from './sha256.js';
+import type {
+  ChainEntry,
+  Checkpoint,
+  ExportedEntry,
+  RedactionProof,
+  RedactionRecord,
+  VerifyInput,
+  VerifyResult,
+} from './types.js';
 
 /** Whether `checkpoint.signature` is the key's signature over its checkpoint message. */
 export function verifyCheckpointSignature(
@@ -17,6 +27,13 @@ export function verifyCheckpointSignature(
 
 export type VerifierOptions = Omit<VerifyInput, 'entries'>;
 
+/** An entry checked that no longer holds some of its committed fields. */
+interface Absent {
+  seq: number;
+  id: string;
+  fields: string[];
+}
+
 /**
  * Verifies a run of consecutive sealed entries given in seq order, in as many `add` calls
  * as the caller likes (a server streams the chain in batches; memory holds one batch and
@@ -31,6 +48,12 @@ export class ChainVerifier {
   private expectedSeq: number | undefined;
   private prevHash: string | undefined;
   private failure: VerifyResult | undefined;
+  private readonly absent: Absent[] = [];
+  /** Redaction records by altered entry id, from `user.deleted` entries walked or proven. */
+  private readonly named = new Map<string, RedactionRecord[]>();
+  private unproven = 0;
+  /** The hashes of the `user.deleted` entries walked, by seq. */
+  private readonly deletions = new Map<number, string>();
 
   private constructor(
     private readonly keys: KeySchedule,
@@ -81,8 +104,52 @@ export class ChainVerifier {
     return true;
   }
 
+  /** The ids of the entries checked so far whose absent fields no record walked names yet. */
+  unaccounted(): string[] {
+    return this.absent
+      .filter((entry) => entry.fields.some((field) => !this.names(entry, field)))
+      .map((entry) => entry.id);
+  }
+
+  /**
+   * `user.deleted` entries from outside the walk, each with what proves it (see
+   * `RedactionProof`): the canonical forms after it must lead to a signed checkpoint's hash,
+   * from the walk's checkpoints or from `checkpoints` (whose signatures are checked too).
+   * The records of a proven one count. One that links up to the end of what follows it
+   * without reaching a checkpoint counts too, as unproven (`unprovenRedactions`). Anything
+   * else fails the verification, naming the entry's seq and, before it, `where` the proofs
+   * came from.
+   */
+  async addRedactions(
+    proofs: readonly RedactionProof[],
+    checkpoints: readonly Checkpoint[] = [],
+    where = 'redactions',
+  ): Promise<boolean> {
+    const extra = new Map(checkpoints.map((checkpoint) => [checkpoint.seq, checkpoint]));
+    for (const [i, proof] of proofs.entries()) {
+      if (this.failure) return false;
+      const outcome = await this.prove(proof, extra);
+      if (typeof outcome === 'string') {
+        const seq = isSeq(proof?.entry?.seq) ? proof.entry.seq : undefined;
+        this.failure = {
+          valid: false,
+          checkedEntries: this.checked,
+          lastCheckpointSeq: this.lastCheckpointSeq,
+          ...(seq === undefined ? {} : { firstInvalidSeq: seq }),
+          reason: `${where}[${i}]: ${outcome}`,
+        };
+        return false;
+      }
+      if (outcome.unproven) this.unproven += outcome.records.length;
+      this.name(outcome.records);
+    }
+    return true;
+  }
+
   /** The result; checkpoints beyond the entries have their signatures checked. */
   async finish(): Promise<VerifyResult> {
+    if (this.failure) return this.failure;
+    const redactedFields = this.accountForRedactions();
     if (this.failure) return this.failure;
     const first = this.firstSeq;
     const last = (this.expectedSeq ?? 1) - 1;
@@ -99,7 +166,104 @@ export class ChainVerifier {
         lastCheckpointSeq: this.lastCheckpointSeq,
         reason: uncovered,
       };
-    return { valid: true, checkedEntries: this.checked, lastCheckpointSeq: this.lastCheckpointSeq };
+    return {
+      valid: true,
+      checkedEntries: this.checked,
+      lastCheckpointSeq: this.lastCheckpointSeq,
+      ...(redactedFields > 0 ? { redactedFields } : {}),
+      ...(this.unproven > 0 ? { unprovenRedactions: this.unproven } : {}),
+    };
+  }
+
+  private name(records: readonly RedactionRecord[]): void {
+    for (const record of records) {
+      const named = this.named.get(record.id);
+      if (named) named.push(record);
+      else this.named.set(record.id, [record]);
+    }
+  }
+
+  /** Whether a record names `field` of the entry (by its id, and by its seq if it has one). */
+  private names(entry: Absent, field: string): boolean {
+    return (this.named.get(entry.id) ?? []).some(
+      (record) =>
+        (record.seq === null || record.seq === entry.seq) && record.fields.includes(field),
+    );
+  }
+
+  /**
+   * Every committed field absent from an entry must be named by a redaction record: one
+   * removed by anyone else (a stripped export) fails, naming the first such entry and field.
+   * Returns how many absent fields were accounted for.
+   */
+  private accountForRedactions(): number {
+    let count = 0;
+    for (const entry of this.absent)
+      for (const field of entry.fields) {
+        if (!this.names(entry, field)) {
+          this.fail(
+            entry.seq,
+            `${field} of entry ${entry.id} (seq ${entry.seq}) is absent, and no redaction record names it`,
+          );
+          return count;
+        }
+        count++;
+      }
+    return count;
+  }
+
+  /**
+   * The records a `user.deleted` entry from outside the walk proves, or why it proves none.
+   */
+  private async prove(
+    proof: RedactionProof,
+    extra: ReadonlyMap<number, Checkpoint>,
+  ): Promise<{ records: readonly RedactionRecord[]; unproven: boolean } | string> {
+    if (!isObject(proof) || !Array.isArray(proof.following)) return 'is not {entry, following}';
+    if (proof.following.some((text) => typeof text !== 'string'))
+      return 'following holds a value that is not a canonical form';
+    const { entry } = proof;
+    const shape = entryShapeProblem(entry, 0);
+    if (shape) return shape.replace('entries[0]', 'entry');
+    if (entry.seq === null) return 'its entry is not sealed';
+    if (entry.event !== REDACTION_EVENT || entry.origin !== 'service')
+      return `seq ${entry.seq} is not a service ${REDACTION_EVENT} entry`;
+    const problem = entryProblem(entry);
+    if (problem) return `seq ${entry.seq}: ${problem}`;
+    let hash = entryHash(entry.prevHash as string, entry);
+    if (hash !== entry.hash) return `hash of seq ${entry.seq} does not match its content`;
+    const walked =
+      this.firstSeq !== undefined &&
+      entry.seq >= this.firstSeq &&
+      entry.seq < (this.expectedSeq ?? 0);
+    if (walked && this.deletions.get(entry.seq) !== hash)
+      return `seq ${entry.seq} is not the entry the chain holds at that seq`;
+    const held = redactionsOf(entry);
+    if (!held) return `seq ${entry.seq} names no redaction records`;
+    let records: readonly RedactionRecord[];
+    if ('records' in held) records = held.records;
+    else {
+      const given = proof.records;
+      if (!Array.isArray(given))
+        return `seq ${entry.seq} holds a summary, and no records are given`;
+      if (given.length !== held.summary.count || redactionsDigest(given) !== held.summary.sha256)
+        return `the records given do not match the count and digest of seq ${entry.seq}`;
+      records = given;
+    }
+    let seq = entry.seq;
+    for (let i = 0; ; i++) {
+      const checkpoint = this.bySeq.get(seq) ?? extra.get(seq);
+      if (checkpoint) {
+        if (!(await this.signed(checkpoint))) return `checkpoint ${seq} has an invalid signature`;
+        if (checkpoint.hash !== hash)
+          return `seq ${entry.seq} does not lead to the hash of checkpoint ${seq}`;
+        return { records, unproven: false };
+      }
+      const text = proof.following[i];
+      if (text === undefined) return { records, unproven: true };
+      hash = sha256Hex(`${hash}\n${text}`);
+      seq++;
+    }
   }
 
   /** Whether an entry at `seq` with `prevHash` may come next (the first one starts the run). */
@@ -140,6 +304,11 @@ export class ChainVerifier {
       return;
     }
     if (await this.checkpointAt(seq, hash)) return;
+    const absent = absentFields(entry);
+    if (absent.length > 0) this.absent.push({ seq, id: entry.id, fields: absent });
+    if (entry.event === REDACTION_EVENT) this.deletions.set(seq, hash);
+    const held = redactionsOf(entry);
+    if (held && 'records' in held) this.name(held.records);
     this.checked++;
     this.prevHash = hash;
     this.expectedSeq = seq + 1;
@@ -253,11 +422,27 @@ export async function verifyChain(input: VerifyInput): Promise<VerifyResult> {
     lastCheckpointSeq: null,
     reason,
   });
-  const { entries, ...options } = input;
-  if (!Array.isArray(entries)) return malformed('entries is not an array');
-  for (const [i, entry] of entries.entries()) {
+  const { entries: exported, ...options } = input;
+  if (!Array.isArray(exported)) return malformed('entries is not an array');
+  // A JSON export's entries carry the proofs of the redactions that removed their fields.
+  const entries: ChainEntry[] = [];
+  const carried: { where: string; proofs: readonly RedactionProof[] }[] = [];
+  for (const [i, item] of exported.entries()) {
+    if (!isObject(item)) return malformed(`entries[${i}] is not an object`);
+    const { redactedBy, redactionProofs, ...entry } = item as unknown as ExportedEntry;
+    if (
+      redactedBy !== undefined &&
+      !(Array.isArray(redactedBy) && redactedBy.every((id) => typeof id === 'string'))
+    )
+      return malformed(`entries[${i}].redactedBy is not a list of ids`);
+    if (redactionProofs !== undefined) {
+      if (!Array.isArray(redactionProofs))
+        return malformed(`entries[${i}].redactionProofs is not an array`);
+      carried.push({ where: `entries[${i}].redactionProofs`, proofs: redactionProofs });
+    }
     const problem = entryShapeProblem(entry, i);
     if (problem) return malformed(problem);
+    entries.push(entry);
   }
   const checkpointProblem = checkpointsProblem(options.checkpoints);
   if (checkpointProblem) return malformed(checkpointProblem);
@@ -274,6 +459,7 @@ export async function verifyChain(input: VerifyInput): Promise<VerifyResult> {
   await verifier.add(
     bare ? sealed.filter((entry) => (entry.seq as number) < (bare.seq as number)) : sealed,
   );
+  for (const { where, proofs } of carried) await verifier.addRedactions(proofs, [], where);
   let result = await verifier.finish();
   // Only the entries before the bare one were walked: a failure among them comes first, but
   // "not covered" would only be for want of the rest of the walk.

@@ -51,14 +51,31 @@ describe('verifyChain', () => {
     });
   });
 
-  it('accepts redacted fields: value and salt removed, digest kept', async () => {
+  it('accepts redacted fields (value and salt removed, digest kept) that a redaction record names', async () => {
     const { entries, checkpoints } = chain(10);
     const e = entries[2] as ChainEntry;
     e.actor.email = null;
     delete e.target?.id;
     (e.metadata as Record<string, unknown>).tags = REDACTED;
-    for (const path of ['actor.email', 'target.id', 'metadata.tags']) delete e.salts[path];
-    expect((await verify(entries, checkpoints)).valid).toBe(true);
+    const fields = ['actor.email', 'metadata.tags', 'target.id'];
+    for (const path of fields) delete e.salts[path];
+    const [deletion] = seal(
+      [
+        entry(11, {
+          event: 'user.deleted',
+          origin: 'service',
+          metadata: { redactions: [{ id: e.id, seq: 3, fields }] },
+        }),
+      ],
+      11,
+      entries[9]?.hash as string,
+    );
+    const all = [...entries, deletion as ChainEntry];
+    const result = await verify(all, [...checkpoints, checkpoint(11, deletion?.hash as string)]);
+    expect(result).toMatchObject({ valid: true, redactedFields: 3 });
+    expect((await verify(entries, checkpoints)).reason).toBe(
+      `actor.email of entry ${e.id} (seq 3) is absent, and no redaction record names it`,
+    );
   });
 
   it('takes metadata digests as they are when the entries carry no metadata at all', async () => {

@@ -2,6 +2,7 @@ import type { Handlers } from '../http/context.js';
 import { chainHandlers } from './audit-log/chain/handlers.js';
 import { entryHandlers } from './audit-log/entries/handlers.js';
 import { exportHandlers } from './audit-log/exports/handlers.js';
+import { redactionHandlers } from './audit-log/redaction/handlers.js';
 import { searchHandlers } from './audit-log/search/handlers.js';
 import { statsHandlers } from './audit-log/stats/handlers.js';
 import { type ConsoleFiles, consoleHandlers } from './console/index.js';
@@ -18,6 +19,7 @@ export function createHandlers(
     ...services.handlers,
     ...entryHandlers(services.logs),
     ...chainHandlers(services.chain, (...check) => services.access.permits(...check)),
+    ...redactionHandlers(services.redactions),
     ...searchHandlers(services.search),
     ...statsHandlers(services.stats),
     ...exportHandlers(services.exports),

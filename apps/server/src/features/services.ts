@@ -45,6 +45,7 @@ export interface Services {
     ReturnType<typeof createScim>['handlers'];
   logs: AuditLog['logs'];
   chain: AuditLog['chain'];
+  redactions: AuditLog['redactions'];
   search: AuditLog['search'];
   stats: AuditLog['stats'];
   exports: AuditLog['exports'];
@@ -192,6 +193,7 @@ export function createServices(store: Store, options: ServicesOptions): Composit
       },
       logs: auditLog.logs,
       chain: auditLog.chain,
+      redactions: auditLog.redactions,
       search: auditLog.search,
       stats: auditLog.stats,
       exports: auditLog.exports,

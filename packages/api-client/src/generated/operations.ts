@@ -41,6 +41,7 @@ export const operations = {
   getPublicKey: { group: 'logs', name: 'getPublicKey', method: 'GET', path: '/v1/logs/public-key', pathParams: [], query: false, body: false, cursor: null, returns: 'data' },
   verifyLogs: { group: 'logs', name: 'verify', method: 'POST', path: '/v1/logs/verify', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   getLog: { group: 'logs', name: 'get', method: 'GET', path: '/v1/logs/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
+  getLogRedactions: { group: 'logs', name: 'getRedactions', method: 'GET', path: '/v1/logs/{id}/redactions', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'data' },
   listApiKeys: { group: 'apiKeys', name: 'list', method: 'GET', path: '/v1/api-keys', pathParams: [], query: true, body: false, cursor: 'query', returns: 'body' },
   createApiKey: { group: 'apiKeys', name: 'create', method: 'POST', path: '/v1/api-keys', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   deleteApiKey: { group: 'apiKeys', name: 'delete', method: 'DELETE', path: '/v1/api-keys/{id}', pathParams: ['id'], query: false, body: false, cursor: null, returns: 'none' },
@@ -168,9 +169,12 @@ export interface Resources {
      * value loses its salt and keeps its digest, so the hash chain still verifies (see *Audit
      * logs*). Entries not linked to the user are never altered, whatever they mention. Kept
      * idempotent responses that show the address are forgotten (a retry with such an
-     * `Idempotency-Key` is then a new request). The email can be used again. Writes a
-     * `user.deleted` audit entry whose `metadata.redactedEntries` is the number of entries
-     * altered.
+     * `Idempotency-Key` is then a new request). The email can be used again. Writes, in the
+     * same transaction as the redaction, a `user.deleted` audit entry whose
+     * `metadata.redactedEntries` is the number of entries altered and whose
+     * `metadata.redactions` names what was removed: the list of `{id, seq, fields}` records
+     * (`seq` null for an entry not sealed yet), or above 1,000 records `{count, sha256}`, with
+     * the list at `GET /v1/logs/{id}/redactions` (see *Audit logs*, "Redaction records").
      *
      * `DELETE /v1/users/{id}` (`deleteUser`)
      */
@@ -385,6 +389,36 @@ export interface Resources {
    * all is one of an export made with `includeMetadata: false`: its `metadata.*` digests
    * are taken as they are — and then no entry of that export may show metadata (an entry
    * without it among entries with it fails).
+   *
+   * **Redaction records.** A digest without a salt says a field is gone, not who removed
+   * it: every verifier (`POST /v1/logs/verify`, `verifyChain`, the client's `verifyExport`,
+   * `secadmin logs verify`) also requires each such field to be named by a redaction
+   * record, and otherwise fails the entry with the reason `<field> of entry <id> (seq <n>)
+   * is absent, and no redaction record names it`; `redactedFields` counts the fields
+   * accounted for. The records are in the `user.deleted` entry the service writes (sealed
+   * and chained like any other, in the transaction that redacts): `metadata.redactions` is
+   * the list of `{id, seq, fields}` (the altered entry's id, its seq or `null` when it was
+   * not sealed yet, the digest paths removed, sorted), in seq order (unsealed ones last),
+   * then by id; above 1,000 records it is `{count, sha256}`, `sha256` being the lowercase
+   * hex SHA-256 of the JCS text of the list, which `GET /v1/logs/{id}/redactions` answers.
+   * A record names a field of the entry with its id (and its seq, when not null). Only a
+   * `user.deleted` entry with `origin: service` holds records (an ingested one holds none).
+   * A verifier takes the records of such an entry among the entries it walks, and of one
+   * from elsewhere when it is proven: in a JSON export, a redacted entry names in
+   * `redactedBy` the `user.deleted` entries whose records name it, and the first entry of
+   * the file each of them names carries its proof in `redactionProofs`, objects `{entry,
+   * following, records?}` (`RedactionProof`): `entry` the
+   * full `user.deleted` entry, `following` the canonical forms of the entries after it up
+   * to the next checkpoint's seq, and `records` the list when `entry` holds a summary. The
+   * verifier recomputes the entry's hash, then `hash = SHA-256(hash + "\n" + form)` for each
+   * form of `following`, and needs the checkpoint at the last seq reached to carry that
+   * hash and a valid signature; a `user.deleted` entry no checkpoint covered yet when the
+   * export was written (the last minute's) links up to the head, and its records count as
+   * `unprovenRedactions` (`secadmin logs verify --strict` fails on them). A proof that does
+   * not hold, or one of an entry at a seq the walk holds another entry at, fails the
+   * verification (`entries[<i>].redactionProofs[<j>]: …`, `<i>` the carrying entry's
+   * place in the file). Entries redacted before records existed have none:
+   * their redacted fields fail verification.
    *
    * **Fields of an entry.** A full entry has these fields and no other: `id`, `timestamp`,
    * `event`, `actor` (`type`, `id`, `email`), `target` (`type`, `id`), `context` (`ip`,
@@ -730,6 +764,22 @@ export interface Resources {
      * `GET /v1/logs/{id}` (`getLog`)
      */
     get(id: PathParams<'getLog'>['id'], options?: RequestOptions): Promise<Data<'getLog'>>;
+    /**
+     * List what a user deletion redacted
+     *
+     * For a `user.deleted` entry the service wrote (`origin: service`), the records of the
+     * redaction its deletion made: each entry it altered (`id`, its `seq`, or null when the
+     * entry was not sealed yet) and the committed fields it removed. The entry's own
+     * `metadata.redactions` lists the same records when there are at most 1,000, and
+     * otherwise holds `{count, sha256}` (the count and the SHA-256 of the JCS text of this
+     * `records` list), which this answer's `count` and `sha256` match. The records are stored
+     * in the transaction that redacts and writes the entry. Access as `GET /v1/logs/{id}`:
+     * `logs:read` on `logs/<id>` of the `user.deleted` entry. Any other entry, or an id with no
+     * entry, is a 404.
+     *
+     * `GET /v1/logs/{id}/redactions` (`getLogRedactions`)
+     */
+    getRedactions(id: PathParams<'getLogRedactions'>['id'], options?: RequestOptions): Promise<Data<'getLogRedactions'>>;
   };
   /**
    * Asynchronous exports of log entries as JSON or CSV, and their downloads.
@@ -743,7 +793,12 @@ export interface Resources {
      * `status: processing` and `estimatedRecords`. A background worker streams the
      * entries to a file: `json` is one JSON array of full entries (with `seq`, `hash`,
      * `prevHash`, `digests` and `salts`, so that the file verifies offline against the
-     * checkpoints; see the tag "Audit logs"); `csv` is a header
+     * checkpoints; see the tag "Audit logs"); a redacted entry also carries `redactedBy`, and
+     * the first entry of the file each `user.deleted` entry names carries that entry's proof
+     * in `redactionProofs` (in or out of the export's range and filter, with its metadata
+     * whatever `includeMetadata` says; "Redaction records" in the tag "Audit logs"), so that
+     * its redacted fields verify offline and a field stripped from the file does not;
+     * `csv` is a header
      * row and one row per entry with the columns
      * `id,timestamp,event,actor.id,actor.email,actor.type,target.id,target.type,context.ip,context.userAgent,context.location.city,context.location.country,context.location.region,context.location.coordinates.lat,context.location.coordinates.lng,result,traceId,origin,ingestedBy,receivedAt,metadata`
      * (RFC 4180 quoting; a text cell starting with `=`, `+`, `-`, `@`, tab or CR is

@@ -73,9 +73,12 @@ export interface paths {
          *     value loses its salt and keeps its digest, so the hash chain still verifies (see *Audit
          *     logs*). Entries not linked to the user are never altered, whatever they mention. Kept
          *     idempotent responses that show the address are forgotten (a retry with such an
-         *     `Idempotency-Key` is then a new request). The email can be used again. Writes a
-         *     `user.deleted` audit entry whose `metadata.redactedEntries` is the number of entries
-         *     altered.
+         *     `Idempotency-Key` is then a new request). The email can be used again. Writes, in the
+         *     same transaction as the redaction, a `user.deleted` audit entry whose
+         *     `metadata.redactedEntries` is the number of entries altered and whose
+         *     `metadata.redactions` names what was removed: the list of `{id, seq, fields}` records
+         *     (`seq` null for an entry not sealed yet), or above 1,000 records `{count, sha256}`, with
+         *     the list at `GET /v1/logs/{id}/redactions` (see *Audit logs*, "Redaction records").
          */
         delete: operations["deleteUser"];
         options?: never;
@@ -444,7 +447,12 @@ export interface paths {
          *     `status: processing` and `estimatedRecords`. A background worker streams the
          *     entries to a file: `json` is one JSON array of full entries (with `seq`, `hash`,
          *     `prevHash`, `digests` and `salts`, so that the file verifies offline against the
-         *     checkpoints; see the tag "Audit logs"); `csv` is a header
+         *     checkpoints; see the tag "Audit logs"); a redacted entry also carries `redactedBy`, and
+         *     the first entry of the file each `user.deleted` entry names carries that entry's proof
+         *     in `redactionProofs` (in or out of the export's range and filter, with its metadata
+         *     whatever `includeMetadata` says; "Redaction records" in the tag "Audit logs"), so that
+         *     its redacted fields verify offline and a field stripped from the file does not;
+         *     `csv` is a header
          *     row and one row per entry with the columns
          *     `id,timestamp,event,actor.id,actor.email,actor.type,target.id,target.type,context.ip,context.userAgent,context.location.city,context.location.country,context.location.region,context.location.coordinates.lat,context.location.coordinates.lng,result,traceId,origin,ingestedBy,receivedAt,metadata`
          *     (RFC 4180 quoting; a text cell starting with `=`, `+`, `-`, `@`, tab or CR is
@@ -645,6 +653,40 @@ export interface paths {
          * @description Returns one entry with full detail, adding `traceId`, `ingestedBy` and `receivedAt` (ingested entries), `metadata`, `context.location.region` and `context.location.coordinates`, and its place in the hash chain (`seq`, `hash`, `prevHash`, `digests`, `salts`; see the tag's "Tamper evidence").
          */
         get: operations["getLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/logs/{id}/redactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The log entry's id (`log_…`).
+                 * @example log_01jf3k8m6q2w9x4v7t5r1n0b3e
+                 */
+                id: components["parameters"]["LogIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List what a user deletion redacted
+         * @description For a `user.deleted` entry the service wrote (`origin: service`), the records of the
+         *     redaction its deletion made: each entry it altered (`id`, its `seq`, or null when the
+         *     entry was not sealed yet) and the committed fields it removed. The entry's own
+         *     `metadata.redactions` lists the same records when there are at most 1,000, and
+         *     otherwise holds `{count, sha256}` (the count and the SHA-256 of the JCS text of this
+         *     `records` list), which this answer's `count` and `sha256` match. The records are stored
+         *     in the transaction that redacts and writes the entry. Access as `GET /v1/logs/{id}`:
+         *     `logs:read` on `logs/<id>` of the `user.deleted` entry. Any other entry, or an id with no
+         *     entry, is a 404.
+         */
+        get: operations["getLogRedactions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3014,6 +3056,40 @@ export interface components {
              * @description The version of the canonical form `hash` is computed over: 2 for entries sealed now, 1 for entries sealed before canonical form v2 (the tag "Audit logs" defines both); null until sealed. An entry without this field (an export made before v2) is v1.
              */
             canonicalVersion: number | null;
+            /** @description Only in a JSON export, on an entry redactions removed fields from: the ids of the `user.deleted` entries whose redaction records name it. Not part of the hashed entry. */
+            redactedBy?: components["schemas"]["LogId"][];
+            /** @description Only in a JSON export, on the first entry of the file that a `user.deleted` entry of `redactedBy` names: that entry's proof (the entries after it name it in `redactedBy` only). A verifier takes the proofs of every entry of the file; not part of the hashed entry. */
+            redactionProofs?: components["schemas"]["RedactionProof"][];
+        };
+        /**
+         * @description One entry a user deletion's redaction altered, as its `user.deleted` entry names it.
+         * @example {
+         *       "id": "log_01jf3k8m6q2w9x4v7t5r1n0b3e",
+         *       "seq": 1842,
+         *       "fields": [
+         *         "actor.email",
+         *         "metadata.note"
+         *       ]
+         *     }
+         */
+        RedactionRecord: {
+            /** @description The altered entry's id. */
+            id: string;
+            /**
+             * Format: int64
+             * @description The altered entry's seq; null when it was not sealed yet at the deletion.
+             */
+            seq: number | null;
+            /** @description The committed fields the redaction removed, as digest paths (`actor.email`, `target.id`, `metadata.<key>`), sorted. */
+            fields: string[];
+        };
+        /** @description A sealed `user.deleted` entry with what proves it part of the chain (the tag "Audit logs", "Redaction records"): `following` the canonical forms of the entries after it, up to and including the next checkpoint's seq (up to the head when no checkpoint covers it yet), so that its hash leads to a signed checkpoint's hash; `records` its list of records when its metadata holds their count and digest. */
+        RedactionProof: {
+            entry: components["schemas"]["LogEntry"];
+            /** @description The canonical forms of the entries after `entry`, in seq order. */
+            following: string[];
+            /** @description The records `entry` names by count and digest (above 1,000). */
+            records?: components["schemas"]["RedactionRecord"][];
         };
         /**
          * @description A signed head of the hash chain: the Ed25519 signature (key: `GET /v1/logs/public-key`) over the UTF-8 bytes of `secadmin-checkpoint:v1:<seq in decimal>:<hash in lowercase hex>`. Made every 1,000 entries or 60 s after the oldest entry not yet covered, whichever comes first.
@@ -3143,8 +3219,45 @@ export interface components {
              * @description When valid: entries of the range after the newest verified checkpoint. They link up, but no signature vouches for them yet (at most 60 s of entries at the chain's head).
              */
             uncoveredEntries?: number;
+            /**
+             * Format: int64
+             * @description When valid and some: how many committed fields (`actor.email`, `target.id`, `metadata.<key>`) the entries checked no longer hold, each named by the redaction records of a `user.deleted` entry. A committed field absent without such a record fails the entry, with the reason `<field> of entry <id> (seq <n>) is absent, and no redaction record names it`.
+             */
+            redactedFields?: number;
+            /**
+             * Format: int64
+             * @description When some: redaction records whose `user.deleted` entry links up but reaches no checkpoint yet (a deletion newer than the newest checkpoint).
+             */
+            unprovenRedactions?: number;
             /** @description What failed, in words (`hash of seq 42 does not match its content`, `seq 7 is missing`, …). */
             reason?: string;
+        };
+        /**
+         * @description What a `user.deleted` entry's redaction altered: the records its `metadata.redactions` lists, or (above 1,000 records) counts and digests. `sha256` is the lowercase hex SHA-256 of the JCS (RFC 8785) text of `records`, in the order given: compare it and `count` with the sealed entry's `metadata.redactions`.
+         * @example {
+         *       "id": "log_01jf3k8m6q2w9x4v7t5r1n0b3k",
+         *       "count": 1,
+         *       "sha256": "3d5f0c1c9a8e2b7f4d6a1e9c3b5f7d2a8e4c6b0f1d3a5e7c9b2d4f6a8c0e1b3d",
+         *       "records": [
+         *         {
+         *           "id": "log_01jf3k8m6q2w9x4v7t5r1n0b3e",
+         *           "seq": 1842,
+         *           "fields": [
+         *             "actor.email",
+         *             "metadata.note"
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        LogRedactions: {
+            /** @description The `user.deleted` entry's id. */
+            id: string;
+            /** Format: int64 */
+            count: number;
+            sha256: string;
+            /** @description By seq (entries not sealed at the deletion last), then id. */
+            records: components["schemas"]["RedactionRecord"][];
         };
         /**
          * @description Rate plan: `free` 100/min, `pro` 1000/min, `enterprise` the key's `rateLimitPerMinute`.
@@ -6910,6 +7023,46 @@ export interface operations {
                      */
                     "application/json": {
                         data: components["schemas"]["LogEntry"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getLogRedactions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The log entry's id (`log_…`).
+                 * @example log_01jf3k8m6q2w9x4v7t5r1n0b3e
+                 */
+                id: components["parameters"]["LogIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The records, in list order. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["LogRedactions"];
                         meta: components["schemas"]["Meta"];
                     };
                 };

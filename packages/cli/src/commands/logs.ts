@@ -241,7 +241,7 @@ export function registerLogCommands(program: Command): void {
     )
     .option(
       '--strict',
-      'with --export: also fail (exit 3) when no key is pinned, when entries are unsealed, after the last checkpoint or cut off before a checkpoint, or when the export shows no metadata',
+      'with --export: also fail (exit 3) when no key is pinned, when entries are unsealed, after the last checkpoint or cut off before a checkpoint, when a redaction record is not covered by a checkpoint, or when the export shows no metadata',
     )
     .action(
       async (
@@ -338,6 +338,9 @@ function strictProblems(result: VerifyResult): string[] {
       ? `the export stops ${result.truncatedEntries} entries before the chain's head`
       : '',
     result.metadataOmitted ? 'the export shows no metadata' : '',
+    result.unprovenRedactions
+      ? `${result.unprovenRedactions} redaction records come from a user.deleted entry no checkpoint covers yet`
+      : '',
   ].filter((problem) => problem !== '');
 }
 
@@ -372,11 +375,17 @@ function describeVerdict(result: VerifyResult): string {
     result.truncatedEntries
       ? `\nwarning: a checkpoint shows ${result.truncatedEntries} more entries after the last one given: the export stops before the chain's head (cut off, or a time range ending earlier)`
       : '',
+    result.unprovenRedactions
+      ? `\nwarning: ${result.unprovenRedactions} redaction records come from a user.deleted entry no checkpoint covers yet: no signature vouches for them`
+      : '',
     result.metadataOmitted
       ? '\nwarning: no entry shows metadata (an export made with includeMetadata: false): whether metadata was stripped cannot be checked'
       : '',
   ];
-  return `valid: ${result.checkedEntries} entries checked, ${checkpoint}${notes.join('')}`;
+  const redacted = result.redactedFields
+    ? `, ${result.redactedFields} redacted fields accounted for`
+    : '';
+  return `valid: ${result.checkedEntries} entries checked${redacted}, ${checkpoint}${notes.join('')}`;
 }
 
 async function readJson<T>(file: string, what: string): Promise<T> {

@@ -516,6 +516,9 @@ describe.each(DATABASES)('audit log on %s', (database) => {
     const file = await fetch(localDownload(server, jsonDone.downloadUrl as string));
     expect(file.headers.get('content-type')).toMatch(/^application\/json/);
     const parsed = (await json(file)) as Record<string, unknown>[];
+    // One JSON array of full entries, nothing else: no entry here is redacted.
+    expect(Array.isArray(parsed)).toBe(true);
+    expect(parsed.some((e) => 'redactedBy' in e || 'redactionProofs' in e)).toBe(false);
     expect(parsed.map((e) => e.timestamp)).toEqual([
       '2024-03-01T00:00:03.000Z',
       '2024-03-01T00:00:01.000Z',
@@ -781,9 +784,15 @@ describe.each(DATABASES)('audit log on %s', (database) => {
       params: { query: { events: ['user.deleted'], origin: 'service', limit: 50 } },
     });
     const deletion = deleted?.data.find((e) => e.target?.id === user.id);
+    const [own0, about1] = [await entry(ids[0] as string), await entry(ids[1] as string)];
+    // The sealed user.deleted entry names what the redaction removed, entry by entry.
     expect((await entry(deletion?.id as string))?.metadata).toEqual({
       principal: 'service:root',
       redactedEntries: 2,
+      redactions: [
+        { id: ids[0], seq: own0?.seq, fields: ['actor.email', 'metadata.note'] },
+        { id: ids[1], seq: about1?.seq, fields: ['metadata.note'] },
+      ],
     });
 
     // The search index follows: only the unrelated entry still mentions the address.
@@ -830,6 +839,7 @@ describe.each(DATABASES)('exports across a restart on %s', (database) => {
       const parsed = (await (
         await fetch(localDownload(server, done.downloadUrl as string))
       ).json()) as unknown[];
+      expect(Array.isArray(parsed)).toBe(true);
       expect(parsed).toHaveLength(50);
     } finally {
       await server.stop();

@@ -24,6 +24,8 @@ function cut(text: string | undefined, max: number): string | null {
 }
 
 export interface AuditRecord {
+  /** The entry's id, when the caller needs it beforehand (a user deletion's records name it). */
+  id?: string;
   event:
     | 'user.created'
     | 'user.updated'
@@ -78,10 +80,10 @@ export interface AuditWriter {
 }
 
 export const createAuditWriter = (entries: Pick<EntriesRepository, 'insert'>): AuditWriter => ({
-  async record(actor, { event, target, metadata }) {
+  async record(actor, { id, event, target, metadata }) {
     await entries.insert([
       {
-        id: newId('log'),
+        id: id ?? newId('log'),
         timestamp: new Date(),
         event,
         actorId: actor.keyId,

@@ -1,5 +1,6 @@
 import type { Database } from '@secadmin/db';
 import type { Logger } from 'pino';
+import type { RequestActor } from '../../lib/actor.js';
 import type { Cursors } from '../../lib/cursor.js';
 import type { Job } from '../../lib/poll-loop.js';
 import type { Connection } from '../../storage/connection.js';
@@ -23,6 +24,7 @@ import { ExportWorker } from './exports/worker.js';
 import { PartitionsRepository } from './partitions/repository.js';
 import { LogPartitions } from './partitions/service.js';
 import { RedactionRepository } from './redaction/repository.js';
+import { Redactions } from './redaction/service.js';
 import { RetentionRepository } from './retention/repository.js';
 import { hourlyLogMaintenance } from './retention/schedule.js';
 import { LogRetention } from './retention/service.js';
@@ -41,9 +43,10 @@ export type { SealedEntries, SealedEntry, SealedEntryFilter } from './streams/so
 export interface AuditLogApi extends AuditWriter {
   /**
    * Removes a deleted user's email address from the entries linked to the user (see
-   * redaction/repository.ts); returns how many entries it altered.
+   * redaction/repository.ts) and writes the `user.deleted` entry, whose
+   * `metadata.redactions` names what it altered.
    */
-  redactUser(userId: string, email: string): Promise<number>;
+  recordUserDeletion(actor: RequestActor, userId: string, email: string): Promise<void>;
 }
 
 export interface AuditLogOptions {
@@ -92,6 +95,7 @@ export interface AuditLog {
   /** The services behind audit-log's handlers. */
   logs: LogsService;
   chain: ChainService;
+  redactions: Redactions;
   search: SearchService;
   stats: StatsService;
   exports: ExportsService;
@@ -130,6 +134,7 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
   const { logger, counters } = options;
   const scans = logScans(options.reads, options.scans);
   const writer = createAuditWriter(repos.entries);
+  const redactions = new Redactions(repos.redaction, repos.entries, repos.chain);
   const signingKeys = new SigningKeys(store, repos.signingKeys, repos.chain);
   const sealer = new Sealer({
     store,
@@ -150,6 +155,7 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
     exports: repos.exports,
     entries: lagging.entries,
     cells: lagging.exports,
+    redactions,
     upToNow: (work) => options.reads.upToNow(work),
     files,
     maxBytes: exportOptions.maxBytes,
@@ -173,7 +179,15 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
   return {
     api: {
       ...writer,
-      redactUser: (userId, email) => repos.redaction.redactUser(userId, email),
+      recordUserDeletion: async (actor, userId, email) => {
+        const { entryId, metadata } = await redactions.redactUser(userId, email);
+        await writer.record(actor, {
+          id: entryId,
+          event: 'user.deleted',
+          target: { id: userId, type: 'user' },
+          metadata,
+        });
+      },
     },
     logs: new LogsService(store, repos.entries, lagging.entries, {
       cursors: options.cursors,
@@ -184,7 +198,14 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
       ...(counters ? { counters } : {}),
       scan: scans.admitted,
     }),
-    chain: new ChainService(repos.chain, repos.signingKeys, options.cursors, options.signingKey),
+    chain: new ChainService(
+      repos.chain,
+      repos.signingKeys,
+      options.cursors,
+      options.signingKey,
+      redactions,
+    ),
+    redactions,
     search: new SearchService(lagging.search, options.cursors, scans.bounded),
     stats: new StatsService(scans.bounded, lagging.stats),
     exports: new ExportsService(store, repos.exports, lagging.entries, writer, exportWorker, {

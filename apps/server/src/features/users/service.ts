@@ -141,8 +141,11 @@ export interface UsersDeps {
   apiKeys: ApiKeysApi;
   policies: PoliciesApi;
   logs: {
-    /** Redacts the user's email from the audit entries linked to it; returns how many (audit-log). */
-    redactUser(userId: string, email: string): Promise<number>;
+    /**
+     * Redacts the user's email from the audit entries linked to it and writes the
+     * `user.deleted` entry that names what it altered (audit-log).
+     */
+    recordUserDeletion(actor: RequestActor, userId: string, email: string): Promise<void>;
   };
   keptResponses: Pick<KeptResponses, 'forgetResponsesMentioning'>;
 }
@@ -391,16 +394,10 @@ export class UsersService {
         for (const which of await this.deps.apiKeys.revokeAllOf(principal)) stale.add(which);
         for (const which of await this.deps.policies.removePrincipal(principal)) stale.add(which);
         await this.users.delete(id);
-        const redactedEntries = await this.deps.logs.redactUser(id, user.email);
         await this.deps.keptResponses.forgetResponsesMentioning(user.email);
-        return { result: redactedEntries, stale: [...stale] };
+        return { result: user.email, stale: [...stale] };
       },
-      record: (redactedEntries) =>
-        this.deps.audit.record(actor, {
-          event: 'user.deleted',
-          target: { id, type: 'user' },
-          metadata: { redactedEntries },
-        }),
+      record: (email) => this.deps.logs.recordUserDeletion(actor, id, email),
     });
   }
 

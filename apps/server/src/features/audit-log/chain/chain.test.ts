@@ -2,11 +2,13 @@ import { createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fetchVerificationMaterial, type LogEntry, verifyExport } from '@secadmin/api-client';
 import {
   type ChainEntry,
   checkpointMessage,
   entryHash,
   GENESIS_HASH,
+  redactionsDigest,
   verifyChain,
 } from '@secadmin/log-chain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +16,7 @@ import {
   createKey,
   createPolicy,
   createUser,
+  failure,
   uniqueEmail,
 } from '../../../../test/helpers/fixtures.js';
 import {
@@ -556,6 +559,108 @@ describe.each(DATABASES)('redaction and the chain on %s', (database) => {
     expect(indexed[0]?.n).toBe(0);
   });
 
+  it('verifies a real redaction, also over a range its user.deleted entry lies outside, and fails a field removed without a record (issue 41)', async () => {
+    const email = uniqueEmail('Record');
+    const user = await createUser(server.client, { email });
+    const { data } = await server.client.POST('/v1/logs', {
+      body: {
+        entries: [
+          { event: 'user.login', actor: { id: user.id, email, type: 'user' }, result: 'success' },
+          {
+            event: 'app.open',
+            actor: { id: 'x', email: 'x@example.com', type: 'user' },
+            target: { id: 'doc-1', type: 'doc' },
+            result: 'success',
+          },
+        ],
+      },
+    });
+    await server.sealer.flush();
+    const [redacted, stripped] = (data?.data ?? []).map((e) => e.id) as [string, string];
+    await server.client.DELETE('/v1/users/{id}', { params: { path: { id: user.id } } });
+    await server.sealer.flush();
+    const seqOf = async (id: string) =>
+      (await server.client.GET('/v1/logs/{id}', { params: { path: { id } } })).data?.data
+        .seq as number;
+    const verify = async (body: { fromSeq?: number; toSeq?: number }) =>
+      (await server.client.POST('/v1/logs/verify', { body })).data?.data;
+    const seq = await seqOf(redacted);
+    expect(await verify({})).toMatchObject({ valid: true });
+    // The range ends before the user.deleted entry: its record is proven to a checkpoint.
+    expect(await verify({ fromSeq: seq, toSeq: seq })).toMatchObject({
+      valid: true,
+      redactedFields: 1,
+    });
+
+    // Someone with the database strips another entry's email and target id as a redaction would.
+    await server.db.query(
+      `UPDATE log_entries SET actor_email = NULL, actor_email_redacted = true, target_id = NULL,
+         salts = salts - 'actor.email' - 'target.id' WHERE id = $1`,
+      [stripped],
+    );
+    expect(await verify({})).toMatchObject({
+      valid: false,
+      firstInvalidSeq: await seqOf(stripped),
+      reason: `actor.email of entry ${stripped} (seq ${await seqOf(stripped)}) is absent, and no redaction record names it`,
+    });
+  });
+
+  it('above 1,000 altered entries, names their count and digest, and lists them at GET /v1/logs/{id}/redactions (issue 41)', async () => {
+    const email = uniqueEmail('Many');
+    const user = await createUser(server.client, { email });
+    const own = (i: number) => ({
+      event: 'user.many',
+      actor: { id: user.id, email, type: 'user' },
+      result: 'success' as const,
+      metadata: { i },
+    });
+    const ids: string[] = [];
+    for (const count of [1000, 1]) {
+      const { data } = await server.client.POST('/v1/logs', {
+        body: { entries: Array.from({ length: count }, (_, i) => own(ids.length + i)) },
+      });
+      ids.push(...(data?.data ?? []).map((e) => e.id));
+    }
+    await server.sealer.flush();
+    await server.client.DELETE('/v1/users/{id}', { params: { path: { id: user.id } } });
+    await server.sealer.flush();
+    const { data: listed } = await server.client.GET('/v1/logs', {
+      params: { query: { events: ['user.deleted'], origin: 'service', limit: 50 } },
+    });
+    const deletion = listed?.data.find((e) => e.target?.id === user.id)?.id as string;
+    const { data: entry } = await server.client.GET('/v1/logs/{id}', {
+      params: { path: { id: deletion } },
+    });
+    const { data: list } = await server.client.GET('/v1/logs/{id}/redactions', {
+      params: { path: { id: deletion } },
+    });
+    const records = list?.data.records ?? [];
+    expect(records).toHaveLength(1001);
+    expect(records.map((r) => r.id).sort()).toEqual([...ids].sort());
+    expect(records.every((r) => r.fields.join() === 'actor.email')).toBe(true);
+    expect(entry?.data.metadata).toMatchObject({
+      redactedEntries: 1001,
+      redactions: { count: 1001, sha256: redactionsDigest(records) },
+    });
+    expect(list?.data).toMatchObject({
+      id: deletion,
+      count: 1001,
+      sha256: redactionsDigest(records),
+    });
+    // The server's verify takes the list from the stored records, checked against the digest
+    // (the walk goes on to the next checkpoint, through more of the altered entries).
+    const first = records[0]?.seq as number;
+    const verified = (
+      await server.client.POST('/v1/logs/verify', { body: { fromSeq: first, toSeq: first } })
+    ).data?.data;
+    expect(verified?.valid).toBe(true);
+    expect(verified?.redactedFields).toBe(verified?.checkedEntries);
+    const notDeletion = server.client.GET('/v1/logs/{id}/redactions', {
+      params: { path: { id: ids[0] as string } },
+    });
+    expect(await failure(notDeletion)).toMatchObject({ status: 404, code: 'not_found' });
+  });
+
   it('serves JSON exports that verify offline, and their tampering is found offline too', async () => {
     const { data } = await server.client.POST('/v1/logs', {
       body: {
@@ -581,9 +686,11 @@ describe.each(DATABASES)('redaction and the chain on %s', (database) => {
       downloadUrl = state?.data.downloadUrl;
       if (!downloadUrl) await new Promise((r) => setTimeout(r, 50));
     }
-    const exported = (await (
-      await fetch(localDownload(server, downloadUrl as string))
-    ).json()) as ChainEntry[];
+    const exported = (
+      (await (await fetch(localDownload(server, downloadUrl as string))).json()) as {
+        entries: ChainEntry[];
+      }
+    ).entries;
     const { data: key } = await server.client.GET('/v1/logs/public-key');
     const checkpoints: { seq: number; hash: string; signature: string }[] = [];
     for await (const c of server.client.paginate('/v1/logs/checkpoints', {})) checkpoints.push(c);
@@ -597,6 +704,97 @@ describe.each(DATABASES)('redaction and the chain on %s', (database) => {
     expect(await offline(exported.filter((e) => e !== exported[1]))).toMatchObject({
       valid: false,
       firstInvalidSeq: exported[1]?.seq,
+    });
+  });
+});
+
+describe.each(DATABASES)('a JSON export and its redactions on %s (issue 41)', (database) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(database);
+  });
+  afterAll(() => server?.stop());
+
+  it('is one array of the entries, whose redacted ones carry the proof once, so the client verifies it; a field stripped from the file fails', async () => {
+    const email = uniqueEmail('Export');
+    const user = await createUser(server.client, { email });
+    const day = { from: '2025-04-01T00:00:00Z', to: '2025-04-02T00:00:00Z' };
+    const { data } = await server.client.POST('/v1/logs', {
+      body: {
+        entries: [
+          ...Array.from({ length: 2 }, (_, i) => ({
+            event: 'export.redact',
+            actor: { id: user.id, email, type: 'user' as const },
+            result: 'success' as const,
+            timestamp: `2025-04-01T00:00:0${i}.000Z`,
+          })),
+          ...Array.from({ length: 3 }, (_, i) => ({
+            event: 'export.redact',
+            actor: { id: `other-${i}`, email: `other${i}@example.com`, type: 'user' as const },
+            target: { id: `doc-${i}`, type: 'doc' },
+            result: 'success' as const,
+            timestamp: `2025-04-01T00:00:0${i + 2}.000Z`,
+          })),
+        ],
+      },
+    });
+    await server.sealer.flush();
+    await server.client.DELETE('/v1/users/{id}', { params: { path: { id: user.id } } });
+    await server.sealer.flush();
+
+    // The export holds the day's entries; the user.deleted entry lies outside it.
+    const { data: created } = await server.client.POST('/v1/logs/export', {
+      body: { ...day, format: 'json' },
+    });
+    const done = await server.client.exports.wait(created?.data.exportId as string, {
+      intervalMs: 20,
+    });
+    expect(done).toMatchObject({ status: 'completed', totalRecords: 5 });
+    const file = (await (
+      await fetch(localDownload(server, done.downloadUrl as string))
+    ).json()) as LogEntry[];
+    // One JSON array of the entries, and nothing else in it.
+    expect(Array.isArray(file)).toBe(true);
+    expect(file).toHaveLength(5);
+    const ids = data?.data.map((e) => e.id) as string[];
+    expect(file.map((e) => e.id)).toEqual([...ids].reverse());
+
+    // Newest first: the user's newer entry carries the deletion's proof, the older one names it.
+    const [newer, older] = [file[3] as LogEntry, file[4] as LogEntry];
+    expect(file.slice(0, 3).some((e) => 'redactedBy' in e || 'redactionProofs' in e)).toBe(false);
+    const proof = newer.redactionProofs?.[0];
+    expect(newer.redactionProofs).toHaveLength(1);
+    expect(proof?.entry).toMatchObject({ event: 'user.deleted', origin: 'service' });
+    expect(newer.redactedBy).toEqual([proof?.entry.id]);
+    expect(older.redactedBy).toEqual([proof?.entry.id]);
+    expect('redactionProofs' in older).toBe(false);
+
+    const material = await fetchVerificationMaterial(server.client);
+    const expectedKey = (await server.client.logs.getPublicKey()).fingerprint;
+    expect(await verifyExport(file, material, { expectedKey })).toMatchObject({
+      valid: true,
+      checkedEntries: 5,
+      redactedFields: 2,
+    });
+    // Without the proof the file carries, the redacted email cannot be told from a stripped one.
+    const unproven = file.map(({ redactionProofs: _, ...entry }) => entry);
+    expect(await verifyExport(unproven, material, { expectedKey })).toMatchObject({
+      valid: false,
+      firstInvalidSeq: older.seq,
+    });
+
+    const stripped = structuredClone(file);
+    for (const entry of stripped.slice(0, 3)) {
+      entry.actor.email = null;
+      delete entry.target?.id;
+      delete entry.salts['actor.email'];
+      delete entry.salts['target.id'];
+    }
+    const victim = stripped[2] as LogEntry;
+    expect(await verifyExport(stripped, material, { expectedKey })).toMatchObject({
+      valid: false,
+      firstInvalidSeq: victim.seq,
+      reason: `actor.email of entry ${victim.id} (seq ${victim.seq}) is absent, and no redaction record names it`,
     });
   });
 });

@@ -12,6 +12,7 @@ import { Pacer } from '../../../lib/pacer.js';
 import { ReadBatches } from '../../../lib/read-batches.js';
 import { entryReadBytes, LARGEST_ENTRY_BYTES } from '../entries/read-weight.js';
 import type { LogRow } from '../entries/sql.js';
+import type { Redactions } from '../redaction/service.js';
 import { logDetail } from '../representation.js';
 import type { ChainRepository, CheckpointRow } from './repository.js';
 import type { SigningKey } from './signing-key.js';
@@ -57,6 +58,7 @@ export class ChainService {
     private readonly signingKeys: Pick<SigningKeysRepository, 'all'>,
     private readonly cursors: Cursors,
     private readonly key: Pick<SigningKey, 'publicKeyPem' | 'fingerprint'>,
+    private readonly redactions: Pick<Redactions, 'proofs'>,
   ) {}
 
   /** This instance's (the active) key, and every key that signed, with its range and rotation. */
@@ -105,9 +107,10 @@ export class ChainService {
   /**
    * Walks the chain in seq order, in reads of bounded size (memory holds the read being checked,
    * the next one and the range's checkpoints), with the same checks an offline verifier makes,
-   * run on a worker thread so that other requests keep their latency. A chain row whose entry
-   * retention removed links the chain by its stored hash; one whose entry row is otherwise gone
-   * is left out, so the verifier reports its seq as missing.
+   * run on a worker thread so that other requests keep their latency. A committed field an entry
+   * no longer holds must be named by the records of a `user.deleted` entry, walked or proven to a
+   * checkpoint. A chain row whose entry retention removed links the chain by its stored hash; one
+   * whose entry row is otherwise gone is left out, so the verifier reports its seq as missing.
    */
   async verify({ fromSeq = 1, toSeq }: VerifyRange): Promise<VerifyResult> {
     if (toSeq !== undefined && toSeq < fromSeq) throw invalid('toSeq', 'must not be below fromSeq');
@@ -145,6 +148,11 @@ export class ChainService {
     }
     try {
       const walked = await this.feed(verifier, fromSeq, last);
+      const unaccounted = await verifier.unaccounted();
+      if (unaccounted.length > 0) {
+        const { proofs, checkpoints: proven } = await this.redactions.proofs(unaccounted);
+        await verifier.addRedactions(proofs, proven);
+      }
       const result = await verifier.finish();
       if (!result.valid) return result;
       const uncoveredEntries = Math.max(

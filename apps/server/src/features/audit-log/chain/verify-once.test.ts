@@ -22,10 +22,13 @@ it('walks two verifications at once per instance; a third waits its turn, none i
   } as unknown as ChainRepository;
   const { publicKey } = generateKeyPairSync('ed25519');
   const publicKeyPem = publicKey.export({ format: 'pem', type: 'spki' }).toString();
-  const service = new ChainService(chain, { all: async () => [] }, new Cursors('s'.repeat(32)), {
-    publicKeyPem,
-    fingerprint: await keyFingerprint(publicKeyPem),
-  });
+  const service = new ChainService(
+    chain,
+    { all: async () => [] },
+    new Cursors('s'.repeat(32)),
+    { publicKeyPem, fingerprint: await keyFingerprint(publicKeyPem) },
+    { proofs: async () => ({ proofs: [], checkpoints: [] }) },
+  );
 
   const verifications = [service.verify({}), service.verify({}), service.verify({})];
   await new Promise((resolve) => setImmediate(resolve));

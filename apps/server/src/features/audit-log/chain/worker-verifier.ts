@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type {
+  Checkpoint,
+  RedactionProof,
   VerifierItem,
   VerifierOptions,
   VerifierReply,
@@ -54,6 +56,19 @@ export class WorkerChainVerifier {
   /** The next links in seq order; resolves to false once the chain failed. */
   async add(items: VerifierItem[]): Promise<boolean> {
     const reply = await this.request({ add: items });
+    return 'failed' in reply && !reply.failed;
+  }
+
+  /** The ids of the entries checked so far whose absent fields no record walked names yet. */
+  async unaccounted(): Promise<string[]> {
+    const reply = await this.request({ unaccounted: true });
+    if (!('unaccounted' in reply)) throw new Error('the verifier thread sent no ids');
+    return reply.unaccounted;
+  }
+
+  /** `user.deleted` entries from outside the walk with their proofs, as `ChainVerifier.addRedactions`. */
+  async addRedactions(proofs: RedactionProof[], checkpoints: Checkpoint[]): Promise<boolean> {
+    const reply = await this.request({ redactions: { proofs, checkpoints } });
     return 'failed' in reply && !reply.failed;
   }
 

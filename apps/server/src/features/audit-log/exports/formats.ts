@@ -1,3 +1,4 @@
+import type { RedactionProof } from '@secadmin/log-chain';
 import type { LogRow } from '../entries/sql.js';
 import { logDetail } from '../representation.js';
 
@@ -109,12 +110,28 @@ export function csvLineFromCells(
   return `${cells},${csvCell(metadata.replace(JSONB_SPACES, '$1$2'))}\r\n`;
 }
 
-/** The JSON array of full entries, piece by piece: a head, one piece per entry, a tail. */
+/**
+ * The JSON array of full entries, piece by piece: a head, one piece per entry, a tail. A
+ * redacted entry also names the `user.deleted` entries whose records name it (`redactedBy`)
+ * and carries the proofs (`redactionProofs`) of those no earlier entry of the file carries.
+ */
 export const jsonArray = {
   head: '[',
-  entry: (row: LogRow, first: boolean, includeMetadata: boolean): string => {
+  entry: (
+    row: LogRow,
+    first: boolean,
+    includeMetadata: boolean,
+    redactedBy?: readonly string[],
+    redactionProofs: readonly RedactionProof[] = [],
+  ): string => {
     const { metadata, ...rest } = logDetail(row);
-    return (first ? '\n' : ',\n') + JSON.stringify(includeMetadata ? { ...rest, metadata } : rest);
+    const entry = {
+      ...rest,
+      ...(includeMetadata ? { metadata } : {}),
+      ...(redactedBy ? { redactedBy } : {}),
+      ...(redactionProofs.length > 0 ? { redactionProofs } : {}),
+    };
+    return (first ? '\n' : ',\n') + JSON.stringify(entry);
   },
   tail: '\n]\n',
 };

@@ -1,3 +1,4 @@
+import { absentFields, type RedactionProof } from '@secadmin/log-chain';
 import type { Logger } from 'pino';
 import { ulid } from '../../../lib/ids.js';
 import { Pacer } from '../../../lib/pacer.js';
@@ -11,6 +12,7 @@ import {
 } from '../entries/read-weight.js';
 import type { EntriesRepository } from '../entries/repository.js';
 import type { LogFilter, LogRow } from '../entries/sql.js';
+import type { Redactions } from '../redaction/service.js';
 import type { ExportFiles, ExportFileWriter } from './files.js';
 import { csvHeader, csvLine, csvLineFromCells, type ExportFormat, jsonArray } from './formats.js';
 import type { CsvCellsRow, ExportRow, ExportsRepository } from './repository.js';
@@ -33,6 +35,13 @@ interface Output {
 /** The export would take stored export files past `SECADMIN_EXPORTS_MAX_BYTES`. */
 class OverQuota extends Error {}
 
+/** Whether a committed field of the entry is gone (a redaction removed it, with its salt). */
+const isRedacted = (row: LogRow): boolean =>
+  absentFields({
+    digests: (row.digests ?? {}) as Record<string, string>,
+    salts: (row.salts ?? {}) as Record<string, string>,
+  }).length > 0;
+
 export interface ExportWorkerOptions {
   exports: Pick<
     ExportsRepository,
@@ -41,6 +50,8 @@ export interface ExportWorkerOptions {
   /** What an export's file is made of: these reads may lag the writes (a read replica). */
   entries: Pick<EntriesRepository, 'list' | 'findMany'>;
   cells: Pick<ExportsRepository, 'csvCells'>;
+  /** The `user.deleted` entries that account for the redacted fields of a JSON export's entries. */
+  redactions: Pick<Redactions, 'naming' | 'proofsOf'>;
   /**
    * Runs the reads of `work` on data at least as recent as the moment of the call: an export
    * holds every entry acknowledged before it was taken up, however far its reads lag.
@@ -299,6 +310,8 @@ export class ExportWorker implements Required<Job> {
     };
     out.add(jsonArray.head);
     let total = 0;
+    // The user.deleted entries whose proof an entry written already carries.
+    const proven = new Set<string>();
     let size = batches.size;
     let rows = await entries.list(filter, undefined, size);
     for (;;) {
@@ -308,18 +321,38 @@ export class ExportWorker implements Required<Job> {
       size = batches.size;
       const next = after && entries.list(filter, after, size);
       next?.catch(() => {});
+      const redaction = await this.redactionsOf(rows, proven);
       const pacer = new Pacer();
       for (const row of rows) {
         await pacer.pace();
-        const full = out.add(jsonArray.entry(row, total === 0, job.includeMetadata));
+        const redactedBy = redaction.naming.get(row.id);
+        const proofs: RedactionProof[] = [];
+        for (const id of redactedBy ?? []) {
+          const proof = redaction.proofs.get(id);
+          if (proof && !proven.has(id)) proofs.push(proof);
+          proven.add(id);
+        }
+        const piece = jsonArray.entry(row, total === 0, job.includeMetadata, redactedBy, proofs);
         total++;
-        if (full) await out.flush();
+        if (out.add(piece)) await out.flush();
       }
       if (!next) break;
       rows = await next;
     }
     out.add(jsonArray.tail);
     return total;
+  }
+
+  /**
+   * For the redacted entries of a batch, the ids of the `user.deleted` entries that name each,
+   * and the proofs of those no entry written yet carries.
+   */
+  private async redactionsOf(rows: readonly LogRow[], proven: ReadonlySet<string>) {
+    const { redactions } = this.options;
+    const naming = await redactions.naming(rows.filter(isRedacted).map((row) => row.id));
+    const ids = new Set([...naming.values()].flat().filter((id) => !proven.has(id)));
+    const { proofs } = await redactions.proofsOf([...ids]);
+    return { naming, proofs: new Map(proofs.map((proof) => [proof.entry.id, proof])) };
   }
 
   /** Deletes the files of exports past their expiry. */
