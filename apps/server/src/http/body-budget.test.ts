@@ -27,7 +27,12 @@ class RawRequest {
     server: TestServer,
     key: string | undefined,
     length: number | 'chunked',
-    { method = 'POST', path = '/v1/logs', headers = [] as string[], localAddress = '127.0.0.1' } = {},
+    {
+      method = 'POST',
+      path = '/v1/logs',
+      headers = [] as string[],
+      localAddress = '127.0.0.1',
+    } = {},
   ) {
     const { port } = new URL(server.url);
     this.socket = connect({ port: Number(port), host: '127.0.0.1', localAddress });
