@@ -45,7 +45,7 @@ export interface Config {
   idempotencyMaxKeptBytes: number;
   /** Request bodies still being received (http/body-budget.ts). */
   bodies: {
-    /** The most bytes of them per API key (or per address, without a key). */
+    /** The most bytes of them per principal, all its API keys together. */
     perKeyBytes: number;
     /** The most bytes of them for the whole process. */
     processBytes: number;

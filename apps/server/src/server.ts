@@ -197,6 +197,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       const s = app.listen(config.port, config.host ?? '::', (error?: Error) =>
         error ? reject(error) : resolve(s),
       );
+      // `Expect: 100-continue`: served as any request; `100 Continue` is sent (dispatch) only
+      // once its body will be read, so that a refused one gets its final status instead.
+      s.on('checkContinue', (req, res) => s.emit('request', req, res));
     });
     const background: Job[] = [
       jobs.exportWorker,

@@ -3,7 +3,7 @@ import { ApiError } from './errors.js';
 import { hasBody } from './unread-body.js';
 
 export interface BodyBudgetOptions {
-  /** The most bytes of bodies still being received for one key (or one address, unauthenticated). */
+  /** The most bytes of bodies still being received for one principal, all its keys together. */
   perKeyBytes: number;
   /** ...and for the whole process. */
   processBytes: number;
@@ -19,7 +19,8 @@ const within = (held: number, bytes: number, bound: number) =>
 const RETRY_AFTER_S = 1;
 
 /**
- * Bounds the bytes of request bodies still being received, per key and for the process, so that
+ * Bounds the bytes of request bodies still being received, per owner (the principal of the key
+ * that sends them) and for the process, so that
  * half-sent bodies cannot grow the process's memory: a body's declared `Content-Length` is
  * counted before any of it is read (past a bound, the request is refused unread), a chunked
  * body's bytes as they arrive (past a bound, its connection is closed); both until the body is
@@ -32,15 +33,14 @@ export class BodyBudget {
   constructor(private readonly options: BodyBudgetOptions) {}
 
   /**
-   * Before the body of `req` is read, by the caller, in the same turn: 429 when `owner` (its
-   * key) would go past its bound, 503 when the process would. A declared length over `maxBytes`
-   * is not counted: the read refuses it with 413 without reading it.
+   * Before the body of `req` is read, by the caller, in the same turn: 429 when `owner` would go
+   * past its bound, 503 when the process would.
    */
-  admit(req: Request, owner: string, maxBytes: number): void {
+  admit(req: Request, owner: string): void {
     if (!hasBody(req)) return;
     const length = req.headers['content-length'];
     const chunked = length === undefined;
-    const declared = chunked || Number(length) > maxBytes ? 0 : Number(length);
+    const declared = chunked ? 0 : Number(length);
     this.check(owner, declared);
     this.add(owner, declared);
     let held = declared;
@@ -72,7 +72,7 @@ export class BodyBudget {
     if (!within(owned, bytes, this.options.perKeyBytes))
       throw new ApiError(
         'rate_limited',
-        'This key has too many request bodies in flight; send this one when they are done.',
+        'This principal has too many request bodies in flight; send this one when they are done.',
         undefined,
         RETRY_AFTER_S,
       );

@@ -38,6 +38,20 @@ const UTF8 = new Set(['utf-8', 'utf8']);
 /** The first character of a JSON text that is not its whitespace. */
 const firstOf = (text: string) => /[^ \t\n\r]/.exec(text)?.[0];
 
+/**
+ * What the decompressor throws for a body that is not what its `Content-Encoding` says (bad data,
+ * cut short, empty): body-parser passes it on as it is, without the `type` its own errors have.
+ */
+function undecompressible(req: Request, error: unknown): ApiError | undefined {
+  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (encoding === 'identity' || (error as { type?: unknown }).type !== undefined) return undefined;
+  return new ApiError(
+    'invalid_request',
+    `The request body could not be decompressed as its Content-Encoding (${encoding}) says.`,
+    [{ field: 'body', message: `must be valid ${encoding} data` }],
+  );
+}
+
 /** Reported as body-parser reports malformed JSON (see the error handler). */
 const malformed = (error: Error) => Object.assign(error, { type: 'entity.parse.failed' });
 
@@ -63,7 +77,9 @@ export async function readJsonBody(
   }
   const reader = read;
   await new Promise<void>((resolve, reject) =>
-    reader(req, res, (error?: unknown) => (error ? reject(error) : resolve())),
+    reader(req, res, (error?: unknown) =>
+      error ? reject(undecompressible(req, error) ?? error) : resolve(),
+    ),
   );
   const text = req.body as string | undefined;
   if (text === undefined) return undefined;

@@ -5,9 +5,10 @@ import type { authenticator, authorizer } from './auth.js';
 import { jsonViolations, readJsonBody, requireJsonBody } from './body.js';
 import type { BodyBudget } from './body-budget.js';
 import type { Authenticated, Handlers } from './context.js';
-import { ApiError, fromDomainError } from './errors.js';
+import { ApiError, bodyTooLarge, fromDomainError } from './errors.js';
 import type { Operation, Router } from './operations.js';
 import { ANONYMOUS_LIMIT, enforceRateLimit } from './rate-limit.js';
+import { closeIfBodyUnread } from './unread-body.js';
 import type { SpecValidator, ValidInput } from './validation.js';
 
 export interface DispatchDeps {
@@ -23,7 +24,7 @@ export interface DispatchDeps {
   validateResponses: boolean;
   /** True while free disk space is below `SECADMIN_MIN_FREE_DISK_MB`: writes get 503. */
   diskLow: () => boolean;
-  /** Bounds the bytes of bodies in flight, per key and for the process. */
+  /** Bounds the bytes of bodies in flight, per principal and for the process. */
   bodies: BodyBudget;
 }
 
@@ -44,6 +45,13 @@ export interface IdempotencyStep {
   ): Promise<void>;
 }
 
+const EXPECTS_CONTINUE = /^\s*100-continue\s*$/i;
+
+/** A declared length past the operation's limit is refused from the header, the body unread. */
+function refuseDeclaredTooLarge(req: Request, maxBytes: number): void {
+  if (Number(req.headers['content-length'] ?? 0) > maxBytes) throw bodyTooLarge(maxBytes);
+}
+
 /** Free space is looked at every second; a client retrying sooner would only be refused again. */
 const DISK_LOW_RETRY_AFTER_S = 5;
 
@@ -60,7 +68,8 @@ interface Served {
 /**
  * Serves every operation of the spec, in this order: route → key (401, 429) → policy (403)
  * → disk low for a write (503) → `Idempotency-Key` of a write (400) → media type (415) →
- * room for the body in flight (429 for the key, 503 for the process) → body (413, malformed JSON) → reserved keys,
+ * declared length (413) → room for the body in flight (429 for the principal, 503 for the
+ * process) → `100 Continue` → body (413, malformed JSON, not decompressible) → reserved keys,
  * depth, NUL → schema (400) → the handler's work before any transaction (`preparedFirst`) →
  * idempotency (replay, 409, 422, 429) → handler (under an `Idempotency-Key`, in one
  * transaction with the kept response). Nothing is read from the body
@@ -124,13 +133,23 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
       auth && req.method === 'POST' && operation.writes && operation.idempotent
         ? deps.idempotency.keyOf(req)
         : undefined;
-    requireJsonBody(
-      req,
-      operation.nonJsonBody === 'invalid_request' ? 'invalid_request' : 'unsupported_media_type',
-    );
-    // Right before the read, in the same turn: the budget counts a chunked body as it arrives.
-    deps.bodies.admit(req, auth?.key.id ?? `ip:${req.ip}`, operation.maxBodyBytes);
-    const body = await readJsonBody(req, res, operation.maxBodyBytes);
+    let body: unknown;
+    // Only a key's request to an operation that takes a body has it read (no operation takes one
+    // without a key); any other body is left unread, charged to no bound, and its connection
+    // closes once the answer is sent.
+    if (auth && operation.spec.requestBody) {
+      requireJsonBody(
+        req,
+        operation.nonJsonBody === 'invalid_request' ? 'invalid_request' : 'unsupported_media_type',
+      );
+      refuseDeclaredTooLarge(req, operation.maxBodyBytes);
+      // Right before the read, in the same turn: the budget counts a chunked body as it arrives.
+      // All keys of a principal share one bound: minting keys buys no more room.
+      deps.bodies.admit(req, `principal:${auth.key.principal}`);
+      // Only now that it will be read: a refused request got its final answer instead.
+      if (EXPECTS_CONTINUE.test(req.headers.expect ?? '')) res.writeContinue();
+      body = await readJsonBody(req, res, operation.maxBodyBytes);
+    } else closeIfBodyUnread(req, res);
     const query = req.query as Record<string, unknown>;
     const violations = [
       ...(await jsonViolations(body, 'body')),

@@ -154,7 +154,7 @@ function malformedJson(error: unknown): ApiError {
   ]);
 }
 
-function tooLarge(limit: number | undefined): ApiError {
+export function bodyTooLarge(limit: number | undefined): ApiError {
   if (limit === undefined)
     return new ApiError('payload_too_large', 'The request body is too large.');
   const size =
@@ -179,7 +179,7 @@ function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof DomainError) return fromDomainError(error, 'body');
   switch ((error as BodyParserError)?.type) {
     case 'entity.too.large':
-      return tooLarge((error as { limit?: number }).limit);
+      return bodyTooLarge((error as { limit?: number }).limit);
     case 'entity.parse.failed':
       return malformedJson(error);
     case 'encoding.unsupported':
@@ -199,6 +199,14 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const apiError = toApiError(error);
     if (!res.headersSent) closeIfBodyUnread(req, res);
     if (apiError) return sendError(res, apiError, req);
+    if ((error as BodyParserError)?.type === 'request.aborted') {
+      // The client's doing, not the server's: nobody is left to answer.
+      logger.info(
+        { requestId: res.locals.requestId, method: req.method },
+        'client aborted the request body',
+      );
+      return void res.destroy();
+    }
     logger.error(
       { err: error, requestId: res.locals.requestId, method: req.method },
       'unexpected error',

@@ -4527,7 +4527,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Too many requests (`rate_limited`): the key's (or, without a valid key, the client IP's) budget for this 60-second window is spent; or, for a request with a body, the key's bodies still being received would go past `SECADMIN_BODIES_IN_FLIGHT_PER_KEY_MB` with this one's `Content-Length` (answered before the body is read, with `Retry-After`). */
+        /** @description Too many requests (`rate_limited`): the key's (or, without a valid key, the client IP's) budget for this 60-second window is spent; or, for a request with a body, the bodies still being received from the key's principal (all its keys together) would go past `SECADMIN_BODIES_IN_FLIGHT_PER_KEY_MB` with this one's `Content-Length` (answered before the body is read, with `Retry-After`, never after `100 Continue`; the connection is then closed). */
         TooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4576,7 +4576,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Unavailable (`unavailable`): a dependency is down — the database is unreachable, or the rate-limit store (Redis) is unreachable while `SECADMIN_RATE_LIMIT_ON_STORE_ERROR=closed` — or, for a request with a body, the bodies the whole server is still receiving would go past `SECADMIN_BODIES_IN_FLIGHT_MB` with this one's (answered before its body is read). Never a hang: the answer comes within seconds, with `Retry-After`; the service recovers by itself. */
+        /** @description Unavailable (`unavailable`): a dependency is down — the database is unreachable, or the rate-limit store (Redis) is unreachable while `SECADMIN_RATE_LIMIT_ON_STORE_ERROR=closed` — or, for a request with a body, the bodies the whole server is still receiving would go past `SECADMIN_BODIES_IN_FLIGHT_MB` with this one's (answered before its body is read, never after `100 Continue`; only bodies that will be read, sent with a key, count). Never a hang: the answer comes within seconds, with `Retry-After`; the service recovers by itself. */
         Unavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4622,7 +4622,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Payload too large (`payload_too_large`): the body exceeds 1 MiB (10 MiB for `POST /v1/logs`). */
+        /** @description Payload too large (`payload_too_large`): the body exceeds 1 MiB (10 MiB for `POST /v1/logs`). A `Content-Length` past the limit is refused from the header, before the body is read (never after `100 Continue`); the connection is then closed. */
         PayloadTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4694,7 +4694,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Unavailable (`unavailable`): this operation stores something, and it cannot now — free disk space on the server's data directory is below `SECADMIN_MIN_FREE_DISK_MB` (reads go on; writes are accepted again by themselves within seconds of space being freed), the database is unreachable, or the rate-limit store (Redis) is unreachable while `SECADMIN_RATE_LIMIT_ON_STORE_ERROR=closed`, or the request bodies the whole server is still receiving would go past `SECADMIN_BODIES_IN_FLIGHT_MB` with this one's (answered before its body is read). Never a hang: the answer comes within seconds, with `Retry-After`. */
+        /** @description Unavailable (`unavailable`): this operation stores something, and it cannot now — free disk space on the server's data directory is below `SECADMIN_MIN_FREE_DISK_MB` (reads go on; writes are accepted again by themselves within seconds of space being freed), the database is unreachable, or the rate-limit store (Redis) is unreachable while `SECADMIN_RATE_LIMIT_ON_STORE_ERROR=closed`, or the request bodies the whole server is still receiving would go past `SECADMIN_BODIES_IN_FLIGHT_MB` with this one's (answered before its body is read, never after `100 Continue`; only bodies that will be read, sent with a key, count). Never a hang: the answer comes within seconds, with `Retry-After`. */
         WriteUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
