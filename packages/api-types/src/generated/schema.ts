@@ -465,7 +465,9 @@ export interface paths {
          *     `SECADMIN_EXPORTS_MAX_BYTES` (default 10 GiB; its partial file is removed, and
          *     `error` names the limit). At most 5 exports per key may be
          *     processing at once: a sixth is a 429 with `Retry-After`. Writes a
-         *     `logs.export.created` audit entry.
+         *     `logs.export.created` audit entry (its `target.id` is the export's id), which is never
+         *     in the export's own file, even when the range covers it: `totalRecords` counts what was
+         *     asked for, as `estimatedRecords` did.
          */
         post: operations["createExport"];
         delete?: never;

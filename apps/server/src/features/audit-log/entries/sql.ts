@@ -76,6 +76,8 @@ export interface LogFilter {
   actorId?: string | undefined;
   result?: string | undefined;
   origin?: LogOrigin | undefined;
+  /** An entry left out by its event and target: an export's own `logs.export.created`. */
+  except?: { event: string; targetId: string } | undefined;
 }
 
 /** The SQL condition of a list, search or export filter (always true without one). */
@@ -87,6 +89,10 @@ export function filterSql(filter: LogFilter): Prisma.Sql {
   if (filter.actorId !== undefined) parts.push(Prisma.sql`actor_id = ${filter.actorId}`);
   if (filter.result !== undefined) parts.push(Prisma.sql`result = ${filter.result}`);
   if (filter.origin !== undefined) parts.push(Prisma.sql`origin = ${filter.origin}`);
+  if (filter.except)
+    parts.push(
+      Prisma.sql`NOT (event = ${filter.except.event} AND target_id IS NOT DISTINCT FROM ${filter.except.targetId})`,
+    );
   return Prisma.join(parts, ' AND ');
 }
 

@@ -224,6 +224,8 @@ export class ExportWorker implements Required<Job> {
       from: job.from,
       to: job.to,
       events: job.events.length > 0 ? job.events : undefined,
+      // Written as the export was created, it is never part of its own file.
+      except: { event: 'logs.export.created', targetId: job.id },
     };
     try {
       const total =
