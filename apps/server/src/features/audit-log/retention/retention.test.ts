@@ -57,27 +57,35 @@ describe.each(DATABASES)('audit log retention on %s', (database) => {
     await server.sealer.flush();
 
     server = await server.restart({ logRetentionDays: 30 });
-    let recorded = await retentionEntries();
-    for (let i = 0; recorded.length === 0 && i < 200; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      recorded = await retentionEntries();
+    // A month that ended before the cutoff is dropped whole and recorded on its own, so the two
+    // entries are one record or two, depending on today's date: what they add up to is fixed.
+    const read = async (id: string) => {
+      const res = await raw(server, `/v1/logs/${id}`, {
+        headers: { authorization: `Bearer ${server.rootKey}` },
+      });
+      return (await json(res)).data;
+    };
+    let records: { metadata: { removedEntries: number; cutoff: string } }[] = [];
+    const total = () => records.reduce((sum, r) => sum + r.metadata.removedEntries, 0);
+    for (let i = 0; total() < 2 && i < 400; i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 50));
+      records = await Promise.all((await retentionEntries()).map((e) => read(e.id)));
     }
     expect(await timestampsOf('retention.start_probe')).toEqual(kept.sort());
-    expect(recorded).toHaveLength(1);
-    const res = await raw(server, `/v1/logs/${recorded[0]?.id}`, {
-      headers: { authorization: `Bearer ${server.rootKey}` },
-    });
-    const entry = (await json(res)).data;
-    expect(entry).toMatchObject({
-      event: 'logs.retention.applied',
-      origin: 'service',
-      actor: { type: 'service' },
-      target: { type: 'audit_log' },
-      result: 'success',
-      metadata: { retentionDays: 30, removedEntries: 2 },
-    });
-    expect(Date.parse(entry.metadata.cutoff)).toBeGreaterThan(Date.parse(old[1] as string));
-    expect(Date.parse(entry.metadata.cutoff)).toBeLessThan(Date.parse(kept[0] as string));
+    expect(records.length).toBeGreaterThanOrEqual(1);
+    expect(total()).toBe(2);
+    for (const entry of records) {
+      expect(entry).toMatchObject({
+        event: 'logs.retention.applied',
+        origin: 'service',
+        actor: { type: 'service' },
+        target: { type: 'audit_log' },
+        result: 'success',
+        metadata: { retentionDays: 30 },
+      });
+      expect(Date.parse(entry.metadata.cutoff)).toBeGreaterThan(Date.parse(old[1] as string));
+      expect(Date.parse(entry.metadata.cutoff)).toBeLessThan(Date.parse(kept[0] as string));
+    }
     // A run of the chain over them holds the kept entries; the removed ones' seqs have none.
     const removed = await server.db.query<{ seq: number }>(
       'SELECT seq::float8 AS seq FROM log_chain WHERE removed_at IS NOT NULL ORDER BY seq',
