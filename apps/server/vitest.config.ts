@@ -25,7 +25,6 @@ export default defineConfig({
       '@secadmin/test-infra/global-setup/redis',
       '@secadmin/test-infra/global-setup/postgres',
       './test/global-setup/postgres-template.ts',
-      './test/global-setup/embedded-template.ts',
     ],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -12,7 +12,7 @@ describe('metrics', () => {
   let server: TestServer;
   let scrape: () => Promise<string>;
   beforeAll(async () => {
-    server = await startTestServer('embedded', { metricsPort: await freePort() });
+    server = await startTestServer({ metricsPort: await freePort() });
     scrape = async () => {
       const res = await fetch(server.metricsUrl as string);
       expect(res.status).toBe(200);
@@ -92,7 +92,7 @@ describe('metrics', () => {
   });
 
   it('listens on 127.0.0.1 by default, even when the API listens on every interface', async () => {
-    const open = await startTestServer('embedded', { host: '::', metricsPort: await freePort() });
+    const open = await startTestServer({ host: '::', metricsPort: await freePort() });
     try {
       expect(new URL(open.metricsUrl as string).hostname).toBe('127.0.0.1');
       expect((await fetch(open.metricsUrl as string)).status).toBe(200);

@@ -13,7 +13,7 @@ describe('listening', () => {
   afterAll(() => new Promise((resolve) => taken.close(resolve)));
 
   it('refuses to start on a port another process holds, saying so', async () => {
-    await expect(startTestServer('embedded', { port, host: '127.0.0.1' })).rejects.toMatchObject({
+    await expect(startTestServer({ port, host: '127.0.0.1' })).rejects.toMatchObject({
       code: 'EADDRINUSE',
     });
   });

@@ -65,7 +65,7 @@ async function createdEntry(server: TestServer, userId: string): Promise<Json> {
 describe('trace context without an exporter', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer('embedded');
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 
@@ -114,7 +114,7 @@ describe('OpenTelemetry traces over OTLP/HTTP', () => {
     });
     await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
     const { port } = collector.address() as AddressInfo;
-    server = await startTestServer('embedded', { otlpEndpoint: `http://127.0.0.1:${port}` });
+    server = await startTestServer({ otlpEndpoint: `http://127.0.0.1:${port}` });
   });
   afterAll(async () => {
     await server?.stop();

@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPolicy, createUser, uniqueEmail, uniqueName } from '../../test/helpers/fixtures.js';
-import {
-  DATABASES,
-  json,
-  raw,
-  startTestServer,
-  type TestServer,
-} from '../../test/helpers/server.js';
+import { json, raw, startTestServer, type TestServer } from '../../test/helpers/server.js';
 
 interface Resource {
   path: string;
@@ -33,10 +27,10 @@ const RESOURCES: Record<'users' | 'policies', Resource> = {
   },
 };
 
-describe.each(DATABASES)('conditional requests on %s', (database) => {
+describe('conditional requests', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 

@@ -3,13 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { capturingLogger } from '../../test/faults/traffic.js';
 import { createKey, createPolicy } from '../../test/helpers/fixtures.js';
-import {
-  DATABASES,
-  json,
-  raw,
-  startTestServer,
-  type TestServer,
-} from '../../test/helpers/server.js';
+import { json, raw, startTestServer, type TestServer } from '../../test/helpers/server.js';
 import { waitFor } from '../../test/helpers/wait.js';
 
 const KIB = 1024;
@@ -89,13 +83,13 @@ async function whole(server: TestServer, key: string, bytes: number): Promise<st
  * Issue 41: one key held 300 half-sent 10 MB ingest bodies and the process's memory doubled.
  * Bodies in flight are now bounded per key and for the process, before they are read.
  */
-describe.each(DATABASES)('bodies in flight on %s', (database) => {
+describe('bodies in flight', () => {
   let server: TestServer;
   let other: string;
   const open: RawRequest[] = [];
 
   beforeAll(async () => {
-    server = await startTestServer(database, {
+    server = await startTestServer({
       bodies: { perKeyBytes: 64 * KIB, processBytes: 100 * KIB, idleMs: 600_000 },
     });
     await createPolicy(server.client, {
@@ -188,7 +182,7 @@ const connectionOf = (head: string) => /\r\nconnection: ([^\r]+)/i.exec(head)?.[
  * length past the limit was read before its 413; `Expect: 100-continue` was met before a refusal;
  * a body that does not decompress was a 500; a client that went away was an error in the log.
  */
-describe.each(DATABASES)('bodies that are refused or never read on %s', (database) => {
+describe('bodies that are refused or never read', () => {
   let server: TestServer;
   let log: ReturnType<typeof capturingLogger>;
   let first: string;
@@ -205,7 +199,6 @@ describe.each(DATABASES)('bodies that are refused or never read on %s', (databas
   beforeAll(async () => {
     log = capturingLogger();
     server = await startTestServer(
-      database,
       { bodies: { perKeyBytes: 64 * KIB, processBytes: 100 * KIB, idleMs: 600_000 } },
       { logger: log.logger },
     );

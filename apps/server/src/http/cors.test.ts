@@ -10,7 +10,7 @@ const accessControlHeaders = (res: Response) =>
 describe('CORS', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer('embedded', {
+    server = await startTestServer({
       corsOrigins: [ALLOWED, 'http://localhost:5173'],
     });
   });
@@ -69,7 +69,7 @@ describe('CORS', () => {
   });
 
   it('sends no CORS header when no origin is configured', async () => {
-    const plain = await startTestServer('embedded');
+    const plain = await startTestServer();
     try {
       const res = await raw(plain, '/v1/users', {
         method: 'OPTIONS',

@@ -11,7 +11,7 @@ import {
 describe('error messages a newcomer reads', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer('embedded');
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 

@@ -11,7 +11,7 @@ import { mapDatabaseErrors } from './database-errors.js';
 describe('a transaction past its time limit on postgres', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer('postgres');
+    server = await startTestServer();
     await server.db.query('CREATE TABLE overtime_probe (id int PRIMARY KEY)');
   });
   afterAll(() => server?.stop());

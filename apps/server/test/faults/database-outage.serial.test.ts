@@ -16,11 +16,7 @@ describe('PostgreSQL unreachable', { timeout: 120_000 }, () => {
   it('answers 503 with Retry-After: 1 (never 500, never a hang), readyz 503, and recovers without a restart', async () => {
     const postgres = await startPostgres();
     const log = capturingLogger();
-    const server = await startTestServer(
-      'embedded',
-      { databaseUrl: postgres.url },
-      { logger: log.logger },
-    );
+    const server = await startTestServer({ databaseUrl: postgres.url }, { logger: log.logger });
     try {
       const acknowledged: string[] = [];
       let n = 0;
@@ -69,7 +65,7 @@ describe('PostgreSQL unreachable', { timeout: 120_000 }, () => {
     const postgres = await startPostgres();
     try {
       await postgres.stop();
-      const starting = startTestServer('embedded', {
+      const starting = startTestServer({
         databaseUrl: postgres.url,
         dbConnectTimeoutSeconds: 60,
       });
@@ -93,7 +89,7 @@ describe('PostgreSQL unreachable', { timeout: 120_000 }, () => {
       const url = new URL(postgres.url);
       url.password = 'sk_not_to_be_shown';
       await expect(
-        startTestServer('embedded', { databaseUrl: url.toString(), dbConnectTimeoutSeconds: 1 }),
+        startTestServer({ databaseUrl: url.toString(), dbConnectTimeoutSeconds: 1 }),
       ).rejects.toThrow(
         new RegExp(`^PostgreSQL at 127\\.0\\.0\\.1:${url.port}/postgres did not answer within 1 s`),
       );

@@ -36,7 +36,6 @@ describe('Redis unreachable', { timeout: 120_000 }, () => {
     const redis = await startRedis();
     const log = capturingLogger();
     const server = await startTestServer(
-      'embedded',
       { redisUrl: redis.url, rateLimitOnStoreError: 'open' },
       { logger: log.logger },
     );
@@ -88,7 +87,7 @@ describe('Redis unreachable', { timeout: 120_000 }, () => {
 
   it('closed mode: every /v1 request gets 503 unavailable with Retry-After: 1 within 1 s; recovers by itself', async () => {
     const redis = await startRedis();
-    const server = await startTestServer('embedded', {
+    const server = await startTestServer({
       redisUrl: redis.url,
       rateLimitOnStoreError: 'closed',
     });

@@ -44,7 +44,7 @@ const resource = fc
 describe('pathological glob patterns in batch simulation', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer('embedded');
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 

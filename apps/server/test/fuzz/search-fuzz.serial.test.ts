@@ -131,7 +131,7 @@ describe('search query and highlight fuzzing', () => {
   describe('against a server holding pathological entries', () => {
     let server: TestServer;
     beforeAll(async () => {
-      server = await startTestServer('embedded');
+      server = await startTestServer();
       const entries = PATHOLOGICAL_ENTRIES.map(({ userAgent, metadata }) => ({
         event: 'user.login',
         actor: { type: 'user', id: 'a' },

@@ -196,7 +196,7 @@ describe('fuzzing every operation from the spec', () => {
   let server: TestServer;
   let sent = 0;
   beforeAll(async () => {
-    server = await startTestServer('embedded');
+    server = await startTestServer();
   });
   afterAll(async () => {
     await server?.stop();

@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { createSecadminClient, type SecadminClient } from '@secadmin/api-client';
 import { createScratchDatabase, type ScratchDatabase } from '@secadmin/test-infra';
 import pg from 'pg';
@@ -12,11 +10,6 @@ import { type Config, loadConfig } from '../../src/config.js';
 import { generateSecret } from '../../src/features/api-keys/service.js';
 import { createLogger } from '../../src/logger.js';
 import { type RunningServer, startServer } from '../../src/server.js';
-
-export type DatabaseUnderTest = 'embedded' | 'postgres';
-
-/** Every server test runs on both: the embedded default and the run's PostgreSQL server. */
-export const DATABASES: DatabaseUnderTest[] = ['embedded', 'postgres'];
 
 /**
  * A database of its own on the run's PostgreSQL server, dropped by `drop`: empty, or
@@ -59,22 +52,18 @@ export interface TestServer extends RunningServer {
 
 interface Storage {
   dataDir: string;
-  databaseUrl: string | undefined;
+  databaseUrl: string;
   cleanup: () => Promise<void>;
 }
 
-async function createStorage(database: DatabaseUnderTest): Promise<Storage> {
+async function createStorage(): Promise<Storage> {
   const dataDir = await mkdtemp(join(tmpdir(), 'secadmin-test-'));
-  // cp(1), not fs.cp: that copies the template's thousand files one by one in JavaScript,
-  // several times slower, and it was a large part of each embedded test server's start.
-  if (database === 'embedded')
-    await promisify(execFile)('cp', ['-R', inject('embeddedTemplate'), join(dataDir, 'db')]);
-  const pgDb = database === 'postgres' ? await createTestDatabase({ migrated: true }) : undefined;
+  const pgDb = await createTestDatabase({ migrated: true });
   return {
     dataDir,
-    databaseUrl: pgDb?.url,
+    databaseUrl: pgDb.url,
     cleanup: async () => {
-      await pgDb?.drop();
+      await pgDb.drop();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
@@ -132,13 +121,12 @@ async function launch(
   return test;
 }
 
-/** A fresh server on a fresh data dir (and a fresh PostgreSQL database when asked). */
+/** A fresh server on a fresh data dir and a fresh, migrated database of the run's PostgreSQL. */
 export async function startTestServer(
-  database: DatabaseUnderTest,
   overrides: Partial<Config> = {},
   options: LaunchOptions = {},
 ): Promise<TestServer> {
-  const storage = await createStorage(database);
+  const storage = await createStorage();
   try {
     return await launch(storage, overrides.adminApiKey ?? generateSecret(), overrides, options);
   } catch (error) {

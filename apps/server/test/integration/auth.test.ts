@@ -7,13 +7,13 @@ import {
   failure,
   outsideWindowBoundary,
 } from '../helpers/fixtures.js';
-import { DATABASES, json, raw, startTestServer, type TestServer } from '../helpers/server.js';
+import { json, raw, startTestServer, type TestServer } from '../helpers/server.js';
 import { waitUntilPast } from '../helpers/wait.js';
 
-describe.each(DATABASES)('API keys and authorization on %s', (database) => {
+describe('API keys and authorization', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 
@@ -166,10 +166,10 @@ describe.each(DATABASES)('API keys and authorization on %s', (database) => {
   });
 });
 
-describe.each(DATABASES)('rate limits and errors on %s', (database) => {
+describe('rate limits and errors', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 

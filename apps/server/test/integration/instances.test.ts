@@ -31,7 +31,7 @@ describe('two instances on one PostgreSQL and one Redis', () => {
       // Download tokens signed by one instance are checked by the other.
       secret: generateSecret(),
     };
-    [a, b] = (await Promise.all([1, 2].map(() => startTestServer('embedded', shared)))) as [
+    [a, b] = (await Promise.all([1, 2].map(() => startTestServer(shared)))) as [
       TestServer,
       TestServer,
     ];

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASES, raw, startTestServer, type TestServer } from '../helpers/server.js';
+import { raw, startTestServer, type TestServer } from '../helpers/server.js';
 
-describe.each(DATABASES)('concurrent writes on %s', (database) => {
+describe('concurrent writes', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 

@@ -129,7 +129,6 @@ describe('DATABASE_READ_URL: a streaming replica serves the audit log reads', {
   const readUrl = () => pair.replica.url.replace('postgres@', 'postgres:s3cret-pw@');
   const start = (withReplica: boolean) =>
     startTestServer(
-      'embedded',
       {
         ...keys,
         databaseUrl: pair.primary.url,

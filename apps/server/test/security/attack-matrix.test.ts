@@ -40,7 +40,7 @@ describe('the attack matrix: every operation × every way in that must fail', ()
   beforeAll(async () => {
     // Distinct client IPs (via the proxy header) so that the per-IP budget for requests
     // without a valid key does not turn the expected 401s into 429s.
-    server = await startTestServer('embedded', { trustProxy: true });
+    server = await startTestServer({ trustProxy: true });
     const password = 'attack-matrix-password';
     const victim = await createUser(server.client, { password });
     const attacker = await createUser(server.client);

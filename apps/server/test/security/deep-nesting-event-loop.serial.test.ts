@@ -13,7 +13,7 @@ const LEVELS = 5_000_000;
 describe('a body nested millions of levels deep', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer('embedded');
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createPolicy, createUser, failure, uniqueEmail } from '../helpers/fixtures.js';
-import { DATABASES, json, raw, startTestServer, type TestServer } from '../helpers/server.js';
+import { json, raw, startTestServer, type TestServer } from '../helpers/server.js';
 
 /** docs/auth-and-access.md: roles are granted only with `users:grant` on `roles/<role>`; keys are seen only by their principal. */
-describe.each(DATABASES)('no escalation through roles or keys on %s', (database) => {
+describe('no escalation through roles or keys', () => {
   let server: TestServer;
   let self: { id: string };
   let selfKey: string;
@@ -15,7 +15,7 @@ describe.each(DATABASES)('no escalation through roles or keys on %s', (database)
     (await server.client.GET('/v1/users/{id}', { params: { path: { id } } })).data?.data.roles;
 
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
     // The attacker's setup of issue 9: a user who may read and update itself, and an admin role.
     self = await createUser(server.client, { roles: ['staff'] });
     selfKey = (await createKey(server.client, `user:${self.id}`)).secret;

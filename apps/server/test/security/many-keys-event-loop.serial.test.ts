@@ -14,7 +14,7 @@ const manyKeys = () => Object.fromEntries(Array.from({ length: KEYS }, (_, i) =>
 describe('bodies of many keys', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer('embedded');
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPolicy, createUser, failure, uniqueEmail, uniqueName } from '../helpers/fixtures.js';
-import { DATABASES, json, raw, startTestServer, type TestServer } from '../helpers/server.js';
+import { json, raw, startTestServer, type TestServer } from '../helpers/server.js';
 
 /** docs/errors.md "Strict input": each refused request is a 400 naming the field, and stores nothing. */
-describe.each(DATABASES)('strict input on %s', (database) => {
+describe('strict input', () => {
   let server: TestServer;
   const send = (method: string, path: string, body?: unknown) =>
     raw(server, path, {
@@ -28,7 +28,7 @@ describe.each(DATABASES)('strict input on %s', (database) => {
     (await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users'))[0]?.n;
 
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 

@@ -43,7 +43,7 @@ describe('a wide ingest on postgres', () => {
   let userId = '';
 
   beforeAll(async () => {
-    server = await startTestServer('postgres');
+    server = await startTestServer();
     const { data } = await server.client.POST('/v1/users', {
       body: { email: 'reader@example.com', name: 'Reader' },
     });

@@ -1,13 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LoopDelay, measureLoopDelay } from '../helpers/event-loop-delay.js';
-import {
-  DATABASES,
-  json,
-  postText,
-  raw,
-  startTestServer,
-  type TestServer,
-} from '../helpers/server.js';
+import { json, postText, raw, startTestServer, type TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 
 /**
@@ -45,7 +38,7 @@ const manyKeys = () => Object.fromEntries(Array.from({ length: 90_000 }, (_, i) 
  * The tests run in order on one server per database: the ingest's entries are what the search
  * and verify read.
  */
-describe.each(DATABASES)('requests of the widest shapes on %s', (database) => {
+describe('requests of the widest shapes', () => {
   let server: TestServer;
   let lastId = '';
   const call = (path: string, body?: unknown) =>
@@ -56,7 +49,7 @@ describe.each(DATABASES)('requests of the widest shapes on %s', (database) => {
     });
 
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 

@@ -3,20 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createPolicy, createUser, failure } from '../../../test/helpers/fixtures.js';
-import {
-  DATABASES,
-  json,
-  raw,
-  startTestServer,
-  type TestServer,
-} from '../../../test/helpers/server.js';
+import { json, raw, startTestServer, type TestServer } from '../../../test/helpers/server.js';
 import { ApiKeysService, hashSecret } from './service.js';
 
 /** createApiKey, listApiKeys, deleteApiKey: what they answer, refuse, and never show. */
-describe.each(DATABASES)('API keys on %s', (database) => {
+describe('API keys', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 

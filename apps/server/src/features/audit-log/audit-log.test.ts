@@ -2,7 +2,6 @@ import type { SecadminClient } from '@secadmin/api-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, failure, uniqueEmail } from '../../../test/helpers/fixtures.js';
 import {
-  DATABASES,
   json,
   localDownload,
   raw,
@@ -28,11 +27,11 @@ async function ingest(client: SecadminClient, entries: Entry[]) {
   return data.data;
 }
 
-describe.each(DATABASES)('audit log on %s', (database) => {
+describe('audit log', () => {
   let server: TestServer;
   const actorId = `actor-${Date.now()}`;
   beforeAll(async () => {
-    server = await startTestServer(database, { downloadTtlSeconds: 3 });
+    server = await startTestServer({ downloadTtlSeconds: 3 });
   });
   afterAll(() => server?.stop());
 
@@ -811,9 +810,9 @@ describe.each(DATABASES)('audit log on %s', (database) => {
   });
 });
 
-describe.each(DATABASES)('exports across a restart on %s', (database) => {
+describe('exports across a restart', () => {
   it('finishes an export that was processing when the server stopped', async () => {
-    let server = await startTestServer(database);
+    let server = await startTestServer();
     try {
       await ingest(
         server.client,
@@ -847,9 +846,9 @@ describe.each(DATABASES)('exports across a restart on %s', (database) => {
   });
 });
 
-describe.each(DATABASES)('export limits on %s', (database) => {
+describe('export limits', () => {
   it('lets at most 5 exports per key be processing, even when requested at once', async () => {
-    const server = await startTestServer(database);
+    const server = await startTestServer();
     try {
       await server.worker.stop(); // keep them all processing
       const responses = await Promise.all(

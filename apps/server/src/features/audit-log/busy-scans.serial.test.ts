@@ -75,7 +75,7 @@ describe('searches, statistics and lists beyond what an instance runs at once, o
   let lock: { release(): Promise<void> } | undefined;
 
   beforeAll(async () => {
-    server = await startTestServer('postgres', {
+    server = await startTestServer({
       // Long past the test: the scans here end when the lock is released, not by their bound.
       logScans: { concurrent: CONCURRENT, queued: QUEUED, waitMs: 500, timeoutMs: 60_000 },
     });
@@ -167,7 +167,7 @@ describe('a search or statistics past its time bound, on postgres', () => {
   let lock: { release(): Promise<void> } | undefined;
 
   beforeAll(async () => {
-    server = await startTestServer('postgres', {
+    server = await startTestServer({
       logScans: { concurrent: 2, queued: 2, waitMs: 500, timeoutMs: TIMEOUT_MS },
     });
   });
@@ -211,7 +211,7 @@ describe('readiness while every connection of the pool waits, on postgres', () =
   let lock: { release(): Promise<void> } | undefined;
 
   beforeAll(async () => {
-    server = await startTestServer('postgres');
+    server = await startTestServer();
   });
   afterAll(async () => {
     await lock?.release();

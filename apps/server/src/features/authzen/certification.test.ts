@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validArbitrary } from '../../../test/fuzz/schema-arbitrary.js';
 import { createKey, createPolicy, createUser } from '../../../test/helpers/fixtures.js';
-import { DATABASES, startTestServer, type TestServer } from '../../../test/helpers/server.js';
+import { startTestServer, type TestServer } from '../../../test/helpers/server.js';
 
 /**
  * The OpenID AuthZEN Authorization API 1.0 certification scenario
@@ -374,7 +374,7 @@ function hasReservedKey(value: unknown): boolean {
   );
 }
 
-describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
+describe('AuthZEN certification scenario', () => {
   let server: TestServer;
   let storedUser: string;
 
@@ -427,7 +427,7 @@ describe.each(DATABASES)('AuthZEN certification scenario on %s', (database) => {
   };
 
   beforeAll(async () => {
-    server = await startTestServer(database, { publicUrl: PUBLIC_URL });
+    server = await startTestServer({ publicUrl: PUBLIC_URL });
     const policies = [
       ...CORE_POLICIES,
       ...PROPERTIES_POLICIES,

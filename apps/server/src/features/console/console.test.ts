@@ -5,7 +5,7 @@ import { raw, startTestServer, type TestServer } from '../../../test/helpers/ser
 describe('the console routes', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer('embedded');
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 

@@ -2,22 +2,16 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { createSecadminClient } from '@secadmin/api-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createPolicy, uniqueEmail } from '../../../test/helpers/fixtures.js';
-import {
-  DATABASES,
-  json,
-  raw,
-  startTestServer,
-  type TestServer,
-} from '../../../test/helpers/server.js';
+import { json, raw, startTestServer, type TestServer } from '../../../test/helpers/server.js';
 
 let counter = 0;
 const uniqueKey = () => `idem-${Date.now()}-${counter++}`;
 const uniqueEvent = () => `idem.test_${Date.now()}_${counter++}`;
 
-describe.each(DATABASES)('idempotency keys on %s', (database) => {
+describe('idempotency keys', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 

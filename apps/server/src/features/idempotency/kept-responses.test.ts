@@ -1,13 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createPolicy, uniqueEmail } from '../../../test/helpers/fixtures.js';
-import {
-  DATABASES,
-  json,
-  raw,
-  startTestServer,
-  type TestServer,
-} from '../../../test/helpers/server.js';
+import { json, raw, startTestServer, type TestServer } from '../../../test/helpers/server.js';
 import { IdempotencyRepository } from './repository.js';
 import { IdempotencyService } from './service.js';
 
@@ -32,10 +26,10 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-describe.each(DATABASES)('kept idempotent responses on %s', (database) => {
+describe('kept idempotent responses', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 
@@ -185,7 +179,7 @@ describe.each(DATABASES)('kept idempotent responses on %s', (database) => {
   });
 
   it('bounds the bytes kept per principal: past the bound a 429 with Retry-After, and nothing done', async () => {
-    const bounded = await startTestServer(database, { idempotencyMaxKeptBytes: 2048 });
+    const bounded = await startTestServer({ idempotencyMaxKeptBytes: 2048 });
     try {
       const event = `kept.bound_${Date.now()}`;
       const batch = {

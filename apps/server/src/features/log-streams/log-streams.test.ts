@@ -7,7 +7,7 @@ import {
   signedWith,
   startReceiver,
 } from '../../../test/helpers/receiver.js';
-import { DATABASES, raw, startTestServer, type TestServer } from '../../../test/helpers/server.js';
+import { raw, startTestServer, type TestServer } from '../../../test/helpers/server.js';
 import { waitFor } from '../../../test/helpers/wait.js';
 
 /** Fast retries, a short timeout and poll, so failures and recoveries take milliseconds. */
@@ -23,7 +23,7 @@ const STREAMS = {
 // biome-ignore lint/suspicious/noExplicitAny: responses are inspected as JSON
 type Json = any;
 
-describe.each(DATABASES)('log streams on %s', (database) => {
+describe('log streams', () => {
   let server: TestServer;
   const receivers: Receiver[] = [];
   /** The text of every response the API gave: no secret or token may appear after creation. */
@@ -53,7 +53,7 @@ describe.each(DATABASES)('log streams on %s', (database) => {
   }
 
   /** A prefix of its own per test: a stream filtering on it sees only that test's entries. */
-  const prefix = () => `st${++run}_${database === 'postgres' ? 'p' : 'e'}`;
+  const prefix = () => `st${++run}`;
 
   /** Ingests entries (an event name: a service's entry of that event) and seals them. */
   async function ingest(events: (string | Json)[], result: 'success' | 'failure' = 'success') {
@@ -77,7 +77,7 @@ describe.each(DATABASES)('log streams on %s', (database) => {
   const get = async (id: string) => (await api('GET', `/v1/log-streams/${id}`)).body.data;
 
   beforeAll(async () => {
-    server = await startTestServer(database, { streams: STREAMS });
+    server = await startTestServer({ streams: STREAMS });
   });
   afterAll(async () => {
     for (const r of receivers) await r.close();

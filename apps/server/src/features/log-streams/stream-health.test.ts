@@ -63,7 +63,7 @@ describe('log stream health', () => {
   }
 
   beforeAll(async () => {
-    server = await startTestServer('postgres', {
+    server = await startTestServer({
       metricsPort: await freePort(),
       streams: {
         allowPrivateNetworks: true,

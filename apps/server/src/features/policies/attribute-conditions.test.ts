@@ -6,12 +6,12 @@ import {
   failure,
   uniqueName,
 } from '../../../test/helpers/fixtures.js';
-import { DATABASES, startTestServer, type TestServer } from '../../../test/helpers/server.js';
+import { startTestServer, type TestServer } from '../../../test/helpers/server.js';
 
-describe.each(DATABASES)('attribute conditions on %s', (database) => {
+describe('attribute conditions', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 

@@ -82,7 +82,7 @@ describe('batch simulation with pathological draft globs', () => {
   let simulatorKey: string;
 
   beforeAll(async () => {
-    server = await startTestServer('embedded');
+    server = await startTestServer();
     await createPolicy(server.client, {
       principals: ['service:simulator'],
       actions: ['policies:simulate'],

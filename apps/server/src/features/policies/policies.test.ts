@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPolicy, createUser, failure, uniqueName } from '../../../test/helpers/fixtures.js';
-import { DATABASES, startTestServer, type TestServer } from '../../../test/helpers/server.js';
+import { startTestServer, type TestServer } from '../../../test/helpers/server.js';
 
-describe.each(DATABASES)('policies on %s', (database) => {
+describe('policies', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 

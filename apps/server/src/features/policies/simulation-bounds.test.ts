@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createPolicy, failure, uniqueName } from '../../../test/helpers/fixtures.js';
-import { DATABASES, startTestServer, type TestServer } from '../../../test/helpers/server.js';
+import { startTestServer, type TestServer } from '../../../test/helpers/server.js';
 import { BATCH_LIMITS } from './simulation.js';
 
 /**
@@ -8,10 +8,10 @@ import { BATCH_LIMITS } from './simulation.js';
  * batch simulation bounded in work and in the size of its explanations, and policies named
  * in simulation answers only to callers that may read them.
  */
-describe.each(DATABASES)('simulation bounds and visibility on %s', (database) => {
+describe('simulation bounds and visibility', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createPolicy, createUser, failure } from '../../../test/helpers/fixtures.js';
-import { DATABASES, startTestServer, type TestServer } from '../../../test/helpers/server.js';
+import { startTestServer, type TestServer } from '../../../test/helpers/server.js';
 
 let counter = 0;
 const roleId = (prefix = 'role') => `${prefix}-${Date.now()}-${counter++}`;
 
-describe.each(DATABASES)('roles and externalId on %s', (database) => {
+describe('roles and externalId', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 

@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createPolicy, uniqueEmail } from '../../../test/helpers/fixtures.js';
-import { DATABASES, raw, startTestServer, type TestServer } from '../../../test/helpers/server.js';
+import { raw, startTestServer, type TestServer } from '../../../test/helpers/server.js';
 
 const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 let counter = 0;
 
-describe.each(DATABASES)('SCIM 2.0 on %s', (database) => {
+describe('SCIM 2.0', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database, { validateResponses: true });
+    server = await startTestServer({ validateResponses: true });
   });
   afterAll(() => server?.stop());
 

@@ -10,7 +10,7 @@ import { json, raw, startTestServer, type TestServer } from '../../../test/helpe
 describe('system routes', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer('embedded');
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 
@@ -152,7 +152,7 @@ describe('system routes', () => {
 
 describe('unexpected failures', () => {
   it('answer 500 internal_error with the request id, and nothing internal', async () => {
-    const server = await startTestServer('embedded');
+    const server = await startTestServer();
     try {
       await server.db.close(); // every query now fails
       const res = await raw(server, '/v1/users', {
@@ -173,7 +173,7 @@ describe('unexpected failures', () => {
 describe('the embedded database after a failed write of its files', () => {
   it('answers readyz 503 unavailable and logs one error line, at the first disk_full', async () => {
     const log = capturingLogger();
-    const server = await startTestServer('embedded', {}, { logger: log.logger });
+    const server = await startTestServer({}, { logger: log.logger });
     try {
       // What PGlite reports when a data file cannot grow on a full disk: no critical section
       // is left open, and PGlite itself would go on answering reads.
@@ -209,7 +209,7 @@ describe('the embedded database after a failed write of its files', () => {
 
 describe('the process', () => {
   it('refuses a second server on the same embedded data dir', async () => {
-    const server = await startTestServer('embedded');
+    const server = await startTestServer();
     try {
       const { child, output } = launchMain({ SECADMIN_DATA_DIR: server.config.dataDir, PORT: '0' });
       const [code] = await once(child, 'exit');

@@ -6,7 +6,7 @@ import {
   failure,
   uniqueEmail,
 } from '../../../test/helpers/fixtures.js';
-import { DATABASES, raw, startTestServer, type TestServer } from '../../../test/helpers/server.js';
+import { raw, startTestServer, type TestServer } from '../../../test/helpers/server.js';
 
 const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
@@ -15,7 +15,7 @@ const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
  * decisions §3: changing a `metadata` key that a stored policy reads (`principal.metadata.<key>`)
  * needs `users:grant` on `attributes/<key>`, as a role needs `users:grant` on `roles/<role>`.
  */
-describe.each(DATABASES)('attributes that decide access are grants on %s', (database) => {
+describe('attributes that decide access are grants', () => {
   let server: TestServer;
   let self: { id: string };
   let selfKey: string;
@@ -51,7 +51,7 @@ describe.each(DATABASES)('attributes that decide access are grants on %s', (data
   }
 
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
     // The attack as it was done: a person who may update only themselves, and a policy that
     // gives everything to whoever is in department "x".
     self = await createUser(server.client);
@@ -244,7 +244,7 @@ describe.each(DATABASES)('attributes that decide access are grants on %s', (data
  * `principal.email`, and its `externalId` (whom the IdP's sign-in maps a person to), are grants
  * of `fields/<field>`; a new email is not verified.
  */
-describe.each(DATABASES)('fields that decide access are grants on %s', (database) => {
+describe('fields that decide access are grants', () => {
   let server: TestServer;
   let eve: { id: string; email: string };
   let eveKey: string;
@@ -273,7 +273,7 @@ describe.each(DATABASES)('fields that decide access are grants on %s', (database
   const as = (secret: string) => server.clientWith(secret);
 
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
     eve = await createUser(server.client);
     eveKey = (await createKey(server.client, `user:${eve.id}`)).secret;
     await createPolicy(server.client, {

@@ -24,7 +24,7 @@ vi.mock('../../lib/password.js', async (importOriginal) => {
 describe('a new user’s password', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer('postgres');
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 

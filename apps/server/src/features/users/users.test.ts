@@ -6,19 +6,13 @@ import {
   failure,
   uniqueEmail,
 } from '../../../test/helpers/fixtures.js';
-import {
-  DATABASES,
-  json,
-  raw,
-  startTestServer,
-  type TestServer,
-} from '../../../test/helpers/server.js';
+import { json, raw, startTestServer, type TestServer } from '../../../test/helpers/server.js';
 import { waitUntilPast } from '../../../test/helpers/wait.js';
 
-describe.each(DATABASES)('users on %s', (database) => {
+describe('users', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 

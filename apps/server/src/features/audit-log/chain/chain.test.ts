@@ -20,7 +20,6 @@ import {
   uniqueEmail,
 } from '../../../../test/helpers/fixtures.js';
 import {
-  DATABASES,
   json,
   localDownload,
   raw,
@@ -35,10 +34,10 @@ import { startServer } from '../../../server.js';
 const ENTRY_COLUMNS =
   'id, timestamp, event, actor_id, actor_email, actor_email_redacted, actor_type, target_id, target_type, ip, user_agent, city, country, region, lat, lng, result, trace_id, metadata, origin, ingested_by, received_at, digests, salts';
 
-describe.each(DATABASES)('the audit-log hash chain on %s', (database) => {
+describe('the audit-log hash chain', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 
@@ -347,11 +346,11 @@ describe.each(DATABASES)('the audit-log hash chain on %s', (database) => {
       name: string,
       rules: readonly { effect: 'allow' | 'deny'; resources: readonly string[] }[],
     ) => {
-      const principal = `service:chain-run-${name}-${database}`;
+      const principal = `service:chain-run-${name}`;
       const key = await createKey(server.client, principal);
       for (const [i, rule] of rules.entries())
         await createPolicy(server.client, {
-          name: `chain run ${name} ${i} ${database}`,
+          name: `chain run ${name} ${i}`,
           principals: [principal],
           actions: ['logs:read'],
           effect: rule.effect,
@@ -385,7 +384,7 @@ describe.each(DATABASES)('the audit-log hash chain on %s', (database) => {
   });
 
   it('seals entries written before the chain, committing their fields as they are then', async () => {
-    const id = `log_01kbyyyyyyyyyyyyyyyyyyyy${database === 'embedded' ? 'e' : 'p'}0`;
+    const id = `log_01kbyyyyyyyyyyyyyyyyyyyyp0`;
     await sql(
       `INSERT INTO log_entries (id, timestamp, event, actor_type, actor_email, result, metadata, origin)
        VALUES ($1, now(), 'legacy.entry', 'user', 'old@example.com', 'success', '{"a":[1]}', 'api')`,
@@ -403,7 +402,7 @@ describe.each(DATABASES)('the audit-log hash chain on %s', (database) => {
   it('finds a forged entry with a recomputed hash: by its checkpoint, or its bad signature', async () => {
     const [sample] = await ingest(1, 'c');
     const headSeq = sample?.seq as number;
-    const forgedId = `log_01kbzzzzzzzzzzzzzzzzzzzz${database === 'embedded' ? 'e' : 'p'}0`;
+    const forgedId = `log_01kbzzzzzzzzzzzzzzzzzzzzp0`;
     await sql(
       `INSERT INTO log_entries (id, timestamp, event, actor_type, result, metadata, origin, digests, salts)
        VALUES ($1, now(), 'user.deleted', 'api_key', 'success', '{}', 'service', '{}', '{}')`,
@@ -467,7 +466,7 @@ describe.each(DATABASES)('the audit-log hash chain on %s', (database) => {
 
 describe('a second instance on the same PostgreSQL', () => {
   it('refuses to start with a signing key of its own, naming the key the database registered', async () => {
-    const first = await startTestServer('postgres');
+    const first = await startTestServer();
     const dataDir = await mkdtemp(join(tmpdir(), 'secadmin-second-'));
     try {
       await first.client.POST('/v1/logs', {
@@ -492,10 +491,10 @@ describe('a second instance on the same PostgreSQL', () => {
   });
 });
 
-describe.each(DATABASES)('redaction and the chain on %s', (database) => {
+describe('redaction and the chain', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 
@@ -707,10 +706,10 @@ describe.each(DATABASES)('redaction and the chain on %s', (database) => {
   });
 });
 
-describe.each(DATABASES)('a JSON export and its redactions on %s (issue 41)', (database) => {
+describe('a JSON export and its redactions (issue 41)', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 
@@ -798,10 +797,10 @@ describe.each(DATABASES)('a JSON export and its redactions on %s (issue 41)', (d
   });
 });
 
-describe.each(DATABASES)('the first checkpoint on %s', (database) => {
+describe('the first checkpoint', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 
@@ -818,13 +817,13 @@ describe.each(DATABASES)('the first checkpoint on %s', (database) => {
   });
 });
 
-describe.each(DATABASES)('a chain sealed as v1 and continued as v2 on %s', (database) => {
+describe('a chain sealed as v1 and continued as v2', () => {
   const signingKey = generateKeyPairSync('ed25519')
     .privateKey.export({ format: 'pem', type: 'pkcs8' })
     .toString();
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database, { signingKey });
+    server = await startTestServer({ signingKey });
   });
   afterAll(() => server?.stop());
 

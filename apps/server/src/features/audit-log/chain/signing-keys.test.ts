@@ -5,11 +5,7 @@ import { join } from 'node:path';
 import { createSecadminClient, type SecadminClient } from '@secadmin/api-client';
 import { type ChainEntry, type Checkpoint, entryHash, verifyChain } from '@secadmin/log-chain';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  createTestDatabase,
-  DATABASES,
-  type DatabaseUnderTest,
-} from '../../../../test/helpers/server.js';
+import { createTestDatabase } from '../../../../test/helpers/server.js';
 import { type Config, loadConfig } from '../../../config.js';
 import { createLogger } from '../../../logger.js';
 import { type RunningServer, startServer } from '../../../server.js';
@@ -28,7 +24,7 @@ interface Instance {
   sealer: RunningServer['sealer'];
 }
 
-/** A data dir and (on postgres) a database, shared by the instances a test starts on it. */
+/** A data dir and a database, shared by the instances a test starts on it. */
 interface Storage {
   config: Config;
   start(signingKey: string, dataDir?: string): Promise<Instance>;
@@ -41,9 +37,9 @@ afterEach(async () => {
   for (const storage of storages.splice(0)) await storage.cleanup();
 });
 
-async function storage(database: DatabaseUnderTest): Promise<Storage> {
+async function storage(): Promise<Storage> {
   const dataDirs = [await mkdtemp(join(tmpdir(), 'secadmin-keys-'))];
-  const pg = database === 'postgres' ? await createTestDatabase() : undefined;
+  const pg = await createTestDatabase();
   const running: RunningServer[] = [];
   const rootKey = generateSecret();
   const config: Config = {
@@ -51,7 +47,7 @@ async function storage(database: DatabaseUnderTest): Promise<Storage> {
     port: 0,
     host: '127.0.0.1',
     dataDir: dataDirs[0] as string,
-    databaseUrl: pg?.url,
+    databaseUrl: pg.url,
     redisUrl: undefined,
     metricsPort: 0,
     adminApiKey: rootKey,
@@ -81,7 +77,7 @@ async function storage(database: DatabaseUnderTest): Promise<Storage> {
     },
     async cleanup() {
       for (const server of running.splice(0).reverse()) await server.close();
-      await pg?.drop();
+      await pg.drop();
       await Promise.all(dataDirs.map((dir) => rm(dir, { recursive: true, force: true })));
     },
   };
@@ -137,9 +133,9 @@ async function until(server: Instance, sql: string, what: string): Promise<void>
 }
 
 // Each test starts up to three servers; an embedded start takes seconds on loaded cores.
-describe.each(DATABASES)('checkpoint signing keys on %s', { timeout: 120_000 }, (database) => {
+describe('checkpoint signing keys', { timeout: 120_000 }, () => {
   it('registers the first key before any checkpoint; a server with another key refuses to start (M3)', async () => {
-    const on = await storage(database);
+    const on = await storage();
     const keyA = newPrivateKeyPem();
     const keyB = newPrivateKeyPem();
     const [fingerprintA, fingerprintB] = await Promise.all(
@@ -154,39 +150,28 @@ describe.each(DATABASES)('checkpoint signing keys on %s', { timeout: 120_000 }, 
     });
 
     const refusal = `the audit-log signing key ${fingerprintB} is not the active key of this database: it is not registered, and ${fingerprintA} signs checkpoints from seq 1 on.`;
-    if (database === 'postgres') {
-      // A second instance beside the first, with a data dir of its own.
-      await expect(on.start(keyB, await mkdtemp(join(tmpdir(), 'secadmin-keys-')))).rejects.toThrow(
-        refusal,
-      );
-    } else {
-      // One process owns an embedded data dir: the other key comes with the next start.
-      await on.stop(first);
-      await expect(on.start(keyB)).rejects.toThrow(refusal);
-      await on.start(keyA);
-    }
+    // A second instance beside the first, with a data dir of its own.
+    await expect(on.start(keyB, await mkdtemp(join(tmpdir(), 'secadmin-keys-')))).rejects.toThrow(
+      refusal,
+    );
   });
 
-  // One process owns an embedded data dir, so only PostgreSQL can have two at once.
-  it.runIf(database === 'postgres')(
-    'refuses the two keys of two instances starting together on a fresh database (M3)',
-    async () => {
-      const on = await storage(database);
-      const starts = await Promise.allSettled(
-        [newPrivateKeyPem(), newPrivateKeyPem()].map(async (key) =>
-          on.start(key, await mkdtemp(join(tmpdir(), 'secadmin-keys-'))),
-        ),
-      );
-      expect(starts.map((start) => start.status).sort()).toEqual(['fulfilled', 'rejected']);
-      const rejected = starts.find((start) => start.status === 'rejected');
-      expect((rejected as PromiseRejectedResult).reason.message).toMatch(
-        /is not the active key of this database: it is not registered/,
-      );
-    },
-  );
+  it('refuses the two keys of two instances starting together on a fresh database (M3)', async () => {
+    const on = await storage();
+    const starts = await Promise.allSettled(
+      [newPrivateKeyPem(), newPrivateKeyPem()].map(async (key) =>
+        on.start(key, await mkdtemp(join(tmpdir(), 'secadmin-keys-'))),
+      ),
+    );
+    expect(starts.map((start) => start.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const rejected = starts.find((start) => start.status === 'rejected');
+    expect((rejected as PromiseRejectedResult).reason.message).toMatch(
+      /is not the active key of this database: it is not registered/,
+    );
+  });
 
   it('hands the chain to a new key: verify is valid across the rotation, online and offline', async () => {
-    const on = await storage(database);
+    const on = await storage();
     const keyA = newPrivateKeyPem();
     const keyB = newPrivateKeyPem();
     const [signerA, signerB] = await Promise.all([
@@ -244,7 +229,7 @@ describe.each(DATABASES)('checkpoint signing keys on %s', { timeout: 120_000 }, 
   });
 
   it('refuses a forged rotation record, online and offline', async () => {
-    const on = await storage(database);
+    const on = await storage();
     const keyA = newPrivateKeyPem();
     const signerA = await signingKeyFromPem(keyA, 'a');
     const server = await on.start(keyA);
@@ -266,7 +251,7 @@ describe.each(DATABASES)('checkpoint signing keys on %s', { timeout: 120_000 }, 
   });
 
   it('walks a range on to its checkpoint, and says a range no checkpoint covers is not valid (L1)', async () => {
-    const on = await storage(database);
+    const on = await storage();
     const server = await on.start(newPrivateKeyPem());
     await ingest(server, 10);
     await server.sealer.flush();

@@ -38,7 +38,7 @@ describe('a 10 MiB ingest on the embedded database', () => {
   let server: TestServer;
   let userId = '';
   beforeAll(async () => {
-    server = await startTestServer('embedded');
+    server = await startTestServer();
     const { data } = await server.client.POST('/v1/users', {
       body: { email: 'reader@example.com', name: 'Reader' },
     });

@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASES, startTestServer, type TestServer } from '../../../../test/helpers/server.js';
+import { startTestServer, type TestServer } from '../../../../test/helpers/server.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -11,10 +11,10 @@ const liveHeapMb = () => {
   return process.memoryUsage().heapUsed / 1024 / 1024;
 };
 
-describe.each(DATABASES)('ingest memory on %s', (database) => {
+describe('ingest memory', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measureLoopDelay } from '../../../../test/helpers/event-loop-delay.js';
 import {
-  DATABASES,
   json,
   postText,
   raw,
@@ -32,10 +31,10 @@ function largeIngest(tag: string): string {
  * strict-input walk, validation, hashing and one huge insert, all in one go). It must now run
  * in pieces that let other requests through, in one transaction still.
  */
-describe.each(DATABASES)('a 10 MiB ingest on %s', (database) => {
+describe('a 10 MiB ingest', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 

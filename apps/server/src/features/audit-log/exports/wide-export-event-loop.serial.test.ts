@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measureLoopDelay } from '../../../../test/helpers/event-loop-delay.js';
-import { DATABASES, startTestServer, type TestServer } from '../../../../test/helpers/server.js';
+import { startTestServer, type TestServer } from '../../../../test/helpers/server.js';
 import { waitForExport } from '../../../../test/helpers/wait.js';
 import { newId } from '../../../lib/ids.js';
 import { createStore } from '../../../storage/store.js';
@@ -22,10 +22,10 @@ const wideMetadata = (i: number) =>
  * Issue 20: the export worker formatted a whole batch of entries at once, seconds for entries
  * with wide metadata, while the server's other requests waited. It formats in slices now.
  */
-describe.each(DATABASES)('an export of entries with wide metadata on %s', (database) => {
+describe('an export of entries with wide metadata', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
     const entries = new EntriesRepository(createStore(server.db).connection);
     for (let at = 0; at < ENTRIES; at += 200)
       await entries.insert(

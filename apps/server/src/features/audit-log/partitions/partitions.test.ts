@@ -1,13 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { retentionOn } from '../../../../test/helpers/fixtures.js';
-import {
-  DATABASES,
-  json,
-  raw,
-  startTestServer,
-  type TestServer,
-} from '../../../../test/helpers/server.js';
+import { json, raw, startTestServer, type TestServer } from '../../../../test/helpers/server.js';
 import { waitFor } from '../../../../test/helpers/wait.js';
 import { createLogger } from '../../../logger.js';
 import { createStore } from '../../../storage/store.js';
@@ -22,11 +16,11 @@ const now = new Date();
 const monthsFromNow = (months: number, day = 1) =>
   new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + months, day));
 
-describe.each(DATABASES)('audit log partitions on %s', (database) => {
+describe('audit log partitions', () => {
   let server: TestServer;
   let partitions: () => LogPartitions;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
     partitions = () => {
       const store = createStore(server.db);
       return new LogPartitions(
@@ -117,53 +111,47 @@ describe.each(DATABASES)('audit log partitions on %s', (database) => {
   });
 
   // One connection in the embedded database: no other session can hold the log's lock.
-  it.runIf(database === 'postgres')(
-    'writes a backfill to the default partition rather than wait while the log is being read',
-    async () => {
-      const month = monthsFromNow(-6, 3);
-      expect(await months()).not.toContain(monthOf(month).name);
-      const reader = new pg.Client({ connectionString: server.config.databaseUrl });
-      await reader.connect();
-      try {
-        await reader.query('BEGIN');
-        await reader.query('SELECT count(*) FROM log_entries');
-        // Were the ingest to wait for the reader's lock, it would never answer: the reader
-        // commits only after it.
-        await ingest('partition.busy_backfill', [month]);
-        await reader.query('COMMIT');
-      } finally {
-        await reader.end();
-      }
-      const placed = await server.db.query<{ partition: string }>(
-        `SELECT tableoid::regclass::text AS partition FROM log_entries WHERE event = 'partition.busy_backfill'`,
-      );
-      expect(placed).toEqual([{ partition: 'log_entries_default' }]);
-    },
-  );
+  it('writes a backfill to the default partition rather than wait while the log is being read', async () => {
+    const month = monthsFromNow(-6, 3);
+    expect(await months()).not.toContain(monthOf(month).name);
+    const reader = new pg.Client({ connectionString: server.config.databaseUrl });
+    await reader.connect();
+    try {
+      await reader.query('BEGIN');
+      await reader.query('SELECT count(*) FROM log_entries');
+      // Were the ingest to wait for the reader's lock, it would never answer: the reader
+      // commits only after it.
+      await ingest('partition.busy_backfill', [month]);
+      await reader.query('COMMIT');
+    } finally {
+      await reader.end();
+    }
+    const placed = await server.db.query<{ partition: string }>(
+      `SELECT tableoid::regclass::text AS partition FROM log_entries WHERE event = 'partition.busy_backfill'`,
+    );
+    expect(placed).toEqual([{ partition: 'log_entries_default' }]);
+  });
 
   // The embedded database keeps no counts of changed rows (pg_stat_user_tables stays at zero).
-  it.runIf(database === 'postgres')(
-    'analyzes a backfilled partition by itself, with autovacuum off or on',
-    async () => {
-      const month = monthsFromNow(-7, 4);
-      const batch = Array.from({ length: 1_000 }, (_, i) => new Date(month.getTime() + i * 1_000));
-      await ingest('partition.analyzed_backfill', batch);
-      await ingest('partition.analyzed_backfill', batch);
-      const analyzed = async () =>
-        (
-          await server.db.query<{ at: Date | null }>(
-            'SELECT last_analyze AS at FROM pg_stat_user_tables WHERE relname = $1',
-            [monthOf(month).name],
-          )
-        )[0]?.at ?? null;
-      await waitFor('the partition analyzed', async () => (await analyzed()) !== null, 60_000);
-      const [stats] = await server.db.query<{ rows: number }>(
-        'SELECT reltuples::int AS rows FROM pg_class WHERE relname = $1',
-        [monthOf(month).name],
-      );
-      expect(stats?.rows).toBe(2_000);
-    },
-  );
+  it('analyzes a backfilled partition by itself, with autovacuum off or on', async () => {
+    const month = monthsFromNow(-7, 4);
+    const batch = Array.from({ length: 1_000 }, (_, i) => new Date(month.getTime() + i * 1_000));
+    await ingest('partition.analyzed_backfill', batch);
+    await ingest('partition.analyzed_backfill', batch);
+    const analyzed = async () =>
+      (
+        await server.db.query<{ at: Date | null }>(
+          'SELECT last_analyze AS at FROM pg_stat_user_tables WHERE relname = $1',
+          [monthOf(month).name],
+        )
+      )[0]?.at ?? null;
+    await waitFor('the partition analyzed', async () => (await analyzed()) !== null, 60_000);
+    const [stats] = await server.db.query<{ rows: number }>(
+      'SELECT reltuples::int AS rows FROM pg_class WHERE relname = $1',
+      [monthOf(month).name],
+    );
+    expect(stats?.rows).toBe(2_000);
+  });
 
   it('retention drops whole old months, deletes old rows of the default partition, and verify stays valid', async () => {
     const created = await partitions().ensureAhead(monthsFromNow(-4));
@@ -225,7 +213,7 @@ describe.each(DATABASES)('audit log partitions on %s', (database) => {
   });
 
   // The embedded database prunes alike; its plans are not what operators tune (PostgreSQL's are).
-  it.runIf(database === 'postgres')('reads only the months that from/to name', async () => {
+  it('reads only the months that from/to name', async () => {
     const relations: string[] = [];
     const collect = (plan: { 'Relation Name'?: string; Plans?: unknown[] }): void => {
       if (plan['Relation Name']?.startsWith('log_entries')) relations.push(plan['Relation Name']);

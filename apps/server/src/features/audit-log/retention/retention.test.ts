@@ -1,21 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { retentionOn } from '../../../../test/helpers/fixtures.js';
-import {
-  DATABASES,
-  json,
-  raw,
-  startTestServer,
-  type TestServer,
-} from '../../../../test/helpers/server.js';
+import { json, raw, startTestServer, type TestServer } from '../../../../test/helpers/server.js';
 import { BACKFILL_MONTHS } from '../partitions/service.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const daysAgo = (days: number) => new Date(Date.now() - days * DAY_MS).toISOString();
 
-describe.each(DATABASES)('audit log retention on %s', (database) => {
+describe('audit log retention', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startTestServer();
   });
   afterAll(() => server?.stop());
 
