@@ -3,7 +3,6 @@ import { once } from 'node:events';
 import { get, type IncomingHttpHeaders } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { capturingLogger } from '../../../test/faults/traffic.js';
 import { launchMain } from '../../../test/helpers/process.js';
 import { json, raw, startTestServer, type TestServer } from '../../../test/helpers/server.js';
 
@@ -164,43 +163,6 @@ describe('unexpected failures', () => {
         meta: { requestId: res.headers.get('x-request-id') },
       });
       expect((await raw(server, '/readyz')).status).toBe(503);
-    } finally {
-      await server.stop().catch(() => {});
-    }
-  });
-});
-
-describe('the embedded database after a failed write of its files', () => {
-  it('answers readyz 503 unavailable and logs one error line, at the first disk_full', async () => {
-    const log = capturingLogger();
-    const server = await startTestServer({}, { logger: log.logger });
-    try {
-      // What PGlite reports when a data file cannot grow on a full disk: no critical section
-      // is left open, and PGlite itself would go on answering reads.
-      await expect(
-        server.db.query(
-          "DO $$ BEGIN RAISE EXCEPTION 'could not extend file' USING ERRCODE = 'disk_full'; END $$",
-        ),
-      ).rejects.toMatchObject({ code: '57P03' });
-      const ready = await raw(server, '/readyz');
-      expect(ready.status).toBe(503);
-      expect(ready.headers.get('retry-after')).toBe('1');
-      expect(await json(ready)).toEqual({
-        status: 'unavailable',
-        checks: { database: 'unavailable', rateLimitStore: 'memory' },
-      });
-      const read = await raw(server, '/v1/users', {
-        headers: { authorization: `Bearer ${server.rootKey}` },
-      });
-      expect(read.status).toBe(503);
-      expect((await raw(server, '/readyz')).status).toBe(503);
-      const failures = log
-        .lines()
-        .filter((line) =>
-          String(line.msg).startsWith('embedded database failed to write its files'),
-        );
-      expect(failures).toHaveLength(1);
-      expect(failures[0]).toMatchObject({ level: 50, err: { code: '53100' } });
     } finally {
       await server.stop().catch(() => {});
     }
