@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { get, type IncomingHttpHeaders } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchMain } from '../../../test/helpers/process.js';
+import { launchMain, spawnServer } from '../../../test/helpers/process.js';
 import { json, raw, startTestServer, type TestServer } from '../../../test/helpers/server.js';
 
 describe('system routes', () => {
@@ -171,14 +171,20 @@ describe('unexpected failures', () => {
 
 describe('the process', () => {
   it('refuses a second server on the same embedded data dir', async () => {
-    const server = await startTestServer();
+    const { mkdtemp, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dataDir = await mkdtemp(join(tmpdir(), 'secadmin-second-'));
+    // Both on the embedded database: test servers run on the suite's PostgreSQL instead.
+    const first = await spawnServer({ SECADMIN_DATA_DIR: dataDir });
     try {
-      const { child, output } = launchMain({ SECADMIN_DATA_DIR: server.config.dataDir, PORT: '0' });
+      const { child, output } = launchMain({ SECADMIN_DATA_DIR: dataDir, PORT: '0' });
       const [code] = await once(child, 'exit');
       expect(code).toBe(1);
       expect(output()).toContain('is in use by process');
     } finally {
-      await server.stop();
+      await first.stop();
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 
