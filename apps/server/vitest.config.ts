@@ -35,12 +35,11 @@ export default defineConfig({
           name: 'parallel',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...SERIAL, ...ISOLATED],
-          // Each file starts servers on two databases of its own: two at a time on two cores.
+          // Each file starts servers of its own: two at a time on two cores.
           maxWorkers: 2,
-          // A worker runs its files one after another in one module graph: each file no longer
-          // loads the server's modules and the embedded database's WebAssembly again (a fifth of
-          // the time of a sample of files). Tests share no module state: each starts servers of
-          // its own; a file that replaces a module is serial.
+          // A worker runs its files one after another in one module graph: each file does not
+          // load the server's modules again. Tests share no module state: each starts servers of
+          // its own; a file that replaces a module is isolated.
           isolate: false,
           sequence: { groupOrder: 0 },
         },
@@ -59,8 +58,8 @@ export default defineConfig({
         test: {
           name: 'serial',
           include: SERIAL,
-          // On the disk, as in production: the embedded database's file I/O is part of what
-          // holds the event loop, which these files measure.
+          // On the disk, as in production: the files the test servers write while these files
+          // measure the event loop (measureLoopDelay refuses to measure with them in memory).
           env: { TMPDIR: DISK_TMPDIR },
           fileParallelism: false,
           // One module graph for the group, as in the parallel group: none replaces a module.

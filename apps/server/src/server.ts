@@ -78,21 +78,10 @@ async function openReplica(
 /** Opens the database, applies migrations, ensures the root key, and listens. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  // It holds the database, secrets and export files: no one else may enter it, even when the
-  // operator created it with a looser mode.
+  // It holds the database and secrets: no one else may enter it, even when the operator
+  // created it with a looser mode.
   await chmod(config.dataDir, 0o700);
-  const db = await openDatabase({
-    url: config.databaseUrl,
-    dataDir: config.dataDir,
-    onEmbeddedFailure: (error, criticalSections) =>
-      logger.error(
-        {
-          err: { message: error.message, code: (error as { code?: unknown }).code },
-          criticalSections,
-        },
-        'embedded database failed to write its files: database requests get 503 until a restart',
-      ),
-  });
+  const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
   const replicaDb = config.databaseReadUrl
     ? await openDatabase({
         url: config.databaseReadUrl,
@@ -123,7 +112,6 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const replica = replicaDb && (await openReplica(replicaDb, store, traced, logger));
     const { services, prepare, jobs } = createServices(store, {
       secret,
-      soleWriter: db.kind === 'embedded',
       counters: metrics,
       logger,
       maxKeptBytes: config.idempotencyMaxKeptBytes,
@@ -131,16 +119,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       auditLog: {
         reads: replica ?? primaryReads(store),
         signingKey,
-        databaseKind: db.kind,
         exports: {
           downloadUrl: config.downloadUrl,
-          files:
-            db.kind === 'postgres'
-              ? { in: 'database' }
-              : { in: 'data-dir', dataDir: config.dataDir },
           maxBytes: config.exportsMaxBytes,
           ttlSeconds: config.downloadTtlSeconds,
-          reclaimAllAtStart: db.kind === 'embedded',
         },
         retentionDays: config.logRetentionDays,
         ingestSealWaitMs: config.ingestSealWaitMs,
@@ -207,8 +189,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       jobs.idempotencySweeper,
       jobs.logMaintenance,
       jobs.streamDeliverer,
-      // The embedded database counts no changed rows: there is nothing to look for.
-      ...(db.kind === 'postgres' ? [staleStatisticsJob(store.connection.sql, logger)] : []),
+      staleStatisticsJob(store.connection.sql, logger),
       disk,
     ];
     for (const job of background) job.start();
@@ -244,7 +225,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         await atMost(upTo(STEP_MS), Promise.all(background.map((job) => job.stop())));
         await atMost(upTo(STEP_MS), limits.close());
         await atMost(upTo(STEP_MS), spans.shutdown());
-        // The rest of the budget (at least 1.5 s): the embedded database's final checkpoint.
+        // The rest of the budget: closing the database (an embedded server's shutdown checkpoint).
         await atMost(upTo(SHUTDOWN_BUDGET_MS), Promise.all([db.close(), replicaDb?.close()]));
       },
     };

@@ -53,8 +53,6 @@ export interface Services {
 
 export interface ServicesOptions {
   secret: string;
-  /** The embedded database: this process is its only writer (decides state-version reads). */
-  soleWriter: boolean;
   counters?: DomainCounters;
   logger: Logger;
   /** The most bytes of kept idempotent responses per principal (docs/idempotency.md). */
@@ -85,10 +83,8 @@ export interface Composition {
 
 /** The composition root: the one place that knows every feature, and wires each to the others. */
 export function createServices(store: Store, options: ServicesOptions): Composition {
-  const versions = new StateVersionsSource(
-    new StateVersionsRepository(store.connection),
-    options.soleWriter,
-    () => store.inTransaction(),
+  const versions = new StateVersionsSource(new StateVersionsRepository(store.connection), () =>
+    store.inTransaction(),
   );
   const cursors = new Cursors(options.secret);
   const auditLog = createAuditLog(store, {

@@ -9,9 +9,9 @@ export interface PreparedHandler<Id extends OperationId, P> {
 }
 
 /**
- * A handler whose slow part that needs no database (a password's hash) runs before the
- * request's transaction opens: on the embedded database a transaction holds the one
- * connection, and every other request's statements wait while it is open.
+ * A handler whose wait that needs no transaction (ingest's wait for the sealer) runs before the
+ * request's transaction opens: under an `Idempotency-Key` that transaction holds one of the
+ * pool's connections, which the wait would keep from the job it waits for.
  */
 export function preparedFirst<Id extends OperationId, P>(
   prepare: (ctx: Context<Id>) => Promise<P>,

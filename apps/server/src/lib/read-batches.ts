@@ -1,9 +1,8 @@
 /**
- * About how many bytes one read of large rows brings: the embedded database returns a read in
- * one go on the event loop (2,000 entries of 16 KiB held it for a third of a second, and a
- * mebibyte still for tens of milliseconds on a loaded machine).
+ * About how many bytes one read of large rows brings: a read is held in memory whole, and its
+ * rows are parsed on the event loop.
  */
-export const BATCH_BYTES = 256 * 1024;
+const BATCH_BYTES = 256 * 1024;
 /** Rows per read however small they are: memory holds one read. */
 const MOST_ROWS = 2_000;
 

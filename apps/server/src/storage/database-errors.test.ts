@@ -6,9 +6,9 @@ import { mapDatabaseErrors } from './database-errors.js';
 /**
  * An outside attack: an ingest that ran past the transaction's time limit answered 500, and
  * its statements after Prisma's rollback committed one by one (part of the batch kept, and
- * again on the retry). PGlite runs pg_sleep on the event loop, so only PostgreSQL shows it.
+ * again on the retry).
  */
-describe('a transaction past its time limit on postgres', () => {
+describe('a transaction past its time limit', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer();

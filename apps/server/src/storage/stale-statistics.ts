@@ -4,8 +4,8 @@ import { type Job, type JobLogger, pollLoop } from '../lib/poll-loop.js';
 const EVERY_MS = 10_000;
 /**
  * A table is analyzed once this many rows changed since its last analysis, plus a tenth of its
- * rows: PostgreSQL's own autovacuum rule with a larger floor. Its autovacuum may be off, and it
- * never runs in the embedded database, yet a backfill must not leave the planner blind.
+ * rows: PostgreSQL's own autovacuum rule with a larger floor. Autovacuum may be off, yet a
+ * backfill must not leave the planner blind.
  */
 const CHANGED_ROWS_FLOOR = 1_000;
 const CHANGED_SHARE = 0.1;

@@ -35,20 +35,14 @@ export class StateVersionsRepository {
  * The counters every request checks its caches against (policy index, API keys, roles). They
  * belong to no feature: each feature that caches reads them, each that writes cached state
  * bumps them in its own transaction.
- *
- * On PostgreSQL other instances move them: each call gets a read that started after it
- * (shared among concurrent callers). On the embedded database this process is the only
- * writer (the data dir is locked), and PGlite runs a query only between transactions, so
- * the copy read after this process's last bump is current: no read per request.
+ * Other instances move them: each call gets a read that started after it (shared among
+ * concurrent callers).
  */
 export class StateVersionsSource {
   private readonly read: () => Promise<StateVersions>;
-  private generation = 0;
-  private copy: { generation: number; versions: Promise<StateVersions> } | undefined;
 
   constructor(
     private readonly rows: Pick<StateVersionsRepository, 'read' | 'bump'>,
-    private readonly soleWriter: boolean,
     private readonly inTransaction: () => boolean = () => false,
   ) {
     this.read = shareFreshReads(() => rows.read());
@@ -57,26 +51,16 @@ export class StateVersionsSource {
   current(): Promise<StateVersions> {
     // Inside a transaction the read is its own: it may see the transaction's uncommitted bumps,
     // which nobody else may share or keep, and it must not wait for a pool connection of its own.
-    if (this.inTransaction()) return this.rows.read();
-    if (!this.soleWriter) return this.read();
-    if (this.copy?.generation === this.generation) return this.copy.versions;
-    const copy = { generation: this.generation, versions: this.read() };
-    this.copy = copy;
-    copy.versions.catch(() => {
-      if (this.copy === copy) this.copy = undefined;
-    });
-    return copy.versions;
+    return this.inTransaction() ? this.rows.read() : this.read();
   }
 
   /**
    * In the transaction that makes the change, so no instance sees one without the other; after
    * the rows it changes are locked (every writer locks `state_versions` last, so none waits on
-   * another holding it). The copy is dropped first: a read issued from now on waits for this
-   * transaction to end.
+   * another holding it).
    */
-  async bump(which: CachedState): Promise<void> {
-    this.generation++;
-    await this.rows.bump(which);
+  bump(which: CachedState): Promise<void> {
+    return this.rows.bump(which);
   }
 }
 

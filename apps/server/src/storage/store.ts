@@ -20,10 +20,8 @@ export interface Store {
   transaction<T>(work: () => Promise<T>): Promise<T>;
   /**
    * Runs `work`, a read whose cost grows with the data (a scan), so that it holds a connection
-   * for at most about `timeoutMs`: on PostgreSQL in one transaction, where a statement of
-   * `connection.sql` still running at the bound is cancelled and `work` fails with `Unavailable`.
-   * The embedded database cannot cancel a statement and runs one at a time: there `work` runs
-   * outside a transaction, so other requests still take turns between its statements. Inside a
+   * for at most about `timeoutMs`: in one transaction, where a statement of `connection.sql`
+   * still running at the bound is cancelled and `work` fails with `Unavailable`. Inside a
    * transaction it joins it, unbounded.
    */
   readWithin<T>(timeoutMs: number, work: () => Promise<T>): Promise<T>;
@@ -57,7 +55,7 @@ interface OpenTransaction {
 export function createStore(database: Database): Store {
   const db = mapDatabaseErrors(database);
   // The transaction this async call chain runs in: a statement issued through the store while
-  // one is open must run in it (the embedded database would wait for it forever otherwise).
+  // one is open runs in it, so it sees what the transaction wrote.
   const open = new AsyncLocalStorage<OpenTransaction>();
   const connection: Connection = {
     get db() {
@@ -102,7 +100,7 @@ export function createStore(database: Database): Store {
       return runTransaction(work, TIMEOUTS);
     },
     readWithin: (timeoutMs, work) => {
-      if (database.kind !== 'postgres' || open.getStore()) return work();
+      if (open.getStore()) return work();
       return runTransaction(
         work,
         { maxWait: TIMEOUTS.maxWait, timeout: timeoutMs + CANCEL_MARGIN_MS },

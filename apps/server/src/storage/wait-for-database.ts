@@ -14,7 +14,6 @@ export async function waitForDatabase(
   config: { databaseUrl: string | undefined; dbConnectTimeoutSeconds: number },
   logger: Logger,
 ): Promise<void> {
-  if (db.kind === 'embedded') return;
   const deadline = Date.now() + config.dbConnectTimeoutSeconds * 1000;
   let logged = false;
   for (;;) {
@@ -25,7 +24,7 @@ export async function waitForDatabase(
       const reason = error instanceof Error ? error.message : String(error);
       if (Date.now() >= deadline) {
         throw new Error(
-          `PostgreSQL at ${where(config.databaseUrl)} did not answer within ${config.dbConnectTimeoutSeconds} s (SECADMIN_DB_CONNECT_TIMEOUT_S): ${reason}`,
+          `${where(config.databaseUrl)} did not answer within ${config.dbConnectTimeoutSeconds} s (SECADMIN_DB_CONNECT_TIMEOUT_S): ${reason}`,
         );
       }
       if (!logged) {
@@ -44,9 +43,9 @@ export async function waitForDatabase(
   }
 }
 
-/** host:port/database of a connection URL: what an operator needs, without user or password. */
+/** Which database: host:port/database of a connection URL, without user or password. */
 function where(url: string | undefined): string {
-  if (!url) return 'DATABASE_URL';
+  if (!url) return 'The embedded PostgreSQL';
   const { hostname, port, pathname } = new URL(url);
-  return `${hostname}:${port || 5432}${pathname}`;
+  return `PostgreSQL at ${hostname}:${port || 5432}${pathname}`;
 }

@@ -1,4 +1,3 @@
-import type { Database } from '@secadmin/db';
 import type { Logger } from 'pino';
 import type { RequestActor } from '../../lib/actor.js';
 import type { Cursors } from '../../lib/cursor.js';
@@ -8,15 +7,13 @@ import type { LaggingReads } from '../../storage/read-replica.js';
 import type { Store } from '../../storage/store.js';
 import { type AuditWriter, createAuditWriter } from './audit-writer.js';
 import { ChainRepository } from './chain/repository.js';
-import { SEAL_BATCH_SIZE, SEAL_READ_BYTES, Sealer } from './chain/sealer.js';
+import { Sealer } from './chain/sealer.js';
 import { ChainService } from './chain/service.js';
 import type { SigningKey } from './chain/signing-key.js';
 import { SigningKeys } from './chain/signing-keys.js';
 import { SigningKeysRepository } from './chain/signing-keys-repository.js';
-import { INSERT_STATEMENT_BYTES } from './entries/insert-in-chunks.js';
 import { EntriesRepository } from './entries/repository.js';
 import { LogsService } from './entries/service.js';
-import { DataDirExportFiles, type ExportFiles } from './exports/files.js';
 import { PostgresExportFiles } from './exports/postgres-files.js';
 import { ExportsRepository } from './exports/repository.js';
 import { ExportsService } from './exports/service.js';
@@ -62,8 +59,6 @@ export interface AuditLogOptions {
   logger: Logger;
   /** The longest an ingest waits for a sealer a batch or more behind (0: never; see `Sealer.caughtUp`). */
   ingestSealWaitMs: number;
-  /** Where the database runs: the sizes of ingest statements and of the sealer's reads follow it. */
-  databaseKind: Database['kind'];
   counters?: {
     ingested(entries: number): void;
     /** Seconds an ingest waited for the sealer, per ingest that waited. */
@@ -74,13 +69,9 @@ export interface AuditLogOptions {
   };
   exports: {
     downloadUrl: string;
-    /** In the database (PostgreSQL), or as files under the data dir. */
-    files: { in: 'database' } | { in: 'data-dir'; dataDir: string };
     /** The most that stored export files may take together. */
     maxBytes: number;
     ttlSeconds: number;
-    /** With the embedded database no other process can hold a claim: take them all at start. */
-    reclaimAllAtStart: boolean;
   };
   /** `SECADMIN_LOG_RETENTION_DAYS`; undefined keeps every entry. */
   retentionDays: number | undefined;
@@ -141,16 +132,11 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
     chain: repos.chain,
     signingKeys: repos.signingKeys,
     key: options.signingKey,
-    batchSize: SEAL_BATCH_SIZE[options.databaseKind],
-    readBytes: SEAL_READ_BYTES[options.databaseKind],
     logger,
     ...(counters ? { observeLag: (seconds: number) => counters.sealLag(seconds) } : {}),
   });
   const { exports: exportOptions } = options;
-  const files: ExportFiles =
-    exportOptions.files.in === 'database'
-      ? new PostgresExportFiles(store, repos.exports)
-      : new DataDirExportFiles(exportOptions.files.dataDir);
+  const files = new PostgresExportFiles(store, repos.exports);
   const exportWorker = new ExportWorker({
     exports: repos.exports,
     entries: lagging.entries,
@@ -162,7 +148,6 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
     ttlSeconds: exportOptions.ttlSeconds,
     logger,
     ...(counters ? { counters } : {}),
-    reclaimAllAtStart: exportOptions.reclaimAllAtStart,
   });
   const partitions = new LogPartitions(store, repos.partitions, logger);
   const retention =
@@ -193,7 +178,6 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
       cursors: options.cursors,
       sealer,
       partitions,
-      insertStatementBytes: INSERT_STATEMENT_BYTES[options.databaseKind],
       sealWaitMs: options.ingestSealWaitMs,
       ...(counters ? { counters } : {}),
       scan: scans.admitted,

@@ -45,7 +45,7 @@ export class IdempotencyRepository {
 
   /** The response kept under the key since `since`, if any. */
   async find(keyId: string, idempotencyKey: string, since: Date): Promise<KeptRow | null> {
-    // Base64 both ways: the drivers (pg, PGlite, Prisma) agree on text, not on binary.
+    // Base64 both ways: the drivers (pg, Prisma) agree on text, not on binary.
     const rows = await this.c.sql<{ fingerprint: string; status: number; response: string | null }>(
       `SELECT fingerprint, status, encode(response, 'base64') AS response FROM idempotency_keys
        WHERE key_id = $1 AND idempotency_key = $2 AND created_at >= $3`,

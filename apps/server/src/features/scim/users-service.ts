@@ -97,7 +97,7 @@ function checkEmails(emails: unknown, email: string | undefined): void {
 }
 
 export interface ScimUsersDeps {
-  users: Pick<UsersService, 'get' | 'create' | 'update' | 'remove' | 'search' | 'passwordHashOf'>;
+  users: Pick<UsersService, 'get' | 'create' | 'update' | 'remove' | 'search'>;
   roles: Pick<RolesService, 'findMany'>;
   access: Access;
   /** `{SECADMIN_PUBLIC_URL}/scim/v2`. */
@@ -163,21 +163,14 @@ export class ScimUsers {
     checkNameTypes(input as ScimResource);
     const name = displayNameOf(input);
     const parts = scimNameParts({ scim: input.name ?? {} });
-    const passwordHash = await this.deps.users.passwordHashOf({
+    const user = await this.deps.users.create(actor, {
       email,
       ...(input.password !== undefined ? { password: input.password } : {}),
+      ...(name !== undefined ? { name: name.normalize('NFC') } : {}),
+      ...(input.active !== undefined ? { active: input.active } : {}),
+      ...(input.externalId !== undefined ? { externalId: input.externalId } : {}),
+      ...(Object.keys(parts).length > 0 ? { metadata: { scim: parts } } : {}),
     });
-    const user = await this.deps.users.create(
-      actor,
-      {
-        email,
-        ...(name !== undefined ? { name: name.normalize('NFC') } : {}),
-        ...(input.active !== undefined ? { active: input.active } : {}),
-        ...(input.externalId !== undefined ? { externalId: input.externalId } : {}),
-        ...(Object.keys(parts).length > 0 ? { metadata: { scim: parts } } : {}),
-      },
-      passwordHash,
-    );
     return { resource: await this.userResource(actor, user), user };
   }
 

@@ -3,8 +3,7 @@ import { once } from 'node:events';
 import { get, type IncomingHttpHeaders } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { capturingLogger } from '../../../test/faults/traffic.js';
-import { launchMain } from '../../../test/helpers/process.js';
+import { launchMain, spawnServer } from '../../../test/helpers/process.js';
 import { json, raw, startTestServer, type TestServer } from '../../../test/helpers/server.js';
 
 describe('system routes', () => {
@@ -170,53 +169,22 @@ describe('unexpected failures', () => {
   });
 });
 
-describe('the embedded database after a failed write of its files', () => {
-  it('answers readyz 503 unavailable and logs one error line, at the first disk_full', async () => {
-    const log = capturingLogger();
-    const server = await startTestServer({}, { logger: log.logger });
-    try {
-      // What PGlite reports when a data file cannot grow on a full disk: no critical section
-      // is left open, and PGlite itself would go on answering reads.
-      await expect(
-        server.db.query(
-          "DO $$ BEGIN RAISE EXCEPTION 'could not extend file' USING ERRCODE = 'disk_full'; END $$",
-        ),
-      ).rejects.toMatchObject({ code: '57P03' });
-      const ready = await raw(server, '/readyz');
-      expect(ready.status).toBe(503);
-      expect(ready.headers.get('retry-after')).toBe('1');
-      expect(await json(ready)).toEqual({
-        status: 'unavailable',
-        checks: { database: 'unavailable', rateLimitStore: 'memory' },
-      });
-      const read = await raw(server, '/v1/users', {
-        headers: { authorization: `Bearer ${server.rootKey}` },
-      });
-      expect(read.status).toBe(503);
-      expect((await raw(server, '/readyz')).status).toBe(503);
-      const failures = log
-        .lines()
-        .filter((line) =>
-          String(line.msg).startsWith('embedded database failed to write its files'),
-        );
-      expect(failures).toHaveLength(1);
-      expect(failures[0]).toMatchObject({ level: 50, err: { code: '53100' } });
-    } finally {
-      await server.stop().catch(() => {});
-    }
-  });
-});
-
 describe('the process', () => {
   it('refuses a second server on the same embedded data dir', async () => {
-    const server = await startTestServer();
+    const { mkdtemp, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dataDir = await mkdtemp(join(tmpdir(), 'secadmin-second-'));
+    // Both on the embedded database: test servers run on the suite's PostgreSQL instead.
+    const first = await spawnServer({ SECADMIN_DATA_DIR: dataDir });
     try {
-      const { child, output } = launchMain({ SECADMIN_DATA_DIR: server.config.dataDir, PORT: '0' });
+      const { child, output } = launchMain({ SECADMIN_DATA_DIR: dataDir, PORT: '0' });
       const [code] = await once(child, 'exit');
       expect(code).toBe(1);
       expect(output()).toContain('is in use by process');
     } finally {
-      await server.stop();
+      await first.stop();
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 

@@ -5,7 +5,6 @@ import {
   noContent,
   notModified,
   ok,
-  preparedFirst,
   sendPage,
 } from '../../http/index.js';
 import { entityTag } from '../../lib/etag.js';
@@ -17,14 +16,11 @@ export function userHandlers(users: UsersService) {
     const page = await users.list(query);
     sendPage(res, { items: page.items.map(userListItem), nextCursor: page.nextCursor });
   };
-  const createUser = preparedFirst<'createUser', string | null>(
-    ({ body }) => users.passwordHashOf(body),
-    async ({ actor, body, res }, passwordHash) => {
-      const user = await users.create(actor, body, passwordHash);
-      res.setHeader('ETag', entityTag(user));
-      created(res, userDetail(user));
-    },
-  );
+  const createUser: Handler<'createUser'> = async ({ actor, body, res }) => {
+    const user = await users.create(actor, body);
+    res.setHeader('ETag', entityTag(user));
+    created(res, userDetail(user));
+  };
   const getUser: Handler<'getUser'> = async ({ params, req, res }) => {
     const user = await users.get(params.id);
     if (!notModified(req, res, entityTag(user))) ok(res, userDetail(user));

@@ -157,21 +157,7 @@ export class UsersService {
     this.users = deps.users;
   }
 
-  /**
-   * The stored form of a new user's password (scrypt: a tenth of a second of a worker
-   * thread), made before any transaction opens: an open one holds the embedded database's
-   * one connection.
-   */
-  passwordHashOf(input: UserCreate): Promise<string | null> {
-    return input.password === undefined ? Promise.resolve(null) : hashPassword(input.password);
-  }
-
-  /** `passwordHash`: `passwordHashOf(input)`. */
-  async create(
-    actor: RequestActor,
-    input: UserCreate,
-    passwordHash: string | null,
-  ): Promise<UserRow> {
+  async create(actor: RequestActor, input: UserCreate): Promise<UserRow> {
     const metadata = input.metadata ?? {};
     checkMetadataSize(metadata);
     const roles = input.roles ?? [];
@@ -181,6 +167,7 @@ export class UsersService {
     // A new user's emailVerified is false, and its externalId maps whom the creator chose to
     // a user that holds only what the creator could grant it.
     requireFieldGrants(await this.fieldGrants(actor, ['email']), ['email']);
+    const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
     const now = nowSeconds();
     return conflictOnDuplicate(duplicate, () =>
       this.deps.store.transaction(async () => {
@@ -255,8 +242,8 @@ export class UsersService {
       requirePrecondition(precondition, user, 'user');
       return user;
     }
-    // Decided before the transaction, which must not wait on other queries (the embedded
-    // database has one connection); the roles changed are known only under the row lock.
+    // Decided before the transaction, so that its row lock is held only for the write; the
+    // roles changed are known only under the row lock.
     const granted =
       patch.roles === undefined
         ? undefined

@@ -18,8 +18,8 @@ const partitionVisits = (plan: PlanNode) =>
     .filter((node) => node['Relation Name']?.startsWith('log_entries'))
     .reduce((sum, node) => sum + (node['Actual Loops'] ?? 0), 0);
 
-// PostgreSQL only: it is the plan at many partitions that is guarded here; the embedded
-// database runs the same statement in every chain test.
+// It is the plan at many partitions that is guarded here; every chain test runs the same
+// statement on a few.
 describe('the sealer reads queued entries from their own month (PostgreSQL)', () => {
   let opened: Awaited<ReturnType<typeof openPlanDatabase>>;
   let db: Database;

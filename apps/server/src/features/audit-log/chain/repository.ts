@@ -250,8 +250,8 @@ export class ChainRepository {
    * meanwhile is either in the head and out of the queue, or neither (read one after the
    * other, a flush could find the queue emptied but the head from before, and sign nothing).
    * The entries stop before `maxBytes` of digests (the one column whose size varies, up to a
-   * thousand fields per entry): the embedded database returns a read in one go on the event
-   * loop. The first entry comes whatever it weighs. `more`: entries were left queued;
+   * thousand fields per entry), so that a batch's read holds a bounded amount of memory. The
+   * first entry comes whatever it weighs. `more`: entries were left queued;
    * `looked`: how many queued entries were looked at (`limit` when at least that many were).
    */
   async pending(

@@ -1,7 +1,6 @@
 import { CANONICAL_VERSION, entryHash, GENESIS_HASH } from '@secadmin/log-chain';
 import { Pacer } from '../../../lib/pacer.js';
 import { type Job, type JobLogger, pollLoop } from '../../../lib/poll-loop.js';
-import { BATCH_BYTES } from '../../../lib/read-batches.js';
 import type { Store } from '../../../storage/store.js';
 import { keptCounts } from '../stats/kept-counts.js';
 import { type CanonicalColumns, chainEntry } from './canonical-columns.js';
@@ -25,10 +24,8 @@ export interface SealerOptions {
   logger: JobLogger;
   /** Seconds from an entry's write to its seal, per sealed entry (the seal-lag metric). */
   observeLag?: (seconds: number) => void;
-  /** Entries per transaction at most (SEAL_BATCH_SIZE); a batch also stops before `readBytes`. */
+  /** Entries per transaction at most (SEAL_BATCH_SIZE); a batch also stops before SEAL_READ_BYTES. */
   batchSize?: number;
-  /** About how many bytes of digests one batch reads at most (SEAL_READ_BYTES). */
-  readBytes?: number;
   /** How often an idle sealer looks for work (ingest in this process wakes it at once). */
   pollMs?: number;
   /** A checkpoint every this many entries… */
@@ -38,20 +35,18 @@ export interface SealerOptions {
 }
 
 /**
- * About how many bytes of digests a batch reads, by where the database runs. The embedded
- * database returns a read in one go on the event loop. PostgreSQL's rows are parsed as they
- * arrive, and there the embedded bound stopped batches of ordinary entries at a third of their
- * size: the sealer fell behind ingest.
+ * About how many bytes of digests a batch reads. The rows are parsed as they arrive; a bound
+ * much lower stopped batches of ordinary entries before their count, and the sealer fell behind
+ * ingest.
  */
-export const SEAL_READ_BYTES = { embedded: BATCH_BYTES, postgres: 4 * 1024 * 1024 } as const;
+const SEAL_READ_BYTES = 4 * 1024 * 1024;
 
 /**
- * Entries per batch at most, by where the database runs. Each entry of a batch waits for all of
- * it, so under full ingest on PostgreSQL the seal lag follows this cap; below 1,000 the cost of
- * each turn slows ingest (bench/results/findings.md, "The seal batch's size"). The embedded
- * database's batches stop at their byte bound first.
+ * Entries per batch at most. Each entry of a batch waits for all of it, so under full ingest
+ * the seal lag follows this cap; below 1,000 the cost of each turn slows ingest
+ * (bench/results/findings.md, "The seal batch's size").
  */
-export const SEAL_BATCH_SIZE = { embedded: 5_000, postgres: 1_000 } as const;
+const SEAL_BATCH_SIZE = 1_000;
 
 /** How often an idle sealer checks whether a time-based checkpoint is due. */
 const IDLE_CHECK_MS = 1_000;
@@ -103,7 +98,7 @@ export class Sealer implements Required<Job> {
   }
 
   private get batchSize(): number {
-    return this.options.batchSize ?? SEAL_BATCH_SIZE.embedded;
+    return this.options.batchSize ?? SEAL_BATCH_SIZE;
   }
 
   start(): void {
@@ -174,10 +169,7 @@ export class Sealer implements Required<Job> {
   ): Promise<{ more: boolean; fullBatchLeft: boolean } | 'busy'> {
     const { store, chain, signingKeys } = this.options;
     for (;;) {
-      const { state, queued, more, looked } = await chain.pending(
-        this.batchSize,
-        this.options.readBytes ?? BATCH_BYTES,
-      );
+      const { state, queued, more, looked } = await chain.pending(this.batchSize, SEAL_READ_BYTES);
       const { entries, late } = await this.entries(queued);
       const rows = await this.hash(state.head, queued, entries);
       const counts = keptCounts(entries.values());

@@ -132,7 +132,7 @@ async function until(server: Instance, sql: string, what: string): Promise<void>
     else await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
-// Each test starts up to three servers; an embedded start takes seconds on loaded cores.
+// Each test starts up to three servers, which takes seconds on loaded cores.
 describe('checkpoint signing keys', { timeout: 120_000 }, () => {
   it('registers the first key before any checkpoint; a server with another key refuses to start (M3)', async () => {
     const on = await storage();

@@ -5,14 +5,11 @@ import type { EntriesRepository } from './repository.js';
 import type { NewLogRow } from './sql.js';
 
 /**
- * About how many bytes of entries one INSERT statement carries, by where the database runs.
- * The embedded database runs a statement on the event loop from start to end: one statement
- * for a 10 MiB batch held it for seconds, while one of 64 KiB takes a few milliseconds and
- * each starts on a turn of its own. PostgreSQL runs it in a process of its own, and what
- * costs there is the round trip of each statement: a batch of wide entries in statements of
- * 64 KiB (one entry each) spent most of its transaction waiting for its turns.
+ * About how many bytes of entries one INSERT statement carries. What costs is the round trip
+ * of each statement: a batch of wide entries in statements of 64 KiB (one entry each) spent
+ * most of its transaction waiting for its turns.
  */
-export const INSERT_STATEMENT_BYTES = { embedded: 64 * 1024, postgres: 1024 * 1024 } as const;
+const INSERT_STATEMENT_BYTES = 1024 * 1024;
 
 /** A row weighs in a statement what it weighs in a read: its metadata's commitments too. */
 const rowBytes = (row: NewLogRow) => entryReadBytes(row.metadata, row.userAgent);
@@ -37,7 +34,7 @@ function chunksOf(rows: NewLogRow[], limit: number): NewLogRow[][] {
 }
 
 /**
- * Inserts a batch in statements of at most about `statementBytes`, all in one transaction:
+ * Inserts a batch in statements of at most about INSERT_STATEMENT_BYTES, all in one transaction:
  * all or nothing. Each statement's parameters are built before the transaction opens or
  * while the previous statement runs, so that the transaction lasts about as long as the
  * database's share of the work, not that plus this process's.
@@ -46,9 +43,8 @@ export async function insertInChunks(
   store: Pick<Store, 'transaction'>,
   entries: Pick<EntriesRepository, 'prepare' | 'write'>,
   rows: NewLogRow[],
-  statementBytes: number,
 ): Promise<void> {
-  const [first = [], ...rest] = chunksOf(rows, statementBytes);
+  const [first = [], ...rest] = chunksOf(rows, INSERT_STATEMENT_BYTES);
   let prepared = await entries.prepare(first);
   if (rest.length === 0) return entries.write(prepared);
   await store.transaction(async () => {

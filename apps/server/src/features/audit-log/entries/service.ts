@@ -78,8 +78,6 @@ export interface LogsServiceOptions {
   cursors: Cursors;
   /** Woken when entries were written: they need not wait for its next poll. */
   sealer: Required<Pick<Job, 'kick'>> & { caughtUp(maxWaitMs: number): Promise<boolean> };
-  /** About how many bytes of entries one INSERT statement carries (see insert-in-chunks.ts). */
-  insertStatementBytes: number;
   /**
    * The longest an ingest waits for a sealer that is a batch or more behind: then it writes
    * anyway (nothing is refused for the chain's sake; the lag shows in the seal-lag metric).
@@ -130,7 +128,7 @@ export class LogsService {
       rows.map((row) => row.timestamp as Date),
       now,
     );
-    await insertInChunks(this.store, this.entries, rows, this.options.insertStatementBytes);
+    await insertInChunks(this.store, this.entries, rows);
     this.options.counters?.ingested(rows.length);
     this.options.sealer.kick();
     return rows.map((row) => ({ id: row.id as string, timestamp: row.timestamp as Date }));

@@ -8,8 +8,7 @@ import { EntriesRepository } from '../entries/repository.js';
 
 /**
  * Entries with metadata of many small keys: formatted at once, 400 of them hold the loop for
- * about half a second (a few milliseconds each), five times the bound; one read of them, more
- * than the embedded database should return in one go.
+ * about half a second (a few milliseconds each), five times the bound.
  */
 const ENTRIES = 400;
 const KEYS = 850;

@@ -63,8 +63,6 @@ export interface ExportWorkerOptions {
   ttlSeconds: number;
   logger: Pick<Logger, 'info' | 'error'>;
   counters?: { exportFinished(status: 'completed' | 'failed'): void };
-  /** With the embedded database no other process can hold a claim: take them all at start. */
-  reclaimAllAtStart: boolean;
   pollMs?: number;
   sweepMs?: number;
 }
@@ -77,13 +75,10 @@ export interface ExportWorkerOptions {
 export class ExportWorker implements Required<Job> {
   readonly instanceId = ulid();
   private stopped = false;
-  /** With `reclaimAllAtStart`, until the first claim finds nothing: every claim is stale. */
-  private reclaimingAll: boolean;
   private readonly claims: Required<Job>;
   private readonly sweeps: Job;
 
   constructor(private readonly options: ExportWorkerOptions) {
-    this.reclaimingAll = options.reclaimAllAtStart;
     this.claims = pollLoop({
       name: 'export worker',
       everyMs: options.pollMs ?? 1000,
@@ -117,14 +112,9 @@ export class ExportWorker implements Required<Job> {
 
   /** Claims one export and writes its file; true when it did (there may be more). */
   private async claimAndProcess(): Promise<boolean> {
-    const staleBefore = this.reclaimingAll
-      ? new Date(Date.now() + 1000)
-      : new Date(Date.now() - STALE_CLAIM_MS);
+    const staleBefore = new Date(Date.now() - STALE_CLAIM_MS);
     const claimed = await this.options.exports.claim(this.instanceId, staleBefore);
-    if (!claimed) {
-      this.reclaimingAll = false;
-      return false;
-    }
+    if (!claimed) return false;
     await this.process(claimed);
     return true;
   }
@@ -249,9 +239,8 @@ export class ExportWorker implements Required<Job> {
     abandoned: () => boolean,
   ): Promise<number | undefined> {
     const { cells, entries } = this.options;
-    // With metadata, a read's size follows what the rows weigh: the embedded database returns
-    // a read in one go on this thread, and a few hundred entries of wide metadata are a pause
-    // other requests would feel.
+    // With metadata, a read's size follows what the rows weigh: a few hundred entries of wide
+    // metadata are a read's worth of memory.
     const batches = new ReadBatches(csvRowBytes, LARGEST_CSV_ROW_BYTES);
     let take = job.includeMetadata ? batches.size : BATCH;
     const batch = (after: Pick<CsvCellsRow, 'at' | 'id'> | undefined) =>
@@ -300,8 +289,8 @@ export class ExportWorker implements Required<Job> {
     abandoned: () => boolean,
   ): Promise<number | undefined> {
     const { entries } = this.options;
-    // Full entries are read in batches sized by what they weigh: the embedded database parses
-    // a read's metadata in one go, seconds for a batch of 2,000 wide entries.
+    // Full entries are read in batches sized by what they weigh: 2,000 wide entries are far
+    // more than one read's worth of memory.
     const batches = new ReadBatches<LogRow>(
       (row) => entryReadBytes(row.metadata, row.userAgent),
       LARGEST_ENTRY_BYTES,

@@ -110,7 +110,6 @@ describe('audit log partitions', () => {
     expect(await months()).not.toContain(monthOf(longAgo).name);
   });
 
-  // One connection in the embedded database: no other session can hold the log's lock.
   it('writes a backfill to the default partition rather than wait while the log is being read', async () => {
     const month = monthsFromNow(-6, 3);
     expect(await months()).not.toContain(monthOf(month).name);
@@ -132,7 +131,6 @@ describe('audit log partitions', () => {
     expect(placed).toEqual([{ partition: 'log_entries_default' }]);
   });
 
-  // The embedded database keeps no counts of changed rows (pg_stat_user_tables stays at zero).
   it('analyzes a backfilled partition by itself, with autovacuum off or on', async () => {
     const month = monthsFromNow(-7, 4);
     const batch = Array.from({ length: 1_000 }, (_, i) => new Date(month.getTime() + i * 1_000));
@@ -212,7 +210,6 @@ describe('audit log partitions', () => {
     expect(marked[0]?.n).toBe(5 + (backfills?.n ?? 0));
   });
 
-  // The embedded database prunes alike; its plans are not what operators tune (PostgreSQL's are).
   it('reads only the months that from/to name', async () => {
     const relations: string[] = [];
     const collect = (plan: { 'Relation Name'?: string; Plans?: unknown[] }): void => {

@@ -32,8 +32,9 @@ export class SearchRepository {
 
   /**
    * Hits of a parsed search query within its scope, newest first, fetched in statements of
-   * at most SEARCH_CHUNK_ROWS: the embedded database holds the event loop while a statement
-   * runs, and a page of the largest entries would hold it for long.
+   * at most SEARCH_CHUNK_ROWS: each statement takes the cheap plan once its RECENT_WINDOW holds
+   * that many hits, where one statement for a whole page would need most of its window to
+   * match, and would leave a common query to the plan over the whole log.
    */
   async search(
     query: SearchQuery,

@@ -6,9 +6,8 @@ import { monthOf, PartitionsRepository } from '../partitions/repository.js';
 import { parseSearchQuery } from './query.js';
 import { SearchRepository } from './repository.js';
 
-// PostgreSQL only: the plans guarded here are PostgreSQL's at scale. The embedded database
-// runs the same SQL (every search test runs on both), but seeding a table big enough for the
-// planner to care costs far more in WebAssembly than the test is worth.
+// The plans guarded here are those at scale: a database of its own, seeded big enough for the
+// planner to care (every other search test runs the same SQL on a small log).
 const ROWS = 60_000;
 
 /**

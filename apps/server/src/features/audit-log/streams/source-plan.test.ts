@@ -18,8 +18,7 @@ const entriesRead = (plan: PlanNode) =>
       .map((node) => node['Actual Loops'] ?? 0),
   );
 
-// PostgreSQL only: the plan is what is guarded; the embedded database runs the same statement
-// in every log-stream test.
+// The plan is what is guarded here; every log-stream test runs the same statement.
 describe('a log stream reads a batch of sealed entries (PostgreSQL)', () => {
   let opened: Awaited<ReturnType<typeof openPlanDatabase>>;
   let db: Database;
