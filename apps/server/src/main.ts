@@ -16,7 +16,7 @@ function configOrExit() {
   }
 }
 
-// Files this process creates are its own: PGlite creates the embedded database's files 0666.
+// Files this process creates are its own (secrets, keys, exports): no one else may read them.
 process.umask(0o077);
 boundHeapGrowth();
 const config = configOrExit();
@@ -25,7 +25,11 @@ const logger = createLogger(config.logLevel);
 try {
   const server = await startServer(config, logger);
   logger.info(
-    { url: server.url, database: server.db.kind, docs: `${server.url}/docs` },
+    {
+      url: server.url,
+      database: config.databaseUrl ? 'postgres' : 'embedded postgres',
+      docs: `${server.url}/docs`,
+    },
     'secadmin listening',
   );
   let stopping = false;

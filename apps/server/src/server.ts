@@ -84,14 +84,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const db = await openDatabase({
     url: config.databaseUrl,
     dataDir: config.dataDir,
-    onEmbeddedFailure: (error, criticalSections) =>
-      logger.error(
-        {
-          err: { message: error.message, code: (error as { code?: unknown }).code },
-          criticalSections,
-        },
-        'embedded database failed to write its files: database requests get 503 until a restart',
-      ),
+    log: logger,
   });
   const replicaDb = config.databaseReadUrl
     ? await openDatabase({
@@ -123,7 +116,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const replica = replicaDb && (await openReplica(replicaDb, store, traced, logger));
     const { services, prepare, jobs } = createServices(store, {
       secret,
-      soleWriter: db.kind === 'embedded',
+      soleWriter: false,
       counters: metrics,
       logger,
       maxKeptBytes: config.idempotencyMaxKeptBytes,
@@ -131,16 +124,13 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       auditLog: {
         reads: replica ?? primaryReads(store),
         signingKey,
-        databaseKind: db.kind,
+        databaseKind: 'postgres',
         exports: {
           downloadUrl: config.downloadUrl,
-          files:
-            db.kind === 'postgres'
-              ? { in: 'database' }
-              : { in: 'data-dir', dataDir: config.dataDir },
+          files: true ? { in: 'database' } : { in: 'data-dir', dataDir: config.dataDir },
           maxBytes: config.exportsMaxBytes,
           ttlSeconds: config.downloadTtlSeconds,
-          reclaimAllAtStart: db.kind === 'embedded',
+          reclaimAllAtStart: false,
         },
         retentionDays: config.logRetentionDays,
         ingestSealWaitMs: config.ingestSealWaitMs,
@@ -208,7 +198,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       jobs.logMaintenance,
       jobs.streamDeliverer,
       // The embedded database counts no changed rows: there is nothing to look for.
-      ...(db.kind === 'postgres' ? [staleStatisticsJob(store.connection.sql, logger)] : []),
+      ...(true ? [staleStatisticsJob(store.connection.sql, logger)] : []),
       disk,
     ];
     for (const job of background) job.start();

@@ -102,7 +102,7 @@ export function createStore(database: Database): Store {
       return runTransaction(work, TIMEOUTS);
     },
     readWithin: (timeoutMs, work) => {
-      if (database.kind !== 'postgres' || open.getStore()) return work();
+      if (open.getStore()) return work();
       return runTransaction(
         work,
         { maxWait: TIMEOUTS.maxWait, timeout: timeoutMs + CANCEL_MARGIN_MS },

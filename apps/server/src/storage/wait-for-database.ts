@@ -14,7 +14,6 @@ export async function waitForDatabase(
   config: { databaseUrl: string | undefined; dbConnectTimeoutSeconds: number },
   logger: Logger,
 ): Promise<void> {
-  if (db.kind === 'embedded') return;
   const deadline = Date.now() + config.dbConnectTimeoutSeconds * 1000;
   let logged = false;
   for (;;) {

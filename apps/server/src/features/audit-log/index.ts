@@ -63,7 +63,7 @@ export interface AuditLogOptions {
   /** The longest an ingest waits for a sealer a batch or more behind (0: never; see `Sealer.caughtUp`). */
   ingestSealWaitMs: number;
   /** Where the database runs: the sizes of ingest statements and of the sealer's reads follow it. */
-  databaseKind: Database['kind'];
+  databaseKind: 'embedded' | 'postgres';
   counters?: {
     ingested(entries: number): void;
     /** Seconds an ingest waited for the sealer, per ingest that waited. */
