@@ -63,7 +63,7 @@ export async function startEmbeddedPostgres(
 ): Promise<EmbeddedPostgres> {
   const paths = embeddedPaths(dataDir);
   const user = unprivilegedUser();
-  if (user) await letReach(dataDir, user);
+  await letServerReach(dataDir);
   const binaries = await runnableBinaries(paths.binaries, user);
   await stopLeftoverPostmaster(paths.cluster);
   if (!existsSync(join(paths.cluster, 'PG_VERSION')))
@@ -142,7 +142,9 @@ export async function startEmbeddedPostgres(
  * As root, PostgreSQL runs as another user, who must reach `<data dir>/postgres`: the data dir
  * becomes traversable (not readable) by that user's group; its other files stay 0600.
  */
-async function letReach(dataDir: string, user: OsUser): Promise<void> {
+export async function letServerReach(dataDir: string): Promise<void> {
+  const user = unprivilegedUser();
+  if (!user) return;
   await chown(dataDir, process.getuid?.() ?? 0, user.gid);
   await chmod(dataDir, 0o710);
   try {

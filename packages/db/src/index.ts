@@ -10,6 +10,7 @@ export {
   type EmbeddedPostgres,
   type EmbeddedPostgresLog,
   embeddedPaths,
+  letServerReach,
   startEmbeddedPostgres,
 } from './embedded-postgres.js';
 export * from './generated/prisma/client.js';

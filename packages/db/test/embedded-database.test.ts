@@ -192,7 +192,7 @@ describe('the embedded PostgreSQL server', () => {
     await writeFile(join(dir, 'db', 'PG_VERSION'), '17\n');
     const refused = await openDatabase({ dataDir: dir }).catch((error: Error) => error);
     expect(refused).toBeInstanceOf(LegacyDataDirError);
-    expect((refused as Error).message).toContain(`pnpm db:migrate-from-pglite --data-dir "${dir}"`);
+    expect((refused as Error).message).toContain(`pnpm db:migrate-from-pglite --data-dir ${dir}`);
     expect(await readdir(dir)).toEqual(['db']);
   });
 });
