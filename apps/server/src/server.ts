@@ -127,7 +127,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         databaseKind: 'postgres',
         exports: {
           downloadUrl: config.downloadUrl,
-          files: true ? { in: 'database' } : { in: 'data-dir', dataDir: config.dataDir },
+          files: { in: 'database' },
           maxBytes: config.exportsMaxBytes,
           ttlSeconds: config.downloadTtlSeconds,
           reclaimAllAtStart: false,
@@ -197,8 +197,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       jobs.idempotencySweeper,
       jobs.logMaintenance,
       jobs.streamDeliverer,
-      // The embedded database counts no changed rows: there is nothing to look for.
-      ...(true ? [staleStatisticsJob(store.connection.sql, logger)] : []),
+      staleStatisticsJob(store.connection.sql, logger),
       disk,
     ];
     for (const job of background) job.start();
