@@ -163,7 +163,8 @@ describe.skipIf(cannotMount)('disk full, embedded database', { timeout: 180_000 
       expect((await json(await fetch(`${s.url}/readyz`))).checks.disk).toBeUndefined();
       expect(s.output()).toContain('free disk space below SECADMIN_MIN_FREE_DISK_MB');
     } finally {
-      await server?.kill9();
+      // SIGTERM, not SIGKILL: the service stops its database server, which would outlive a kill -9.
+      await server?.stop();
       disk.unmount();
     }
   });
@@ -221,7 +222,8 @@ describe.skipIf(cannotMount)('disk full, embedded database', { timeout: 180_000 
       await s.stop();
       expect(s.child.exitCode).toBe(0);
     } finally {
-      await server?.kill9();
+      // SIGTERM, not SIGKILL: the service stops its database server, which would outlive a kill -9.
+      await server?.stop();
       disk.unmount();
     }
   });
