@@ -7,8 +7,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['@secadmin/test-infra/global-setup/postgres'],
-    // A hang guard, not a speed check: a fresh embedded database (initdb in WebAssembly) took
-    // 40–57 s in a CI run whose other tasks loaded both cores.
+    // A hang guard, not a speed check: a fresh embedded database runs initdb on a loaded CI.
     testTimeout: 180_000,
     hookTimeout: 180_000,
   },

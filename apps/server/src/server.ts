@@ -81,7 +81,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   // It holds the database and secrets: no one else may enter it, even when the operator
   // created it with a looser mode.
   await chmod(config.dataDir, 0o700);
-  const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    log: logger,
+  });
   const replicaDb = config.databaseReadUrl
     ? await openDatabase({
         url: config.databaseReadUrl,

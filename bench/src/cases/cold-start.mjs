@@ -1,4 +1,5 @@
-// From starting the server to /readyz 200, on a fresh embedded data dir and on an existing one.
+// From starting the server to /readyz 200 on its embedded PostgreSQL: a fresh data dir (initdb,
+// migrations) and an existing one.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -43,7 +44,7 @@ export async function coldStart() {
     const existing = await startOnce(dataDir);
     return [
       {
-        case: 'cold start to /readyz (node apps/server/dist/main.js, embedded)',
+        case: 'cold start to /readyz (node apps/server/dist/main.js, embedded PostgreSQL)',
         peer: '—',
         secadmin: `fresh data dir ${(fresh / 1000).toFixed(2)} s; existing ${(existing / 1000).toFixed(2)} s`,
         peerFigure: '—',

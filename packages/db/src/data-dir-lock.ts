@@ -14,8 +14,8 @@ function isAlive(pid: number): boolean {
 }
 
 /**
- * Takes `<path>` as this process's exclusive lock on an embedded database: PGlite
- * files must never be opened by two processes. A lock left by a dead process is taken over.
+ * Takes `<path>` (it holds the owner's pid) as this process's exclusive lock on a data dir's
+ * embedded database: one service runs its server. A lock left by a dead process is taken over.
  * Returns the release function.
  */
 export function lockDataDir(path: string): () => void {

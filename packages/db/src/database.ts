@@ -1,24 +1,22 @@
-import { mkdirSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { commitsReportFailure } from './commit-outcomes.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { driverTransactions } from './driver-transactions.js';
-import { stopAfterWriteFailure } from './embedded-failure.js';
+import {
+  type EmbeddedPostgresLog,
+  embeddedPaths,
+  startEmbeddedPostgres,
+} from './embedded-postgres.js';
 import { type Prisma, PrismaClient } from './generated/prisma/client.js';
+import { refuseLegacyDataDir } from './legacy-data-dir.js';
 import { applyMigrations, loadMigrations, type MigrationSession } from './migrations.js';
-import { statementPerTurn } from './statement-turns.js';
-
-export type DatabaseKind = 'embedded' | 'postgres';
 
 /** One parameterized statement, straight to the driver: for the hot read paths. */
 export type SqlQuery = <T>(text: string, params?: unknown[]) => Promise<T[]>;
 
 export interface Database {
-  readonly kind: DatabaseKind;
   readonly prisma: PrismaClient;
   /**
    * Bypasses Prisma (far less overhead per statement: bench/results/findings.md): only for single
@@ -35,8 +33,9 @@ export interface Database {
   ): Promise<T>;
   /** Applies pending migrations; returns the names applied now. */
   migrate(): Promise<string[]>;
-  /** Resolves when the database answers (on PostgreSQL, on a connection of its own). */
+  /** Resolves when the database answers, on a connection of its own. */
   ping(): Promise<void>;
+  /** Closes the connections; the embedded server is stopped too (fast shutdown). */
   close(): Promise<void>;
 }
 
@@ -49,52 +48,51 @@ export interface OpenDatabaseOptions {
   /** PostgreSQL only: the `application_name` its connections show in `pg_stat_activity`. */
   applicationName?: string;
   /**
-   * Embedded only: called once when PGlite failed to write its files (disk full, I/O error)
-   * or an error left it inside a critical section, with the count of critical sections it left
-   * open (undefined: could not be read). From then on every statement, `ping` included, fails
-   * at once with SQLSTATE 57P03 until a restart.
+   * Embedded only: where its server's events go (it stopped and is started again); a pino
+   * logger fits. Unset: they are written to stderr.
    */
-  onEmbeddedFailure?: (error: Error, criticalSections: number | undefined) => void;
+  log?: EmbeddedPostgresLog;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   return options.url
     ? openPostgres(options.url, options.poolSize ?? 10, options.applicationName)
-    : openEmbedded(options.dataDir, options.onEmbeddedFailure ?? (() => {}));
+    : openEmbedded(options.dataDir, options.poolSize ?? 10, options.log ?? stderrLog);
 }
 
+const stderrLog: EmbeddedPostgresLog = {
+  warn: (details, message) => console.error(message, details),
+  error: (details, message) => console.error(message, details),
+};
+
+/**
+ * The data dir's own PostgreSQL server (`<data dir>/postgres`), started under the data dir's
+ * lock and reached as any server; `close` stops it.
+ */
 async function openEmbedded(
   dataDir: string,
-  onFailure: (error: Error, criticalSections: number | undefined) => void,
+  poolSize: number,
+  log: EmbeddedPostgresLog,
 ): Promise<Database> {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const release = lockDataDir(join(dataDir, 'db.lock'));
   try {
-    const pglite = await PGlite.create(join(dataDir, 'db'));
-    const { failed } = stopAfterWriteFailure(pglite, onFailure);
-    statementPerTurn(pglite);
-    const transactions = driverTransactions(commitsReportFailure(pglite, new PrismaPGlite(pglite)));
-    const prisma = new PrismaClient({ adapter: transactions.factory });
-    const session: MigrationSession = {
-      query: async <T>(sql: string, params?: unknown[]) =>
-        (await pglite.query<T>(sql, params)).rows,
-      exec: async (sql) => void (await pglite.exec(sql)),
-    };
-    return {
-      kind: 'embedded',
-      prisma,
-      query: session.query,
-      transaction: (work, options) =>
-        transactions.run((queryOf) => prisma.$transaction((tx) => work(tx, queryOf()), options)),
-      migrate: async () => applyMigrations(session, await loadMigrations()),
-      ping: async () => void (await pglite.query('SELECT 1')),
-      close: async () => {
-        await prisma.$disconnect();
-        // A failed instance is never called again: its shutdown checkpoint would spin too.
-        if (!failed()) await pglite.close();
-        release();
-      },
-    };
+    refuseLegacyDataDir(dataDir, embeddedPaths(dataDir).cluster);
+    const server = await startEmbeddedPostgres(dataDir, log);
+    try {
+      const db = await openPostgres(server.url, poolSize, undefined);
+      return {
+        ...db,
+        close: async () => {
+          await db.close();
+          await server.stop();
+          release();
+        },
+      };
+    } catch (error) {
+      await server.stop();
+      throw error;
+    }
   } catch (error) {
     release();
     throw error;
@@ -131,7 +129,6 @@ async function openPostgres(
   const transactions = driverTransactions(new PrismaPg(pool));
   const prisma = new PrismaClient({ adapter: transactions.factory });
   return {
-    kind: 'postgres',
     prisma,
     query: async <T>(text: string, params?: unknown[]) =>
       (await pool.query(text, params)).rows as T[],

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { SqlQuery } from './database.js';
 import { type AdapterFactory, onTransactionStart } from './transaction-hooks.js';
 
-/** What both drivers' transaction handles answer: pg's pool client and PGlite's transaction. */
+/** What the driver's transaction handle answers: pg's pool client. */
 interface DriverQueryable {
   query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
 }

@@ -1,11 +1,27 @@
-export { DataDirLockedError } from './data-dir-lock.js';
+export { DataDirLockedError, lockDataDir } from './data-dir-lock.js';
 export {
   type Database,
-  type DatabaseKind,
   type OpenDatabaseOptions,
   openDatabase,
   type SqlQuery,
 } from './database.js';
 export { TransactionEndedError } from './driver-transactions.js';
+export {
+  type EmbeddedPostgres,
+  type EmbeddedPostgresLog,
+  embeddedPaths,
+  letServerReach,
+  startEmbeddedPostgres,
+} from './embedded-postgres.js';
 export * from './generated/prisma/client.js';
-export { applyMigrations, loadMigrations, type Migration } from './migrations.js';
+export {
+  LegacyDataDirError,
+  legacyCluster,
+  MIGRATE_LEGACY_COMMAND,
+} from './legacy-data-dir.js';
+export {
+  applyMigrations,
+  loadMigrations,
+  type Migration,
+  type MigrationSession,
+} from './migrations.js';

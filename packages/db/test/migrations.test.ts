@@ -1,10 +1,6 @@
-import { fork } from 'node:child_process';
-import { once } from 'node:events';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { applyMigrations, DataDirLockedError, loadMigrations, openDatabase } from '../src/index.js';
+import { applyMigrations, loadMigrations, openDatabase } from '../src/index.js';
 import { freshDataDir, freshPostgres } from './test-databases.js';
 
 const allMigrationNames = async () => (await loadMigrations()).map((m) => m.name);
@@ -116,45 +112,5 @@ describe('migrations', () => {
       await db.close();
       await remove();
     }
-  });
-});
-
-describe('the embedded data dir lock', () => {
-  it('refuses a second process while the first holds the data dir', async () => {
-    const { dir, remove } = await freshDataDir();
-    const db = await openDatabase({ dataDir: dir });
-    try {
-      const script = join(dir, 'second.mjs');
-      await writeFile(
-        script,
-        `import { openDatabase } from ${JSON.stringify(new URL('../dist/index.js', import.meta.url).href)};
-         try { await openDatabase({ dataDir: ${JSON.stringify(dir)} }); process.exit(0); }
-         catch (e) { console.log(e.name + ': ' + e.message); process.exit(3); }`,
-      );
-      const child = fork(script, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
-      let out = '';
-      child.stdout?.on('data', (c) => {
-        out += c;
-      });
-      const [code] = await once(child, 'exit');
-      expect(code).toBe(3);
-      expect(out).toContain('DataDirLockedError');
-      expect(out).toContain(`${process.pid}`);
-    } finally {
-      await db.close();
-    }
-    // Released on close: it opens again.
-    const again = await openDatabase({ dataDir: dir });
-    await again.close();
-    await remove();
-  });
-
-  it('takes over a lock left by a dead process', async () => {
-    const { dir, remove } = await freshDataDir();
-    await writeFile(join(dir, 'db.lock'), '999999');
-    const db = await openDatabase({ dataDir: dir });
-    await db.close();
-    await remove();
-    expect(DataDirLockedError).toBeDefined();
   });
 });

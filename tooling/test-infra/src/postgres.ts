@@ -1,9 +1,16 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
-import { appendFile, chown, cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { appendFile, chown, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import {
+  copyBinaries,
+  embeddedBinaries,
+  INITDB_OPTIONS,
+  type PostgresBinaries,
+  unprivilegedUser,
+} from '@secadmin/embedded-postgres';
 import pg from 'pg';
 import { atExit } from './at-exit.js';
 import { freePort } from './free-port.js';
@@ -11,42 +18,15 @@ import { NotInstalledError, type OwnedServer, type RunServer } from './servers.j
 
 const run = promisify(execFile);
 
-/** The PostgreSQL binaries of the embedded-postgres project for this platform. */
-async function binaries(): Promise<{ initdb: string; pg_ctl: string }> {
-  const os = process.platform === 'win32' ? 'windows' : process.platform;
-  const name = `@embedded-postgres/${os}-${process.arch}`;
+/** The embedded-postgres binaries, or a message that says what to set instead. */
+async function binaries(): Promise<PostgresBinaries> {
   try {
-    return await import(name);
-  } catch {
+    return await embeddedBinaries();
+  } catch (error) {
     throw new NotInstalledError(
-      `${name} is not installed: set TEST_DATABASE_URL to a PostgreSQL server`,
+      `${(error as Error).message}: set TEST_DATABASE_URL to a PostgreSQL server`,
     );
   }
-}
-
-/** The whole installation (bin, lib, share) copied to `target`, with its symlinks as they are. */
-async function copyBinaries(
-  installed: { initdb: string; pg_ctl: string },
-  target: string,
-): Promise<{ initdb: string; pg_ctl: string }> {
-  const bin = dirname(installed.initdb);
-  await cp(dirname(bin), target, { recursive: true, verbatimSymlinks: true });
-  return { initdb: join(target, 'bin', 'initdb'), pg_ctl: join(target, 'bin', 'pg_ctl') };
-}
-
-/** initdb and postgres refuse to run as root: as root, they run as the postgres user, or nobody. */
-function unprivilegedUser(): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  for (const user of ['postgres', 'nobody']) {
-    try {
-      const id = (flag: string) =>
-        Number(execFileSync('id', [flag, user], { stdio: ['ignore', 'pipe', 'ignore'] }));
-      return { uid: id('-u'), gid: id('-g') };
-    } catch {
-      // no such user
-    }
-  }
-  throw new Error('PostgreSQL cannot run as root, and there is no postgres or nobody user');
 }
 
 async function serverVersion(url: string): Promise<string> {
@@ -58,12 +38,6 @@ async function serverVersion(url: string): Promise<string> {
   } finally {
     await client.end();
   }
-}
-
-/** The programs a cluster of the test's own needs. */
-interface Binaries {
-  initdb: string;
-  pg_ctl: string;
 }
 
 /**
@@ -159,14 +133,8 @@ async function ownCluster(
   }
 }
 
-const INITDB_OPTIONS = [
-  '-U',
-  'postgres',
-  '--auth=trust',
-  '--encoding=UTF8',
-  '--locale=C',
-  '--no-sync',
-];
+// Trust: a test's own cluster, on a port of 127.0.0.1 and a temporary directory.
+const TEST_INITDB_OPTIONS = [...INITDB_OPTIONS, '--auth=trust', '--no-sync'];
 
 /** A PostgreSQL server of its own (user postgres, no password), in a temporary directory. */
 export async function startPostgres(): Promise<OwnedServer> {
@@ -179,12 +147,12 @@ export async function startPostgres(): Promise<OwnedServer> {
   const dir = await clusterDir('secadmin-postgres-', user);
   // As root the binaries run as another user, who may not reach node_modules (a checkout
   // under a 0700 directory): they run from a copy in the server's own directory.
-  const { initdb, pg_ctl }: Binaries =
+  const { initdb, pg_ctl } =
     user && !(embedded instanceof Error)
       ? await copyBinaries(embedded, join(dir, 'pg'))
       : installed;
   return ownCluster(dir, pg_ctl, user, (data) =>
-    run(initdb, ['-D', data, ...INITDB_OPTIONS], { ...user }),
+    run(initdb, ['-D', data, ...TEST_INITDB_OPTIONS], { ...user }),
   );
 }
 
@@ -215,7 +183,7 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
     pg_ctl,
     user,
     async (data) => {
-      await run(initdb, ['-D', data, ...INITDB_OPTIONS], { ...user });
+      await run(initdb, ['-D', data, ...TEST_INITDB_OPTIONS], { ...user });
       await appendFile(
         join(data, 'postgresql.conf'),
         '\nwal_level = replica\nmax_wal_senders = 4\nhot_standby = on\n',

@@ -93,13 +93,6 @@ function call(
   });
 }
 
-/** From SIGTERM to the process's exit, in ms. */
-async function sigtermExit(server: ServerProcess): Promise<{ ms: number; code: number | null }> {
-  const started = performance.now();
-  await server.stop();
-  return { ms: performance.now() - started, code: server.child.exitCode };
-}
-
 /** The embedded server with its data dir on `disk`, refusing writes below `minFreeMb`. */
 const serverOn = (disk: { dir: string }, key: string, minFreeMb: number) =>
   spawnServer({
@@ -108,10 +101,11 @@ const serverOn = (disk: { dir: string }, key: string, minFreeMb: number) =>
     SECADMIN_MIN_FREE_DISK_MB: String(minFreeMb),
   });
 
-// Start-up on a tmpfs (initdb, migrations) takes 10–20 s on a loaded 2-core machine.
+// A hang guard: start-up runs initdb and the migrations on the tmpfs.
 describe.skipIf(cannotMount)('disk full, embedded database', { timeout: 180_000 }, () => {
   it('refuses writes with 503 below SECADMIN_MIN_FREE_DISK_MB, serves reads, and recovers once space is freed', async () => {
-    const disk = mountTmpfs(64);
+    // A fresh cluster takes about 40 MiB (a WAL segment is 16 MiB of it).
+    const disk = mountTmpfs(128);
     const key = generateSecret();
     let server: ServerProcess | undefined;
     try {
@@ -169,61 +163,52 @@ describe.skipIf(cannotMount)('disk full, embedded database', { timeout: 180_000 
       expect((await json(await fetch(`${s.url}/readyz`))).checks.disk).toBeUndefined();
       expect(s.output()).toContain('free disk space below SECADMIN_MIN_FREE_DISK_MB');
     } finally {
-      await server?.kill9();
+      // SIGTERM, not SIGKILL: the service stops its database server, which would outlive a kill -9.
+      await server?.stop();
       disk.unmount();
     }
   });
 
-  it('with no watermark, a write that hits the full disk leaves the process responsive (503s, /healthz, SIGTERM) and loses nothing acknowledged', async () => {
-    const disk = mountTmpfs(48);
+  it('with no watermark, a write that hits the full disk gets 503s while the process lives on, and writes succeed again once space is freed, without a restart', async () => {
+    const disk = mountTmpfs(128);
     const key = generateSecret();
     let server: ServerProcess | undefined;
     try {
       server = await serverOn(disk, key, 0);
-      // issue 12: the fourth batch of 1,000 filled the disk; the next one spun for good.
+      const s = server;
       let status = 201;
       let acknowledged = 0;
-      while (acknowledged < 30) {
-        status = (await call(server, key, '/v1/logs', { entries: entries(acknowledged) })).status;
+      while (acknowledged < 200) {
+        status = (await call(s, key, '/v1/logs', { entries: entries(acknowledged) })).status;
         if (status !== 201) break;
         acknowledged++;
       }
       expect(status).toBe(503);
       expect(acknowledged).toBeGreaterThan(0);
 
-      const started = performance.now();
-      expect(
-        (await fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(5_000) })).status,
-      ).toBe(200);
-      const write = await call(server, key, '/v1/logs', { entries: entries(99) });
+      const write = await call(s, key, '/v1/logs', { entries: entries(999) });
       expect(write.status).toBe(503);
       expect(write.headers.get('retry-after')).toBe('1');
-      // Whether the WAL or a data file met the full disk first, PGlite is never called again:
-      // reads 503 too, readiness says so, and one error line says why. Nothing hangs.
-      const read = (await call(server, key, '/v1/users?limit=1')).status;
-      const ready = await fetch(`${server.url}/readyz`);
-      expect([read, ready.status]).toEqual([503, 503]);
-      expect((await json(ready)).checks.database).toBe('unavailable');
-      const failureLines = server
-        .output()
-        .split('\n')
-        .filter((line) => line.includes('embedded database failed to write its files'));
-      expect(failureLines).toHaveLength(1);
-      expect(performance.now() - started).toBeLessThan(5_000);
+      expect((await json(write)).error.code).toBe('unavailable');
+      expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
+      expect(s.child.exitCode).toBeNull();
 
-      const exit = await sigtermExit(server);
-      expect(exit.ms).toBeLessThan(10_000);
-      expect(exit.code).toBe(0);
-
-      // Space freed, restarted: every acknowledged batch is there.
-      disk.resize(96);
-      server = await serverOn(disk, key, 0);
+      // Space freed: the database server (restarted by the service if the full disk stopped it)
+      // takes writes again; the service process is the same one.
+      disk.resize(512);
+      await waitFor(
+        'writes again',
+        async () => (await call(s, key, '/v1/logs', { entries: entries(1000) })).status === 201,
+        120_000,
+      );
+      expect(s.child.exitCode).toBeNull();
+      expect((await fetch(`${s.url}/readyz`)).status).toBe(200);
       let logins = 0;
       let cursor: string | undefined;
       do {
         const page = await json(
           await call(
-            server,
+            s,
             key,
             `/v1/logs?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
           ),
@@ -231,9 +216,14 @@ describe.skipIf(cannotMount)('disk full, embedded database', { timeout: 180_000 
         logins += page.data.filter((e: { event: string }) => e.event === 'user.login').length;
         cursor = page.pagination.nextCursor ?? undefined;
       } while (cursor);
-      expect(logins).toBe(acknowledged * 1000);
+      // Every acknowledged batch is there, and the one after the recovery.
+      expect(logins).toBeGreaterThanOrEqual((acknowledged + 1) * 1000);
+
+      await s.stop();
+      expect(s.child.exitCode).toBe(0);
     } finally {
-      await server?.kill9();
+      // SIGTERM, not SIGKILL: the service stops its database server, which would outlive a kill -9.
+      await server?.stop();
       disk.unmount();
     }
   });

@@ -1,0 +1,294 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { closeSync, existsSync, openSync } from 'node:fs';
+import { chmod, chown, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import {
+  copyBinaries,
+  EMBEDDED_PACKAGE,
+  EmbeddedPostgresMissingError,
+  embeddedBinaries,
+  INITDB_OPTIONS,
+  type OsUser,
+  type PostgresBinaries,
+  unprivilegedUser,
+} from '@secadmin/embedded-postgres';
+import pg from 'pg';
+import { stopLeftoverPostmaster } from './leftover-postmaster.js';
+
+const run = promisify(execFile);
+
+/** What the embedded server reports while it runs: a pino logger fits. */
+export interface EmbeddedPostgresLog {
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
+}
+
+export interface EmbeddedPostgres {
+  /** How to reach it, as any server: `postgres://postgres:<password>@127.0.0.1:<port>/postgres`. */
+  url: string;
+  /** Fast shutdown (open transactions are rolled back); resolves once the server exited. */
+  stop(): Promise<void>;
+}
+
+/** Where the embedded server keeps what, under the data dir. */
+export function embeddedPaths(dataDir: string) {
+  return {
+    cluster: join(dataDir, 'postgres'),
+    password: join(dataDir, 'postgres-password'),
+    log: join(dataDir, 'postgres.log'),
+    binaries: join(dataDir, 'postgres-binaries'),
+  };
+}
+
+/** Waits after the server died before starting it again: doubled each time, up to the last. */
+const RESTART_BACKOFF_MS = [500, 1_000, 2_000, 4_000, 8_000, 15_000];
+/** A hang guard for a start (crash recovery included), not a speed target. */
+const READY_WITHIN_MS = 120_000;
+
+/**
+ * Starts the PostgreSQL server of the data dir (made by initdb on first start) on a spare port
+ * of 127.0.0.1, password auth only, no Unix socket; a server left running by a service that was
+ * killed is stopped first. The caller holds the data dir's lock. If the server dies while the
+ * service runs, it is started again with a backoff, on the same port; meanwhile connections are
+ * refused, which the service answers with 503s.
+ */
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  log: EmbeddedPostgresLog,
+): Promise<EmbeddedPostgres> {
+  const paths = embeddedPaths(dataDir);
+  const user = unprivilegedUser();
+  await letServerReach(dataDir);
+  const binaries = await runnableBinaries(paths.binaries, user);
+  await stopLeftoverPostmaster(paths.cluster);
+  if (!existsSync(join(paths.cluster, 'PG_VERSION')))
+    await createCluster(paths, binaries.initdb, user);
+  const password = (await readFile(paths.password, 'utf8')).trim();
+
+  let port = await freePort();
+  let child = await startServer(binaries.postgres, paths, port, password, user).catch(
+    async (error: Error) => {
+      // The port was taken between picking and binding: one more try on another.
+      if (!/could not bind|could not create any TCP\/IP sockets/.test(error.message)) throw error;
+      port = await freePort();
+      return startServer(binaries.postgres, paths, port, password, user);
+    },
+  );
+  let stopping = false;
+  let failures = 0;
+  let restartTimer: NodeJS.Timeout | undefined;
+  const stopAtExit = () => child.kill('SIGINT');
+  process.on('exit', stopAtExit);
+
+  const supervise = (server: ChildProcess) =>
+    server.once('exit', (code, signal) => {
+      if (stopping) return;
+      const delay = RESTART_BACKOFF_MS[Math.min(failures, RESTART_BACKOFF_MS.length - 1)] ?? 0;
+      failures++;
+      log.error(
+        { code, signal, restartInMs: delay, log: paths.log },
+        'embedded PostgreSQL stopped; database requests get 503 until it is started again',
+      );
+      const restart = () => {
+        restartTimer = undefined;
+        if (stopping) return;
+        startServer(binaries.postgres, paths, port, password, user).then(
+          (server) => {
+            if (stopping) {
+              server.kill('SIGINT');
+              return;
+            }
+            child = server;
+            failures = 0;
+            log.warn({ port }, 'embedded PostgreSQL started again');
+            supervise(server);
+          },
+          (error: Error) => {
+            const next = RESTART_BACKOFF_MS[Math.min(failures, RESTART_BACKOFF_MS.length - 1)] ?? 0;
+            failures++;
+            log.error(
+              { reason: error.message.slice(0, 500), retryInMs: next },
+              'embedded PostgreSQL did not start again; retrying',
+            );
+            restartTimer = setTimeout(restart, next);
+          },
+        );
+      };
+      restartTimer = setTimeout(restart, delay);
+    });
+  supervise(child);
+
+  return {
+    url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
+    stop: async () => {
+      stopping = true;
+      clearTimeout(restartTimer);
+      process.off('exit', stopAtExit);
+      const server = child;
+      if (server.exitCode !== null || server.signalCode !== null) return;
+      const exited = once(server, 'exit');
+      server.kill('SIGINT');
+      await exited;
+    },
+  };
+}
+
+/**
+ * As root, PostgreSQL runs as another user, who must reach `<data dir>/postgres`: the data dir
+ * becomes traversable (not readable) by that user's group; its other files stay 0600.
+ */
+export async function letServerReach(dataDir: string): Promise<void> {
+  const user = unprivilegedUser();
+  if (!user) return;
+  await chown(dataDir, process.getuid?.() ?? 0, user.gid);
+  await chmod(dataDir, 0o710);
+  try {
+    await run('/bin/sh', ['-c', 'cd -- "$0"', dataDir], { uid: user.uid, gid: user.gid });
+  } catch {
+    throw new Error(
+      `PostgreSQL runs as user ${user.name} when the service runs as root, and that user cannot reach ${dataDir}: ` +
+        'give SECADMIN_DATA_DIR a place whose parent directories it may traverse (e.g. /var/lib/secadmin), run the service as another user, or set DATABASE_URL.',
+    );
+  }
+}
+
+/**
+ * The embedded-postgres binaries, or, when the user PostgreSQL runs as cannot execute them
+ * (a checkout under a 0700 home), a copy of them in the data dir, made once per version.
+ */
+async function runnableBinaries(
+  copyDir: string,
+  user: OsUser | undefined,
+): Promise<PostgresBinaries> {
+  const installed = await embeddedBinaries().catch((error: Error) => {
+    throw error instanceof EmbeddedPostgresMissingError
+      ? new Error(
+          `${error.message}, so there is no embedded database on this platform: set DATABASE_URL to a PostgreSQL server (or install ${EMBEDDED_PACKAGE}).`,
+        )
+      : error;
+  });
+  if (!user) return installed;
+  const versionAs = async (postgres: string, as?: OsUser) =>
+    (await run(postgres, ['--version'], as ? { uid: as.uid, gid: as.gid } : {})).stdout;
+  const wanted = await versionAs(installed.postgres);
+  if (await versionAs(installed.postgres, user).catch(() => undefined)) return installed;
+  const copy: PostgresBinaries = {
+    initdb: join(copyDir, 'bin', 'initdb'),
+    pg_ctl: join(copyDir, 'bin', 'pg_ctl'),
+    postgres: join(copyDir, 'bin', 'postgres'),
+  };
+  if ((await versionAs(copy.postgres, user).catch(() => undefined)) === wanted) return copy;
+  await rm(copyDir, { recursive: true, force: true });
+  return copyBinaries(installed, copyDir);
+}
+
+/**
+ * initdb into a directory of its own, renamed into place once complete: a start killed halfway
+ * leaves no cluster that looks whole. The password is random, kept 0600 in the data dir.
+ */
+async function createCluster(
+  paths: ReturnType<typeof embeddedPaths>,
+  initdb: string,
+  user: OsUser | undefined,
+): Promise<void> {
+  const building = `${paths.cluster}.initdb`;
+  await rm(building, { recursive: true, force: true });
+  await rm(paths.cluster, { recursive: true, force: true });
+  await mkdir(building, { mode: 0o700 });
+  await writeFile(paths.password, randomBytes(24).toString('base64url'), { mode: 0o600 });
+  if (user) {
+    await chown(building, user.uid, user.gid);
+    // initdb reads it as that user.
+    await chown(paths.password, user.uid, user.gid);
+  }
+  try {
+    await run(
+      initdb,
+      ['-D', building, ...INITDB_OPTIONS, '--auth=scram-sha-256', `--pwfile=${paths.password}`],
+      user ? { uid: user.uid, gid: user.gid } : {},
+    );
+  } catch (error) {
+    throw new Error(`initdb failed: ${(error as { stderr?: string }).stderr ?? error}`, {
+      cause: error,
+    });
+  }
+  await rename(building, paths.cluster);
+}
+
+/** A TCP port on 127.0.0.1 that nothing listens on right now, picked by the OS. */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/**
+ * The postmaster as a child of this process (its own process group: a Ctrl-C reaches the
+ * service, which stops it in order), its output appended to the log; resolves once it accepts
+ * connections.
+ */
+async function startServer(
+  postgres: string,
+  paths: ReturnType<typeof embeddedPaths>,
+  port: number,
+  password: string,
+  user: OsUser | undefined,
+): Promise<ChildProcess> {
+  const logFd = openSync(paths.log, 'a', 0o600);
+  let child: ChildProcess;
+  try {
+    child = spawn(
+      postgres,
+      [
+        ...['-D', paths.cluster, '-p', String(port)],
+        ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+      ],
+      {
+        stdio: ['ignore', logFd, logFd],
+        detached: true,
+        ...(user ? { uid: user.uid, gid: user.gid } : {}),
+      },
+    );
+  } finally {
+    closeSync(logFd);
+  }
+  let spawnError: Error | undefined;
+  child.on('error', (error) => {
+    spawnError = error;
+  });
+  const deadline = Date.now() + READY_WITHIN_MS;
+  for (;;) {
+    const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password });
+    try {
+      await client.connect();
+      await client.end();
+      return child;
+    } catch {
+      await client.end().catch(() => {});
+    }
+    if (spawnError) throw new Error(`embedded PostgreSQL did not start: ${spawnError.message}`);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`embedded PostgreSQL did not start: ${await logTail(paths.log)}`);
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGQUIT');
+      throw new Error(
+        `embedded PostgreSQL did not accept connections: ${await logTail(paths.log)}`,
+      );
+    }
+    await sleep(50);
+  }
+}
+
+async function logTail(path: string): Promise<string> {
+  const text = await readFile(path, 'utf8').catch(() => '');
+  return text.split('\n').slice(-15).join('\n');
+}
