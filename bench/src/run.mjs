@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { testPostgres, useMemoryTmpdir } from '@secadmin/test-infra';
 import { auditLogCases } from './cases/audit-log.mjs';
 import { coldStart } from './cases/cold-start.mjs';
+import { hostileRequestCases } from './cases/hostile-requests.mjs';
 import { httpCases } from './cases/http.mjs';
 import { logStreamCases } from './cases/log-streams.mjs';
 import { policyDecision } from './cases/policy-decision.mjs';
@@ -32,6 +33,7 @@ const cases = [
   ['policy decision', policyDecision],
   ['HTTP', httpCases],
   ['audit log', auditLogCases],
+  ['hostile requests', hostileRequestCases],
   ['log streams', logStreamCases],
   ['read replica', readReplicaCases],
   ['cold start', coldStart],

@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import express from 'express';
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { InFlightRequests } from './in-flight.js';
 
 it('waits for a handler whose client already left before shutdown goes on', async () => {
@@ -38,7 +39,7 @@ it('waits for a handler whose client already left before shutdown goes on', asyn
   const draining = inFlight.drained(5_000).then(() => {
     drained = true;
   });
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  for (let turn = 0; turn < 10; turn++) await nextTurn();
   expect(drained).toBe(false);
   answer();
   await draining;
@@ -47,9 +48,13 @@ it('waits for a handler whose client already left before shutdown goes on', asyn
 
 it('gives up waiting after the timeout', async () => {
   const inFlight = new InFlightRequests();
+  let reached: () => void = () => {};
+  const handlerReached = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
   const app = express();
   app.use(inFlight.track);
-  app.get('/never', () => {});
+  app.get('/never', () => reached());
   const server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
@@ -57,11 +62,22 @@ it('gives up waiting after the timeout', async () => {
   const request = fetch(`http://127.0.0.1:${port}/never`, { signal: client.signal }).catch(
     () => {},
   );
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await handlerReached;
   client.abort();
   await request;
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  const started = Date.now();
-  await inFlight.drained(200);
-  expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  try {
+    let drained = false;
+    const draining = inFlight.drained(200).then(() => {
+      drained = true;
+    });
+    await vi.advanceTimersByTimeAsync(199);
+    expect(drained).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(drained).toBe(true);
+    await draining;
+  } finally {
+    vi.useRealTimers();
+  }
 });

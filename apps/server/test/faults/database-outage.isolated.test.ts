@@ -52,7 +52,6 @@ describe('PostgreSQL unreachable', { timeout: 120_000 }, () => {
       expect([...statuses].sort()).toEqual([200, 201, 503]);
       for (const sample of samples.filter((s) => s.status === 503))
         expect(sample.retryAfter).toBe('1');
-      expect(Math.max(...samples.map((s) => s.ms))).toBeLessThan(10_000);
       for (const id of acknowledged)
         expect((await api(server, `/v1/users/${id}`)).status).toBe(200);
     } finally {
@@ -65,11 +64,14 @@ describe('PostgreSQL unreachable', { timeout: 120_000 }, () => {
     const postgres = await startPostgres();
     try {
       await postgres.stop();
-      const starting = startTestServer({
-        databaseUrl: postgres.url,
-        dbConnectTimeoutSeconds: 60,
-      });
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const log = capturingLogger();
+      const starting = startTestServer(
+        { databaseUrl: postgres.url, dbConnectTimeoutSeconds: 60 },
+        { logger: log.logger },
+      );
+      await waitFor('a first attempt to connect', async () =>
+        log.lines().some((line) => line.msg === 'PostgreSQL is not reachable yet; retrying'),
+      );
       await postgres.start();
       const server = await starting;
       try {

