@@ -111,9 +111,9 @@ describe('kill -9 during an ingest under an Idempotency-Key, PostgreSQL', {
   });
 });
 
-/** The newest write to the embedded database's write-ahead log. */
+/** The newest write to the embedded PostgreSQL's write-ahead log. */
 async function lastWalWrite(dataDir: string): Promise<number> {
-  const wal = join(dataDir, 'db', 'pg_wal');
+  const wal = join(dataDir, 'postgres', 'pg_wal');
   const files = await readdir(wal);
   const times = await Promise.all(
     files.map((f) => stat(join(wal, f)).then((s) => (s.isFile() ? s.mtimeMs : 0))),
@@ -169,7 +169,7 @@ describe('kill -9 during an ingest under an Idempotency-Key, embedded', {
       // An acknowledged ingest is never lost.
       expect(answered !== 201 || afterCrash === 1000).toBe(true);
     } finally {
-      await server.kill9();
+      await server.dispose();
       await rm(dataDir, { recursive: true, force: true });
     }
   });

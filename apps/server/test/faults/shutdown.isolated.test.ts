@@ -59,7 +59,7 @@ describe('SIGTERM', { timeout: 120_000 }, () => {
     } finally {
       stalled?.destroy();
       await ingests.stop();
-      await server.kill9();
+      await server.dispose();
       await rm(dataDir, { recursive: true, force: true });
     }
   });

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
@@ -9,9 +11,14 @@ export interface ServerProcess {
   child: ChildProcess;
   /** What it wrote to stdout so far (its log lines). */
   output: () => string;
-  /** SIGKILL: no graceful shutdown, no flushing, like a crash. */
+  /**
+   * SIGKILL: no graceful shutdown, no flushing, like a crash. On the embedded database its
+   * PostgreSQL is left running, as a crash leaves it: the next start on the data dir stops it.
+   */
   kill9(): Promise<void>;
   stop(): Promise<void>;
+  /** For a test's cleanup: kill -9 if it still runs, and stop the PostgreSQL a crash left. */
+  dispose(): Promise<void>;
 }
 
 /** `dist/main.js` in its own process, on the embedded database unless `env` says otherwise; its stdout collected. */
@@ -73,7 +80,36 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
     },
+    dispose: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+      if (!env.DATABASE_URL && env.SECADMIN_DATA_DIR)
+        await stopLeftoverPostgres(env.SECADMIN_DATA_DIR);
+    },
   };
+}
+
+/** Stops (immediate shutdown) the embedded PostgreSQL a killed server left on `dataDir`. */
+async function stopLeftoverPostgres(dataDir: string): Promise<void> {
+  const pidFile = await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(
+    () => undefined,
+  );
+  const pid = Number(pidFile?.split('\n')[0]);
+  if (!pid) return;
+  const running = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (running()) process.kill(pid, 'SIGQUIT');
+  const deadline = Date.now() + 30_000;
+  while (running()) {
+    if (Date.now() > deadline) throw new Error(`PostgreSQL ${pid} did not stop`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 function listeningUrl(output: string): string | undefined {
