@@ -121,7 +121,7 @@ async function startServer(env) {
     if (line) return { server: child, url: JSON.parse(line).url.replace('localhost', '127.0.0.1') };
     if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
     if (Date.now() - started > TIMEOUT) throw new Error(`server did not start: ${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 

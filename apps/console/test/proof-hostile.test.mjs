@@ -23,7 +23,7 @@ before(async () => {
   for (;;) {
     const { data } = await app.client.logs.listCheckpoints({ limit: 1 });
     if ((data[0]?.seq ?? 0) >= ENTRIES) break;
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 });
 after(() => app?.stop());

@@ -29,14 +29,23 @@ afterEach(async () => {
 
 describe('retries', () => {
   it('stops waiting for Retry-After as soon as the signal aborts', async () => {
-    server = await startServer((_, res) => sendJson(res, 429, limited, { 'retry-after': '7' }));
-    const client = createSecadminClient({ baseUrl: server.url });
-    const started = performance.now();
-    const error = await client.users
-      .get(user.id, { signal: AbortSignal.timeout(300) })
-      .catch((e: unknown) => e);
-    expect(performance.now() - started).toBeLessThan(2000);
-    expect(error).toMatchObject({ name: 'TimeoutError' });
+    server = await startServer((_, res) => sendJson(res, 429, limited, { 'retry-after': '3600' }));
+    const caller = new AbortController();
+    const givenUp = new Error('the caller gave up');
+    const retries: RetryInfo[] = [];
+    const client = createSecadminClient({
+      baseUrl: server.url,
+      retry: {
+        maxWaitMs: 2 * 3_600_000,
+        onRetry: (retry) => {
+          retries.push(retry);
+          setImmediate(() => caller.abort(givenUp));
+        },
+      },
+    });
+    const error = await client.users.get(user.id, { signal: caller.signal }).catch((e) => e);
+    expect(error).toBe(givenUp);
+    expect(retries).toMatchObject([{ attempt: 1, delayMs: 3_600_000, status: 429 }]);
     expect(server.received).toHaveLength(1);
   });
 
@@ -144,9 +153,7 @@ describe('connection errors', () => {
       timeout: 200,
       retry: { maxRetries: 0 },
     });
-    const started = performance.now();
     const error = await client.users.get(user.id).catch((e: unknown) => e);
-    expect(performance.now() - started).toBeLessThan(2000);
     expect(error).toBeInstanceOf(SecadminConnectionError);
     expect((error as Error).cause).toMatchObject({ name: 'TimeoutError' });
   });
@@ -155,9 +162,16 @@ describe('connection errors', () => {
     server = await startServer((_, res, i) => {
       if (i > 0) sendJson(res, 200, created);
     });
-    const client = createSecadminClient({ baseUrl: server.url, timeout: 200 });
+    const retries: RetryInfo[] = [];
+    const client = createSecadminClient({
+      baseUrl: server.url,
+      timeout: 500,
+      retry: { onRetry: (retry) => retries.push(retry) },
+    });
     expect((await client.users.get(user.id)).id).toBe(user.id);
-    expect(server.received).toHaveLength(2);
+    // On a loaded machine a later attempt may time out too: each retry is for a timeout.
+    expect(retries.length).toBeGreaterThanOrEqual(1);
+    for (const retry of retries) expect(retry.error?.cause).toMatchObject({ name: 'TimeoutError' });
   });
 });
 

@@ -4,7 +4,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { VerificationMaterial } from '@secadmin/api-client';
+import { createSecadminClient, type VerificationMaterial } from '@secadmin/api-client';
 import {
   type ChainEntry,
   checkpointMessage,
@@ -39,45 +39,37 @@ async function policyFolder(files: Record<string, string>): Promise<string> {
   return dir;
 }
 
-// One server per database for the whole file (each start migrates a new database, the slow part).
-const servers = new Map<string, Promise<{ server: ServerProcess; database?: ScratchDatabase }>>();
+// One server, on a database of its own, for the whole file: its blocks run one after another.
+let started: Promise<{ server: ServerProcess; database: ScratchDatabase }> | undefined;
 afterAll(async () => {
-  for (const started of servers.values()) {
-    const { server, database } = await started;
-    await server.stop();
-    await database?.drop();
-  }
+  const { server, database } = (await started) ?? {};
+  await server?.stop();
+  await database?.drop();
 });
 
-async function launch(database: 'embedded' | 'postgresql') {
-  const dataDir = await mkdtemp(join(scratch, `${database}-`));
-  if (database === 'embedded') return { server: await startServer(dataDir) };
-  const scratchDatabase = await createScratchDatabase(inject('postgresUrl'), 'secadmin_cli');
-  return { server: await startServer(dataDir, scratchDatabase.url), database: scratchDatabase };
+async function launch() {
+  const database = await createScratchDatabase(inject('postgresUrl'), 'secadmin_cli');
+  const server = await startServer(await mkdtemp(join(scratch, 'server-')), database.url);
+  return { server, database };
 }
 
-/** The CLI against the server on `database`, started by the first block that needs it. */
-const urls = new Map<string, string>();
-const urlOf = (database: string) => urls.get(database) ?? '';
+let url = '';
+/** The server's URL, once the first block that needs it has started it. */
+const serverUrl = () => url;
 
 async function waitFor(condition: () => boolean): Promise<void> {
   const started = Date.now();
   while (!condition()) {
-    if (Date.now() - started > 20_000) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 100));
+    if (Date.now() - started > 60_000) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
-function useServer(database: 'embedded' | 'postgresql'): (...args: string[]) => Promise<Run> {
-  let url = '';
+/** The CLI against the file's server, started by the first block that needs it. */
+function useServer(): (...args: string[]) => Promise<Run> {
   beforeAll(async () => {
-    let started = servers.get(database);
-    if (!started) {
-      started = launch(database);
-      servers.set(database, started);
-    }
+    started ??= launch();
     url = (await started).server.url;
-    urls.set(database, url);
   }, 120_000);
   return (...args) => runCli(url, args);
 }
@@ -96,8 +88,8 @@ actions: [users:delete]
 resources: ['*']
 `;
 
-describe.each(['embedded', 'postgresql'] as const)('policies as code (%s database)', (database) => {
-  const cli = useServer(database);
+describe('policies as code', () => {
+  const cli = useServer();
 
   it('plans, applies with --yes, updates with a field diff, prunes; --dry-run exits 2 on drift, 0 without', async () => {
     const dir = await policyFolder({
@@ -139,9 +131,9 @@ describe.each(['embedded', 'postgresql'] as const)('policies as code (%s databas
 
   it('applies nothing of a folder with one invalid file, naming the file and the field; --dry-run exits 1', async () => {
     const dir = await policyFolder({
-      'a.yaml': readers('users:read').replace('cli-readers', `cli-half-${database}`),
+      'a.yaml': readers('users:read').replace('cli-readers', 'cli-half'),
       'z.yaml': deleters
-        .replace('cli-no-deletes', `cli-half-bad-${database}`)
+        .replace('cli-no-deletes', 'cli-half-bad')
         .replace('effect: deny', 'effect: alow'),
     });
     const dryRun = await cli('policies', 'apply', dir, '--dry-run');
@@ -152,7 +144,7 @@ describe.each(['embedded', 'postgresql'] as const)('policies as code (%s databas
     expect(applied.stderr).toContain('nothing was applied');
     expect(applied.stdout + applied.stderr).not.toContain('created');
     const listed = await cli('policies', 'apply', dir, '--dry-run', '--json');
-    expect(listed.stdout).not.toContain(`cli-half-${database}"`);
+    expect(listed.stdout).not.toContain('cli-half"');
   });
 
   it('passes the policy tests of examples/policies', async () => {
@@ -203,8 +195,7 @@ conditions: { ip: { allowlist: [not-a-cidr] } }
 });
 
 describe('secadmin (the built CLI) against a real server', () => {
-  const cli = useServer('embedded');
-  const serverUrl = () => urlOf('embedded');
+  const cli = useServer();
   /** `logs export --wait` of the whole log into `file`. */
   const exportEverything = (file: string, ...options: string[]) =>
     cli(
@@ -222,6 +213,22 @@ describe('secadmin (the built CLI) against a real server', () => {
   const applyFolder = async (files: Record<string, string>) => {
     const run = await cli('policies', 'apply', await policyFolder(files), '--yes');
     expect(run.code, run.stderr).toBe(0);
+  };
+  /** The seq of the newest signed checkpoint, 0 when none: from the API, cheap to poll. */
+  const newestCheckpoint = async () => {
+    const client = createSecadminClient({ baseUrl: serverUrl(), apiKey: API_KEY });
+    let newest = 0;
+    for await (const checkpoint of client.paginate('/v1/logs/checkpoints', { limit: 100 }))
+      newest = Math.max(newest, checkpoint.seq);
+    return newest;
+  };
+  /** Polls `ready` until it holds; the deadline is a hang guard, not a limit. */
+  const until = async (what: string, ready: () => Promise<boolean>) => {
+    const deadline = Date.now() + 120_000;
+    while (!(await ready())) {
+      if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   };
 
   it('simulate --explain prints the decision and a row per policy considered', async () => {
@@ -254,26 +261,11 @@ describe('secadmin (the built CLI) against a real server', () => {
     expect(csv).toContain('policy.created');
   });
 
-  /**
-   * Writes an entry (`user.created`) and waits, polling for 90 s at most, until a checkpoint
-   * exists: the server signs one within 60 s of the first entry it seals.
-   */
+  /** Writes an entry (`user.created`) and waits until a checkpoint exists. */
   const checkpointed = async () => {
     const user = await cli('users', 'create', '--email', `pin-${Date.now()}@example.com`);
     expect(user.code, user.stderr).toBe(0);
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      const listed = await cli(
-        'logs',
-        'checkpoints',
-        '-o',
-        join(scratch, 'poll-material.json'),
-        '--json',
-      );
-      if (listed.code === 0 && JSON.parse(listed.stdout).checkpoints > 0) return;
-      if (Date.now() > deadline) throw new Error('no checkpoint within 90 s');
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    await until('a checkpoint', async () => (await newestCheckpoint()) > 0);
   };
 
   it('logs verify: the server chain, then a JSON export offline (exit 3 once an entry is changed)', {
@@ -445,15 +437,11 @@ describe('secadmin (the built CLI) against a real server', () => {
       expect(res.status).toBe(201);
     }
     const material = join(scratch, 'shape-material.json');
-    let checkpoints: { seq: number }[] = [];
-    // A hang guard, not a limit: the sealer signs seq 1,000 as soon as it seals it, which a
-    // loaded CI machine has taken over 20 s to get to.
-    const deadline = Date.now() + 120_000;
-    while (!checkpoints.some((c) => c.seq >= 1000) && Date.now() < deadline) {
-      expect((await cli('logs', 'checkpoints', '-o', material)).code).toBe(0);
-      ({ checkpoints } = JSON.parse(await readFile(material, 'utf8')));
-      if (!checkpoints.some((c) => c.seq >= 1000)) await new Promise((r) => setTimeout(r, 100));
-    }
+    await until('the checkpoint at seq 1,000', async () => (await newestCheckpoint()) >= 1000);
+    expect((await cli('logs', 'checkpoints', '-o', material)).code).toBe(0);
+    const { checkpoints } = JSON.parse(await readFile(material, 'utf8')) as {
+      checkpoints: { seq: number }[];
+    };
     const newest = Math.max(...checkpoints.map((c) => c.seq));
     const pin = (JSON.parse(await readFile(material, 'utf8')) as { publicKeyPem: string })
       .publicKeyPem;
@@ -598,22 +586,14 @@ resources: [users]
     });
     const firstId = filler[0]?.id as string;
     const material = join(scratch, 'redact-material.json');
-    let fillerSeq = 0;
-    let newest = 0;
-    const deadline = Date.now() + 60_000;
-    while (fillerSeq === 0 || newest < fillerSeq) {
-      if (Date.now() > deadline) throw new Error('no checkpoint over the entries within 60 s');
-      fillerSeq = (await post(`/v1/logs/${firstId}`, undefined, 'GET')).data.seq ?? 0;
-      expect((await cli('logs', 'checkpoints', '-o', material)).code).toBe(0);
-      newest = Math.max(
-        0,
-        ...JSON.parse(await readFile(material, 'utf8')).checkpoints.map(
-          (c: { seq: number }) => c.seq,
-        ),
-      );
-      if (fillerSeq === 0 || newest < fillerSeq) await new Promise((r) => setTimeout(r, 100));
-    }
-    const pin = JSON.parse(await readFile(material, 'utf8')).publicKeyPem as string;
+    await until('a checkpoint past the filler entries', async () => {
+      const fillerSeq = (await post(`/v1/logs/${firstId}`, undefined, 'GET')).data.seq ?? 0;
+      return fillerSeq > 0 && (await newestCheckpoint()) >= fillerSeq;
+    });
+    expect((await cli('logs', 'checkpoints', '-o', material)).code).toBe(0);
+    const saved = JSON.parse(await readFile(material, 'utf8')) as VerificationMaterial;
+    const newest = Math.max(...saved.checkpoints.map((c) => c.seq));
+    const pin = saved.publicKeyPem;
     const exported = join(scratch, 'redact-export.json');
     expect((await exportEverything(exported)).code).toBe(0);
     const file = JSON.parse(await readFile(exported, 'utf8')) as ExportedEntry[];
@@ -735,8 +715,18 @@ resources: [users]
       const before = output.length;
       await applyFolder({ 'tailed.yaml': readers('users:read').replace('cli-readers', 'tailed') });
       await waitFor(() => output.slice(before).includes('"policy.created"'));
-      // Two more polls: the entry must not come back.
-      await new Promise((r) => setTimeout(r, 2500));
+      // Two more polls, each seen by the marker it prints: the entry must not come back.
+      for (const marker of ['cli.tail_marker_1', 'cli.tail_marker_2']) {
+        const res = await fetch(`${serverUrl()}/v1/logs`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            entries: [{ event: marker, actor: { type: 'user', id: 'tail' }, result: 'success' }],
+          }),
+        });
+        expect(res.status).toBe(201);
+        await waitFor(() => output.includes(`"${marker}"`));
+      }
       const created = output
         .trim()
         .split('\n')

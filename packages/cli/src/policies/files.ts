@@ -1,7 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { extname, join, relative } from 'node:path';
 import type { PolicyCreate } from '@secadmin/api-client';
-import { parseDocument } from 'yaml';
 import { CliError, usageError } from '../errors.js';
 
 const POLICY_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
@@ -63,6 +62,9 @@ export async function readPolicyFolder(
  * parse is a `CliError` naming each error with its line, column and the lines around it.
  */
 export async function readDocument(path: string, label = path): Promise<unknown> {
+  // Imported here: the YAML parser is the largest part of the CLI's start, and most commands
+  // read no file.
+  const { parseDocument } = await import('yaml');
   const document = parseDocument(await readFile(path, 'utf8'));
   if (document.errors.length > 0)
     throw new CliError(document.errors.map((error) => yamlError(label, error.message)).join('\n'));

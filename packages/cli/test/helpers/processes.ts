@@ -63,7 +63,7 @@ export async function startServer(
     }
     if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
     if (Date.now() - started > 90_000) throw new Error('server did not start');
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
 

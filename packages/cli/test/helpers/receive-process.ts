@@ -53,7 +53,7 @@ export async function startReceive(
         },
       };
     if (child.exitCode !== null) throw new Error(`receive exited: ${stderr}`);
-    if (Date.now() - started > 20_000) throw new Error(`receive did not start: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 50));
+    if (Date.now() - started > 60_000) throw new Error(`receive did not start: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 10));
   }
 }
