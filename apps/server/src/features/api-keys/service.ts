@@ -14,7 +14,7 @@ import { isUniqueViolation } from '../../storage/database-errors.js';
 import { lockedUpdate } from '../../storage/locked-update.js';
 import type { StaleMarker } from '../../storage/state-versions.js';
 import type { Store } from '../../storage/store.js';
-import type { KeptResponses } from '../idempotency/index.js';
+import type { KeptResponses } from '../idempotency/api.js';
 import type { ApiKeyRow, ApiKeysRepository } from './repository.js';
 
 type ApiKeyCreate = components['schemas']['ApiKeyCreate'];

@@ -2,7 +2,7 @@ import type { components } from '@secadmin/api-types';
 import type { RequestActor } from '../../lib/actor.js';
 import { Invalid } from '../../lib/errors.js';
 import type { StateVersions } from '../../lib/state-versions.js';
-import type { ShownDecision, Simulation } from '../policies/index.js';
+import type { ShownDecision, Simulation } from '../policies/api.js';
 import {
   authzenField,
   isPrincipalType,

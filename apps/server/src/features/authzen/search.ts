@@ -6,7 +6,7 @@ import { canonicalJson } from '../../lib/canonical-json.js';
 import type { Cursors, KeysetPosition } from '../../lib/cursor.js';
 import { Invalid } from '../../lib/errors.js';
 import type { StateVersions } from '../../lib/state-versions.js';
-import type { Simulation } from '../policies/index.js';
+import type { Simulation } from '../policies/api.js';
 import {
   type CandidateIndex,
   type CandidateKind,

@@ -10,7 +10,7 @@ import { conflictOnDuplicate } from '../../storage/database-errors.js';
 import { lockedUpdate } from '../../storage/locked-update.js';
 import type { StaleMarker } from '../../storage/state-versions.js';
 import type { Store } from '../../storage/store.js';
-import type { Access } from '../policies/index.js';
+import type { Access } from '../policies/api.js';
 import type { RoleRow, RolesRepository } from './repository.js';
 
 type RoleCreate = components['schemas']['RoleCreate'];

@@ -6,7 +6,7 @@ import { logDetail } from '../representation.js';
 import type { ChainService } from './service.js';
 
 /** Whether the caller may do an action on a resource (policies' `permits`). */
-type Permits = (
+export type Permits = (
   actor: RequestActor,
   action: string,
   resource: string,

@@ -8,29 +8,6 @@ import { type PoliciesDeps, PoliciesService } from './service.js';
 import { SimulationService } from './simulation.js';
 import { PolicyVisibility } from './visibility.js';
 
-export type { AccessService } from './access-service.js';
-export type { GrantedField, UserAttributesRead } from './attributes-read.js';
-export { policyBodyChecks } from './body-checks.js';
-export type { PoliciesService } from './service.js';
-export type { SimulationService } from './simulation.js';
-export type { ShownDecision } from './visibility.js';
-
-/** What deleting a user does to the policies naming it, in the caller's transaction. */
-export type PoliciesApi = Pick<PoliciesService, 'removePrincipal'>;
-
-/** Decides requests against the stored policies (authorization, grants of roles). */
-export type Access = Pick<AccessService, 'decide' | 'permits'>;
-
-/**
- * Which keys of a stored user's `metadata` (`principal.metadata.<key>`) and which of its fields
- * (`principal.email`, …) stored policies read: changing one of them is a grant of
- * `attributes/<key>` or `fields/<field>` (users, SCIM).
- */
-export type AttributesRead = Pick<AccessService, 'userAttributesRead'>;
-
-/** Simulate and batch checks, as `/v1/policies/simulate` answers them (AuthZEN builds on it). */
-export type Simulation = Pick<SimulationService, 'simulate' | 'simulateBatch' | 'checkProblems'>;
-
 export function createPolicies(
   deps: Omit<PoliciesDeps, 'policies' | 'store'> &
     Omit<ConstructorParameters<typeof AccessService>[0], 'policies'> & {
@@ -52,5 +29,6 @@ export function createPolicies(
     simulation,
     readableBy,
     handlers: policyHandlers(policies, simulation),
+    jobs: [],
   };
 }

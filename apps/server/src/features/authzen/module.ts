@@ -1,7 +1,7 @@
 import type { PolicyDefinition } from '@secadmin/policy';
 import type { Cursors } from '../../lib/cursor.js';
 import type { StateVersions } from '../../lib/state-versions.js';
-import type { Simulation } from '../policies/index.js';
+import type { Simulation } from '../policies/api.js';
 import { CandidateIndex } from './candidates.js';
 import { EvaluationService } from './evaluation.js';
 import { authzenHandlers } from './handlers.js';
@@ -20,5 +20,8 @@ export function createAuthzen(deps: {
 }) {
   const evaluations = new EvaluationService(deps.simulator);
   const search = new SearchService({ ...deps, candidates: new CandidateIndex() });
-  return { handlers: authzenHandlers({ evaluations, search, publicUrl: deps.publicUrl }) };
+  return {
+    handlers: authzenHandlers({ evaluations, search, publicUrl: deps.publicUrl }),
+    jobs: [],
+  };
 }

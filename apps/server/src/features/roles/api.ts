@@ -1,0 +1,1 @@
+export type { RoleRecord, RolesService } from './service.js';

@@ -1,0 +1,2 @@
+export type { UserRow } from './repository.js';
+export type { UsersService } from './service.js';
