@@ -121,7 +121,6 @@ export function createComposition(store: Store, options: CompositionOptions): Co
     cursors,
     userStanding: async (userId) => (await users.service.standing(userId)) ?? undefined,
     userAttributes: async (userId) => (await users.service.attributes(userId)) ?? undefined,
-    currentVersions: () => versions.current(),
     counters: options.counters,
   });
   const apiKeys = createApiKeys({
@@ -147,11 +146,10 @@ export function createComposition(store: Store, options: CompositionOptions): Co
   });
   const authzen = createAuthzen({
     simulator: policies.simulation,
-    policiesAt: (versions) => policies.access.policiesAt(versions),
+    storedPolicies: () => policies.access.storedPolicies(),
     usersAfter: (after, take) => users.service.idsAfter(after, take),
     storedUsersAmong: (ids) => users.service.existing(ids),
-    mayListUsers: (caller, versions) =>
-      policies.access.permits(caller, 'users:list', 'users', versions),
+    mayListUsers: (caller) => policies.access.permits(caller, 'users:list', 'users'),
     cursors,
     readableBy: policies.readableBy,
     publicUrl: options.publicUrl,

@@ -1,5 +1,4 @@
 import type { RequestActor } from '../../lib/actor.js';
-import type { StateVersions } from '../../lib/state-versions.js';
 import type { Store } from '../../storage/store.js';
 import { AccessService } from './access-service.js';
 import { policyHandlers } from './handlers.js';
@@ -19,8 +18,8 @@ export function createPolicies(
   const access = new AccessService({ ...deps, policies: repository });
   const simulation = new SimulationService(access);
   /** For one request: whether its caller may read a stored policy (`policies:read` on it). */
-  const readableBy = (caller: RequestActor, versions: StateVersions) => {
-    const visibility = new PolicyVisibility(access, caller, versions);
+  const readableBy = (caller: RequestActor) => {
+    const visibility = new PolicyVisibility(access, caller);
     return (policyId: string) => visibility.mayRead(policyId);
   };
   return {
