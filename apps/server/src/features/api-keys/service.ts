@@ -15,7 +15,8 @@ import { lockedUpdate } from '../../storage/locked-update.js';
 import type { RequestVersions, StaleMarker } from '../../storage/state-versions.js';
 import type { Store } from '../../storage/store.js';
 import type { KeptResponses } from '../idempotency/api.js';
-import type { ApiKeyRow, ApiKeysRepository } from './repository.js';
+import type { ApiKeyRow } from './model.js';
+import type { ApiKeysRepository } from './repository.js';
 
 type ApiKeyCreate = components['schemas']['ApiKeyCreate'];
 type Plan = components['schemas']['Plan'];

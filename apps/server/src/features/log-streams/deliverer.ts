@@ -11,7 +11,8 @@ import {
   splunkRequest,
   webhookBody,
 } from './messages.js';
-import type { AttemptResult, StreamRow, StreamsRepository } from './repository.js';
+import type { StreamRow } from './model.js';
+import type { AttemptResult, StreamsRepository } from './repository.js';
 import { type SenderOptions, type SendOutcome, send } from './sender.js';
 import { signingSecrets } from './service.js';
 

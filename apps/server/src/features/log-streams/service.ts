@@ -17,7 +17,8 @@ import {
   urlProblem,
 } from './destination-guard.js';
 import { signedWebhook, splunkRequest, testBody } from './messages.js';
-import type { StreamChange, StreamFilter, StreamRow, StreamsRepository } from './repository.js';
+import type { StreamFilter, StreamRow } from './model.js';
+import type { StreamChange, StreamsRepository } from './repository.js';
 import { type SenderOptions, send } from './sender.js';
 
 type Schemas = components['schemas'];

@@ -8,7 +8,8 @@ import {
 import type { RequestActor } from '../../lib/actor.js';
 import type { StateVersionsSource } from '../../storage/state-versions.js';
 import { type UserAttributesRead, userAttributesRead } from './attributes-read.js';
-import type { PoliciesRepository, PolicyRow } from './repository.js';
+import type { PolicyRow } from './model.js';
+import type { PoliciesRepository } from './repository.js';
 
 export interface TimedDecision extends Decision {
   evaluationTimeMs: number;

@@ -1,1 +1,2 @@
-export type { RoleRecord, RolesService } from './service.js';
+export type { RoleRecord } from './model.js';
+export type { RolesService } from './service.js';

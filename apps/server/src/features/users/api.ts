@@ -1,2 +1,2 @@
-export type { UserRow } from './repository.js';
+export type { UserRow } from './model.js';
 export type { UsersService } from './service.js';

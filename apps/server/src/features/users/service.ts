@@ -18,7 +18,8 @@ import type { Store } from '../../storage/store.js';
 import type { ApiKeysApi } from '../api-keys/api.js';
 import type { KeptResponses } from '../idempotency/api.js';
 import type { Access, AttributesRead, GrantedField, PoliciesApi } from '../policies/api.js';
-import type { UserRow, UsersRepository } from './repository.js';
+import type { UserRow } from './model.js';
+import type { UsersRepository } from './repository.js';
 
 type UserCreate = components['schemas']['UserCreate'];
 /** `/v1`'s update, and the new email a SCIM `userName` change brings. */
