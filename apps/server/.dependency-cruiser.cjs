@@ -34,20 +34,51 @@ module.exports = {
       to: { path: '^src/features/' },
     },
     {
-      name: 'features-import-only-lib-storage-and-feature-indexes',
+      name: 'features-import-only-lib-storage-and-feature-apis',
       severity: 'error',
       comment:
-        "A feature imports lib/, storage/, its own files, other features' index.ts and http/index.ts (what a handler or a dispatch step uses of http/) only.",
+        "A feature imports lib/, storage/, its own files, other features' api.ts and http/index.ts (what a handler or a dispatch step uses of http/) only: never another feature's module.ts or inner files.",
       from: { path: '^src/features/([^/]+)/', pathNot: '\\.test\\.ts$' },
       to: {
         path: '^src/',
         pathNot: [
           '^src/(lib|storage)/',
           '^src/features/$1/',
-          '^src/features/[^/]+/index\\.ts$',
+          '^src/features/[^/]+/api\\.ts$',
           '^src/http/index\\.ts$',
         ],
       },
+    },
+    {
+      name: 'handlers-are-the-top-layer',
+      severity: 'error',
+      comment:
+        "handlers → services → repositories: only a feature's module.ts builds its handlers; nothing below imports them.",
+      from: { path: '^src/features/', pathNot: '(/handlers|/module|\\.test)\\.ts$' },
+      to: { path: '^src/features/.+/handlers\\.ts$' },
+    },
+    {
+      name: 'repositories-know-no-service',
+      severity: 'error',
+      comment: 'A repository is SQL only: it imports no service and no handler.',
+      from: { path: '^src/features/.+/repository\\.ts$' },
+      to: { path: '^src/features/.+/(service|handlers)\\.ts$' },
+    },
+    {
+      name: 'feature-modules-only-from-the-composition-root',
+      severity: 'error',
+      comment:
+        'How a feature is built (its module.ts) is known only to the composition root: the files directly under src/ (composition.ts, server.ts, the commands).',
+      from: { path: '^src/.+/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^src/features/[^/]+/module\\.ts$' },
+    },
+    {
+      name: 'the-composition-root-sees-features-through-api-and-module',
+      severity: 'error',
+      comment:
+        "Outside features, a feature is its api.ts and its module.ts: what is inside the folder (audit-log/chain, entries, …) is the feature's own.",
+      from: { path: '^src/[^/]+\\.ts$', pathNot: '\\.test\\.ts$' },
+      to: { path: '^src/features/', pathNot: '^src/features/[^/]+/(api|module)\\.ts$' },
     },
   ],
   options: {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '@secadmin/db';
 import { loadConfig } from './config.js';
-import { loadSigningKey, signingKeyFromPem, signingKeysOn } from './features/audit-log/index.js';
+import { loadSigningKey, signingKeyFromPem, signingKeysOn } from './features/audit-log/module.js';
 import { createSecretFile } from './lib/secret-file.js';
 import { createStore } from './storage/store.js';
 

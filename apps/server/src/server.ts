@@ -4,9 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { type Database, openDatabase } from '@secadmin/db';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
+import { loadConsoleFiles, loadSystemFiles } from './bundled-files.js';
+import { type Composition, createComposition, type Services } from './composition.js';
 import type { Config } from './config.js';
-import { loadSigningKey } from './features/audit-log/index.js';
-import { type Composition, createServices, type Services } from './features/services.js';
+import { loadSigningKey } from './features/audit-log/module.js';
 import { FreeDiskSpace } from './free-disk-space.js';
 import { InFlightRequests } from './http/in-flight.js';
 import type { Job } from './lib/poll-loop.js';
@@ -27,11 +28,11 @@ export interface RunningServer {
   url: string;
   db: Database;
   services: Services;
-  worker: Composition['jobs']['exportWorker'];
+  worker: Composition['exportWorker'];
   /** Seals entries into the hash chain; `flush()` seals now and signs a checkpoint (tests). */
-  sealer: Composition['jobs']['sealer'];
+  sealer: Composition['sealer'];
   /** Pushes the log to log streams; `stop()` waits for the deliveries in flight (tests). */
-  streamDeliverer: Composition['jobs']['streamDeliverer'];
+  streamDeliverer: Composition['streamDeliverer'];
   /** `GET /metrics` of this server; undefined when `metricsPort` is 0. */
   metricsUrl: string | undefined;
   /**
@@ -114,7 +115,20 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const traced = (database: Database) => (inSpan ? tracedDatabase(database, inSpan) : database);
     const store = createStore(traced(db));
     const replica = replicaDb && (await openReplica(replicaDb, store, traced, logger));
-    const { services, prepare, jobs } = createServices(store, {
+    if (config.redisUrl) {
+      const shared = new FaultTolerantRateLimitStore(
+        new RedisRateLimitStore(config.redisUrl),
+        config.rateLimitOnStoreError,
+        logger,
+      );
+      rateLimits = shared;
+      await shared.connect();
+    } else rateLimits = new MemoryRateLimitStore();
+    const limits = rateLimits;
+    const inFlight = new InFlightRequests();
+    const disk = new FreeDiskSpace(config.dataDir, config.minFreeDiskBytes, logger);
+    await disk.prime();
+    const composition = createComposition(store, {
       secret,
       counters: metrics,
       logger,
@@ -133,8 +147,17 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         scans: config.logScans,
       },
       logStreams: { ...config.streams, trace: tracing.enabled ? tracing.inSpan : undefined },
+      system: {
+        ping: db.ping,
+        ...(replica ? { readReplicaHealth: () => replica.health() } : {}),
+        rateLimitStoreHealth: () => limits.health(),
+        diskLow: () => disk.isLow(),
+        ...loadSystemFiles(),
+      },
+      console: loadConsoleFiles(),
     });
-    await prepare();
+    const { services } = composition;
+    await composition.prepare();
     logger.info(
       { fingerprint: signingKey.fingerprint },
       'audit-log checkpoints are signed by this key',
@@ -150,24 +173,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         'root API key generated; its secret is in this file',
       );
 
-    if (config.redisUrl) {
-      const shared = new FaultTolerantRateLimitStore(
-        new RedisRateLimitStore(config.redisUrl),
-        config.rateLimitOnStoreError,
-        logger,
-      );
-      rateLimits = shared;
-      await shared.connect();
-    } else rateLimits = new MemoryRateLimitStore();
-    const inFlight = new InFlightRequests();
-    const disk = new FreeDiskSpace(config.dataDir, config.minFreeDiskBytes, logger);
-    await disk.prime();
     const app = createApp({
       config,
-      ping: db.ping,
-      ...(replica ? { readReplicaHealth: () => replica.health() } : {}),
       services,
-      rateLimits,
+      handlers: composition.handlers,
+      rateLimits: limits,
       logger,
       inFlight,
       metrics,
@@ -188,11 +198,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       s.on('checkContinue', (req, res) => s.emit('request', req, res));
     });
     const background: Job[] = [
-      jobs.exportWorker,
-      jobs.sealer,
-      jobs.idempotencySweeper,
-      jobs.logMaintenance,
-      jobs.streamDeliverer,
+      ...composition.jobs,
       staleStatisticsJob(store.connection.sql, logger),
       disk,
     ];
@@ -204,22 +210,21 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           ? 'localhost'
           : `[${address.address}]`
         : address.address;
-    const limits = rateLimits;
     const spans = tracing;
     const listener = metricsListener;
     return {
       url: `http://${host}:${address.port}`,
       db,
       services,
-      worker: jobs.exportWorker,
-      sealer: jobs.sealer,
-      streamDeliverer: jobs.streamDeliverer,
+      worker: composition.exportWorker,
+      sealer: composition.sealer,
+      streamDeliverer: composition.streamDeliverer,
       metricsUrl: metricsListener?.url,
       close: async () => {
         const deadline = Date.now() + SHUTDOWN_BUDGET_MS;
         const upTo = (ms: number) => Math.max(0, Math.min(ms, deadline - Date.now()));
         // An ingest waiting for the sealer writes now, within the drain, not after it.
-        jobs.sealer.releaseWriters();
+        composition.sealer.releaseWriters();
         listener?.server.close();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();

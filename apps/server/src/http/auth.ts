@@ -1,7 +1,6 @@
 import type { AccessRequest } from '@secadmin/policy';
 import type { Request, Response } from 'express';
 import type { RequestActor } from '../lib/actor.js';
-import type { StateVersions } from '../lib/state-versions.js';
 import type { RateLimitStore } from '../rate-limit/store.js';
 import type { Authenticated, CallerKey } from './context.js';
 import { ApiError } from './errors.js';
@@ -27,11 +26,9 @@ function unauthorizedMessage(header: string | undefined, secret: string | undefi
  * recorded as `auth.failed` while that budget lasts), 429 past the key's budget.
  */
 export function authenticator(deps: {
-  currentVersions: () => Promise<StateVersions>;
-  /** The key whose secret this is, checked against `versions` (api-keys). */
+  /** The key whose secret this is, checked against the request's state versions (api-keys). */
   authenticate: (
     secret: string,
-    versions: StateVersions,
   ) => Promise<{ ok: true; key: CallerKey } | { ok: false; reason: string }>;
   rateLimits: RateLimitStore;
   /** Records a rejected key in the audit log (the secret itself is never recorded). */
@@ -45,8 +42,7 @@ export function authenticator(deps: {
   return async (req, res) => {
     const header = req.get('authorization');
     const secret = header === undefined ? undefined : BEARER.exec(header)?.[1];
-    const versions = await deps.currentVersions();
-    const result = secret === undefined ? undefined : await deps.authenticate(secret, versions);
+    const result = secret === undefined ? undefined : await deps.authenticate(secret);
     if (!result?.ok) {
       await enforceRateLimit(deps.rateLimits, res, `ip:${req.ip}`, ANONYMOUS_LIMIT);
       if (header !== undefined) {
@@ -69,35 +65,29 @@ export function authenticator(deps: {
       userAgent: req.get('user-agent'),
       ...(res.locals.traceId !== undefined ? { traceId: res.locals.traceId } : {}),
     };
-    return { key, actor, versions, secret: secret as string };
+    return { key, actor, secret: secret as string };
   };
 }
 
 /** 403 when the key's principal may not call the operation (the root key may call any). */
 export function authorizer(
   /** The decision on the stored policies (policies). */
-  decide: (
-    request: Omit<AccessRequest, 'roles'>,
-    versions: StateVersions,
-  ) => Promise<{ allowed: boolean }>,
+  decide: (request: Omit<AccessRequest, 'roles'>) => Promise<{ allowed: boolean }>,
 ): (
   req: Request,
   auth: Authenticated,
   rule: AccessRule & object,
   params: Record<string, string>,
 ) => Promise<void> {
-  return async (req, { key, versions }, rule, params) => {
+  return async (req, { key }, rule, params) => {
     if (key.isRoot || 'checkedBy' in rule) return;
     const resource = resourceOf(rule, params);
-    const decision = await decide(
-      {
-        principal: key.principal,
-        action: rule.action,
-        resource,
-        context: { ip: clientIp(req), time: new Date() },
-      },
-      versions,
-    );
+    const decision = await decide({
+      principal: key.principal,
+      action: rule.action,
+      resource,
+      context: { ip: clientIp(req), time: new Date() },
+    });
     if (!decision.allowed)
       throw new ApiError('forbidden', `This key may not ${rule.action} on ${resource}.`);
   };

@@ -1,7 +1,6 @@
 import type { KeylessOperationId, OperationId, operations } from '@secadmin/api-types';
 import type { Request, Response } from 'express';
 import type { RequestActor } from '../lib/actor.js';
-import type { StateVersions } from '../lib/state-versions.js';
 
 type Parameters<Id extends OperationId> = operations[Id]['parameters'];
 
@@ -45,12 +44,10 @@ export interface CallerKey {
   expiresAt: Date | null;
 }
 
-/** The key that authenticated the request, and the state versions read for it. */
+/** The key that authenticated the request. */
 export interface Authenticated {
   key: CallerKey;
   actor: RequestActor;
-  /** Read once per request: what every cache consulted for this request is checked against. */
-  versions: StateVersions;
 }
 
 export type Context<Id extends OperationId> = Id extends KeylessOperationId

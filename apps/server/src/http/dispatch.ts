@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { DomainError } from '../lib/errors.js';
+import { asOneRequest } from '../lib/state-versions.js';
 import type { RateLimitStore } from '../rate-limit/store.js';
 import type { authenticator, authorizer } from './auth.js';
 import { jsonViolations, readJsonBody, requireJsonBody } from './body.js';
@@ -92,7 +93,7 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
     ]),
   );
 
-  return async (req: Request, res: Response) => {
+  const serve = async (req: Request, res: Response) => {
     const match = deps.router.match(req.method, req.path);
     if (!match) {
       if (deps.router.needsKey(req.path)) await deps.authenticate(req, res);
@@ -187,6 +188,8 @@ export function dispatcher(deps: DispatchDeps): RequestHandler {
     if (idempotent) await deps.idempotency.run(idempotent, res, handle);
     else await handle();
   };
+  // One request, one set of state versions: read when the key is checked, kept to the end.
+  return (req, res) => asOneRequest(() => serve(req, res));
 }
 
 /** Tests: a JSON response the spec does not describe is a failure, not a quiet drift. */

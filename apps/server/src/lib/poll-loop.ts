@@ -1,3 +1,5 @@
+import { outsideRequests } from './state-versions.js';
+
 /** A background job of the server: started once after the server listens, stopped at shutdown. */
 export interface Job {
   start(): void;
@@ -52,7 +54,7 @@ export function pollLoop(options: PollLoopOptions): Required<Job> {
     while (running) {
       let again = false;
       try {
-        again = (await options.turn()) === true;
+        again = (await outsideRequests(() => options.turn())) === true;
         if (failing) options.logger.info(`${options.name} recovered`);
         failing = false;
       } catch (error) {

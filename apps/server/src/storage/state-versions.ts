@@ -1,5 +1,5 @@
 import { shareFreshReads } from '../lib/fresh-reads.js';
-import type { CachedState, StateVersions } from '../lib/state-versions.js';
+import { type CachedState, currentRequest, type StateVersions } from '../lib/state-versions.js';
 import type { Connection } from './connection.js';
 
 const COLUMNS: Record<CachedState, string> = {
@@ -55,6 +55,20 @@ export class StateVersionsSource {
   }
 
   /**
+   * The versions of the request in progress: read at its first use (its authentication), then
+   * the same for the rest of it, so one request never mixes two states. Outside a request (a
+   * job), a read of their current values.
+   */
+  ofRequest(): Promise<StateVersions> {
+    const request = currentRequest();
+    if (!request) return this.current();
+    // A transaction's own read may hold its uncommitted bumps: not the request's to keep.
+    if (!request.versions && this.inTransaction()) return this.rows.read();
+    request.versions ??= this.current();
+    return request.versions;
+  }
+
+  /**
    * In the transaction that makes the change, so no instance sees one without the other; after
    * the rows it changes are locked (every writer locks `state_versions` last, so none waits on
    * another holding it).
@@ -66,3 +80,6 @@ export class StateVersionsSource {
 
 /** What a feature that writes cached state needs: to mark it stale. */
 export type StaleMarker = Pick<StateVersionsSource, 'bump'>;
+
+/** What a feature that caches state needs: the versions its request checks its caches against. */
+export type RequestVersions = Pick<StateVersionsSource, 'ofRequest'>;

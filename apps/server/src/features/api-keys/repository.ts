@@ -1,7 +1,6 @@
-import type { ApiKey, Prisma } from '@secadmin/db';
+import type { Prisma } from '@secadmin/db';
 import { ascendingAfter, type Connection, lockRow } from '../../storage/connection.js';
-
-export type ApiKeyRow = ApiKey;
+import type { ApiKeyRow } from './model.js';
 
 export class ApiKeysRepository {
   constructor(private readonly c: Connection) {}

@@ -1,6 +1,6 @@
 import type { components } from '@secadmin/api-types';
 import { isoSeconds } from '../../lib/time.js';
-import type { ApiKeyRow } from './repository.js';
+import type { ApiKeyRow } from './model.js';
 
 type Schemas = components['schemas'];
 

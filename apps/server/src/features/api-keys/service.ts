@@ -8,14 +8,15 @@ import { type Cursors, listScope, type Page } from '../../lib/cursor.js';
 import { Forbidden, invalid } from '../../lib/errors.js';
 import { idPattern, newId } from '../../lib/ids.js';
 import { createSecretFile } from '../../lib/secret-file.js';
-import type { CachedState, StateVersions } from '../../lib/state-versions.js';
+import type { CachedState } from '../../lib/state-versions.js';
 import { INVALID_INSTANT, nowSeconds, parseInstant } from '../../lib/time.js';
 import { isUniqueViolation } from '../../storage/database-errors.js';
 import { lockedUpdate } from '../../storage/locked-update.js';
-import type { StaleMarker } from '../../storage/state-versions.js';
+import type { RequestVersions, StaleMarker } from '../../storage/state-versions.js';
 import type { Store } from '../../storage/store.js';
-import type { KeptResponses } from '../idempotency/index.js';
-import type { ApiKeyRow, ApiKeysRepository } from './repository.js';
+import type { KeptResponses } from '../idempotency/api.js';
+import type { ApiKeyRow } from './model.js';
+import type { ApiKeysRepository } from './repository.js';
 
 type ApiKeyCreate = components['schemas']['ApiKeyCreate'];
 type Plan = components['schemas']['Plan'];
@@ -56,7 +57,7 @@ export interface ApiKeysDeps {
     | 'delete'
     | 'deleteOfPrincipal'
   >;
-  versions: StaleMarker;
+  versions: StaleMarker & RequestVersions;
   audit: AuditTrail<'apikey.created' | 'apikey.revoked', 'api_key'>;
   cursors: Pick<Cursors, 'decode' | 'page'>;
   keptResponses: Pick<KeptResponses, 'forgetKey'>;
@@ -88,15 +89,11 @@ export class ApiKeysService {
    * checked on every request: a revoked or expired key, or one of an inactive user, fails on
    * its next request.
    */
-  async authenticate(
-    secret: string,
-    versions: StateVersions,
-    now = new Date(),
-  ): Promise<Authentication> {
+  async authenticate(secret: string, now = new Date()): Promise<Authentication> {
     if (!SECRET.test(secret)) return { ok: false, reason: 'malformed' };
     const hash = hashSecret(secret);
-    if (this.cache.version !== versions.apiKeys)
-      this.cache = { version: versions.apiKeys, byHash: new Map() };
+    const { apiKeys: version } = await this.deps.versions.ofRequest();
+    if (this.cache.version !== version) this.cache = { version, byHash: new Map() };
     const cache = this.cache;
     let known = cache.byHash.get(hash);
     if (!known) {

@@ -1,8 +1,7 @@
 import type { components } from '@secadmin/api-types';
 import type { RequestActor } from '../../lib/actor.js';
 import { Invalid } from '../../lib/errors.js';
-import type { StateVersions } from '../../lib/state-versions.js';
-import type { ShownDecision, Simulation } from '../policies/index.js';
+import type { ShownDecision, Simulation } from '../policies/api.js';
 import {
   authzenField,
   isPrincipalType,
@@ -44,15 +43,11 @@ const stopsAfter = (semantic: Semantic, decision: boolean) =>
 export class EvaluationService {
   constructor(private readonly simulator: Simulation) {}
 
-  async evaluate(
-    question: Question,
-    versions: StateVersions,
-    caller: RequestActor,
-  ): Promise<Decision> {
+  async evaluate(question: Question, caller: RequestActor): Promise<Decision> {
     if (!isPrincipalType(question.subject.type))
       throw new Invalid([{ field: 'subject.type', message: NOT_A_PRINCIPAL_TYPE }]);
     try {
-      return answerOf(await this.simulator.simulate(toSimulation(question), versions, caller));
+      return answerOf(await this.simulator.simulate(toSimulation(question), caller));
     } catch (error) {
       throw error instanceof Invalid ? renamed(error) : error;
     }
@@ -62,11 +57,7 @@ export class EvaluationService {
    * Each item with the defaults it does not replace, in order; an item that cannot be
    * evaluated is answered `decision: false` with `context.error`, and the others go on.
    */
-  async evaluateAll(
-    request: EvaluationsRequest,
-    versions: StateVersions,
-    caller: RequestActor,
-  ): Promise<Decision[]> {
+  async evaluateAll(request: EvaluationsRequest, caller: RequestActor): Promise<Decision[]> {
     const semantic = request.options?.evaluations_semantic ?? 'execute_all';
     const defaults = {
       subject: request.subject,
@@ -76,7 +67,7 @@ export class EvaluationService {
     };
     const answers: Decision[] = [];
     for (const item of request.evaluations ?? []) {
-      const answer = await this.evaluateItem(item, defaults, versions, caller);
+      const answer = await this.evaluateItem(item, defaults, caller);
       answers.push(answer);
       if (stopsAfter(semantic, answer.decision)) break;
     }
@@ -86,7 +77,6 @@ export class EvaluationService {
   private async evaluateItem(
     item: unknown,
     defaults: Partial<Question>,
-    versions: StateVersions,
     caller: RequestActor,
   ): Promise<Decision> {
     if (item === null || typeof item !== 'object' || Array.isArray(item))
@@ -99,7 +89,7 @@ export class EvaluationService {
     if (problems.length > 0)
       return failed(problems.map(({ field, message }) => `${field}: ${message}`).join('; '));
     try {
-      return await this.evaluate(question as unknown as Question, versions, caller);
+      return await this.evaluate(question as unknown as Question, caller);
     } catch (error) {
       if (!(error instanceof Invalid)) throw error;
       return failed(error.problems.map(({ field, message }) => `${field}: ${message}`).join('; '));

@@ -15,15 +15,10 @@ export function authzenHandlers(deps: {
   publicUrl: string;
 }) {
   const { evaluations, search, publicUrl } = deps;
-  const evaluateAccess: Handler<'evaluateAccess'> = async ({ body, versions, actor, res }) => {
-    answer(res, await evaluations.evaluate(body, versions, actor));
+  const evaluateAccess: Handler<'evaluateAccess'> = async ({ body, actor, res }) => {
+    answer(res, await evaluations.evaluate(body, actor));
   };
-  const evaluateAccessBatch: Handler<'evaluateAccessBatch'> = async ({
-    body,
-    versions,
-    actor,
-    res,
-  }) => {
+  const evaluateAccessBatch: Handler<'evaluateAccessBatch'> = async ({ body, actor, res }) => {
     if (!body.evaluations?.length) {
       // AuthZEN: without items the request is one evaluation of its top-level fields.
       const { subject, action, resource, context } = body;
@@ -32,18 +27,18 @@ export function authzenHandlers(deps: {
         .map(([field]) => ({ field, message: 'is required when evaluations is absent or empty' }));
       if (missing.length > 0) throw new Invalid(missing);
       const question: Question = { subject, action, resource, context } as Question;
-      return answer(res, await evaluations.evaluate(question, versions, actor));
+      return answer(res, await evaluations.evaluate(question, actor));
     }
-    answer(res, { evaluations: await evaluations.evaluateAll(body, versions, actor) });
+    answer(res, { evaluations: await evaluations.evaluateAll(body, actor) });
   };
-  const searchSubjects: Handler<'searchSubjects'> = async ({ body, versions, actor, res }) => {
-    answer(res, await search.subjects(body, versions, actor));
+  const searchSubjects: Handler<'searchSubjects'> = async ({ body, actor, res }) => {
+    answer(res, await search.subjects(body, actor));
   };
-  const searchResources: Handler<'searchResources'> = async ({ body, versions, actor, res }) => {
-    answer(res, await search.resources(body, versions, actor));
+  const searchResources: Handler<'searchResources'> = async ({ body, actor, res }) => {
+    answer(res, await search.resources(body, actor));
   };
-  const searchActions: Handler<'searchActions'> = async ({ body, versions, actor, res }) => {
-    answer(res, await search.actions(body, versions, actor));
+  const searchActions: Handler<'searchActions'> = async ({ body, actor, res }) => {
+    answer(res, await search.actions(body, actor));
   };
   const getAuthzenConfiguration: Handler<'getAuthzenConfiguration'> = ({ res }) => {
     answer(res, {

@@ -2,7 +2,6 @@ import type { PolicyDefinition } from '@secadmin/policy';
 import { describe, expect, it } from 'vitest';
 import type { RequestActor } from '../../lib/actor.js';
 import { Cursors } from '../../lib/cursor.js';
-import type { StateVersions } from '../../lib/state-versions.js';
 import { CandidateIndex } from './candidates.js';
 import { MAX_EXAMINED_PER_PAGE, SearchService } from './search.js';
 
@@ -33,7 +32,7 @@ function searchService(readable = (_policyId: string) => true) {
       simulateBatch: async ({ checks }) =>
         checks.map(() => ({ allowed: true }) as Awaited<ReturnType<never>>),
     },
-    policiesAt: async () => policies,
+    storedPolicies: async () => policies,
     candidates: new CandidateIndex(),
     usersAfter: async () => [],
     cursors: new Cursors('a test secret'),
@@ -50,7 +49,6 @@ const caller: RequestActor = {
   ip: undefined,
   userAgent: undefined,
 };
-const versions = {} as StateVersions;
 
 describe('AuthZEN subject search without users:list', () => {
   it('pages past a page of withheld stored users without naming one in its token', async () => {
@@ -60,7 +58,7 @@ describe('AuthZEN subject search without users:list', () => {
       action: { name: 'open' },
       resource: { type: 'vault', id: 'v1' },
     };
-    const first = await search.subjects(request, versions, caller);
+    const first = await search.subjects(request, caller);
     expect(first.results).toEqual([]);
     expect(first.page.next_token).not.toBe('');
     const [payload] = first.page.next_token.split('.');
@@ -68,7 +66,6 @@ describe('AuthZEN subject search without users:list', () => {
     for (const id of storedIds) expect(readable).not.toContain(id);
     const second = await search.subjects(
       { ...request, page: { token: first.page.next_token } },
-      versions,
       caller,
     );
     expect(second.results).toEqual([{ type: 'user', id: 'zed' }]);
@@ -82,14 +79,12 @@ describe('AuthZEN search for a key that may not read the policy', () => {
     const question = { action: { name: 'open' }, resource: { type: 'vault', id: 'v1' } };
     const subjects = await hidden.subjects(
       { subject: { type: 'user' }, ...question, page: { limit: 1000 } },
-      versions,
       caller,
     );
     // Past the withheld stored users, and still nothing: `zed` is named by a hidden policy.
     const rest = subjects.page.next_token
       ? await hidden.subjects(
           { subject: { type: 'user' }, ...question, page: { token: subjects.page.next_token } },
-          versions,
           caller,
         )
       : { results: [] };
@@ -97,13 +92,11 @@ describe('AuthZEN search for a key that may not read the policy', () => {
     const subject = { type: 'user', id: 'zed' };
     const resources = await hidden.resources(
       { subject, action: { name: 'open' }, resource: { type: 'vault' } },
-      versions,
       caller,
     );
     expect(resources.results).toEqual([]);
     const actions = await hidden.actions(
       { subject, resource: { type: 'vault', id: 'v1' } },
-      versions,
       caller,
     );
     expect(actions.results).toEqual([]);
@@ -112,14 +105,12 @@ describe('AuthZEN search for a key that may not read the policy', () => {
       (
         await readable.resources(
           { subject, action: { name: 'open' }, resource: { type: 'vault' } },
-          versions,
           caller,
         )
       ).results,
     ).toEqual([{ type: 'vault', id: 'v1' }]);
     expect(
-      (await readable.actions({ subject, resource: { type: 'vault', id: 'v1' } }, versions, caller))
-        .results,
+      (await readable.actions({ subject, resource: { type: 'vault', id: 'v1' } }, caller)).results,
     ).toEqual([{ name: 'open' }]);
   });
 });

@@ -5,8 +5,7 @@ import type { RequestActor } from '../../lib/actor.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import type { Cursors, KeysetPosition } from '../../lib/cursor.js';
 import { Invalid } from '../../lib/errors.js';
-import type { StateVersions } from '../../lib/state-versions.js';
-import type { Simulation } from '../policies/index.js';
+import type { Simulation } from '../policies/api.js';
 import {
   type CandidateIndex,
   type CandidateKind,
@@ -41,7 +40,8 @@ const POSITION = /^(l:[\s\S]{1,448}|w:\d{1,9}:[A-Za-z0-9_-]{22}|u:user_[0-9a-z]{
 
 export interface SearchDeps {
   simulator: Simulation;
-  policiesAt: (versions: StateVersions) => Promise<readonly PolicyDefinition[]>;
+  /** The stored policies the request's decisions are made against (policies). */
+  storedPolicies: () => Promise<readonly PolicyDefinition[]>;
   candidates: CandidateIndex;
   /** Stored users after a keyset position, oldest first. */
   usersAfter: (
@@ -53,14 +53,11 @@ export interface SearchDeps {
    * Whether the caller may list users (`users:list` on `users`): stored users are candidates
    * only then, so a key that may only simulate cannot enumerate the accounts.
    */
-  mayListUsers: (caller: RequestActor, versions: StateVersions) => Promise<boolean>;
+  mayListUsers: (caller: RequestActor) => Promise<boolean>;
   /** Which of these `user` ids are stored users' (a policy may name one). */
   storedUsersAmong: (ids: readonly string[]) => Promise<ReadonlySet<string>>;
   /** For one request: whether its caller may read a stored policy (`policies:read` on it). */
-  readableBy: (
-    caller: RequestActor,
-    versions: StateVersions,
-  ) => (policyId: string) => Promise<boolean>;
+  readableBy: (caller: RequestActor) => (policyId: string) => Promise<boolean>;
 }
 
 type Offered = (ids: readonly string[]) => Promise<boolean[]>;
@@ -87,19 +84,19 @@ interface Candidate<R> {
 export class SearchService {
   constructor(private readonly deps: SearchDeps) {}
 
-  async subjects(request: SubjectSearch, versions: StateVersions, caller: RequestActor) {
+  async subjects(request: SubjectSearch, caller: RequestActor) {
     const { type, properties } = request.subject;
-    const candidates = this.deps.candidates.of(await this.deps.policiesAt(versions));
+    const candidates = this.deps.candidates.of(await this.deps.storedPolicies());
     const literals = candidates.subjects.get(type) ?? [];
     const known = new Set(literals);
-    const named = this.namedToCaller(candidates, 'subject', type, caller, versions);
+    const named = this.namedToCaller(candidates, 'subject', type, caller);
     const ask = (id: string): Question => ({
       subject: { type, id, ...(properties ? { properties } : {}) },
       action: request.action,
       resource: request.resource,
       context: request.context,
     });
-    const mayList = type === 'user' && (await this.deps.mayListUsers(caller, versions));
+    const mayList = type === 'user' && (await this.deps.mayListUsers(caller));
     // A stored user is offered as the account it is: to a key that may list users, whatever
     // policy names it, and never to one that may not.
     const offered: Offered | undefined =
@@ -112,52 +109,39 @@ export class SearchService {
             const offeredOthers = new Map(others.map((id, i) => [id, answers[i] === true]));
             return ids.map((id) => (stored.has(id) ? mayList : offeredOthers.get(id) === true));
           };
-    return this.search(
-      'subject',
-      request,
-      versions,
-      caller,
-      literals,
-      ask,
-      (id) => ({ type, id }),
-      { storedUsers: mayList ? known : undefined, offered },
-    );
+    return this.search('subject', request, caller, literals, ask, (id) => ({ type, id }), {
+      storedUsers: mayList ? known : undefined,
+      offered,
+    });
   }
 
-  async resources(request: ResourceSearch, versions: StateVersions, caller: RequestActor) {
+  async resources(request: ResourceSearch, caller: RequestActor) {
     const { type, properties } = request.resource;
-    const candidates = this.deps.candidates.of(await this.deps.policiesAt(versions));
+    const candidates = this.deps.candidates.of(await this.deps.storedPolicies());
     const literals = candidates.resources.get(type) ?? [];
-    const offered = this.namedToCaller(candidates, 'resource', type, caller, versions);
+    const offered = this.namedToCaller(candidates, 'resource', type, caller);
     const ask = (id: string): Question => ({
       subject: request.subject,
       action: request.action,
       resource: { type, id, ...(properties ? { properties } : {}) },
       context: request.context,
     });
-    return this.search(
-      'resource',
-      request,
-      versions,
-      caller,
-      literals,
-      ask,
-      (id) => ({ type, id }),
-      { offered },
-    );
+    return this.search('resource', request, caller, literals, ask, (id) => ({ type, id }), {
+      offered,
+    });
   }
 
-  async actions(request: ActionSearch, versions: StateVersions, caller: RequestActor) {
-    const candidates = this.deps.candidates.of(await this.deps.policiesAt(versions));
+  async actions(request: ActionSearch, caller: RequestActor) {
+    const candidates = this.deps.candidates.of(await this.deps.storedPolicies());
     const literals = candidates.actions;
-    const offered = this.namedToCaller(candidates, 'action', '', caller, versions);
+    const offered = this.namedToCaller(candidates, 'action', '', caller);
     const ask = (name: string): Question => ({
       subject: request.subject,
       action: { name },
       resource: request.resource,
       context: request.context,
     });
-    return this.search('action', request, versions, caller, literals, ask, (name) => ({ name }), {
+    return this.search('action', request, caller, literals, ask, (name) => ({ name }), {
       offered,
     });
   }
@@ -172,10 +156,9 @@ export class SearchService {
     kind: CandidateKind,
     type: string,
     caller: RequestActor,
-    versions: StateVersions,
   ): Offered | undefined {
     if (caller.isRoot) return undefined;
-    const mayRead = this.deps.readableBy(caller, versions);
+    const mayRead = this.deps.readableBy(caller);
     const named = async (id: string) => {
       for (const policyId of candidates.namers.get(namerKey(kind, type, id)) ?? [])
         if (await mayRead(policyId)) return true;
@@ -195,7 +178,6 @@ export class SearchService {
   private async search<R>(
     kind: string,
     request: SubjectSearch | ResourceSearch | ActionSearch,
-    versions: StateVersions,
     caller: RequestActor,
     literals: readonly string[],
     ask: (id: string) => Question,
@@ -231,7 +213,7 @@ export class SearchService {
         exhausted = true;
         break;
       }
-      const decisions = await this.decide(batch.candidates, versions, caller);
+      const decisions = await this.decide(batch.candidates, caller);
       for (const [i, candidate] of batch.candidates.entries()) {
         examined++;
         last = candidate.next;
@@ -292,7 +274,6 @@ export class SearchService {
   /** Whether each candidate is allowed, in one simulator batch (their context is shared). */
   private async decide(
     candidates: readonly Candidate<unknown>[],
-    versions: StateVersions,
     caller: RequestActor,
   ): Promise<boolean[]> {
     const checks = candidates.map(({ question }) => {
@@ -300,7 +281,7 @@ export class SearchService {
       return check;
     });
     try {
-      const shown = await this.deps.simulator.simulateBatch({ checks }, versions, caller);
+      const shown = await this.deps.simulator.simulateBatch({ checks }, caller);
       return shown.map((decision) => decision.allowed);
     } catch (error) {
       throw error instanceof Invalid ? renamed(error) : error;

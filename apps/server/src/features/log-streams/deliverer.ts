@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { type Job, pollLoop } from '../../lib/poll-loop.js';
 import type { Trace } from '../../lib/trace.js';
 import type { Store } from '../../storage/store.js';
-import type { AuditWriter, SealedEntries } from '../audit-log/index.js';
+import type { AuditWriter, SealedEntries } from '../audit-log/api.js';
 import type { CredentialBox } from './crypto.js';
 import {
   type Batch,
@@ -11,7 +11,8 @@ import {
   splunkRequest,
   webhookBody,
 } from './messages.js';
-import type { AttemptResult, StreamRow, StreamsRepository } from './repository.js';
+import type { StreamRow } from './model.js';
+import type { AttemptResult, StreamsRepository } from './repository.js';
 import { type SenderOptions, type SendOutcome, send } from './sender.js';
 import { signingSecrets } from './service.js';
 

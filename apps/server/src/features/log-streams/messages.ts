@@ -1,6 +1,6 @@
 import type { components } from '@secadmin/api-types';
 import { isoMillis } from '../../lib/time.js';
-import type { SealedEntry } from '../audit-log/index.js';
+import type { SealedEntry } from '../audit-log/api.js';
 import { webhookSignature } from './crypto.js';
 
 type Schemas = components['schemas'];

@@ -1,6 +1,6 @@
 import type { components } from '@secadmin/api-types';
 import { isoMillis } from '../../lib/time.js';
-import type { DeliveryRow, StreamRow } from './repository.js';
+import type { DeliveryRow, StreamRow } from './model.js';
 
 type Schemas = components['schemas'];
 

@@ -6,8 +6,8 @@ import { Conflict, Forbidden, invalid, NotFound } from '../../lib/errors.js';
 import { idPattern, newId, ulid } from '../../lib/ids.js';
 import { isUniqueViolation } from '../../storage/database-errors.js';
 import type { Store } from '../../storage/store.js';
-import type { SealedEntries } from '../audit-log/index.js';
-import type { Access } from '../policies/index.js';
+import type { SealedEntries } from '../audit-log/api.js';
+import type { Access } from '../policies/api.js';
 import { type CredentialBox, newWebhookSecret } from './crypto.js';
 import {
   bareHost,
@@ -17,7 +17,8 @@ import {
   urlProblem,
 } from './destination-guard.js';
 import { signedWebhook, splunkRequest, testBody } from './messages.js';
-import type { StreamChange, StreamFilter, StreamRow, StreamsRepository } from './repository.js';
+import type { StreamFilter, StreamRow } from './model.js';
+import type { StreamChange, StreamsRepository } from './repository.js';
 import { type SenderOptions, send } from './sender.js';
 
 type Schemas = components['schemas'];

@@ -6,9 +6,10 @@ import {
   PolicyIndex,
 } from '@secadmin/policy';
 import type { RequestActor } from '../../lib/actor.js';
-import type { StateVersions } from '../../lib/state-versions.js';
+import type { StateVersionsSource } from '../../storage/state-versions.js';
 import { type UserAttributesRead, userAttributesRead } from './attributes-read.js';
-import type { PoliciesRepository, PolicyRow } from './repository.js';
+import type { PolicyRow } from './model.js';
+import type { PoliciesRepository } from './repository.js';
 
 export interface TimedDecision extends Decision {
   evaluationTimeMs: number;
@@ -80,7 +81,8 @@ export class AccessService {
       userStanding: (userId: string) => Promise<UserStanding | undefined>;
       /** A user's attributes; undefined for no such user (users). */
       userAttributes: (userId: string) => Promise<StoredUserAttributes | undefined>;
-      currentVersions: () => Promise<StateVersions>;
+      /** `ofRequest()`: the request's versions (a job's: read now); `current()`: read now. */
+      versions: Pick<StateVersionsSource, 'current' | 'ofRequest'>;
       /** Counts each decision (metrics). */
       counters?: { decided(decision: Decision['decision']): void } | undefined;
     },
@@ -94,12 +96,10 @@ export class AccessService {
     actor: Pick<RequestActor, 'principal' | 'ip' | 'isRoot'>,
     action: string,
     resource: string,
-    versions?: StateVersions,
   ): Promise<boolean> {
     if (actor.isRoot) return true;
     const context = { ip: actor.ip, time: new Date() };
-    return (await this.decide({ principal: actor.principal, action, resource, context }, versions))
-      .allowed;
+    return (await this.decide({ principal: actor.principal, action, resource, context })).allowed;
   }
 
   /**
@@ -109,11 +109,10 @@ export class AccessService {
    */
   async decide(
     request: Omit<AccessRequest, 'roles'>,
-    known?: StateVersions,
     overlay?: DraftOverlay,
   ): Promise<TimedDecision> {
     const started = performance.now();
-    const versions = known ?? (await this.deps.currentVersions());
+    const versions = await this.deps.versions.ofRequest();
     const userId = request.principal.startsWith('user:') ? request.principal.slice(5) : undefined;
     const [index, standing] = await Promise.all([
       overlay?.useStored === false
@@ -178,11 +177,11 @@ export class AccessService {
   }
 
   /**
-   * The stored policies that decisions at `versions` are made against: the same array until a
+   * The stored policies that the request's decisions are made against: the same array until a
    * policy changes, so what is derived from it can be cached by its identity.
    */
-  async policiesAt(versions: StateVersions): Promise<readonly PolicyDefinition[]> {
-    return (await this.loadedAt(versions.policies)).definitions;
+  async storedPolicies(): Promise<readonly PolicyDefinition[]> {
+    return (await this.loadedAt((await this.deps.versions.ofRequest()).policies)).definitions;
   }
 
   /**
@@ -190,7 +189,8 @@ export class AccessService {
    * versions are read afresh, so a policy written a moment ago counts.
    */
   async userAttributesRead(): Promise<UserAttributesRead> {
-    return userAttributesRead(await this.policiesAt(await this.deps.currentVersions()));
+    const { policies: version } = await this.deps.versions.current();
+    return userAttributesRead((await this.loadedAt(version)).definitions);
   }
 
   private async loadedAt(version: bigint): Promise<LoadedPolicies> {
@@ -213,7 +213,7 @@ export class AccessService {
 
   /** Reads the version before the policies: the set loaded is at least that new. */
   private async load(): Promise<LoadedPolicies> {
-    const { policies: version } = await this.deps.currentVersions();
+    const { policies: version } = await this.deps.versions.current();
     const definitions = (await this.deps.policies.all()).map(toPolicyDefinition);
     return { version, index: new PolicyIndex(definitions), definitions };
   }

@@ -35,16 +35,11 @@ export function policyHandlers(policies: PoliciesService, simulation: Simulation
     await policies.remove(actor, params.id, ifMatch(req));
     noContent(res);
   };
-  const simulatePolicy: Handler<'simulatePolicy'> = async ({ actor, body, versions, res }) => {
-    ok(res, await simulation.simulate(body, versions, actor));
+  const simulatePolicy: Handler<'simulatePolicy'> = async ({ actor, body, res }) => {
+    ok(res, await simulation.simulate(body, actor));
   };
-  const simulatePolicyBatch: Handler<'simulatePolicyBatch'> = async ({
-    actor,
-    body,
-    versions,
-    res,
-  }) => {
-    ok(res, { results: await simulation.simulateBatch(body, versions, actor) });
+  const simulatePolicyBatch: Handler<'simulatePolicyBatch'> = async ({ actor, body, res }) => {
+    ok(res, { results: await simulation.simulateBatch(body, actor) });
   };
   return {
     listPolicies,

@@ -1,7 +1,6 @@
-import { type Policy, Prisma } from '@secadmin/db';
+import { Prisma } from '@secadmin/db';
 import { ascendingAfter, type Connection, lockRow } from '../../storage/connection.js';
-
-export type PolicyRow = Policy;
+import type { PolicyRow } from './model.js';
 
 /** A policy update; `conditions: null` removes them. */
 export type PolicyChanges = Omit<Prisma.PolicyUpdateInput, 'conditions'> & {

@@ -12,7 +12,8 @@ import { conflictOnDuplicate } from '../../storage/database-errors.js';
 import { lockedUpdate } from '../../storage/locked-update.js';
 import type { StaleMarker } from '../../storage/state-versions.js';
 import type { Store } from '../../storage/store.js';
-import type { PoliciesRepository, PolicyChanges, PolicyRow } from './repository.js';
+import type { PolicyRow } from './model.js';
+import type { PoliciesRepository, PolicyChanges } from './repository.js';
 
 type PolicyCreate = components['schemas']['PolicyCreate'];
 type PolicyUpdate = components['schemas']['PolicyUpdate'];

@@ -3,7 +3,6 @@ import { type PolicyDefinition, PolicyIndex, parseIp, SELF, selfOf } from '@seca
 import type { RequestActor } from '../../lib/actor.js';
 import { type FieldProblem, Invalid, invalid } from '../../lib/errors.js';
 import { Pacer } from '../../lib/pacer.js';
-import type { StateVersions } from '../../lib/state-versions.js';
 import { INVALID_INSTANT, parseInstant } from '../../lib/time.js';
 import type { AccessService } from './access-service.js';
 import { conditionProblems } from './service.js';
@@ -129,25 +128,24 @@ export class SimulationService {
     return checkProblems(check);
   }
 
-  async simulate(
-    request: SimulationRequest,
-    versions: StateVersions,
-    caller: RequestActor,
-  ): Promise<ShownDecision> {
+  async simulate(request: SimulationRequest, caller: RequestActor): Promise<ShownDecision> {
     const problems: FieldProblem[] = [];
     const context = parseContext(request, '', problems);
     if (problems.length > 0) throw new Invalid(problems);
     const { principal, action, resource, attributes } = request;
-    const decision = await this.access.decide(
-      { principal, action, resource, context, attributes, explain: request.explain === true },
-      versions,
-    );
-    return new PolicyVisibility(this.access, caller, versions).shown(decision);
+    const decision = await this.access.decide({
+      principal,
+      action,
+      resource,
+      context,
+      attributes,
+      explain: request.explain === true,
+    });
+    return new PolicyVisibility(this.access, caller).shown(decision);
   }
 
   async simulateBatch(
     request: BatchSimulationRequest,
-    versions: StateVersions,
     caller: RequestActor,
   ): Promise<ShownDecision[]> {
     const problems: FieldProblem[] = [];
@@ -181,7 +179,7 @@ export class SimulationService {
       pace: () => pacer.pace(),
     };
     const explain = request.explain === true;
-    const visibility = new PolicyVisibility(this.access, caller, versions);
+    const visibility = new PolicyVisibility(this.access, caller);
     const results: ShownDecision[] = [];
     let explainedBytes = 0;
     for (const [i, { principal, action, resource, attributes }] of request.checks.entries()) {
@@ -189,7 +187,6 @@ export class SimulationService {
       const context = contexts[i];
       const decision = await this.access.decide(
         { principal, action, resource, context, attributes, explain },
-        versions,
         overlay,
       );
       const shown = await visibility.shown(decision);

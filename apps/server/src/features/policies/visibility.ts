@@ -1,6 +1,5 @@
 import type { PolicyExplanation } from '@secadmin/policy';
 import type { RequestActor } from '../../lib/actor.js';
-import type { StateVersions } from '../../lib/state-versions.js';
 import type { AccessService, TimedDecision } from './access-service.js';
 
 const HIDDEN = 'hidden';
@@ -44,7 +43,6 @@ export class PolicyVisibility {
   constructor(
     private readonly access: Pick<AccessService, 'permits'>,
     private readonly caller: RequestActor,
-    private readonly versions: StateVersions,
   ) {}
 
   async shown(decision: TimedDecision): Promise<ShownDecision> {
@@ -80,7 +78,7 @@ export class PolicyVisibility {
     if (this.caller.isRoot || id.startsWith('draft_')) return Promise.resolve(true);
     let known = this.readable.get(id);
     if (!known) {
-      known = this.access.permits(this.caller, 'policies:read', `policies/${id}`, this.versions);
+      known = this.access.permits(this.caller, 'policies:read', `policies/${id}`);
       this.readable.set(id, known);
     }
     return known;

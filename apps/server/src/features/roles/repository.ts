@@ -1,9 +1,8 @@
-import type { Prisma, Role } from '@secadmin/db';
+import type { Prisma } from '@secadmin/db';
 import type { Condition } from '../../lib/condition.js';
 import { type ConditionColumn, conditionSql, pageMatching } from '../../storage/condition-sql.js';
 import { ascendingAfter, type Connection, lockRow } from '../../storage/connection.js';
-
-export type RoleRow = Role;
+import type { RoleRow } from './model.js';
 
 const ROLE_COLUMNS = `id, name, description, external_id AS "externalId", version,
   created_at AS "createdAt", updated_at AS "updatedAt"`;

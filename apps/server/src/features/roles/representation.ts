@@ -1,6 +1,6 @@
 import type { components } from '@secadmin/api-types';
 import { isoSeconds } from '../../lib/time.js';
-import type { RoleRecord } from './service.js';
+import type { RoleRecord } from './model.js';
 
 export function roleDetail(role: RoleRecord): components['schemas']['Role'] {
   return {

@@ -10,14 +10,12 @@ import { conflictOnDuplicate } from '../../storage/database-errors.js';
 import { lockedUpdate } from '../../storage/locked-update.js';
 import type { StaleMarker } from '../../storage/state-versions.js';
 import type { Store } from '../../storage/store.js';
-import type { Access } from '../policies/index.js';
-import type { RoleRow, RolesRepository } from './repository.js';
+import type { Access } from '../policies/api.js';
+import type { RoleRecord, RoleRow } from './model.js';
+import type { RolesRepository } from './repository.js';
 
 type RoleCreate = components['schemas']['RoleCreate'];
 type RoleUpdate = components['schemas']['RoleUpdate'];
-
-/** A role record with how many users hold it. */
-export type RoleRecord = RoleRow & { memberCount: number };
 
 /** Any role id: its cursor positions carry ids of the role id pattern. */
 const ROLE_ID = /^[a-z0-9][a-z0-9_.:-]{0,63}$/;

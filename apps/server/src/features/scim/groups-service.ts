@@ -3,11 +3,10 @@ import type { RequestActor } from '../../lib/actor.js';
 import type { Condition } from '../../lib/condition.js';
 import { Conflict, Forbidden, NotFound } from '../../lib/errors.js';
 import { type Precondition, requirePrecondition } from '../../lib/etag.js';
-import type { StateVersions } from '../../lib/state-versions.js';
 import type { Store } from '../../storage/store.js';
-import type { Access } from '../policies/index.js';
-import type { RoleRecord, RolesService } from '../roles/index.js';
-import type { UsersService } from '../users/index.js';
+import type { Access } from '../policies/api.js';
+import type { RoleRecord, RolesService } from '../roles/api.js';
+import type { UsersService } from '../users/api.js';
 import { checkAttributes, checkReadOnly, GROUP_ATTRIBUTES } from './attributes.js';
 import { type FilterSchema, parseFilter } from './filter.js';
 import { bad, type ListQuery, listResponse, paging } from './lists.js';
@@ -77,17 +76,17 @@ export class ScimGroups {
     return project(scimGroup(role, members, this.deps.base), p);
   }
 
-  private mayListUsers(actor: RequestActor, versions?: StateVersions): Promise<boolean> {
-    return this.deps.access.permits(actor, 'users:list', 'users', versions);
+  private mayListUsers(actor: RequestActor): Promise<boolean> {
+    return this.deps.access.permits(actor, 'users:list', 'users');
   }
 
   /**
    * The Groups matching the filter that the actor may `roles:read`, paged: the readable ones
    * are found first, so that `totalResults` and `startIndex` count only them.
    */
-  async listGroups(actor: RequestActor, versions: StateVersions, query: ListQuery, p: Projection) {
+  async listGroups(actor: RequestActor, query: ListQuery, p: Projection) {
     const { startIndex, count } = paging(query);
-    const showMembers = await this.mayListUsers(actor, versions);
+    const showMembers = await this.mayListUsers(actor);
     const condition: Condition = query.filter
       ? await parseFilter(query.filter, {
           ...GROUP_FILTER,
@@ -110,8 +109,7 @@ export class ScimGroups {
     const readable: string[] = [];
     if (!actor.isRoot)
       for (const id of await this.deps.roles.idsMatching(condition))
-        if (await this.deps.access.permits(actor, 'roles:read', `roles/${id}`, versions))
-          readable.push(id);
+        if (await this.deps.access.permits(actor, 'roles:read', `roles/${id}`)) readable.push(id);
     const visible: Condition = actor.isRoot
       ? condition
       : { kind: 'and', of: [condition, { kind: 'in', field: 'id', values: readable }] };
@@ -122,9 +120,9 @@ export class ScimGroups {
     return listResponse(total, startIndex, resources);
   }
 
-  async getGroup(actor: RequestActor, versions: StateVersions, id: string, p: Projection) {
+  async getGroup(actor: RequestActor, id: string, p: Projection) {
     const role = await this.deps.roles.get(id);
-    const showMembers = await this.mayListUsers(actor, versions);
+    const showMembers = await this.mayListUsers(actor);
     return { resource: await this.groupResource(role, showMembers, p), role };
   }
 

@@ -43,8 +43,8 @@ export function scimHandlers(users: ScimUsers, groups: ScimGroups, base: string)
     await users.deleteUser(viaScim(actor), params.id, ifMatch(req));
     noContent(res);
   };
-  const listScimGroups: Handler<'listScimGroups'> = async ({ actor, versions, query, res }) => {
-    sendScim(res, 200, await groups.listGroups(actor, versions, query, projection(query)));
+  const listScimGroups: Handler<'listScimGroups'> = async ({ actor, query, res }) => {
+    sendScim(res, 200, await groups.listGroups(actor, query, projection(query)));
   };
   const createScimGroup: Handler<'createScimGroup'> = async ({ actor, body, res }) => {
     const { resource, role } = await groups.createGroup(viaScim(actor), body);
@@ -52,8 +52,8 @@ export function scimHandlers(users: ScimUsers, groups: ScimGroups, base: string)
     res.setHeader('Location', resource.meta.location);
     sendScim(res, 201, resource);
   };
-  const getScimGroup: Handler<'getScimGroup'> = async ({ actor, versions, params, query, res }) => {
-    const { resource, role } = await groups.getGroup(actor, versions, params.id, projection(query));
+  const getScimGroup: Handler<'getScimGroup'> = async ({ actor, params, query, res }) => {
+    const { resource, role } = await groups.getGroup(actor, params.id, projection(query));
     res.setHeader('ETag', entityTag(role));
     sendScim(res, 200, resource);
   };

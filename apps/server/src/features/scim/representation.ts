@@ -1,7 +1,7 @@
 import { entityTag } from '../../lib/etag.js';
 import { isoSeconds } from '../../lib/time.js';
-import type { RoleRecord } from '../roles/index.js';
-import type { UserRow } from '../users/index.js';
+import type { RoleRecord } from '../roles/api.js';
+import type { UserRow } from '../users/api.js';
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';

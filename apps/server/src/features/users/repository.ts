@@ -1,9 +1,8 @@
-import type { Prisma, User } from '@secadmin/db';
+import type { Prisma } from '@secadmin/db';
 import type { Condition } from '../../lib/condition.js';
 import { type ConditionColumn, pageMatching } from '../../storage/condition-sql.js';
 import { ascendingAfter, type Connection, lockRow } from '../../storage/connection.js';
-
-export type UserRow = User;
+import type { UserRow } from './model.js';
 
 const USER_COLUMNS = `id, email, email_lower AS "emailLower", name, password_hash AS "passwordHash",
   email_verified AS "emailVerified", active, external_id AS "externalId", roles, metadata, version,

@@ -15,10 +15,11 @@ import { conflictOnDuplicate } from '../../storage/database-errors.js';
 import { lockedUpdate } from '../../storage/locked-update.js';
 import type { StaleMarker } from '../../storage/state-versions.js';
 import type { Store } from '../../storage/store.js';
-import type { ApiKeysApi } from '../api-keys/index.js';
-import type { KeptResponses } from '../idempotency/index.js';
-import type { Access, AttributesRead, GrantedField, PoliciesApi } from '../policies/index.js';
-import type { UserRow, UsersRepository } from './repository.js';
+import type { ApiKeysApi } from '../api-keys/api.js';
+import type { KeptResponses } from '../idempotency/api.js';
+import type { Access, AttributesRead, GrantedField, PoliciesApi } from '../policies/api.js';
+import type { UserRow } from './model.js';
+import type { UsersRepository } from './repository.js';
 
 type UserCreate = components['schemas']['UserCreate'];
 /** `/v1`'s update, and the new email a SCIM `userName` change brings. */

@@ -1,17 +1,11 @@
 import { type Handler, ok, sendPage } from '../../../http/index.js';
 import type { RequestActor } from '../../../lib/actor.js';
-import type { StateVersions } from '../../../lib/state-versions.js';
 import { isoMillis } from '../../../lib/time.js';
 import { logDetail } from '../representation.js';
 import type { ChainService } from './service.js';
 
 /** Whether the caller may do an action on a resource (policies' `permits`). */
-type Permits = (
-  actor: RequestActor,
-  action: string,
-  resource: string,
-  versions: StateVersions,
-) => Promise<boolean>;
+export type Permits = (actor: RequestActor, action: string, resource: string) => Promise<boolean>;
 
 export function chainHandlers(chain: ChainService, permits: Permits) {
   const listCheckpoints: Handler<'listCheckpoints'> = async ({ query, res }) => {
@@ -33,8 +27,8 @@ export function chainHandlers(chain: ChainService, permits: Permits) {
     ok(res, await chain.verify(body ?? {}));
   };
   // Each entry is read as GET /v1/logs/{id} reads it: `logs:read` on `logs/<id>`.
-  const listChainEntries: Handler<'listChainEntries'> = async ({ query, actor, versions, res }) => {
-    const mayRead = (entryId: string) => permits(actor, 'logs:read', `logs/${entryId}`, versions);
+  const listChainEntries: Handler<'listChainEntries'> = async ({ query, actor, res }) => {
+    const mayRead = (entryId: string) => permits(actor, 'logs:read', `logs/${entryId}`);
     ok(res, (await chain.run(query.fromSeq, query.toSeq, mayRead)).map(logDetail));
   };
   return { listCheckpoints, getPublicKey, verifyLogs, listChainEntries };

@@ -5,21 +5,10 @@ import { LOG_COLUMNS, type LogRow, UNSEALED_COLUMNS } from '../entries/sql.js';
 import { RETENTION_EVENT } from '../retention/repository.js';
 import type { KeptCounts } from '../stats/kept-counts.js';
 import type { CanonicalColumns } from './canonical-columns.js';
+import type { ChainHead, ChainRow, CheckpointRow } from './model.js';
 
 /** Any constant: the instance holding this transaction-level lock is the one sealing. */
 const SEALER_LOCK_ID = 7_246_614_222;
-
-export interface ChainHead {
-  seq: number;
-  hash: string;
-}
-
-export interface CheckpointRow {
-  seq: number;
-  hash: string;
-  signature: string;
-  createdAt: Date;
-}
 
 export interface ChainState {
   head: ChainHead | null;
@@ -40,15 +29,6 @@ export interface SealBatch {
   /** The sealed entries counted (added to `log_entry_counts` and `log_actor_counts`). */
   counts: KeptCounts;
   sealedAt: Date;
-}
-
-export interface ChainRow {
-  seq: number;
-  entryId: string;
-  hash: string;
-  prevHash: string;
-  /** The version of the canonical form `hash` is computed over. */
-  canonicalVersion: number;
 }
 
 export interface QueuedEntry {

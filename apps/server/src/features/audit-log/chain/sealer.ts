@@ -5,14 +5,8 @@ import type { Store } from '../../../storage/store.js';
 import { keptCounts } from '../stats/kept-counts.js';
 import { type CanonicalColumns, chainEntry } from './canonical-columns.js';
 import { commit } from './commitments.js';
-import type {
-  ChainHead,
-  ChainRepository,
-  ChainRow,
-  ChainState,
-  CheckpointRow,
-  QueuedEntry,
-} from './repository.js';
+import type { ChainHead, ChainRow, CheckpointRow } from './model.js';
+import type { ChainRepository, ChainState, QueuedEntry } from './repository.js';
 import type { SigningKey } from './signing-key.js';
 import type { SigningKeysRepository } from './signing-keys-repository.js';
 

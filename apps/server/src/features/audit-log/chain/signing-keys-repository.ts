@@ -1,16 +1,8 @@
 import type { Connection } from '../../../storage/connection.js';
+import type { SigningKeyRow } from './model.js';
 
 /** Any constant: held while the key list is read and changed (registration, rotation). */
 const SIGNING_KEYS_LOCK_ID = 7_246_614_223;
-
-export interface SigningKeyRow {
-  fingerprint: string;
-  publicKey: string;
-  fromSeq: number;
-  previousKeySignature: string | null;
-  newKeySignature: string | null;
-  createdAt: Date;
-}
 
 const COLUMNS = `fingerprint, public_key AS "publicKey", from_seq::float8 AS "fromSeq",
   previous_key_signature AS "previousKeySignature", new_key_signature AS "newKeySignature",

@@ -11,7 +11,7 @@ import { createLogger } from '../../../logger.js';
 import { type RunningServer, startServer } from '../../../server.js';
 import { createStore } from '../../../storage/store.js';
 import { generateSecret } from '../../api-keys/service.js';
-import { signingKeysOn } from '../index.js';
+import { signingKeysOn } from '../module.js';
 import { signingKeyFromPem } from './signing-key.js';
 
 const newPrivateKeyPem = () =>

@@ -1,8 +1,9 @@
 import { KeySchedule, rotationMessage, type SigningKeyRecord } from '@secadmin/log-chain';
 import type { Store } from '../../../storage/store.js';
+import type { SigningKeyRow } from './model.js';
 import type { ChainRepository } from './repository.js';
 import { assertSignsTheChain, type SigningKey } from './signing-key.js';
-import type { SigningKeyRow, SigningKeysRepository } from './signing-keys-repository.js';
+import type { SigningKeysRepository } from './signing-keys-repository.js';
 
 /** A key row as verifiers take it (`GET /v1/logs/public-key`'s `keys`, `verifyChain`). */
 export function keyRecord(row: SigningKeyRow): SigningKeyRecord & { fingerprint: string } {

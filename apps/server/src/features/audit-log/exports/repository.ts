@@ -1,22 +1,8 @@
-import { type Export, Prisma } from '@secadmin/db';
+import { Prisma } from '@secadmin/db';
 import type { Connection } from '../../../storage/connection.js';
 import { filterSql, type LogFilter } from '../entries/sql.js';
 import { PLAIN_CELLS_SQL } from './csv-sql.js';
-
-export type ExportRow = Export;
-
-/** An entry's cells before metadata as PostgreSQL writes them (csv-sql.ts). */
-export interface CsvCellsRow {
-  id: string;
-  /**
-   * The entry's timestamp as PostgreSQL writes it (with its offset): where the next batch
-   * starts. Text: only the last row's is used, and a Date parsed for every row slowed the read.
-   */
-  at: string;
-  cells: string;
-  /** jsonb's text, when the export includes metadata. */
-  metadata: string | null;
-}
+import type { CsvCellsRow, ExportRow } from './model.js';
 
 /** The exports, and their files' pieces when the files are kept in PostgreSQL (`export_chunks`). */
 export class ExportsRepository {

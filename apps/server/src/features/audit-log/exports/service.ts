@@ -9,7 +9,8 @@ import type { EntriesRepository } from '../entries/repository.js';
 import { parseRange } from '../range.js';
 import { signDownload, verifyDownload } from './download-token.js';
 import type { ExportFiles } from './files.js';
-import type { ExportRow, ExportsRepository } from './repository.js';
+import type { ExportRow } from './model.js';
+import type { ExportsRepository } from './repository.js';
 
 type ExportRequest = components['schemas']['ExportRequest'];
 type ExportView = components['schemas']['Export'];

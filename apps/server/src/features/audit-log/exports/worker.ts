@@ -15,7 +15,8 @@ import type { LogFilter, LogRow } from '../entries/sql.js';
 import type { Redactions } from '../redaction/service.js';
 import type { ExportFiles, ExportFileWriter } from './files.js';
 import { csvHeader, csvLine, csvLineFromCells, type ExportFormat, jsonArray } from './formats.js';
-import type { CsvCellsRow, ExportRow, ExportsRepository } from './repository.js';
+import type { CsvCellsRow, ExportRow } from './model.js';
+import type { ExportsRepository } from './repository.js';
 
 /** Entries per read: larger batches read no faster here, and hold more memory. */
 const BATCH = 2000;

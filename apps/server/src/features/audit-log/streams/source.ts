@@ -1,6 +1,6 @@
 import { Prisma } from '@secadmin/db';
 import type { Connection } from '../../../storage/connection.js';
-import type { CheckpointRow } from '../chain/repository.js';
+import type { CheckpointRow } from '../chain/model.js';
 import { LOG_COLUMNS_AS_TEXT } from '../entries/sql.js';
 import { type LogRowAsText, logDetailJson } from '../representation.js';
 

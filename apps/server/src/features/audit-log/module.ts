@@ -1,50 +1,43 @@
 import type { Logger } from 'pino';
-import type { RequestActor } from '../../lib/actor.js';
 import type { Cursors } from '../../lib/cursor.js';
-import type { Job } from '../../lib/poll-loop.js';
 import type { Connection } from '../../storage/connection.js';
 import type { LaggingReads } from '../../storage/read-replica.js';
 import type { Store } from '../../storage/store.js';
-import { type AuditWriter, createAuditWriter } from './audit-writer.js';
+import type { AuditLogApi } from './api.js';
+import { createAuditWriter } from './audit-writer.js';
+import { chainHandlers, type Permits } from './chain/handlers.js';
 import { ChainRepository } from './chain/repository.js';
 import { Sealer } from './chain/sealer.js';
 import { ChainService } from './chain/service.js';
 import type { SigningKey } from './chain/signing-key.js';
 import { SigningKeys } from './chain/signing-keys.js';
 import { SigningKeysRepository } from './chain/signing-keys-repository.js';
+import { entryHandlers } from './entries/handlers.js';
 import { EntriesRepository } from './entries/repository.js';
 import { LogsService } from './entries/service.js';
+import { exportHandlers } from './exports/handlers.js';
 import { PostgresExportFiles } from './exports/postgres-files.js';
 import { ExportsRepository } from './exports/repository.js';
 import { ExportsService } from './exports/service.js';
 import { ExportWorker } from './exports/worker.js';
 import { PartitionsRepository } from './partitions/repository.js';
 import { LogPartitions } from './partitions/service.js';
+import { redactionHandlers } from './redaction/handlers.js';
 import { RedactionRepository } from './redaction/repository.js';
 import { Redactions } from './redaction/service.js';
 import { RetentionRepository } from './retention/repository.js';
 import { hourlyLogMaintenance } from './retention/schedule.js';
 import { LogRetention } from './retention/service.js';
 import { logScans, type ScanOptions } from './scans.js';
+import { searchHandlers } from './search/handlers.js';
 import { SearchRepository } from './search/repository.js';
 import { SearchService } from './search/service.js';
+import { statsHandlers } from './stats/handlers.js';
 import { StatsRepository } from './stats/repository.js';
 import { StatsService } from './stats/service.js';
 import { SealedEntries } from './streams/source.js';
 
-export type { AuditRecord, AuditWriter, SystemRecord } from './audit-writer.js';
 export { loadSigningKey, type SigningKey, signingKeyFromPem } from './chain/signing-key.js';
-export type { SealedEntries, SealedEntry, SealedEntryFilter } from './streams/source.js';
-
-/** What other features may call; each call joins the transaction open in the caller's call chain. */
-export interface AuditLogApi extends AuditWriter {
-  /**
-   * Removes a deleted user's email address from the entries linked to the user (see
-   * redaction/repository.ts) and writes the `user.deleted` entry, whose
-   * `metadata.redactions` names what it altered.
-   */
-  recordUserDeletion(actor: RequestActor, userId: string, email: string): Promise<void>;
-}
 
 export interface AuditLogOptions {
   /**
@@ -79,26 +72,8 @@ export interface AuditLogOptions {
   retentionHold?: () => Promise<number | undefined>;
   /** Searches, statistics and lists: how many at once, and how long each may take. */
   scans: ScanOptions;
-}
-
-export interface AuditLog {
-  api: AuditLogApi;
-  /** The services behind audit-log's handlers. */
-  logs: LogsService;
-  chain: ChainService;
-  redactions: Redactions;
-  search: SearchService;
-  stats: StatsService;
-  exports: ExportsService;
-  /** Seals entries into the hash chain; `flush()` seals now and signs a checkpoint (tests). */
-  sealer: Sealer;
-  exportWorker: ExportWorker;
-  /** What log streams read of the sealed log. */
-  sealedEntries: SealedEntries;
-  /** Creates partitions ahead and applies retention, hourly. */
-  maintenance: Job;
-  /** Before the first request: registers the signing key and creates the log's partitions ahead. */
-  prepare(): Promise<void>;
+  /** Whether the caller may read an entry of the chain (policies' `permits`). */
+  permits: Permits;
 }
 
 function repositoriesOn(connection: Connection) {
@@ -114,7 +89,7 @@ function repositoriesOn(connection: Connection) {
 }
 
 /** The audit log's parts, on repositories of its own that join the caller's transaction. */
-export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog {
+export function createAuditLog(store: Store, options: AuditLogOptions) {
   const repos = repositoriesOn(store.connection);
   const lagging = {
     entries: new EntriesRepository(options.reads.connection),
@@ -161,46 +136,60 @@ export function createAuditLog(store: Store, options: AuditLogOptions): AuditLog
           options.retentionDays,
           options.retentionHold,
         );
-  return {
-    api: {
-      ...writer,
-      recordUserDeletion: async (actor, userId, email) => {
-        const { entryId, metadata } = await redactions.redactUser(userId, email);
-        await writer.record(actor, {
-          id: entryId,
-          event: 'user.deleted',
-          target: { id: userId, type: 'user' },
-          metadata,
-        });
-      },
+  const api: AuditLogApi = {
+    ...writer,
+    recordUserDeletion: async (actor, userId, email) => {
+      const { entryId, metadata } = await redactions.redactUser(userId, email);
+      await writer.record(actor, {
+        id: entryId,
+        event: 'user.deleted',
+        target: { id: userId, type: 'user' },
+        metadata,
+      });
     },
-    logs: new LogsService(store, repos.entries, lagging.entries, {
-      cursors: options.cursors,
-      sealer,
-      partitions,
-      sealWaitMs: options.ingestSealWaitMs,
-      ...(counters ? { counters } : {}),
-      scan: scans.admitted,
-    }),
-    chain: new ChainService(
-      repos.chain,
-      repos.signingKeys,
-      options.cursors,
-      options.signingKey,
-      redactions,
-    ),
+  };
+  const logs = new LogsService(store, repos.entries, lagging.entries, {
+    cursors: options.cursors,
+    sealer,
+    partitions,
+    sealWaitMs: options.ingestSealWaitMs,
+    ...(counters ? { counters } : {}),
+    scan: scans.admitted,
+  });
+  const chain = new ChainService(
+    repos.chain,
+    repos.signingKeys,
+    options.cursors,
+    options.signingKey,
     redactions,
-    search: new SearchService(lagging.search, options.cursors, scans.bounded),
-    stats: new StatsService(scans.bounded, lagging.stats),
-    exports: new ExportsService(store, repos.exports, lagging.entries, writer, exportWorker, {
-      secret: options.secret,
-      files,
-      downloadUrl: exportOptions.downloadUrl,
-    }),
+  );
+  const search = new SearchService(lagging.search, options.cursors, scans.bounded);
+  const stats = new StatsService(scans.bounded, lagging.stats);
+  const exports = new ExportsService(store, repos.exports, lagging.entries, writer, exportWorker, {
+    secret: options.secret,
+    files,
+    downloadUrl: exportOptions.downloadUrl,
+  });
+  return {
+    api,
+    handlers: {
+      ...entryHandlers(logs),
+      ...chainHandlers(chain, options.permits),
+      ...redactionHandlers(redactions),
+      ...searchHandlers(search),
+      ...statsHandlers(stats),
+      ...exportHandlers(exports),
+    },
+    /** Creating partitions ahead and retention run hourly (`maintenance`). */
+    jobs: [exportWorker, sealer, hourlyLogMaintenance(partitions, retention, logger)],
+    /** The service behind ingest, list and get (a test replaces its `ingest`). */
+    logs,
+    /** Seals entries into the hash chain; `flush()` seals now and signs a checkpoint (tests). */
     sealer,
     exportWorker,
+    /** What log streams read of the sealed log. */
     sealedEntries: new SealedEntries(store.connection),
-    maintenance: hourlyLogMaintenance(partitions, retention, logger),
+    /** Before the first request: registers the signing key and creates the log's partitions ahead. */
     prepare: async () => {
       await signingKeys.register(options.signingKey);
       // An entry of a month with no partition yet would otherwise land in the default

@@ -3,17 +3,14 @@ import type { Cursors } from '../../lib/cursor.js';
 import { ulid } from '../../lib/ids.js';
 import type { Trace } from '../../lib/trace.js';
 import type { Store } from '../../storage/store.js';
-import type { AuditLogApi, SealedEntries } from '../audit-log/index.js';
-import type { Access } from '../policies/index.js';
+import type { AuditLogApi, SealedEntries } from '../audit-log/api.js';
+import type { Access } from '../policies/api.js';
 import { CredentialBox } from './crypto.js';
 import { StreamDeliverer } from './deliverer.js';
 import { type Resolve, systemResolve } from './destination-guard.js';
 import { logStreamHandlers } from './handlers.js';
 import { StreamsRepository } from './repository.js';
 import { LogStreamsService } from './service.js';
-
-export type { StreamDeliverer } from './deliverer.js';
-export type { Resolve } from './destination-guard.js';
 
 export interface LogStreamsOptions {
   store: Store;
@@ -44,7 +41,7 @@ export interface LogStreamsOptions {
     | undefined;
 }
 
-/** Log streams: the API's service and handlers, the deliverer job, and what retention keeps. */
+/** Log streams: the API's handlers, the deliverer job, and what retention keeps. */
 export function createLogStreams(options: LogStreamsOptions) {
   const streams = new StreamsRepository(options.store.connection);
   const box = new CredentialBox(options.secret);
@@ -81,8 +78,9 @@ export function createLogStreams(options: LogStreamsOptions) {
     kick: () => deliverer.kick(),
   });
   return {
-    service,
     handlers: logStreamHandlers(service),
+    jobs: [deliverer],
+    /** Pushes the log to log streams; `stop()` waits for the deliveries in flight (tests). */
     deliverer,
     /** The lowest seq an active or failing stream has not delivered (retention keeps it). */
     oldestUndelivered: () => streams.oldestUndelivered(),

@@ -1,7 +1,5 @@
-import type { PolicyDefinition } from '@secadmin/policy';
 import type { Cursors } from '../../lib/cursor.js';
-import type { StateVersions } from '../../lib/state-versions.js';
-import type { Simulation } from '../policies/index.js';
+import type { Simulation } from '../policies/api.js';
 import { CandidateIndex } from './candidates.js';
 import { EvaluationService } from './evaluation.js';
 import { authzenHandlers } from './handlers.js';
@@ -10,7 +8,7 @@ import { type SearchDeps, SearchService } from './search.js';
 /** secadmin as an AuthZEN 1.0 Policy Decision Point, deciding through the policy simulator. */
 export function createAuthzen(deps: {
   simulator: Simulation;
-  policiesAt: (versions: StateVersions) => Promise<readonly PolicyDefinition[]>;
+  storedPolicies: SearchDeps['storedPolicies'];
   usersAfter: SearchDeps['usersAfter'];
   mayListUsers: SearchDeps['mayListUsers'];
   storedUsersAmong: SearchDeps['storedUsersAmong'];
@@ -20,5 +18,8 @@ export function createAuthzen(deps: {
 }) {
   const evaluations = new EvaluationService(deps.simulator);
   const search = new SearchService({ ...deps, candidates: new CandidateIndex() });
-  return { handlers: authzenHandlers({ evaluations, search, publicUrl: deps.publicUrl }) };
+  return {
+    handlers: authzenHandlers({ evaluations, search, publicUrl: deps.publicUrl }),
+    jobs: [],
+  };
 }

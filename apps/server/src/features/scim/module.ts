@@ -13,5 +13,5 @@ export function createScim(
   const base = `${deps.publicUrl}/scim/v2`;
   const users = new ScimUsers({ users: deps.users, roles: deps.roles, access: deps.access, base });
   const groups = new ScimGroups({ ...deps, base });
-  return { handlers: scimHandlers(users, groups, base) };
+  return { handlers: scimHandlers(users, groups, base), jobs: [] };
 }

@@ -1,14 +1,12 @@
+import type { Logger } from 'pino';
+import type { Job } from '../../lib/poll-loop.js';
 import type { Store } from '../../storage/store.js';
 import { idempotencyStep } from './http-step.js';
 import { IdempotencyRepository } from './repository.js';
 import { IdempotencyService } from './service.js';
+import { idempotencySweeper } from './sweeper.js';
 
-export type { IdempotencyService } from './service.js';
-export { idempotencySweeper } from './sweeper.js';
-
-/** What other features do to kept responses when what those show goes away, in their transaction. */
-export type KeptResponses = Pick<IdempotencyService, 'forgetResponsesMentioning' | 'forgetKey'>;
-
+/** Kept responses of writes sent with an `Idempotency-Key`: the dispatch step and the sweeper. */
 export function createIdempotency(
   store: Pick<Store, 'connection' | 'transaction'>,
   options: {
@@ -16,6 +14,7 @@ export function createIdempotency(
     secret: string;
     /** The most bytes of kept idempotent responses per API key (docs/idempotency.md). */
     maxKeptBytes?: number | undefined;
+    logger: Logger;
   },
 ) {
   const service = new IdempotencyService(
@@ -24,5 +23,6 @@ export function createIdempotency(
     options.secret,
     options.maxKeptBytes,
   );
-  return { service, step: idempotencyStep(service) };
+  const jobs: Job[] = [idempotencySweeper(service, options.logger)];
+  return { service, step: idempotencyStep(service), handlers: {}, jobs };
 }

@@ -3,11 +3,6 @@ import { apiKeyHandlers } from './handlers.js';
 import { ApiKeysRepository } from './repository.js';
 import { type ApiKeysDeps, ApiKeysService } from './service.js';
 
-export type { ApiKeysService } from './service.js';
-
-/** What deleting a user does to its keys, in the caller's transaction. */
-export type ApiKeysApi = Pick<ApiKeysService, 'revokeAllOf'>;
-
 export function createApiKeys(
   deps: Omit<ApiKeysDeps, 'keys' | 'store'> & { store: Pick<Store, 'connection' | 'transaction'> },
 ) {
@@ -15,5 +10,5 @@ export function createApiKeys(
     ...deps,
     keys: new ApiKeysRepository(deps.store.connection),
   });
-  return { service, handlers: apiKeyHandlers(service) };
+  return { service, handlers: apiKeyHandlers(service), jobs: [] };
 }

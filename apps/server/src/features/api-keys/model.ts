@@ -1,0 +1,3 @@
+import type { ApiKey } from '@secadmin/db';
+
+export type ApiKeyRow = ApiKey;

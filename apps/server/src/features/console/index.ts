@@ -1,1 +1,0 @@
-export { CONSOLE_CSP, type ConsoleFiles, consoleHandlers } from './handlers.js';

@@ -1,0 +1,3 @@
+import type { Policy } from '@secadmin/db';
+
+export type PolicyRow = Policy;

@@ -1,0 +1,2 @@
+export type { RoleRecord } from './model.js';
+export type { RolesService } from './service.js';

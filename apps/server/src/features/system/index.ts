@@ -1,1 +1,0 @@
-export { systemHandlers } from './handlers.js';

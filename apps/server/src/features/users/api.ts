@@ -1,0 +1,2 @@
+export type { UserRow } from './model.js';
+export type { UsersService } from './service.js';

@@ -1,0 +1,3 @@
+import type { User } from '@secadmin/db';
+
+export type UserRow = User;
