@@ -46,8 +46,7 @@ export interface OpenDatabaseOptions {
   applicationName?: string;
   /**
    * Embedded only: where its server's events go (where its cluster is, it stopped and is started
-   * again); a pino
-   * logger fits. Unset: they are written to stderr.
+   * again); a pino logger fits. Unset: they are written to stderr.
    */
   log?: EmbeddedPostgresLog;
 }
