@@ -2,13 +2,10 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
+import { embeddedPaths } from './cluster-place.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { driverTransactions } from './driver-transactions.js';
-import {
-  type EmbeddedPostgresLog,
-  embeddedPaths,
-  startEmbeddedPostgres,
-} from './embedded-postgres.js';
+import { type EmbeddedPostgresLog, startEmbeddedPostgres } from './embedded-postgres.js';
 import { type Prisma, PrismaClient } from './generated/prisma/client.js';
 import { refuseLegacyDataDir } from './legacy-data-dir.js';
 import { applyMigrations, loadMigrations, type MigrationSession } from './migrations.js';
@@ -48,8 +45,8 @@ export interface OpenDatabaseOptions {
   /** PostgreSQL only: the `application_name` its connections show in `pg_stat_activity`. */
   applicationName?: string;
   /**
-   * Embedded only: where its server's events go (it stopped and is started again); a pino
-   * logger fits. Unset: they are written to stderr.
+   * Embedded only: where its server's events go (where its cluster is, it stopped and is started
+   * again); a pino logger fits. Unset: they are written to stderr.
    */
   log?: EmbeddedPostgresLog;
 }
@@ -61,6 +58,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 }
 
 const stderrLog: EmbeddedPostgresLog = {
+  info: (details, message) => console.error(message, details),
   warn: (details, message) => console.error(message, details),
   error: (details, message) => console.error(message, details),
 };

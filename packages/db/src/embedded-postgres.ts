@@ -2,28 +2,22 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { chmod, chown, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import {
-  copyBinaries,
-  EMBEDDED_PACKAGE,
-  EmbeddedPostgresMissingError,
-  embeddedBinaries,
-  INITDB_OPTIONS,
-  type OsUser,
-  type PostgresBinaries,
-  unprivilegedUser,
-} from '@secadmin/embedded-postgres';
+import { INITDB_OPTIONS, type OsUser, unprivilegedUser } from '@secadmin/embedded-postgres';
 import pg from 'pg';
+import { embeddedPaths, reachableCluster } from './cluster-place.js';
 import { stopLeftoverPostmaster } from './leftover-postmaster.js';
+import { runnableBinaries } from './runnable-binaries.js';
 
 const run = promisify(execFile);
 
 /** What the embedded server reports while it runs: a pino logger fits. */
 export interface EmbeddedPostgresLog {
+  info(details: object, message: string): void;
   warn(details: object, message: string): void;
   error(details: object, message: string): void;
 }
@@ -33,16 +27,6 @@ export interface EmbeddedPostgres {
   url: string;
   /** Fast shutdown (open transactions are rolled back); resolves once the server exited. */
   stop(): Promise<void>;
-}
-
-/** Where the embedded server keeps what, under the data dir. */
-export function embeddedPaths(dataDir: string) {
-  return {
-    cluster: join(dataDir, 'postgres'),
-    password: join(dataDir, 'postgres-password'),
-    log: join(dataDir, 'postgres.log'),
-    binaries: join(dataDir, 'postgres-binaries'),
-  };
 }
 
 /** Waits after the server died before starting it again: doubled each time, up to the last. */
@@ -61,13 +45,13 @@ export async function startEmbeddedPostgres(
   dataDir: string,
   log: EmbeddedPostgresLog,
 ): Promise<EmbeddedPostgres> {
-  const paths = embeddedPaths(dataDir);
   const user = unprivilegedUser();
-  await letServerReach(dataDir);
-  const binaries = await runnableBinaries(paths.binaries, user);
+  const paths = { ...embeddedPaths(dataDir), cluster: await reachableCluster(dataDir) };
+  const binaries = await runnableBinaries(user);
   await stopLeftoverPostmaster(paths.cluster);
   if (!existsSync(join(paths.cluster, 'PG_VERSION')))
-    await createCluster(paths, binaries.initdb, user);
+    await createCluster(paths.cluster, paths.password, binaries.initdb, user);
+  log.info({ cluster: paths.cluster }, 'starting the embedded PostgreSQL');
   const password = (await readFile(paths.password, 'utf8')).trim();
 
   let port = await freePort();
@@ -139,85 +123,44 @@ export async function startEmbeddedPostgres(
 }
 
 /**
- * As root, PostgreSQL runs as another user, who must reach `<data dir>/postgres`: the data dir
- * becomes traversable (not readable) by that user's group; its other files stay 0600.
- */
-export async function letServerReach(dataDir: string): Promise<void> {
-  const user = unprivilegedUser();
-  if (!user) return;
-  await chown(dataDir, process.getuid?.() ?? 0, user.gid);
-  await chmod(dataDir, 0o710);
-  try {
-    await run('/bin/sh', ['-c', 'cd -- "$0"', dataDir], { uid: user.uid, gid: user.gid });
-  } catch {
-    throw new Error(
-      `PostgreSQL runs as user ${user.name} when the service runs as root, and that user cannot reach ${dataDir}: ` +
-        'give SECADMIN_DATA_DIR a place whose parent directories it may traverse (e.g. /var/lib/secadmin), run the service as another user, or set DATABASE_URL.',
-    );
-  }
-}
-
-/**
- * The embedded-postgres binaries, or, when the user PostgreSQL runs as cannot execute them
- * (a checkout under a 0700 home), a copy of them in the data dir, made once per version.
- */
-async function runnableBinaries(
-  copyDir: string,
-  user: OsUser | undefined,
-): Promise<PostgresBinaries> {
-  const installed = await embeddedBinaries().catch((error: Error) => {
-    throw error instanceof EmbeddedPostgresMissingError
-      ? new Error(
-          `${error.message}, so there is no embedded database on this platform: set DATABASE_URL to a PostgreSQL server (or install ${EMBEDDED_PACKAGE}).`,
-        )
-      : error;
-  });
-  if (!user) return installed;
-  const versionAs = async (postgres: string, as?: OsUser) =>
-    (await run(postgres, ['--version'], as ? { uid: as.uid, gid: as.gid } : {})).stdout;
-  const wanted = await versionAs(installed.postgres);
-  if (await versionAs(installed.postgres, user).catch(() => undefined)) return installed;
-  const copy: PostgresBinaries = {
-    initdb: join(copyDir, 'bin', 'initdb'),
-    pg_ctl: join(copyDir, 'bin', 'pg_ctl'),
-    postgres: join(copyDir, 'bin', 'postgres'),
-  };
-  if ((await versionAs(copy.postgres, user).catch(() => undefined)) === wanted) return copy;
-  await rm(copyDir, { recursive: true, force: true });
-  return copyBinaries(installed, copyDir);
-}
-
-/**
  * initdb into a directory of its own, renamed into place once complete: a start killed halfway
- * leaves no cluster that looks whole. The password is random, kept 0600 in the data dir.
+ * leaves no cluster that looks whole. The password is random, kept 0600 in the data dir; initdb
+ * reads it from a file beside the cluster, there only while it runs.
  */
 async function createCluster(
-  paths: ReturnType<typeof embeddedPaths>,
+  cluster: string,
+  passwordFile: string,
   initdb: string,
   user: OsUser | undefined,
 ): Promise<void> {
-  const building = `${paths.cluster}.initdb`;
+  const building = `${cluster}.initdb`;
+  const pwfile = `${cluster}.initdb-password`;
   await rm(building, { recursive: true, force: true });
-  await rm(paths.cluster, { recursive: true, force: true });
+  await rm(cluster, { recursive: true, force: true });
   await mkdir(building, { mode: 0o700 });
-  await writeFile(paths.password, randomBytes(24).toString('base64url'), { mode: 0o600 });
-  if (user) {
-    await chown(building, user.uid, user.gid);
-    // initdb reads it as that user.
-    await chown(paths.password, user.uid, user.gid);
-  }
+  const password = randomBytes(24).toString('base64url');
+  await rm(pwfile, { force: true });
+  await writeFile(pwfile, password, { mode: 0o600 });
   try {
+    if (user) {
+      await chown(building, user.uid, user.gid);
+      await chown(pwfile, user.uid, user.gid);
+    }
     await run(
       initdb,
-      ['-D', building, ...INITDB_OPTIONS, '--auth=scram-sha-256', `--pwfile=${paths.password}`],
+      ['-D', building, ...INITDB_OPTIONS, '--auth=scram-sha-256', `--pwfile=${pwfile}`],
       user ? { uid: user.uid, gid: user.gid } : {},
     );
   } catch (error) {
     throw new Error(`initdb failed: ${(error as { stderr?: string }).stderr ?? error}`, {
       cause: error,
     });
+  } finally {
+    await rm(pwfile, { force: true });
   }
-  await rename(building, paths.cluster);
+  await rm(passwordFile, { force: true });
+  await writeFile(passwordFile, password, { mode: 0o600 });
+  await rename(building, cluster);
 }
 
 /** A TCP port on 127.0.0.1 that nothing listens on right now, picked by the OS. */
@@ -237,7 +180,7 @@ async function freePort(): Promise<number> {
  */
 async function startServer(
   postgres: string,
-  paths: ReturnType<typeof embeddedPaths>,
+  paths: { cluster: string; log: string },
   port: number,
   password: string,
   user: OsUser | undefined,

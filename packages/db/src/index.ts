@@ -1,3 +1,10 @@
+export { clusterHomeOf, REACHABLE_ROOT } from './cluster-home.js';
+export {
+  embeddedPaths,
+  letServerReach,
+  moveCluster,
+  removeClusterHome,
+} from './cluster-place.js';
 export { DataDirLockedError, lockDataDir } from './data-dir-lock.js';
 export {
   type Database,
@@ -9,8 +16,6 @@ export { TransactionEndedError } from './driver-transactions.js';
 export {
   type EmbeddedPostgres,
   type EmbeddedPostgresLog,
-  embeddedPaths,
-  letServerReach,
   startEmbeddedPostgres,
 } from './embedded-postgres.js';
 export * from './generated/prisma/client.js';

@@ -1,14 +1,16 @@
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chown, mkdir, readdir, readFile, readlink, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  clusterHomeOf,
   DataDirLockedError,
   type EmbeddedPostgresLog,
   embeddedPaths,
   LegacyDataDirError,
   openDatabase,
+  removeClusterHome,
 } from '../src/index.js';
 import { freshDataDir } from './test-databases.js';
 
@@ -83,10 +85,13 @@ async function serviceProcess(dir: string): Promise<{ child: ChildProcess; outpu
   };
 }
 
-const quietLog = (): EmbeddedPostgresLog & { lines: string[] } => {
+const quietLog = (): EmbeddedPostgresLog & { lines: string[]; infos: object[] } => {
   const lines: string[] = [];
+  const infos: object[] = [];
   return {
     lines,
+    infos,
+    info: (details) => infos.push(details),
     warn: (_details, message) => lines.push(message),
     error: (_details, message) => lines.push(message),
   };
@@ -196,3 +201,51 @@ describe('the embedded PostgreSQL server', () => {
     expect(await readdir(dir)).toEqual(['db']);
   });
 });
+
+describe.skipIf(process.getuid?.() !== 0)(
+  'as root, on a data dir the server user cannot reach (skipped: only root switches users)',
+  () => {
+    /** `<0700 parent>/data`, and its cluster's home removed at the end. */
+    async function closedDataDir(): Promise<string> {
+      const parent = await dataDir();
+      const dir = join(parent, 'data');
+      cleanups.push(() => removeClusterHome(dir));
+      return dir;
+    }
+
+    it("keeps the cluster in a home of root's that the data dir links to, leaving the parent closed", async () => {
+      const dir = await closedDataDir();
+      const log = quietLog();
+      const db = await openDatabase({ dataDir: dir, log });
+      const home = await clusterHomeOf(dir);
+      try {
+        expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+        expect(await readlink(embeddedPaths(dir).cluster)).toBe(join(home, 'postgres'));
+        expect(log.infos).toEqual([{ cluster: join(home, 'postgres') }]);
+        const postgres = Number(execFileSync('id', ['-u', 'postgres']));
+        expect((await stat(home)).uid).toBe(0);
+        expect((await stat(home)).mode & 0o777).toBe(0o710);
+        expect((await stat(join(home, 'postgres'))).uid).toBe(postgres);
+        expect((await stat(join(home, 'postgres'))).mode & 0o777).toBe(0o700);
+        expect(await readdir(home)).toEqual(['postgres']);
+      } finally {
+        await db.close();
+      }
+      expect((await stat(join(dir, '..'))).mode & 0o777).toBe(0o700);
+      expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    });
+
+    it('refuses a home another user could have changed', async () => {
+      const dir = await closedDataDir();
+      await (await openDatabase({ dataDir: dir, log: quietLog() })).close();
+      const home = await clusterHomeOf(dir);
+      await chown(home, Number(execFileSync('id', ['-u', 'postgres'])), 0);
+      const refused = await openDatabase({ dataDir: dir, log: quietLog() }).catch(
+        (error: Error) => error,
+      );
+      expect((refused as Error).message).toContain(
+        `${home} is not a directory that only root may change`,
+      );
+    });
+  },
+);

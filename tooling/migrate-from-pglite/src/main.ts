@@ -26,7 +26,7 @@ try {
   const report = await migrateFromPglite(dataDir, log);
   const total = [...report.rows.values()].reduce((a, b) => a + b, 0);
   console.log(
-    `done: ${total} rows in ${report.rows.size} tables; the PGlite files are kept in ${report.keptAside} (delete them once the service runs well)`,
+    `done: ${total} rows in ${report.rows.size} tables, in the cluster ${report.cluster}; the PGlite files are kept in ${report.keptAside} (delete them once the service runs well)`,
   );
 } catch (error) {
   console.error(`migration failed: ${(error as Error).message}`);

@@ -11,6 +11,8 @@ import {
   loadMigrations,
   lockDataDir,
   type MigrationSession,
+  moveCluster,
+  removeClusterHome,
   startEmbeddedPostgres,
 } from '@secadmin/db';
 import pg from 'pg';
@@ -24,6 +26,11 @@ export interface MigrationReport {
   applied: string[];
   /** Where the PGlite database now is (renamed, never deleted). */
   keptAside: string;
+  /**
+   * Where the new cluster is: `<data dir>/postgres`, or, as root when PostgreSQL's user cannot
+   * reach the data dir, the home under /var/lib/secadmin that it links to.
+   */
+  cluster: string;
 }
 
 const sessionOf = (client: pg.Client): MigrationSession => ({
@@ -49,7 +56,7 @@ function freeName(path: string, suffix: string): string {
  */
 export async function migrateFromPglite(
   dataDir: string,
-  log: EmbeddedPostgresLog & { info(message: string): void },
+  log: Omit<EmbeddedPostgresLog, 'info'> & { info(message: string): void },
 ): Promise<MigrationReport> {
   const source = legacyCluster(dataDir);
   const { cluster } = embeddedPaths(dataDir);
@@ -64,11 +71,15 @@ export async function migrateFromPglite(
   try {
     await rm(staging, { recursive: true, force: true });
     await mkdir(staging, { mode: 0o700 });
+    // The staging cluster goes where the data dir's will: in it if PostgreSQL's user reaches it.
     await letServerReach(dataDir);
     const pglite = await PGlite.create(source);
-    const server = await startEmbeddedPostgres(staging, log);
+    const server = await startEmbeddedPostgres(staging, {
+      ...log,
+      info: (_details, message) => log.info(message),
+    });
     const client = new pg.Client({ connectionString: server.url });
-    let report: Omit<MigrationReport, 'keptAside'>;
+    let report: Omit<MigrationReport, 'keptAside' | 'cluster'>;
     try {
       await client.connect();
       report = await copyInto(pglite, client, log);
@@ -79,13 +90,11 @@ export async function migrateFromPglite(
     }
     const keptAside = freeName(source, 'pglite');
     await rename(source, keptAside);
-    const built = embeddedPaths(staging);
-    const into = embeddedPaths(dataDir);
-    await rename(built.cluster, into.cluster);
-    await rename(built.password, into.password);
+    const cluster = await moveCluster(staging, dataDir);
     await rm(staging, { recursive: true, force: true });
-    return { ...report, keptAside };
+    return { ...report, keptAside, cluster };
   } catch (error) {
+    await removeClusterHome(staging);
     await rm(staging, { recursive: true, force: true });
     throw error;
   } finally {
@@ -97,7 +106,7 @@ async function copyInto(
   pglite: PGlite,
   client: pg.Client,
   log: { info(message: string): void },
-): Promise<Omit<MigrationReport, 'keptAside'>> {
+): Promise<Omit<MigrationReport, 'keptAside' | 'cluster'>> {
   const from = pgliteSide(pglite);
   const to = postgresSide(client);
   const done = new Set(

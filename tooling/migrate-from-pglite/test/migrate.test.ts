@@ -1,12 +1,18 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
-import { applyMigrations, loadMigrations, startEmbeddedPostgres } from '@secadmin/db';
+import {
+  applyMigrations,
+  clusterHomeOf,
+  loadMigrations,
+  removeClusterHome,
+  startEmbeddedPostgres,
+} from '@secadmin/db';
 import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
 import { pgliteSide, postgresSide } from '../src/sides.js';
@@ -15,12 +21,15 @@ import { copyPartitions, copyRows, copySequences } from '../src/tables.js';
 const run = promisify(execFile);
 const SERVER = fileURLToPath(new URL('../../../apps/server/dist/main.js', import.meta.url));
 const TOOL = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-const quiet = { warn: () => {}, error: () => {} };
+const quiet = { info: () => {}, warn: () => {}, error: () => {} };
 
+// 0700: as root, the embedded server's user cannot reach the data dirs in it, whose clusters are
+// then kept under /var/lib/secadmin (the tool must move the one it builds there too).
 const root = await mkdtemp(join(tmpdir(), 'secadmin-pglite-'));
-// As root, the embedded server runs as another user, who must traverse this to the data dirs.
-await chmod(root, 0o711);
-afterAll(() => rm(root, { recursive: true, force: true }));
+afterAll(async () => {
+  for (const name of await readdir(root)) await removeClusterHome(join(root, name));
+  await rm(root, { recursive: true, force: true });
+});
 
 interface Server {
   url: string;
@@ -174,6 +183,11 @@ it('moves a PGlite data dir to the embedded PostgreSQL: the rows as they were, a
 
   const { stdout } = await run(process.execPath, [TOOL, '--data-dir', dataDir]);
   expect(stdout).toContain('newer migrations applied: 20261206120000_log_redactions');
+  const cluster =
+    process.getuid?.() === 0
+      ? join(await clusterHomeOf(dataDir), 'postgres')
+      : join(dataDir, 'postgres');
+  expect(stdout).toContain(`in the cluster ${cluster};`);
   expect((await readdir(dataDir)).sort()).toEqual(
     [
       'db.pglite',

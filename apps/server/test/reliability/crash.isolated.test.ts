@@ -1,7 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { removeClusterHome } from '@secadmin/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSecret } from '../../src/features/api-keys/service.js';
 import { spawnServer } from '../helpers/process.js';
@@ -31,6 +32,8 @@ describe('kill -9', { timeout: 120_000 }, () => {
   });
   afterAll(async () => {
     await database?.drop();
+    // As root, a data dir under this 0700 directory keeps its cluster under /var/lib/secadmin.
+    for (const name of await readdir(dataDir)) await removeClusterHome(join(dataDir, name));
     await rm(dataDir, { recursive: true, force: true });
   });
 

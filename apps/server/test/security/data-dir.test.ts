@@ -2,7 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { chmod, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { clusterHomeOf, removeClusterHome } from '@secadmin/db';
 import { afterAll, expect, it } from 'vitest';
+import { generateSecret } from '../../src/features/api-keys/service.js';
 import { launchMain, spawnServer } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -23,16 +25,16 @@ async function* walk(dir: string): AsyncGenerator<string> {
   }
 }
 
-/** The pids of the postmasters running on the data dir's cluster. */
-async function postmastersOf(dataDir: string): Promise<number[]> {
+/** The pids of the postmasters running on the data dir's cluster (or on `cluster`). */
+async function postmastersOf(
+  dataDir: string,
+  cluster = join(dataDir, 'postgres'),
+): Promise<number[]> {
   const pids: number[] = [];
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const argv = (await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).split('\0');
-    if (
-      argv[0]?.endsWith('/postgres') &&
-      argv[argv.indexOf('-D') + 1] === join(dataDir, 'postgres')
-    )
+    if (argv[0]?.endsWith('/postgres') && argv[argv.indexOf('-D') + 1] === cluster)
       pids.push(Number(entry));
   }
   return pids;
@@ -90,3 +92,61 @@ it('refuses a second server on the same data dir, naming the one that has it', a
     await first.stop();
   }
 });
+
+it.skipIf(process.getuid?.() !== 0)(
+  'as root, starts on a data dir whose parent the database server user cannot traverse, keeps its data across SIGTERM and kill -9, and leaves that parent closed (skipped: only root switches users)',
+  async () => {
+    const parent = await freshDataDir();
+    const dataDir = join(parent, 'data');
+    const key = generateSecret();
+    const env = { SECADMIN_DATA_DIR: dataDir, SECADMIN_ADMIN_API_KEY: key };
+    const users = async (url: string) =>
+      (
+        (await (
+          await fetch(`${url}/v1/users?limit=10`, { headers: { authorization: `Bearer ${key}` } })
+        ).json()) as { data: { email: string }[] }
+      ).data.map((u) => u.email);
+
+    let server = await spawnServer(env);
+    try {
+      const cluster = join(await clusterHomeOf(dataDir), 'postgres');
+      try {
+        const created = await fetch(`${server.url}/v1/users`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'kept@example.com', name: 'Kept' }),
+        });
+        expect(created.status).toBe(201);
+        const started = server
+          .output()
+          .split('\n')
+          .filter((line) => line.includes('"starting the embedded PostgreSQL"'));
+        expect(started.map((line) => JSON.parse(line).cluster)).toEqual([cluster]);
+      } finally {
+        await server.stop();
+      }
+      expect(await postmastersOf(dataDir, cluster)).toEqual([]);
+
+      server = await spawnServer(env);
+      expect(await users(server.url)).toEqual(['kept@example.com']);
+      const [left] = await postmastersOf(dataDir, cluster);
+      await server.kill9();
+      expect(await postmastersOf(dataDir, cluster)).toEqual([left]);
+
+      server = await spawnServer(env);
+      try {
+        expect(await users(server.url)).toEqual(['kept@example.com']);
+        const running = await postmastersOf(dataDir, cluster);
+        expect(running).toHaveLength(1);
+        expect(running).not.toContain(left);
+      } finally {
+        await server.stop();
+      }
+      expect(await postmastersOf(dataDir, cluster)).toEqual([]);
+      expect((await stat(parent)).mode & 0o777).toBe(0o700);
+    } finally {
+      await server.dispose();
+      await removeClusterHome(dataDir);
+    }
+  },
+);
