@@ -14,6 +14,7 @@ import {
 import pg from 'pg';
 import { atExit } from './at-exit.js';
 import { freePort } from './free-port.js';
+import { guardAgainstOrphans } from './orphans.js';
 import { NotInstalledError, type OwnedServer, type RunServer } from './servers.js';
 
 const run = promisify(execFile);
@@ -102,6 +103,12 @@ async function ownCluster(
     }
     rmSync(dir, { recursive: true, force: true });
   });
+  // SIGQUIT: PostgreSQL's immediate shutdown.
+  const orphans = guardAgainstOrphans({
+    pidFile: join(data, 'postmaster.pid'),
+    signal: 'SIGQUIT',
+    remove: dir,
+  });
 
   const start = async () => {
     const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`;
@@ -120,6 +127,7 @@ async function ownCluster(
     if (running) await stop();
     await rm(dir, { recursive: true, force: true });
     cancelAtExit();
+    orphans.cancel();
   };
 
   try {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { atExit } from './at-exit.js';
 import { freePort } from './free-port.js';
+import { guardAgainstOrphans } from './orphans.js';
 import { NotInstalledError, type OwnedServer, type RunServer } from './servers.js';
 
 const NOT_FOUND =
@@ -49,12 +50,14 @@ export async function startRedis(): Promise<OwnedServer> {
     child?.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   });
+  const orphans = guardAgainstOrphans({ signal: 'SIGKILL', remove: dir });
 
   const start = async () => {
     const args = ['--bind', '127.0.0.1', '--port', `${port}`, '--dir', dir, '--logfile', log];
     child = spawn('redis-server', [...args, '--save', '', '--appendonly', 'no'], {
       stdio: 'ignore',
     });
+    orphans.set({ pid: child.pid as number, signal: 'SIGKILL', remove: dir });
     const started = Date.now();
     while ((await send(port, 'PING')) !== '+PONG\r\n') {
       if (child.exitCode !== null || Date.now() - started > 10_000) {
@@ -76,6 +79,7 @@ export async function startRedis(): Promise<OwnedServer> {
     if (child) await stop();
     await rm(dir, { recursive: true, force: true });
     cancelAtExit();
+    orphans.cancel();
   };
 
   try {

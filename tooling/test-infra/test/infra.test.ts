@@ -57,7 +57,8 @@ it('starts a PostgreSQL and a redis-server of its own, which stop, refuse connec
   expect(await refused(redisServer.url)).toBe(true);
 });
 
-it('stops both when the process that started them is interrupted', async () => {
+/** A process that starts both servers, prints their URLs, and waits to be signalled. */
+async function startedElsewhere() {
   const dist = new URL('../dist/index.js', import.meta.url).href;
   const child = spawn(
     process.execPath,
@@ -74,8 +75,26 @@ it('stops both when the process that started them is interrupted', async () => {
   const [line] = await once(child.stdout as NodeJS.ReadableStream, 'data');
   const urls = JSON.parse(String(line)) as string[];
   expect(await Promise.all(urls.map(refused))).toEqual([false, false]);
+  return { child, urls };
+}
+
+it('stops both when the process that started them is interrupted', async () => {
+  const { child, urls } = await startedElsewhere();
   const exited = once(child, 'exit');
   child.kill('SIGINT');
   expect(await exited).toEqual([null, 'SIGINT']);
   expect(await Promise.all(urls.map(refused))).toEqual([true, true]);
+});
+
+it('stops both when the process that started them is killed, which runs none of its handlers', async () => {
+  const { child, urls } = await startedElsewhere();
+  const exited = once(child, 'exit');
+  child.kill('SIGKILL');
+  expect(await exited).toEqual([null, 'SIGKILL']);
+  // The watchdog acts once the pipe closes: wait for it, with a deadline only against a hang.
+  const deadline = Date.now() + 30_000;
+  while (!(await Promise.all(urls.map(refused))).every(Boolean)) {
+    if (Date.now() > deadline) throw new Error(`still accepting connections: ${urls}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 });
