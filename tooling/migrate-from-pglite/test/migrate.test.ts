@@ -212,7 +212,10 @@ it('moves a PGlite data dir to the embedded PostgreSQL: the rows as they were, a
       {},
     );
     expect(after).toMatchObject({ valid: true, checkedEntries: before.checkedEntries });
-    expect(await call(server, '/v1/logs/checkpoints')).toEqual(checkpoints);
+    // The copied checkpoints as they were; the restarted server may sign the entries after them.
+    const newest = Math.max(...checkpoints.map((c) => c.seq));
+    const kept: { seq: number }[] = await call(server, '/v1/logs/checkpoints');
+    expect(kept.filter((c) => c.seq <= newest)).toEqual(checkpoints);
     // The sequences follow the copied rows: a new entry gets the next seq and still verifies.
     await call(server, '/v1/logs', {
       entries: [
