@@ -29,8 +29,9 @@ export default defineConfig({
           name: 'parallel',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...ISOLATED],
-          // Each file starts servers of its own: two at a time on two cores.
-          maxWorkers: 2,
+          // Each file starts servers of its own and spends much of its time waiting on them and on
+          // PostgreSQL: three at a time keep two cores busy.
+          maxWorkers: 3,
           // A worker runs its files one after another in one module graph: each file does not
           // load the server's modules again. Tests share no module state: each starts servers of
           // its own; a file that replaces a module is isolated.
