@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
 
 /** What to do if the process that started a server dies without stopping it. */
 export interface OrphanCleanup {
@@ -19,6 +18,33 @@ export interface OrphanGuard {
   cancel(): void;
 }
 
+/**
+ * The watchdog's program (plain JavaScript, so that it runs the same from the sources under a
+ * test runner and from the build): one JSON line per change on stdin, whose end means the
+ * parent is gone; then it signals what the parent left running and removes its directories.
+ */
+const WATCHDOG = `
+const { readFileSync, rmSync } = require('node:fs');
+const pending = new Map();
+const pidOf = (c) => {
+  if (c.pid) return c.pid;
+  try { return Number(readFileSync(c.pidFile, 'utf8').split('\\n')[0]) || undefined; }
+  catch { return undefined; }
+};
+const lines = require('node:readline').createInterface({ input: process.stdin });
+lines.on('line', (line) => {
+  const { id, cleanup } = JSON.parse(line);
+  if (cleanup) pending.set(id, cleanup); else pending.delete(id);
+});
+lines.on('close', () => {
+  for (const c of pending.values()) {
+    const pid = pidOf(c);
+    try { if (pid) process.kill(pid, c.signal); } catch {}
+    if (c.remove) rmSync(c.remove, { recursive: true, force: true });
+  }
+});
+`;
+
 let watchdog: ChildProcess | undefined;
 let nextId = 0;
 
@@ -30,14 +56,16 @@ let nextId = 0;
  */
 export function guardAgainstOrphans(cleanup: OrphanCleanup): OrphanGuard {
   if (!watchdog) {
-    watchdog = spawn(
-      process.execPath,
-      [fileURLToPath(new URL('./orphan-watchdog.js', import.meta.url))],
-      { detached: true, stdio: ['pipe', 'ignore', 'ignore'] },
-    );
-    // Neither the watchdog nor its pipe keeps this process alive.
+    watchdog = spawn(process.execPath, ['-e', WATCHDOG], {
+      detached: true,
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+    // Neither the watchdog nor its pipe keeps this process alive; a watchdog that died only
+    // takes this guard away, never the process that holds it.
     watchdog.unref();
-    (watchdog.stdin as Socket).unref();
+    const stdin = watchdog.stdin as Socket;
+    stdin.unref();
+    stdin.on('error', () => {});
   }
   const id = nextId++;
   const send = (value: OrphanCleanup | null) =>
