@@ -79,9 +79,10 @@ async function openReplica(
 /** Opens the database, applies migrations, ensures the root key, and listens. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  // It holds the database and secrets: no one else may enter it, even when the operator
-  // created it with a looser mode.
-  await chmod(config.dataDir, 0o700);
+  // It holds secrets: no one else may enter it, even when the operator created it with a looser
+  // mode. The embedded database sets its mode itself, under its lock: a second server refused
+  // on the lock must not take the first one's PostgreSQL out of it.
+  if (config.databaseUrl) await chmod(config.dataDir, 0o700);
   const db = await openDatabase({
     url: config.databaseUrl,
     dataDir: config.dataDir,

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
@@ -75,6 +75,9 @@ async function openEmbedded(
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const release = lockDataDir(join(dataDir, 'db.lock'));
   try {
+    // Closed to everyone, even when the operator created it with a looser mode; as root, the
+    // embedded server's user may then be let through (`letServerReach`).
+    await chmod(dataDir, 0o700);
     refuseLegacyDataDir(dataDir, embeddedPaths(dataDir).cluster);
     const server = await startEmbeddedPostgres(dataDir, log);
     try {

@@ -82,12 +82,22 @@ it('refuses a second server on the same data dir, naming the one that has it', a
   const dataDir = await freshDataDir();
   const first = await spawnServer({ SECADMIN_DATA_DIR: dataDir });
   try {
+    const mode = (await stat(dataDir)).mode;
     const second = launchMain({ SECADMIN_DATA_DIR: dataDir, PORT: '0' });
     await waitFor('the second server to exit', () => second.child.exitCode !== null, 60_000);
     expect(second.child.exitCode).toBe(1);
     expect(second.output()).toContain(`is in use by process ${first.child.pid}`);
+    // The refused one changed nothing: the first one's PostgreSQL still reaches its cluster,
+    // also when it has to be started again.
+    expect((await stat(dataDir)).mode).toBe(mode);
+    const [postmaster] = await postmastersOf(dataDir);
+    process.kill(postmaster as number, 'SIGKILL');
+    await waitFor(
+      'the first server to start its PostgreSQL again',
+      async () => (await fetch(`${first.url}/readyz`)).status === 200,
+      60_000,
+    );
     expect(await postmastersOf(dataDir)).toHaveLength(1);
-    expect((await fetch(`${first.url}/readyz`)).status).toBe(200);
   } finally {
     await first.stop();
   }
