@@ -94,10 +94,16 @@ it('refuses a second server on the same data dir, naming the one that has it', a
     process.kill(postmaster as number, 'SIGKILL');
     await waitFor(
       'the first server to start its PostgreSQL again',
-      async () => (await fetch(`${first.url}/readyz`)).status === 200,
+      async () => {
+        const running = await postmastersOf(dataDir);
+        return (
+          running.length === 1 &&
+          running[0] !== postmaster &&
+          (await fetch(`${first.url}/readyz`)).status === 200
+        );
+      },
       60_000,
     );
-    expect(await postmastersOf(dataDir)).toHaveLength(1);
   } finally {
     await first.stop();
   }

@@ -509,9 +509,12 @@ describe('log streams', () => {
     const { r, release } = await firstBatchInFlight(p, [1, 2, 3, 4].map(byUser));
     expect((await api('DELETE', `/v1/users/${created.body.data.id}`)).status).toBe(204);
     release();
-    await waitFor('the second batch', () => r.messages().length >= 2);
-    expect(eventsOf(r)[1]).toEqual([`${p}.u3`, `${p}.u4`]);
-    expect(r.received[1]?.body.toLowerCase()).not.toContain(email.toLowerCase());
+    // The batch after the held one (a loaded machine may time the held one out and send it again).
+    const second = () =>
+      r.messages().find((m) => m.entries.some((e: Json) => e.event === `${p}.u3`));
+    await waitFor('the second batch', () => second() !== undefined);
+    expect(second().entries.map((e: Json) => e.event)).toEqual([`${p}.u3`, `${p}.u4`]);
+    expect(JSON.stringify(second()).toLowerCase()).not.toContain(email.toLowerCase());
   });
 
   it('signs with both secrets after a rotation, and sends a signed test message', async () => {

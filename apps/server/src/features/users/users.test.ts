@@ -1,3 +1,4 @@
+import { createSecadminClient } from '@secadmin/api-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createKey,
@@ -216,14 +217,19 @@ describe('users', () => {
 
   it('loses nothing under concurrent metadata merges', async () => {
     const user = await createUser(server.client);
-    await Promise.all(
+    // As a client would send them: a 503 while a hundred merges wait for the pool on a loaded
+    // machine is retried under the same Idempotency-Key; every merge must then be acknowledged.
+    const retrying = createSecadminClient({ baseUrl: server.url, apiKey: server.rootKey });
+    const merged = await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
-        server.client.PATCH('/v1/users/{id}', {
+        retrying.PATCH('/v1/users/{id}', {
           params: { path: { id: user.id } },
+          headers: { 'Idempotency-Key': `merge-${user.id}-${i}` },
           body: { metadata: { [`k${i}`]: i } },
         }),
       ),
     );
+    expect(merged.map(({ response }) => response.status)).toEqual(Array(100).fill(200));
     const { data } = await server.client.GET('/v1/users/{id}', {
       params: { path: { id: user.id } },
     });
