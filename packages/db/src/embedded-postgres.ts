@@ -2,16 +2,16 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { chown, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { INITDB_OPTIONS, type OsUser, unprivilegedUser } from '@secadmin/embedded-postgres';
-import pg from 'pg';
 import { embeddedPaths, reachableCluster } from './cluster-place.js';
 import { stopLeftoverPostmaster } from './leftover-postmaster.js';
 import { runnableBinaries } from './runnable-binaries.js';
+import { ScramOnlyClient } from './scram-only-client.js';
 
 const run = promisify(execFile);
 
@@ -209,11 +209,12 @@ async function startServer(
   });
   const deadline = Date.now() + READY_WITHIN_MS;
   for (;;) {
-    const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password });
+    const client = new ScramOnlyClient({ host: '127.0.0.1', port, user: 'postgres', password });
     try {
       await client.connect();
+      const ours = await servesCluster(client, paths.cluster);
       await client.end();
-      return child;
+      if (ours && child.exitCode === null && child.signalCode === null) return child;
     } catch {
       await client.end().catch(() => {});
     }
@@ -229,6 +230,15 @@ async function startServer(
     }
     await sleep(50);
   }
+}
+
+/** Whether the server `client` reached runs `cluster`, not another one on the same port. */
+async function servesCluster(client: ScramOnlyClient, cluster: string): Promise<boolean> {
+  const { rows } = await client.query<{ dir: string }>(
+    "SELECT current_setting('data_directory') AS dir",
+  );
+  const served = await realpath(rows[0]?.dir ?? '').catch(() => undefined);
+  return served === (await realpath(cluster));
 }
 
 async function logTail(path: string): Promise<string> {

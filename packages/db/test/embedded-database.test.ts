@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { chown, mkdir, readdir, readFile, readlink, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import {
   openDatabase,
   removeClusterHome,
 } from '../src/index.js';
+import { ASKS, fakePostgres } from './fake-postgres.js';
 import { freshDataDir } from './test-databases.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -85,16 +86,34 @@ async function serviceProcess(dir: string): Promise<{ child: ChildProcess; outpu
   };
 }
 
-const quietLog = (): EmbeddedPostgresLog & { lines: string[]; infos: object[] } => {
+const quietLog = () => {
   const lines: string[] = [];
   const infos: object[] = [];
+  const details: object[] = [];
+  const logged = new EventEmitter();
+  const note = (detail: object, message: string) => {
+    lines.push(message);
+    details.push(detail);
+    logged.emit('line', message);
+  };
   return {
     lines,
     infos,
-    info: (details) => infos.push(details),
-    warn: (_details, message) => lines.push(message),
-    error: (_details, message) => lines.push(message),
-  };
+    details,
+    info: (detail: object) => infos.push(detail),
+    warn: note,
+    error: note,
+    /** Resolves once a warning or error starting with `start` is logged (from now on). */
+    next: (start: string) =>
+      new Promise<void>((resolve) => {
+        const seen = (message: string) => {
+          if (!message.startsWith(start)) return;
+          logged.off('line', seen);
+          resolve();
+        };
+        logged.on('line', seen);
+      }),
+  } satisfies EmbeddedPostgresLog & Record<string, unknown>;
 };
 
 describe('the embedded PostgreSQL server', () => {
@@ -189,6 +208,33 @@ describe('the embedded PostgreSQL server', () => {
       await db.close();
     }
     expect(await postmastersOf(embeddedPaths(dir).cluster)).toEqual([]);
+  });
+
+  it('gives its password to no one else listening on its port while it is down', async () => {
+    const dir = await dataDir();
+    const log = quietLog();
+    const db = await openDatabase({ dataDir: dir, log });
+    try {
+      const pidFile = await readFile(join(embeddedPaths(dir).cluster, 'postmaster.pid'), 'utf8');
+      const [pid, , , port] = pidFile.split('\n').map(Number);
+      const stopped = log.next('embedded PostgreSQL stopped');
+      process.kill(pid as number, 'SIGKILL');
+      await stopped;
+      const fake = await fakePostgres(ASKS.cleartext, port);
+      try {
+        await log.next('embedded PostgreSQL did not start again');
+        await expect(db.query('SELECT 1')).rejects.toThrow();
+        await expect(db.ping()).rejects.toThrow();
+        expect(fake.connections()).toBeGreaterThanOrEqual(3);
+        expect(fake.received().toString('latin1')).not.toContain('p');
+      } finally {
+        fake.server.close();
+      }
+      await log.next('embedded PostgreSQL started again');
+      expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      await db.close();
+    }
   });
 
   it('refuses a data dir of the PGlite era, naming the command that moves it over', async () => {
