@@ -156,6 +156,27 @@ describe('the embedded PostgreSQL server', () => {
     }
   });
 
+  it("stops no other cluster's postmaster that a stale postmaster.pid names, and starts", async () => {
+    const dir = await dataDir();
+    await (await openDatabase({ dataDir: dir, log: quietLog() })).close();
+    const other = await dataDir();
+    const otherDb = await openDatabase({ dataDir: other, log: quietLog() });
+    try {
+      const otherPid = await postmasterPid(other);
+      await writeFile(join(embeddedPaths(dir).cluster, 'postmaster.pid'), `${otherPid}\n`);
+      const db = await openDatabase({ dataDir: dir, log: quietLog() });
+      try {
+        expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+        expect(await postmastersOf(embeddedPaths(other).cluster)).toEqual([otherPid]);
+        expect(await otherDb.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      await otherDb.close();
+    }
+  });
+
   it('refuses a second service on the same data dir, naming the first', async () => {
     const dir = await dataDir();
     const db = await openDatabase({ dataDir: dir });
