@@ -66,7 +66,13 @@ export async function startEmbeddedPostgres(
   let stopping = false;
   let failures = 0;
   let restartTimer: NodeJS.Timeout | undefined;
-  const stopAtExit = () => child.kill('SIGINT');
+  /** A start again in flight, and the server it spawned: `stop()` stops that one too. */
+  let restarting: Promise<void> | undefined;
+  let spawned: ChildProcess | undefined;
+  const stopAtExit = () => {
+    child.kill('SIGINT');
+    spawned?.kill('SIGINT');
+  };
   process.on('exit', stopAtExit);
 
   const supervise = (server: ChildProcess) =>
@@ -81,10 +87,13 @@ export async function startEmbeddedPostgres(
       const restart = () => {
         restartTimer = undefined;
         if (stopping) return;
-        startServer(binaries.postgres, paths, port, password, user).then(
-          (server) => {
+        const started = startServer(binaries.postgres, paths, port, password, user, (server) => {
+          spawned = server;
+        });
+        restarting = started.then(
+          async (server) => {
             if (stopping) {
-              server.kill('SIGINT');
+              await stopServer(server);
               return;
             }
             child = server;
@@ -93,6 +102,7 @@ export async function startEmbeddedPostgres(
             supervise(server);
           },
           (error: Error) => {
+            if (stopping) return;
             const next = RESTART_BACKOFF_MS[Math.min(failures, RESTART_BACKOFF_MS.length - 1)] ?? 0;
             failures++;
             log.error(
@@ -102,6 +112,9 @@ export async function startEmbeddedPostgres(
             restartTimer = setTimeout(restart, next);
           },
         );
+        restarting.finally(() => {
+          spawned = undefined;
+        });
       };
       restartTimer = setTimeout(restart, delay);
     });
@@ -113,13 +126,18 @@ export async function startEmbeddedPostgres(
       stopping = true;
       clearTimeout(restartTimer);
       process.off('exit', stopAtExit);
-      const server = child;
-      if (server.exitCode !== null || server.signalCode !== null) return;
-      const exited = once(server, 'exit');
-      server.kill('SIGINT');
-      await exited;
+      if (spawned) await stopServer(spawned);
+      await restarting;
+      await stopServer(child);
     },
   };
+}
+
+async function stopServer(server: ChildProcess): Promise<void> {
+  if (server.exitCode !== null || server.signalCode !== null) return;
+  const exited = once(server, 'exit');
+  server.kill('SIGINT');
+  await exited;
 }
 
 /**
@@ -184,6 +202,7 @@ async function startServer(
   port: number,
   password: string,
   user: OsUser | undefined,
+  onSpawn?: (child: ChildProcess) => void,
 ): Promise<ChildProcess> {
   const logFd = openSync(paths.log, 'a', 0o600);
   let child: ChildProcess;
@@ -203,6 +222,7 @@ async function startServer(
   } finally {
     closeSync(logFd);
   }
+  onSpawn?.(child);
   let spawnError: Error | undefined;
   child.on('error', (error) => {
     spawnError = error;

@@ -11,6 +11,7 @@ import {
   LegacyDataDirError,
   openDatabase,
   removeClusterHome,
+  startEmbeddedPostgres,
 } from '../src/index.js';
 import { ASKS, fakePostgres } from './fake-postgres.js';
 import { freshDataDir } from './test-databases.js';
@@ -256,6 +257,22 @@ describe('the embedded PostgreSQL server', () => {
     } finally {
       await db.close();
     }
+  });
+
+  it('stops a server it is starting again when stopped meanwhile', async () => {
+    const dir = await dataDir();
+    const cluster = embeddedPaths(dir).cluster;
+    const log = quietLog();
+    const server = await startEmbeddedPostgres(dir, log);
+    // The server started again never lets the readiness check in: its start stays in flight.
+    const hba = join(cluster, 'pg_hba.conf');
+    await writeFile(hba, `host all all 127.0.0.1/32 reject\n${await readFile(hba, 'utf8')}`);
+    const stopped = log.next('embedded PostgreSQL stopped');
+    process.kill(await postmasterPid(dir), 'SIGKILL');
+    await stopped;
+    while ((await postmastersOf(cluster)).length === 0);
+    await server.stop();
+    expect(await postmastersOf(cluster)).toEqual([]);
   });
 
   it('refuses a data dir of the PGlite era, naming the command that moves it over', async () => {
