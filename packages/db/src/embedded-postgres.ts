@@ -1,19 +1,15 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, existsSync, openSync } from 'node:fs';
-import { chown, mkdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
+import { closeSync, openSync } from 'node:fs';
+import { readFile, realpath } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
-import { INITDB_OPTIONS, type OsUser, unprivilegedUser } from '@secadmin/embedded-postgres';
+import { type OsUser, unprivilegedUser } from '@secadmin/embedded-postgres';
+import { ensureCluster } from './cluster-creation.js';
 import { embeddedPaths, reachableCluster } from './cluster-place.js';
 import { stopLeftoverPostmaster } from './leftover-postmaster.js';
 import { runnableBinaries } from './runnable-binaries.js';
 import { ScramOnlyClient } from './scram-only-client.js';
-
-const run = promisify(execFile);
 
 /** What the embedded server reports while it runs: a pino logger fits. */
 export interface EmbeddedPostgresLog {
@@ -49,8 +45,7 @@ export async function startEmbeddedPostgres(
   const paths = { ...embeddedPaths(dataDir), cluster: await reachableCluster(dataDir) };
   const binaries = await runnableBinaries(user);
   await stopLeftoverPostmaster(paths.cluster);
-  if (!existsSync(join(paths.cluster, 'PG_VERSION')))
-    await createCluster(paths.cluster, paths.password, binaries.initdb, user);
+  await ensureCluster(paths, binaries.initdb, user);
   log.info({ cluster: paths.cluster }, 'starting the embedded PostgreSQL');
   const password = (await readFile(paths.password, 'utf8')).trim();
 
@@ -138,47 +133,6 @@ async function stopServer(server: ChildProcess): Promise<void> {
   const exited = once(server, 'exit');
   server.kill('SIGINT');
   await exited;
-}
-
-/**
- * initdb into a directory of its own, renamed into place once complete: a start killed halfway
- * leaves no cluster that looks whole. The password is random, kept 0600 in the data dir; initdb
- * reads it from a file beside the cluster, there only while it runs.
- */
-async function createCluster(
-  cluster: string,
-  passwordFile: string,
-  initdb: string,
-  user: OsUser | undefined,
-): Promise<void> {
-  const building = `${cluster}.initdb`;
-  const pwfile = `${cluster}.initdb-password`;
-  await rm(building, { recursive: true, force: true });
-  await rm(cluster, { recursive: true, force: true });
-  await mkdir(building, { mode: 0o700 });
-  const password = randomBytes(24).toString('base64url');
-  await rm(pwfile, { force: true });
-  await writeFile(pwfile, password, { mode: 0o600 });
-  try {
-    if (user) {
-      await chown(building, user.uid, user.gid);
-      await chown(pwfile, user.uid, user.gid);
-    }
-    await run(
-      initdb,
-      ['-D', building, ...INITDB_OPTIONS, '--auth=scram-sha-256', `--pwfile=${pwfile}`],
-      user ? { uid: user.uid, gid: user.gid } : {},
-    );
-  } catch (error) {
-    throw new Error(`initdb failed: ${(error as { stderr?: string }).stderr ?? error}`, {
-      cause: error,
-    });
-  } finally {
-    await rm(pwfile, { force: true });
-  }
-  await rm(passwordFile, { force: true });
-  await writeFile(passwordFile, password, { mode: 0o600 });
-  await rename(building, cluster);
 }
 
 /** A TCP port on 127.0.0.1 that nothing listens on right now, picked by the OS. */
