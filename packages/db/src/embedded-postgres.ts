@@ -101,7 +101,7 @@ export async function startEmbeddedPostgres(
             const next = RESTART_BACKOFF_MS[Math.min(failures, RESTART_BACKOFF_MS.length - 1)] ?? 0;
             failures++;
             log.error(
-              { reason: error.message.slice(0, 500), retryInMs: next },
+              { reason: endOf(error.message, 1_000), retryInMs: next },
               'embedded PostgreSQL did not start again; retrying',
             );
             restartTimer = setTimeout(restart, next);
@@ -213,6 +213,13 @@ async function servesCluster(client: ScramOnlyClient, cluster: string): Promise<
   );
   const served = await realpath(rows[0]?.dir ?? '').catch(() => undefined);
   return served === (await realpath(cluster));
+}
+
+/** The end of `text`, where a failure's cause is: its last whole lines within `max` characters. */
+function endOf(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = text.slice(-max);
+  return end.slice(end.indexOf('\n') + 1);
 }
 
 async function logTail(path: string): Promise<string> {

@@ -245,6 +245,10 @@ describe('the embedded PostgreSQL server', () => {
       const fake = await fakePostgres(ASKS.cleartext, port);
       try {
         await log.next('embedded PostgreSQL did not start again');
+        // The reason logged is the end of PostgreSQL's log, where it says why.
+        expect(log.details.at(-1)).toMatchObject({
+          reason: expect.stringContaining('could not create any TCP/IP sockets'),
+        });
         await expect(db.query('SELECT 1')).rejects.toThrow();
         await expect(db.ping()).rejects.toThrow();
         expect(fake.connections()).toBeGreaterThanOrEqual(3);
