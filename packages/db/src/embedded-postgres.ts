@@ -4,9 +4,9 @@ import { closeSync, openSync } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type OsUser, unprivilegedUser } from '@secadmin/embedded-postgres';
+import type { OsUser } from '@secadmin/embedded-postgres';
 import { ensureCluster } from './cluster-creation.js';
-import { embeddedPaths, reachableCluster } from './cluster-place.js';
+import { clusterUser, embeddedPaths, reachableCluster } from './cluster-place.js';
 import { stopLeftoverPostmaster } from './leftover-postmaster.js';
 import { runnableBinaries } from './runnable-binaries.js';
 import { ScramOnlyClient } from './scram-only-client.js';
@@ -41,8 +41,8 @@ export async function startEmbeddedPostgres(
   dataDir: string,
   log: EmbeddedPostgresLog,
 ): Promise<EmbeddedPostgres> {
-  const user = unprivilegedUser();
-  const paths = { ...embeddedPaths(dataDir), cluster: await reachableCluster(dataDir) };
+  const user = await clusterUser(dataDir, (message) => log.warn({}, message));
+  const paths = { ...embeddedPaths(dataDir), cluster: await reachableCluster(dataDir, user) };
   const binaries = await runnableBinaries(user);
   await stopLeftoverPostmaster(paths.cluster);
   await ensureCluster(paths, binaries.initdb, user);

@@ -310,10 +310,10 @@ describe.skipIf(process.getuid?.() !== 0)(
         expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
         expect(await readlink(embeddedPaths(dir).cluster)).toBe(join(home, 'postgres'));
         expect(log.infos).toEqual([{ cluster: join(home, 'postgres') }]);
-        const postgres = Number(execFileSync('id', ['-u', 'postgres']));
+        const owner = Number(execFileSync('id', ['-u', 'secadmin-postgres']));
         expect((await stat(home)).uid).toBe(0);
         expect((await stat(home)).mode & 0o777).toBe(0o710);
-        expect((await stat(join(home, 'postgres'))).uid).toBe(postgres);
+        expect((await stat(join(home, 'postgres'))).uid).toBe(owner);
         expect((await stat(join(home, 'postgres'))).mode & 0o777).toBe(0o700);
         expect(await readdir(home)).toEqual(['postgres']);
       } finally {
@@ -321,6 +321,27 @@ describe.skipIf(process.getuid?.() !== 0)(
       }
       expect((await stat(join(dir, '..'))).mode & 0o777).toBe(0o700);
       expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    });
+
+    it('runs a new cluster as a user of its own, and one made before as its owner', async () => {
+      const dir = await dataDir();
+      const cluster = embeddedPaths(dir).cluster;
+      await (await openDatabase({ dataDir: dir, log: quietLog() })).close();
+      expect((await stat(cluster)).uid).toBe(
+        Number(execFileSync('id', ['-u', 'secadmin-postgres'])),
+      );
+      execFileSync('chown', ['-R', 'postgres:postgres', cluster]);
+      const db = await openDatabase({ dataDir: dir, log: quietLog() });
+      try {
+        const [postmaster] = await postmastersOf(cluster);
+        const status = await readFile(`/proc/${postmaster}/status`, 'utf8');
+        expect(/^Uid:\s+(\d+)/m.exec(status)?.[1]).toBe(
+          execFileSync('id', ['-u', 'postgres']).toString().trim(),
+        );
+        expect((await stat(dir)).gid).toBe(Number(execFileSync('id', ['-g', 'postgres'])));
+      } finally {
+        await db.close();
+      }
     });
 
     it('refuses a home another user could have changed', async () => {
