@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
-import { chmod, chown, lstat, readlink, rename, rm, symlink } from 'node:fs/promises';
+import { chmod, chown, lstat, readlink, rename, rm, stat, symlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { type OsUser, unprivilegedUser } from '@secadmin/embedded-postgres';
+import { dedicatedUser, type OsUser, osUser } from '@secadmin/embedded-postgres';
 import {
   checkClusterHome,
   clusterHomeOf,
@@ -30,12 +30,28 @@ const canTraverse = (dir: string, user: OsUser) =>
   );
 
 /**
+ * As root, the user the data dir's cluster runs as: its owner once made, else a user of its own
+ * (`warn` says why when it is the shared one instead). Undefined when not root.
+ */
+export async function clusterUser(
+  dataDir: string,
+  warn: (message: string) => void = () => {},
+): Promise<OsUser | undefined> {
+  if (process.getuid?.() !== 0) return undefined;
+  const made = await stat(embeddedPaths(dataDir).cluster).catch(() => undefined);
+  if (!made) return dedicatedUser(warn);
+  const owner = osUser(String(made.uid));
+  if (!owner)
+    throw new Error(`the owner (uid ${made.uid}) of the cluster of ${dataDir} is no user`);
+  return owner;
+}
+
+/**
  * As root, PostgreSQL runs as another user: if that user may traverse the directories above the
  * data dir, the data dir becomes traversable (not readable) by its group, and true is returned;
  * the data dir's other files stay 0600. Without a user switch, true.
  */
-export async function letServerReach(dataDir: string): Promise<boolean> {
-  const user = unprivilegedUser();
+export async function letServerReach(dataDir: string, user: OsUser | undefined): Promise<boolean> {
   if (!user) return true;
   if (!(await canTraverse(dirname(dataDir), user))) return false;
   await chown(dataDir, process.getuid?.() ?? 0, user.gid);
@@ -55,13 +71,12 @@ const unreachable = (dataDir: string, user: OsUser, reason: string) =>
  * /var/lib/secadmin, which `<data dir>/postgres` links to. No directory above the data dir is
  * opened to that user. A cluster already made is found where it is.
  */
-export async function reachableCluster(dataDir: string): Promise<string> {
+export async function reachableCluster(dataDir: string, user: OsUser | undefined): Promise<string> {
   const { cluster } = embeddedPaths(dataDir);
-  const user = unprivilegedUser();
   if (!user) return cluster;
   const entry = await lstat(cluster).catch(() => undefined);
   if (entry?.isSymbolicLink()) return linkedCluster(dataDir);
-  if (await letServerReach(dataDir)) return cluster;
+  if (await letServerReach(dataDir, user)) return cluster;
   if (entry) throw unreachable(dataDir, user, `its cluster is in ${cluster}`);
   const home = await makeClusterHome(dataDir, user).catch((error: Error) => {
     throw unreachable(dataDir, user, error.message);

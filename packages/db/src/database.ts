@@ -9,6 +9,7 @@ import { type EmbeddedPostgresLog, startEmbeddedPostgres } from './embedded-post
 import { type Prisma, PrismaClient } from './generated/prisma/client.js';
 import { refuseLegacyDataDir } from './legacy-data-dir.js';
 import { applyMigrations, loadMigrations, type MigrationSession } from './migrations.js';
+import { ScramOnlyClient } from './scram-only-client.js';
 
 /** One parameterized statement, straight to the driver: for the hot read paths. */
 export type SqlQuery = <T>(text: string, params?: unknown[]) => Promise<T[]>;
@@ -53,7 +54,7 @@ export interface OpenDatabaseOptions {
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   return options.url
-    ? openPostgres(options.url, options.poolSize ?? 10, options.applicationName)
+    ? openPostgres(options.url, options.poolSize ?? 10, options.applicationName, pg.Client)
     : openEmbedded(options.dataDir, options.poolSize ?? 10, options.log ?? stderrLog);
 }
 
@@ -81,7 +82,7 @@ async function openEmbedded(
     refuseLegacyDataDir(dataDir, embeddedPaths(dataDir).cluster);
     const server = await startEmbeddedPostgres(dataDir, log);
     try {
-      const db = await openPostgres(server.url, poolSize, undefined);
+      const db = await openPostgres(server.url, poolSize, undefined, ScramOnlyClient);
       return {
         ...db,
         close: async () => {
@@ -104,10 +105,12 @@ async function openPostgres(
   url: string,
   poolSize: number,
   applicationName: string | undefined,
+  Client: typeof pg.Client,
 ): Promise<Database> {
   // A server that accepts TCP but never answers must not hold a request for long.
   const pool = new pg.Pool({
     connectionString: url,
+    Client,
     max: poolSize,
     connectionTimeoutMillis: 5_000,
     ...(applicationName ? { application_name: applicationName } : {}),
@@ -119,6 +122,7 @@ async function openPostgres(
   // pool's, which a burst of slow reads may hold for seconds.
   const pingPool = new pg.Pool({
     connectionString: url,
+    Client,
     max: 1,
     connectionTimeoutMillis: 5_000,
     query_timeout: 5_000,

@@ -1,19 +1,15 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, existsSync, openSync } from 'node:fs';
-import { chown, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { closeSync, openSync } from 'node:fs';
+import { readFile, realpath } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
-import { INITDB_OPTIONS, type OsUser, unprivilegedUser } from '@secadmin/embedded-postgres';
-import pg from 'pg';
-import { embeddedPaths, reachableCluster } from './cluster-place.js';
+import type { OsUser } from '@secadmin/embedded-postgres';
+import { ensureCluster } from './cluster-creation.js';
+import { clusterUser, embeddedPaths, reachableCluster } from './cluster-place.js';
 import { stopLeftoverPostmaster } from './leftover-postmaster.js';
 import { runnableBinaries } from './runnable-binaries.js';
-
-const run = promisify(execFile);
+import { ScramOnlyClient } from './scram-only-client.js';
 
 /** What the embedded server reports while it runs: a pino logger fits. */
 export interface EmbeddedPostgresLog {
@@ -45,12 +41,11 @@ export async function startEmbeddedPostgres(
   dataDir: string,
   log: EmbeddedPostgresLog,
 ): Promise<EmbeddedPostgres> {
-  const user = unprivilegedUser();
-  const paths = { ...embeddedPaths(dataDir), cluster: await reachableCluster(dataDir) };
+  const user = await clusterUser(dataDir, (message) => log.warn({}, message));
+  const paths = { ...embeddedPaths(dataDir), cluster: await reachableCluster(dataDir, user) };
   const binaries = await runnableBinaries(user);
   await stopLeftoverPostmaster(paths.cluster);
-  if (!existsSync(join(paths.cluster, 'PG_VERSION')))
-    await createCluster(paths.cluster, paths.password, binaries.initdb, user);
+  await ensureCluster(paths, binaries.initdb, user);
   log.info({ cluster: paths.cluster }, 'starting the embedded PostgreSQL');
   const password = (await readFile(paths.password, 'utf8')).trim();
 
@@ -66,7 +61,13 @@ export async function startEmbeddedPostgres(
   let stopping = false;
   let failures = 0;
   let restartTimer: NodeJS.Timeout | undefined;
-  const stopAtExit = () => child.kill('SIGINT');
+  /** A start again in flight, and the server it spawned: `stop()` stops that one too. */
+  let restarting: Promise<void> | undefined;
+  let spawned: ChildProcess | undefined;
+  const stopAtExit = () => {
+    child.kill('SIGINT');
+    spawned?.kill('SIGINT');
+  };
   process.on('exit', stopAtExit);
 
   const supervise = (server: ChildProcess) =>
@@ -81,10 +82,13 @@ export async function startEmbeddedPostgres(
       const restart = () => {
         restartTimer = undefined;
         if (stopping) return;
-        startServer(binaries.postgres, paths, port, password, user).then(
-          (server) => {
+        const started = startServer(binaries.postgres, paths, port, password, user, (server) => {
+          spawned = server;
+        });
+        restarting = started.then(
+          async (server) => {
             if (stopping) {
-              server.kill('SIGINT');
+              await stopServer(server);
               return;
             }
             child = server;
@@ -93,15 +97,19 @@ export async function startEmbeddedPostgres(
             supervise(server);
           },
           (error: Error) => {
+            if (stopping) return;
             const next = RESTART_BACKOFF_MS[Math.min(failures, RESTART_BACKOFF_MS.length - 1)] ?? 0;
             failures++;
             log.error(
-              { reason: error.message.slice(0, 500), retryInMs: next },
+              { reason: endOf(error.message, 1_000), retryInMs: next },
               'embedded PostgreSQL did not start again; retrying',
             );
             restartTimer = setTimeout(restart, next);
           },
         );
+        restarting.finally(() => {
+          spawned = undefined;
+        });
       };
       restartTimer = setTimeout(restart, delay);
     });
@@ -113,54 +121,18 @@ export async function startEmbeddedPostgres(
       stopping = true;
       clearTimeout(restartTimer);
       process.off('exit', stopAtExit);
-      const server = child;
-      if (server.exitCode !== null || server.signalCode !== null) return;
-      const exited = once(server, 'exit');
-      server.kill('SIGINT');
-      await exited;
+      if (spawned) await stopServer(spawned);
+      await restarting;
+      await stopServer(child);
     },
   };
 }
 
-/**
- * initdb into a directory of its own, renamed into place once complete: a start killed halfway
- * leaves no cluster that looks whole. The password is random, kept 0600 in the data dir; initdb
- * reads it from a file beside the cluster, there only while it runs.
- */
-async function createCluster(
-  cluster: string,
-  passwordFile: string,
-  initdb: string,
-  user: OsUser | undefined,
-): Promise<void> {
-  const building = `${cluster}.initdb`;
-  const pwfile = `${cluster}.initdb-password`;
-  await rm(building, { recursive: true, force: true });
-  await rm(cluster, { recursive: true, force: true });
-  await mkdir(building, { mode: 0o700 });
-  const password = randomBytes(24).toString('base64url');
-  await rm(pwfile, { force: true });
-  await writeFile(pwfile, password, { mode: 0o600 });
-  try {
-    if (user) {
-      await chown(building, user.uid, user.gid);
-      await chown(pwfile, user.uid, user.gid);
-    }
-    await run(
-      initdb,
-      ['-D', building, ...INITDB_OPTIONS, '--auth=scram-sha-256', `--pwfile=${pwfile}`],
-      user ? { uid: user.uid, gid: user.gid } : {},
-    );
-  } catch (error) {
-    throw new Error(`initdb failed: ${(error as { stderr?: string }).stderr ?? error}`, {
-      cause: error,
-    });
-  } finally {
-    await rm(pwfile, { force: true });
-  }
-  await rm(passwordFile, { force: true });
-  await writeFile(passwordFile, password, { mode: 0o600 });
-  await rename(building, cluster);
+async function stopServer(server: ChildProcess): Promise<void> {
+  if (server.exitCode !== null || server.signalCode !== null) return;
+  const exited = once(server, 'exit');
+  server.kill('SIGINT');
+  await exited;
 }
 
 /** A TCP port on 127.0.0.1 that nothing listens on right now, picked by the OS. */
@@ -184,6 +156,7 @@ async function startServer(
   port: number,
   password: string,
   user: OsUser | undefined,
+  onSpawn?: (child: ChildProcess) => void,
 ): Promise<ChildProcess> {
   const logFd = openSync(paths.log, 'a', 0o600);
   let child: ChildProcess;
@@ -203,17 +176,19 @@ async function startServer(
   } finally {
     closeSync(logFd);
   }
+  onSpawn?.(child);
   let spawnError: Error | undefined;
   child.on('error', (error) => {
     spawnError = error;
   });
   const deadline = Date.now() + READY_WITHIN_MS;
   for (;;) {
-    const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password });
+    const client = new ScramOnlyClient({ host: '127.0.0.1', port, user: 'postgres', password });
     try {
       await client.connect();
+      const ours = await servesCluster(client, paths.cluster);
       await client.end();
-      return child;
+      if (ours && child.exitCode === null && child.signalCode === null) return child;
     } catch {
       await client.end().catch(() => {});
     }
@@ -229,6 +204,22 @@ async function startServer(
     }
     await sleep(50);
   }
+}
+
+/** Whether the server `client` reached runs `cluster`, not another one on the same port. */
+async function servesCluster(client: ScramOnlyClient, cluster: string): Promise<boolean> {
+  const { rows } = await client.query<{ dir: string }>(
+    "SELECT current_setting('data_directory') AS dir",
+  );
+  const served = await realpath(rows[0]?.dir ?? '').catch(() => undefined);
+  return served === (await realpath(cluster));
+}
+
+/** The end of `text`, where a failure's cause is: its last whole lines within `max` characters. */
+function endOf(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = text.slice(-max);
+  return end.slice(end.indexOf('\n') + 1);
 }
 
 async function logTail(path: string): Promise<string> {

@@ -1,5 +1,6 @@
 export { clusterHomeOf, REACHABLE_ROOT } from './cluster-home.js';
 export {
+  clusterUser,
   embeddedPaths,
   letServerReach,
   moveCluster,

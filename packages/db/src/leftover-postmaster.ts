@@ -1,5 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { readFile, readlink, realpath, rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Fast shutdown's bound before an immediate one: a hang guard, generous for a checkpoint. */
@@ -23,23 +24,38 @@ async function exitOf(pid: number, withinMs: number): Promise<boolean> {
   return true;
 }
 
-/** Whether `pid` runs postgres: after a reboot, a stale pid file may name another process. */
-async function isPostgres(pid: number): Promise<boolean> {
-  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => undefined);
+/**
+ * Whether `pid` is the postmaster of `cluster`: a postgres program whose working directory is
+ * that cluster (the postmaster changes into its data dir). A pid reused since (after a reboot)
+ * or a planted pid file may name another process, another cluster's postmaster included.
+ */
+async function isPostmasterOf(pid: number, cluster: string): Promise<boolean> {
   // Without /proc (macOS), the pid file is trusted as PostgreSQL itself trusts it.
-  return cmdline === undefined || cmdline.includes('postgres');
+  if (!existsSync('/proc/self/cwd')) return true;
+  const [cwd, program, dir] = await Promise.all([
+    readlink(`/proc/${pid}/cwd`).catch(() => undefined),
+    readlink(`/proc/${pid}/exe`).catch(() => undefined),
+    realpath(cluster),
+  ]);
+  return cwd === dir && program !== undefined && basename(program) === 'postgres';
 }
 
 /**
  * The postmaster of `cluster` that a killed service left running (its pid is the first line of
- * `postmaster.pid`), stopped with a fast shutdown, or an immediate one if that hangs. Called with
- * the data dir's lock held, so no running service owns it. PostgreSQL itself refuses a second
- * postmaster on one cluster; this makes the next start succeed instead of failing on that.
+ * `postmaster.pid`), stopped with a fast shutdown, or an immediate one if that hangs; a pid file
+ * naming a live process that is not it is stale, and removed. Called with the data dir's lock
+ * held, so no running service owns it. PostgreSQL itself refuses a second postmaster on one
+ * cluster; this makes the next start succeed instead of failing on that.
  */
 export async function stopLeftoverPostmaster(cluster: string): Promise<void> {
   const pidFile = await readFile(join(cluster, 'postmaster.pid'), 'utf8').catch(() => undefined);
   const pid = Number.parseInt(pidFile?.split('\n')[0] ?? '', 10);
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid) || !(await isPostgres(pid))) return;
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  if (!(await isPostmasterOf(pid, cluster))) {
+    // PostgreSQL would refuse to start while the pid it names runs.
+    await rm(join(cluster, 'postmaster.pid'));
+    return;
+  }
   process.kill(pid, 'SIGINT');
   if (await exitOf(pid, FAST_SHUTDOWN_MS)) return;
   process.kill(pid, 'SIGQUIT');

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { chown, mkdir, readdir, readFile, readlink, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,7 +11,9 @@ import {
   LegacyDataDirError,
   openDatabase,
   removeClusterHome,
+  startEmbeddedPostgres,
 } from '../src/index.js';
+import { ASKS, fakePostgres } from './fake-postgres.js';
 import { freshDataDir } from './test-databases.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -85,16 +87,34 @@ async function serviceProcess(dir: string): Promise<{ child: ChildProcess; outpu
   };
 }
 
-const quietLog = (): EmbeddedPostgresLog & { lines: string[]; infos: object[] } => {
+const quietLog = () => {
   const lines: string[] = [];
   const infos: object[] = [];
+  const details: object[] = [];
+  const logged = new EventEmitter();
+  const note = (detail: object, message: string) => {
+    lines.push(message);
+    details.push(detail);
+    logged.emit('line', message);
+  };
   return {
     lines,
     infos,
-    info: (details) => infos.push(details),
-    warn: (_details, message) => lines.push(message),
-    error: (_details, message) => lines.push(message),
-  };
+    details,
+    info: (detail: object) => infos.push(detail),
+    warn: note,
+    error: note,
+    /** Resolves once a warning or error starting with `start` is logged (from now on). */
+    next: (start: string) =>
+      new Promise<void>((resolve) => {
+        const seen = (message: string) => {
+          if (!message.startsWith(start)) return;
+          logged.off('line', seen);
+          resolve();
+        };
+        logged.on('line', seen);
+      }),
+  } satisfies EmbeddedPostgresLog & Record<string, unknown>;
 };
 
 describe('the embedded PostgreSQL server', () => {
@@ -134,6 +154,27 @@ describe('the embedded PostgreSQL server', () => {
       expect(running).not.toContain(left);
     } finally {
       await db.close();
+    }
+  });
+
+  it("stops no other cluster's postmaster that a stale postmaster.pid names, and starts", async () => {
+    const dir = await dataDir();
+    await (await openDatabase({ dataDir: dir, log: quietLog() })).close();
+    const other = await dataDir();
+    const otherDb = await openDatabase({ dataDir: other, log: quietLog() });
+    try {
+      const otherPid = await postmasterPid(other);
+      await writeFile(join(embeddedPaths(dir).cluster, 'postmaster.pid'), `${otherPid}\n`);
+      const db = await openDatabase({ dataDir: dir, log: quietLog() });
+      try {
+        expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+        expect(await postmastersOf(embeddedPaths(other).cluster)).toEqual([otherPid]);
+        expect(await otherDb.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      await otherDb.close();
     }
   });
 
@@ -191,6 +232,53 @@ describe('the embedded PostgreSQL server', () => {
     expect(await postmastersOf(embeddedPaths(dir).cluster)).toEqual([]);
   });
 
+  it('gives its password to no one else listening on its port while it is down', async () => {
+    const dir = await dataDir();
+    const log = quietLog();
+    const db = await openDatabase({ dataDir: dir, log });
+    try {
+      const pidFile = await readFile(join(embeddedPaths(dir).cluster, 'postmaster.pid'), 'utf8');
+      const [pid, , , port] = pidFile.split('\n').map(Number);
+      const stopped = log.next('embedded PostgreSQL stopped');
+      process.kill(pid as number, 'SIGKILL');
+      await stopped;
+      const fake = await fakePostgres(ASKS.cleartext, port);
+      try {
+        await log.next('embedded PostgreSQL did not start again');
+        // The reason logged is the end of PostgreSQL's log, where it says why.
+        expect(log.details.at(-1)).toMatchObject({
+          reason: expect.stringContaining('could not create any TCP/IP sockets'),
+        });
+        await expect(db.query('SELECT 1')).rejects.toThrow();
+        await expect(db.ping()).rejects.toThrow();
+        expect(fake.connections()).toBeGreaterThanOrEqual(3);
+        expect(fake.received().toString('latin1')).not.toContain('p');
+      } finally {
+        fake.server.close();
+      }
+      await log.next('embedded PostgreSQL started again');
+      expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('stops a server it is starting again when stopped meanwhile', async () => {
+    const dir = await dataDir();
+    const cluster = embeddedPaths(dir).cluster;
+    const log = quietLog();
+    const server = await startEmbeddedPostgres(dir, log);
+    // The server started again never lets the readiness check in: its start stays in flight.
+    const hba = join(cluster, 'pg_hba.conf');
+    await writeFile(hba, `host all all 127.0.0.1/32 reject\n${await readFile(hba, 'utf8')}`);
+    const stopped = log.next('embedded PostgreSQL stopped');
+    process.kill(await postmasterPid(dir), 'SIGKILL');
+    await stopped;
+    while ((await postmastersOf(cluster)).length === 0);
+    await server.stop();
+    expect(await postmastersOf(cluster)).toEqual([]);
+  });
+
   it('refuses a data dir of the PGlite era, naming the command that moves it over', async () => {
     const dir = await dataDir();
     await mkdir(join(dir, 'db'));
@@ -222,10 +310,10 @@ describe.skipIf(process.getuid?.() !== 0)(
         expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
         expect(await readlink(embeddedPaths(dir).cluster)).toBe(join(home, 'postgres'));
         expect(log.infos).toEqual([{ cluster: join(home, 'postgres') }]);
-        const postgres = Number(execFileSync('id', ['-u', 'postgres']));
+        const owner = Number(execFileSync('id', ['-u', 'secadmin-postgres']));
         expect((await stat(home)).uid).toBe(0);
         expect((await stat(home)).mode & 0o777).toBe(0o710);
-        expect((await stat(join(home, 'postgres'))).uid).toBe(postgres);
+        expect((await stat(join(home, 'postgres'))).uid).toBe(owner);
         expect((await stat(join(home, 'postgres'))).mode & 0o777).toBe(0o700);
         expect(await readdir(home)).toEqual(['postgres']);
       } finally {
@@ -233,6 +321,27 @@ describe.skipIf(process.getuid?.() !== 0)(
       }
       expect((await stat(join(dir, '..'))).mode & 0o777).toBe(0o700);
       expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    });
+
+    it('runs a new cluster as a user of its own, and one made before as its owner', async () => {
+      const dir = await dataDir();
+      const cluster = embeddedPaths(dir).cluster;
+      await (await openDatabase({ dataDir: dir, log: quietLog() })).close();
+      expect((await stat(cluster)).uid).toBe(
+        Number(execFileSync('id', ['-u', 'secadmin-postgres'])),
+      );
+      execFileSync('chown', ['-R', 'postgres:postgres', cluster]);
+      const db = await openDatabase({ dataDir: dir, log: quietLog() });
+      try {
+        const [postmaster] = await postmastersOf(cluster);
+        const status = await readFile(`/proc/${postmaster}/status`, 'utf8');
+        expect(/^Uid:\s+(\d+)/m.exec(status)?.[1]).toBe(
+          execFileSync('id', ['-u', 'postgres']).toString().trim(),
+        );
+        expect((await stat(dir)).gid).toBe(Number(execFileSync('id', ['-g', 'postgres'])));
+      } finally {
+        await db.close();
+      }
     });
 
     it('refuses a home another user could have changed', async () => {

@@ -5,7 +5,13 @@ export {
   embeddedBinaries,
   type PostgresBinaries,
 } from './binaries.js';
-export { type OsUser, unprivilegedUser } from './unprivileged-user.js';
+export {
+  DEDICATED_USER,
+  dedicatedUser,
+  type OsUser,
+  osUser,
+  unprivilegedUser,
+} from './unprivileged-user.js';
 
 /** What every cluster made from these binaries is created with, whoever creates it. */
 export const INITDB_OPTIONS = ['-U', 'postgres', '--encoding=UTF8', '--locale=C'];

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import {
   applyMigrations,
+  clusterUser,
   type EmbeddedPostgresLog,
   embeddedPaths,
   legacyCluster,
@@ -72,7 +73,7 @@ export async function migrateFromPglite(
     await rm(staging, { recursive: true, force: true });
     await mkdir(staging, { mode: 0o700 });
     // The staging cluster goes where the data dir's will: in it if PostgreSQL's user reaches it.
-    await letServerReach(dataDir);
+    await letServerReach(dataDir, await clusterUser(dataDir));
     const pglite = await PGlite.create(source);
     const server = await startEmbeddedPostgres(staging, {
       ...log,
