@@ -2,7 +2,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -127,6 +127,9 @@ async function startServer(): Promise<typeof server> {
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'secadmin-consumer-'));
+  // As root, the embedded PostgreSQL's user must pass through it to keep the server's cluster in
+  // its data dir, removed with it (else the cluster would live under /var/lib/secadmin).
+  await chmod(work, 0o711);
   // The server's start (a fresh embedded database) overlaps packing and installing.
   const starting = startServer();
   starting.catch(() => {});

@@ -49,7 +49,7 @@ it('closes the data dir to everyone but its user (and, as root, the database ser
     if (process.getuid?.() === 0) {
       expect(mode & 0o777).toBe(0o710);
       // The group is the one the embedded PostgreSQL runs as.
-      expect(gid).toBe(Number(execFileSync('id', ['-g', 'postgres']).toString()));
+      expect(gid).toBe(Number(execFileSync('id', ['-g', 'secadmin-postgres']).toString()));
     } else expect(mode & 0o777).toBe(0o700);
     const open: string[] = [];
     for await (const path of walk(dataDir))
