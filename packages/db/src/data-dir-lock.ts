@@ -1,16 +1,8 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { isAlive } from './process-alive.js';
 
 export class DataDirLockedError extends Error {
   override readonly name = 'DataDirLockedError';
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**

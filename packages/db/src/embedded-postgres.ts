@@ -2,9 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, openSync } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
-import { type AddressInfo, createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { OsUser } from '@secadmin/embedded-postgres';
+import { freePort, type OsUser } from '@secadmin/embedded-postgres';
 import { ensureCluster } from './cluster-creation.js';
 import { clusterUser, embeddedPaths, reachableCluster } from './cluster-place.js';
 import { stopLeftoverPostmaster } from './leftover-postmaster.js';
@@ -133,16 +132,6 @@ async function stopServer(server: ChildProcess): Promise<void> {
   const exited = once(server, 'exit');
   server.kill('SIGINT');
   await exited;
-}
-
-/** A TCP port on 127.0.0.1 that nothing listens on right now, picked by the OS. */
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 /**

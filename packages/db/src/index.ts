@@ -20,6 +20,7 @@ export {
   startEmbeddedPostgres,
 } from './embedded-postgres.js';
 export * from './generated/prisma/client.js';
+export { stopLeftoverPostmaster } from './leftover-postmaster.js';
 export {
   LegacyDataDirError,
   legacyCluster,

@@ -2,18 +2,10 @@ import { existsSync } from 'node:fs';
 import { readFile, readlink, realpath, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isAlive } from './process-alive.js';
 
 /** Fast shutdown's bound before an immediate one: a hang guard, generous for a checkpoint. */
 const FAST_SHUTDOWN_MS = 60_000;
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 async function exitOf(pid: number, withinMs: number): Promise<boolean> {
   const deadline = Date.now() + withinMs;

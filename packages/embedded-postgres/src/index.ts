@@ -5,6 +5,7 @@ export {
   embeddedBinaries,
   type PostgresBinaries,
 } from './binaries.js';
+export { freePort } from './free-port.js';
 export {
   DEDICATED_USER,
   dedicatedUser,

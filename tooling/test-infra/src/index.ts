@@ -1,4 +1,4 @@
-export { freePort } from './free-port.js';
+export { freePort } from '@secadmin/embedded-postgres';
 export { useMemoryTmpdir } from './memory-tmpdir.js';
 export {
   type ReplicatedPostgres,

@@ -7,13 +7,13 @@ import { promisify } from 'node:util';
 import {
   copyBinaries,
   embeddedBinaries,
+  freePort,
   INITDB_OPTIONS,
   type PostgresBinaries,
   unprivilegedUser,
 } from '@secadmin/embedded-postgres';
 import pg from 'pg';
 import { atExit } from './at-exit.js';
-import { freePort } from './free-port.js';
 import { guardAgainstOrphans } from './orphans.js';
 import { NotInstalledError, type OwnedServer, type RunServer } from './servers.js';
 

@@ -6,8 +6,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '@secadmin/embedded-postgres';
 import { atExit } from './at-exit.js';
-import { freePort } from './free-port.js';
 import { guardAgainstOrphans } from './orphans.js';
 import { NotInstalledError, type OwnedServer, type RunServer } from './servers.js';
 

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stopLeftoverPostmaster } from '@secadmin/db';
 
 const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
@@ -84,32 +84,9 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
       if (!env.DATABASE_URL && env.SECADMIN_DATA_DIR)
-        await stopLeftoverPostgres(env.SECADMIN_DATA_DIR);
+        await stopLeftoverPostmaster(join(env.SECADMIN_DATA_DIR, 'postgres'));
     },
   };
-}
-
-/** Stops (immediate shutdown) the embedded PostgreSQL a killed server left on `dataDir`. */
-async function stopLeftoverPostgres(dataDir: string): Promise<void> {
-  const pidFile = await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(
-    () => undefined,
-  );
-  const pid = Number(pidFile?.split('\n')[0]);
-  if (!pid) return;
-  const running = () => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (running()) process.kill(pid, 'SIGQUIT');
-  const deadline = Date.now() + 30_000;
-  while (running()) {
-    if (Date.now() > deadline) throw new Error(`PostgreSQL ${pid} did not stop`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 function listeningUrl(output: string): string | undefined {

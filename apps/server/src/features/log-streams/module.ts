@@ -6,7 +6,7 @@ import type { Store } from '../../storage/store.js';
 import type { AuditLogApi, SealedEntries } from '../audit-log/api.js';
 import type { Access } from '../policies/api.js';
 import { CredentialBox } from './crypto.js';
-import { StreamDeliverer } from './deliverer.js';
+import { type DelivererOptions, StreamDeliverer } from './deliverer.js';
 import { type Resolve, systemResolve } from './destination-guard.js';
 import { logStreamHandlers } from './handlers.js';
 import { StreamsRepository } from './repository.js';
@@ -32,13 +32,7 @@ export interface LogStreamsOptions {
   trace?: Trace | undefined;
   /** DNS (tests inject one to change the answer between check and connect). */
   resolve?: Resolve | undefined;
-  counters?:
-    | {
-        streamDelivery(stream: string, outcome: 'success' | 'failure'): void;
-        streamLag(stream: string, entries: number): void;
-        streamGone(stream: string): void;
-      }
-    | undefined;
+  counters?: DelivererOptions['counters'];
 }
 
 /** Log streams: the API's handlers, the deliverer job, and what retention keeps. */
