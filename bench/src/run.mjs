@@ -1,11 +1,12 @@
 // `pnpm bench`: every case at full size, written to bench/results/latest.{md,json}.
 // `pnpm bench --smoke` (part of `pnpm test`): every case at a tiny size, to results/tmp/.
 // `pnpm bench --only "audit log,HTTP"`: those cases at full size, to results/tmp/ too (a table
-// of some rows is no result of the whole bench).
+// of some rows is no result of the whole bench), or with `--save-as audit-log` to
+// results/audit-log.{md,json}: a result of those cases alone.
 
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { testPostgres, useMemoryTmpdir } from '@secadmin/test-infra';
 import { auditLogCases } from './cases/audit-log.mjs';
@@ -25,6 +26,12 @@ const smoke = process.argv.includes('--smoke');
 if (smoke) useMemoryTmpdir();
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt === -1 ? undefined : (process.argv[onlyAt + 1] ?? '').split(',');
+const saveAt = process.argv.indexOf('--save-as');
+const saveAs = saveAt === -1 ? undefined : process.argv[saveAt + 1];
+if (saveAs !== undefined && !(only && !smoke && /^[a-z0-9-]+$/.test(saveAs))) {
+  console.error('--save-as <name> (lowercase letters, digits, -) goes with --only, not --smoke');
+  process.exit(64);
+}
 const started = Date.now();
 /** @type {Row[]} */
 const results = [];
@@ -62,6 +69,11 @@ const environment = {
   cpu: `${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}`,
   database: postgres.version,
   smoke,
+  command: ['pnpm bench', ...process.argv.slice(2)].join(' '),
+  // The sizes and switches a run was given (BENCH_AUDIT_LOG_ENTRIES, …).
+  settings: Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('BENCH_'))),
+  // The machine is shared: how busy it was over the last quarter hour of the run.
+  loadAverage15Min: loadavg()[2] ?? 0,
 };
 /** @param {number | null} r */
 const fmtRatio = (r) => (r === null || r === undefined ? '—' : `${r.toFixed(2)}×`);
@@ -79,16 +91,18 @@ const details = results.flatMap((r) =>
 );
 const markdown = `# secadmin benchmark${smoke ? ' (smoke)' : ''}${only ? ` (only ${only.join(', ')})` : ''}
 
-${environment.date}; Node ${environment.node.join(' and ')}; ${environment.cpu}; PostgreSQL ${environment.database}.
-Ratios are secadmin ÷ peer (for the deep list page: page N ÷ page 1; for search: ILIKE ÷ secadmin).
+${environment.date}; Node ${environment.node.join(' and ')}; ${environment.cpu}; PostgreSQL ${environment.database}; load average over the last 15 minutes ${environment.loadAverage15Min.toFixed(1)}.
+\`${[...Object.entries(environment.settings).map(([k, v]) => `${k}=${v}`), environment.command].join(' ')}\`
+Ratios are secadmin ÷ peer (for the deep list page: page N ÷ page 1; for search and log statistics: through HTTP ÷ the analytics engine alone).
 
 ${table}
 ${details.join('')}`;
 const dir = fileURLToPath(
-  new URL(smoke || only ? '../results/tmp/' : '../results/', import.meta.url),
+  new URL(smoke || (only && !saveAs) ? '../results/tmp/' : '../results/', import.meta.url),
 );
+const name = saveAs ?? 'latest';
 await mkdir(dir, { recursive: true });
-await writeFile(`${dir}latest.md`, markdown);
-await writeFile(`${dir}latest.json`, `${JSON.stringify({ environment, results }, null, 2)}\n`);
+await writeFile(`${dir}${name}.md`, markdown);
+await writeFile(`${dir}${name}.json`, `${JSON.stringify({ environment, results }, null, 2)}\n`);
 console.log(markdown);
-console.log(`wrote ${dir}latest.md in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+console.log(`wrote ${dir}${name}.md in ${((Date.now() - started) / 1000).toFixed(0)} s`);

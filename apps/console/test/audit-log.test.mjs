@@ -4,7 +4,7 @@
 // entries is measured by `pnpm bench` (the search and log stats rows), not here.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { assertClean, screenshot, startConsole, TIMEOUT } from './harness.mjs';
+import { assertClean, screenshot, searchable, startConsole, TIMEOUT } from './harness.mjs';
 
 const ENTRIES = 10_000;
 const BATCH = 1_000;
@@ -18,6 +18,7 @@ before(async () => {
   app = await startConsole();
   await ingest(app.client, Date.now());
   await sealed(app.client, ENTRIES);
+  await searchable(app.client);
 });
 after(() => app?.stop());
 

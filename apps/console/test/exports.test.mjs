@@ -3,13 +3,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { assertClean, screenshot, startConsole } from './harness.mjs';
+import { assertClean, screenshot, searchable, startConsole } from './harness.mjs';
 
 let app;
 before(async () => {
   app = await startConsole();
   const now = Date.now();
-  await app.client.logs.ingest({
+  const acks = await app.client.logs.ingest({
     entries: Array.from({ length: 30 }, (_, i) => ({
       event: i % 3 === 0 ? 'user.deleted' : 'user.login',
       actor: { type: 'user', id: `user_${i}`, email: `person${i}@example.com` },
@@ -17,6 +17,10 @@ before(async () => {
       timestamp: new Date(now - (i + 1) * 60_000).toISOString(),
     })),
   });
+  await searchable(
+    app.client,
+    acks.map((ack) => ack.id),
+  );
 });
 after(() => app?.stop());
 

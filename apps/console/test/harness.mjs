@@ -98,6 +98,24 @@ export async function startConsole({ env = {} } = {}) {
   };
 }
 
+/**
+ * Waits until search and statistics see every entry sealed so far, `ids` among them once sealed:
+ * the analytics store they read follows the sealed log within seconds
+ * (`GET /v1/logs/search-index`).
+ */
+export async function searchable(client, ids = []) {
+  const started = Date.now();
+  const waitOrFail = async (what) => {
+    if (Date.now() - started > TIMEOUT) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  };
+  for (const id of ids)
+    while ((await client.logs.get(id)).seq === null) await waitOrFail(`entry ${id} to be sealed`);
+  const { sealedThroughSeq } = await client.logs.getSearchIndex();
+  while ((await client.logs.getSearchIndex()).indexedThroughSeq < sealedThroughSeq)
+    await waitOrFail(`the search store to hold seq ${sealedThroughSeq}`);
+}
+
 async function startServer(env) {
   const child = spawn(process.execPath, [MAIN], {
     env: {

@@ -2,7 +2,7 @@
 // never read as HTML, and an address naming no entry or a forged one shows an answer, not a crash.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { assertClean, startConsole } from './harness.mjs';
+import { assertClean, searchable, startConsole } from './harness.mjs';
 
 const HOSTILE =
   '<img src="/console/assets/x.png" onerror="document.title=1"><b>bold</b> &amp; zebra';
@@ -10,7 +10,7 @@ const HOSTILE =
 let app;
 before(async () => {
   app = await startConsole();
-  await app.client.logs.ingest({
+  const acks = await app.client.logs.ingest({
     entries: [
       {
         event: 'user.login',
@@ -21,6 +21,10 @@ before(async () => {
       },
     ],
   });
+  await searchable(
+    app.client,
+    acks.map((ack) => ack.id),
+  );
 });
 after(() => app?.stop());
 

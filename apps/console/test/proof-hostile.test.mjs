@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { entryHash } from '@secadmin/log-chain';
-import { assertClean, screenshot, startConsole, TIMEOUT } from './harness.mjs';
+import { assertClean, screenshot, searchable, startConsole, TIMEOUT } from './harness.mjs';
 
 const ENTRIES = 20;
 
@@ -25,6 +25,7 @@ before(async () => {
     if ((data[0]?.seq ?? 0) >= ENTRIES) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  await searchable(app.client);
 });
 after(() => app?.stop());
 

@@ -16,9 +16,13 @@ import { createUsers } from './features/users/module.js';
 import type { Handlers } from './http/context.js';
 import { Cursors } from './lib/cursor.js';
 import type { Job } from './lib/poll-loop.js';
+import { promptReading } from './lib/prompt-reading.js';
 import type { DomainCounters } from './metrics.js';
 import { StateVersionsRepository, StateVersionsSource } from './storage/state-versions.js';
 import type { Store } from './storage/store.js';
+
+/** The longest readiness waits for the analytics store's state before answering the last one. */
+const ANALYTICS_HEALTH_WAIT_MS = 250;
 
 /** What the HTTP plumbing is given of the features (app.ts): keys, decisions, idempotency. */
 export interface Services {
@@ -45,7 +49,7 @@ export interface CompositionOptions {
     LogStreamsOptions,
     'store' | 'sealed' | 'audit' | 'cursors' | 'access' | 'secret' | 'logger' | 'counters'
   >;
-  system: SystemDeps;
+  system: Omit<SystemDeps, 'analyticsHealth'>;
   console: ConsoleFiles;
 }
 
@@ -61,6 +65,7 @@ export interface Composition {
   /** Seals entries into the hash chain; `flush()` seals now and signs a checkpoint (tests). */
   sealer: ReturnType<typeof createAuditLog>['sealer'];
   exportWorker: ReturnType<typeof createAuditLog>['exportWorker'];
+  searchIndex: ReturnType<typeof createAuditLog>['searchIndex'];
   /** Pushes the log to log streams; `stop()` waits for the deliveries in flight (tests). */
   streamDeliverer: ReturnType<typeof createLogStreams>['deliverer'];
 }
@@ -190,7 +195,21 @@ export function createComposition(store: Store, options: CompositionOptions): Co
     logStreams,
     roles,
     scim,
-    createSystem(options.system),
+    createSystem({
+      ...options.system,
+      // Read on the pool, which a burst of slow requests may hold for seconds: readiness answers
+      // the last state read rather than wait. A store it cannot read the state of is behind as
+      // far as anyone can tell.
+      analyticsHealth: promptReading(
+        () =>
+          auditLog.searchIndex.status().then(
+            (index) => index.status,
+            () => 'lagging' as const,
+          ),
+        'lagging',
+        ANALYTICS_HEALTH_WAIT_MS,
+      ),
+    }),
     createConsole(options.console),
   ] as const;
   const handlers: Handlers = mergeHandlers(modules);
@@ -208,6 +227,7 @@ export function createComposition(store: Store, options: CompositionOptions): Co
     prepare: () => auditLog.prepare(),
     sealer: auditLog.sealer,
     exportWorker: auditLog.exportWorker,
+    searchIndex: auditLog.searchIndex,
     streamDeliverer: logStreams.deliverer,
   };
 }

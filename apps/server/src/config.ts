@@ -1,5 +1,16 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { OnStoreError } from './rate-limit/fault-tolerant-store.js';
+
+export interface AnalyticsConfig {
+  /** `CLICKHOUSE_URL`: a ClickHouse server or cluster; undefined: the embedded engine. */
+  url: string | undefined;
+  /** `CLICKHOUSE_CLUSTER`: replicated tables and `ON CLUSTER` DDL. */
+  cluster: string | undefined;
+  /** The embedded engine's data directory (`<data dir>/clickhouse`). */
+  embeddedPath: string;
+  /** The embedded engine's database. */
+  embeddedDatabase: string;
+}
 
 export interface Config {
   port: number;
@@ -12,6 +23,8 @@ export interface Config {
    */
   databaseReadUrl: string | undefined;
   redisUrl: string | undefined;
+  /** The audit log's analytics store (docs/analytics-store.md). */
+  analytics: AnalyticsConfig;
   /** How long start-up retries an unreachable PostgreSQL before giving up. */
   dbConnectTimeoutSeconds: number;
   /** While Redis is unreachable: count in memory (`open`) or answer 503 (`closed`). */
@@ -178,6 +191,21 @@ function readReplicaUrl(env: NodeJS.ProcessEnv): string | undefined {
   return text;
 }
 
+/** The URL is never repeated in a message: it may hold a password. */
+function analyticsConfig(env: NodeJS.ProcessEnv, dataDir: string): AnalyticsConfig {
+  const url = env.CLICKHOUSE_URL || undefined;
+  if (url && !/^https?:\/\/[^/]/i.test(url))
+    throw new Error(
+      'CLICKHOUSE_URL must be a ClickHouse HTTP URL like http://user:password@clickhouse:8123/secadmin.',
+    );
+  const cluster = env.CLICKHOUSE_CLUSTER || undefined;
+  if (cluster && !url)
+    throw new Error(
+      'CLICKHOUSE_CLUSTER needs CLICKHOUSE_URL: the embedded store is not a cluster.',
+    );
+  return { url, cluster, embeddedPath: join(dataDir, 'clickhouse'), embeddedDatabase: 'secadmin' };
+}
+
 function trustProxy(text: string | undefined): boolean | number | string {
   if (text === undefined || text === '' || text === 'false') return false;
   if (text === 'true') return true;
@@ -186,13 +214,15 @@ function trustProxy(text: string | undefined): boolean | number | string {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer(env, 'PORT', 3000);
+  const dataDir = resolve(env.SECADMIN_DATA_DIR || './data');
   return {
     port,
     host: env.HOST || undefined,
-    dataDir: resolve(env.SECADMIN_DATA_DIR || './data'),
+    dataDir,
     databaseUrl: env.DATABASE_URL || undefined,
     databaseReadUrl: readReplicaUrl(env),
     redisUrl: env.REDIS_URL || undefined,
+    analytics: analyticsConfig(env, dataDir),
     dbConnectTimeoutSeconds: integer(env, 'SECADMIN_DB_CONNECT_TIMEOUT_S', 30),
     rateLimitOnStoreError: oneOf(
       env,

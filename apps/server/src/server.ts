@@ -17,6 +17,8 @@ import { MemoryRateLimitStore } from './rate-limit/memory-store.js';
 import { RedisRateLimitStore } from './rate-limit/redis-store.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 import { loadSecret } from './secrets.js';
+import type { AnalyticsStore } from './storage/analytics/analytics-store.js';
+import { openAnalyticsStore } from './storage/analytics/open-analytics-store.js';
 import { createReadStore, primaryReads, type ReadStore } from './storage/read-replica.js';
 import { staleStatisticsJob } from './storage/stale-statistics.js';
 import { createStore, type Store } from './storage/store.js';
@@ -31,6 +33,8 @@ export interface RunningServer {
   worker: Composition['exportWorker'];
   /** Seals entries into the hash chain; `flush()` seals now and signs a checkpoint (tests). */
   sealer: Composition['sealer'];
+  /** Feeds the analytics store; `caughtUp()` feeds until it holds what was sealed (tests). */
+  searchIndex: Composition['searchIndex'];
   /** Pushes the log to log streams; `stop()` waits for the deliveries in flight (tests). */
   streamDeliverer: Composition['streamDeliverer'];
   /** `GET /metrics` of this server; undefined when `metricsPort` is 0. */
@@ -99,6 +103,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   let rateLimits: RateLimitStore | undefined;
   let metricsListener: { url: string; server: Server } | undefined;
   let tracing: Tracing | undefined;
+  let analytics: AnalyticsStore | undefined;
   try {
     await waitForDatabase(db, config, logger);
     const applied = await db.migrate();
@@ -129,6 +134,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const inFlight = new InFlightRequests();
     const disk = new FreeDiskSpace(config.dataDir, config.minFreeDiskBytes, logger);
     await disk.prime();
+    analytics = await openAnalyticsStore(config.analytics);
     const composition = createComposition(store, {
       secret,
       counters: metrics,
@@ -146,6 +152,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         retentionDays: config.logRetentionDays,
         ingestSealWaitMs: config.ingestSealWaitMs,
         scans: config.logScans,
+        analytics,
       },
       logStreams: { ...config.streams, trace: tracing.enabled ? tracing.inSpan : undefined },
       system: {
@@ -212,6 +219,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           : `[${address.address}]`
         : address.address;
     const spans = tracing;
+    const searchStore = analytics;
     const listener = metricsListener;
     return {
       url: `http://${host}:${address.port}`,
@@ -220,6 +228,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       worker: composition.exportWorker,
       sealer: composition.sealer,
       streamDeliverer: composition.streamDeliverer,
+      searchIndex: composition.searchIndex,
       metricsUrl: metricsListener?.url,
       close: async () => {
         const deadline = Date.now() + SHUTDOWN_BUDGET_MS;
@@ -235,12 +244,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         await atMost(upTo(STEP_MS), Promise.all(background.map((job) => job.stop())));
         await atMost(upTo(STEP_MS), limits.close());
         await atMost(upTo(STEP_MS), spans.shutdown());
+        await atMost(upTo(STEP_MS), searchStore.close());
         // The rest of the budget: closing the database (an embedded server's shutdown checkpoint).
         await atMost(upTo(SHUTDOWN_BUDGET_MS), Promise.all([db.close(), replicaDb?.close()]));
       },
     };
   } catch (error) {
     await tracing?.shutdown();
+    await analytics?.close();
     metricsListener?.server.close();
     await rateLimits?.close();
     await replicaDb?.close();

@@ -2,8 +2,10 @@
 // request after another, while each runs on the server (issue 20's attacks). The server's
 // tests assert what keeps these low (bounded work, paced slices); this measures it. And how
 // long the widest ingest takes against its transaction's limit.
+import pg from 'pg';
 import { latencies } from '../lib/measure.mjs';
 import { freshDatabase, ROOT_KEY, startSecadmin } from '../lib/processes.mjs';
+import { untilSearchable } from '../lib/searchable.mjs';
 
 /** @import { Row } from '../lib/measure.mjs' */
 
@@ -118,6 +120,10 @@ export async function hostileRequestCases({ smoke, adminUrl }) {
         })),
       }),
     });
+    // Searched once the analytics store holds them (it is fed from the sealed log).
+    const db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    await untilSearchable(server.api, db).finally(() => db.end());
     for (const { name, path, body, ok } of hostile(smoke)) {
       // Warm: what is measured is the work, not the first compilation of its code.
       await (await post(server.base, path, body)).arrayBuffer();

@@ -73,3 +73,28 @@ export async function settle(meter, quietNs, timeoutMs = 30_000) {
   }
   throw new Error(`the server did not go idle within ${timeoutMs} ms`);
 }
+
+/**
+ * CPU spent from now until `stop()`, sampled every `everyMs`: a backend that ends meanwhile
+ * (a pool closes idle connections) still counts up to its last sample, where two samples
+ * alone would lose it.
+ * @param {() => Promise<CpuSample>} meter
+ * @param {number} [everyMs]
+ */
+export async function cpuWhile(meter, everyMs = 1000) {
+  const first = await meter();
+  /** @type {Map<number, number>} the last figure seen of every backend */
+  const seen = new Map(first.backends);
+  const track = (/** @type {CpuSample} */ sample) => {
+    for (const [pid, ns] of sample.backends) if (ns > 0) seen.set(pid, ns);
+  };
+  const timer = setInterval(() => void meter().then(track, () => {}), everyMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      const last = await meter();
+      track(last);
+      return spent(first, { ...last, backends: seen });
+    },
+  };
+}

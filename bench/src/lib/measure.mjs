@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
  * @property {Record<string, unknown>} [detail] the raw figures behind the line
  */
 
-/** @typedef {{ count: number, p50Ms: number, p95Ms: number, p99Ms: number }} Latencies */
+/** @typedef {{ count: number, p50Ms: number, p95Ms: number, p99Ms: number, maxMs: number }} Latencies */
 
 /**
  * `list[i]`, wrapping around past the end.
@@ -115,6 +115,7 @@ export function latencies(samples) {
     p50Ms: percentile(samples, 0.5),
     p95Ms: percentile(samples, 0.95),
     p99Ms: percentile(samples, 0.99),
+    maxMs: samples[samples.length - 1] ?? Number.NaN,
   };
 }
 

@@ -77,7 +77,9 @@ const statusMb = (pid, field) =>
 /**
  * The secadmin server in its own process (so its memory and CPU can be read), on `node`;
  * `main` is the built server to run (this clone's unless given), `nodeArgs` the flags before it.
- * @param {{ node?: string, nodeArgs?: string[], main?: string, databaseUrl?: string, env?: Record<string, string> }} [options]
+ * `dataDir`: the data dir a server stopped with `stop({ keepDataDir: true })` left (a restart);
+ * a new one otherwise.
+ * @param {{ node?: string, nodeArgs?: string[], main?: string, databaseUrl?: string, env?: Record<string, string>, dataDir?: string }} [options]
  */
 export async function startSecadmin({
   node = SYSTEM_NODE,
@@ -85,8 +87,9 @@ export async function startSecadmin({
   main = SERVER_MAIN,
   databaseUrl,
   env = {},
+  dataDir: givenDataDir,
 } = {}) {
-  const dataDir = await mkdtemp(join(tmpdir(), 'secadmin-bench-'));
+  const dataDir = givenDataDir ?? (await mkdtemp(join(tmpdir(), 'secadmin-bench-')));
   const port = await freePort();
   // Where the server's time goes: a V8 CPU profile per server process, written when it stops.
   const profileDir = process.env.BENCH_CPU_PROF_DIR;
@@ -120,6 +123,7 @@ export async function startSecadmin({
   return {
     base,
     pid: child.pid,
+    dataDir,
     rssMb: () => statusMb(child.pid, 'VmRSS'),
     peakRssMb: () => statusMb(child.pid, 'VmHWM'),
     /**
@@ -129,10 +133,12 @@ export async function startSecadmin({
      * @returns {Promise<unknown>}
      */
     api: async (path, init = {}) => (await asRoot(base, path, init)).body,
-    async stop() {
+    /** @param {{ keepDataDir?: boolean }} [options] */
+    async stop({ keepDataDir = false } = {}) {
+      const exited = once(child, 'exit');
       child.kill('SIGTERM');
-      await once(child, 'exit');
-      await rm(dataDir, { recursive: true, force: true });
+      await exited;
+      if (!keepDataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

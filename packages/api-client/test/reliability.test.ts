@@ -196,7 +196,15 @@ it('walks a search page by page, sending each nextCursor back in the body', asyn
   };
   server = await startServer((req, res) => {
     const { cursor = '' } = JSON.parse(req.body) as { cursor?: string };
-    sendJson(res, 200, { ...(pages[cursor] as object), meta: { requestId: 'r', totalHits: 3 } });
+    const meta = {
+      requestId: 'r',
+      totalHits: 3,
+      totalHitsRelation: 'eq',
+      searchTimeMs: 1,
+      indexedThroughSeq: 3,
+      indexedAt: '2026-11-25T21:00:01.000Z',
+    };
+    sendJson(res, 200, { ...(pages[cursor] as object), meta });
   });
   const client = createSecadminClient({ baseUrl: server.url });
   const ids: string[] = [];

@@ -65,6 +65,16 @@ export type LogStats = Schemas['LogStats'];
 export type LogStatsField = Schemas['LogStatsField'];
 /** The width of a statistics bucket: `1m` … `1d`. */
 export type LogStatsInterval = Schemas['LogStatsInterval'];
+/** A search answer's `meta`: the exact `totalHits`, and how far the search store goes. */
+export type SearchMeta = Schemas['SearchMeta'];
+/** A statistics answer's `meta`: how far the search store goes, as for search. */
+export type LogStatsMeta = Schemas['LogStatsMeta'];
+/** The search store's state: `status`, how far it goes against the sealed head, a rebuild. */
+export type SearchIndex = Schemas['SearchIndex'];
+/** `ok`, `lagging` or `rebuilding`: the search store's state, also `/readyz`'s `checks.analytics`. */
+export type SearchIndexStatus = Schemas['SearchIndexStatus'];
+/** A running rebuild of the search store: when it started and how far it has come. */
+export type SearchIndexRebuild = Schemas['SearchIndexRebuild'];
 /** The body that starts an export. */
 export type ExportRequest = Schemas['ExportRequest'];
 /** An export: its status and, once complete, its download URL. */

@@ -81,7 +81,9 @@ describe('migrations', () => {
       await client.query(
         `INSERT INTO log_seal_queue (entry_id, entry_timestamp) VALUES ('log_queued', '2025-01-01T10:10:00Z')`,
       );
-      await applyMigrations(session, migrations);
+      // Up to the migration that dropped the counts (search and statistics moved to the store).
+      const store = migrations.findIndex((m) => m.name.endsWith('_search_store'));
+      await applyMigrations(session, migrations.slice(0, store));
       const { rows } = await client.query(
         `SELECT to_char(hour AT TIME ZONE 'UTC', 'HH24:MI') AS hour, target_type, n::int AS n
          FROM log_entry_counts ORDER BY hour`,
@@ -95,6 +97,37 @@ describe('migrations', () => {
          FROM log_actor_counts`,
       );
       expect(actors.rows).toEqual([{ day: '2025-01-01 00:00', actor_id: 'ada', n: 2 }]);
+    } finally {
+      await client.end();
+      await database.drop();
+    }
+  });
+
+  it('move search to the analytics store: the word index and the counts go, the store state starts empty', async () => {
+    const database = await freshPostgres();
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      await applyMigrations(sessionOn(client), await loadMigrations());
+      const gone = await client.query(
+        `SELECT to_regclass('log_entry_counts') AS entry_counts,
+                to_regclass('log_actor_counts') AS actor_counts,
+                EXISTS (SELECT 1 FROM information_schema.columns
+                        WHERE table_name = 'log_entries' AND column_name = 'search') AS search,
+                EXISTS (SELECT 1 FROM information_schema.columns
+                        WHERE table_name = 'log_chain' AND column_name = 'counted') AS counted`,
+      );
+      expect(gone.rows).toEqual([
+        { entry_counts: null, actor_counts: null, search: false, counted: false },
+      ]);
+      const state = await client.query(
+        `SELECT id, indexed_through_seq::int AS through, indexed_at, rebuild_live
+         FROM search_index_state`,
+      );
+      expect(state.rows).toEqual([{ id: 1, through: 0, indexed_at: null, rebuild_live: false }]);
+      await expect(client.query('INSERT INTO search_index_state (id) VALUES (2)')).rejects.toThrow(
+        /search_index_state_one_row/,
+      );
     } finally {
       await client.end();
       await database.drop();

@@ -1,4 +1,5 @@
 export { freePort } from '@secadmin/embedded-postgres';
+export { type ClickHouseHttp, startClickHouseHttp } from './clickhouse-http/index.js';
 export { useMemoryTmpdir } from './memory-tmpdir.js';
 export {
   type ReplicatedPostgres,

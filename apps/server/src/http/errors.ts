@@ -21,6 +21,8 @@ import { closeIfBodyUnread } from './unread-body.js';
 export interface ErrorDetail {
   field: string;
   message: string;
+  /** Where in the field's text the problem is (1-based, in code points): a search query's. */
+  position?: number;
 }
 
 const STATUS: Record<ErrorCode, number> = {
@@ -66,7 +68,11 @@ export function fromDomainError(error: DomainError, location: 'body' | 'query'):
     return new ApiError(
       'invalid_request',
       error.message,
-      error.problems.map(({ field, message }) => ({ field: `${location}.${field}`, message })),
+      error.problems.map(({ field, message, position }) => ({
+        field: `${location}.${field}`,
+        message,
+        ...(position === undefined ? {} : { position }),
+      })),
       undefined,
       error.scimType,
     );

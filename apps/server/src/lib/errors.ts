@@ -9,6 +9,8 @@ export abstract class DomainError extends Error {}
 export interface FieldProblem {
   field: string;
   message: string;
+  /** Where in the field's text the problem is: a 1-based position in Unicode code points. */
+  position?: number;
 }
 
 export class Invalid extends DomainError {

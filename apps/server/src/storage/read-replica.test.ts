@@ -20,7 +20,6 @@ function fakeStore(name: string, fail: () => unknown = () => undefined) {
     connection,
     inTransaction: () => false,
     transaction: (work) => work(),
-    readWithin: (_timeoutMs, work) => work(),
   };
   return { store, calls };
 }

@@ -27,7 +27,6 @@ export function primaryReads(store: Store): LaggingReads {
     connection: store.connection,
     inTransaction: () => store.inTransaction(),
     transaction: (work) => store.transaction(work),
-    readWithin: (timeoutMs, work) => store.readWithin(timeoutMs, work),
     upToNow: (work) => work(),
   };
 }
@@ -147,10 +146,6 @@ export function createReadStore(
       replica.inTransaction()
         ? replica.transaction(work)
         : routed((store) => store.transaction(work)),
-    readWithin: (timeoutMs, work) =>
-      replica.inTransaction()
-        ? replica.readWithin(timeoutMs, work)
-        : routed((store) => store.readWithin(timeoutMs, work)),
     health: probe,
     upToNow: async (work) => {
       const current = reachable && (await caughtUp().catch(() => false));

@@ -18,13 +18,6 @@ export interface Store {
    * While `work` runs, every repository built on `connection` uses the transaction.
    */
   transaction<T>(work: () => Promise<T>): Promise<T>;
-  /**
-   * Runs `work`, a read whose cost grows with the data (a scan), so that it holds a connection
-   * for at most about `timeoutMs`: in one transaction, where a statement of `connection.sql`
-   * still running at the bound is cancelled and `work` fails with `Unavailable`. Inside a
-   * transaction it joins it, unbounded.
-   */
-  readWithin<T>(timeoutMs: number, work: () => Promise<T>): Promise<T>;
   /** Whether this async call chain runs inside a transaction of the store. */
   inTransaction(): boolean;
 }
@@ -35,13 +28,6 @@ export interface Store {
  * connections. Generous bounds, still well under the clients' timeouts.
  */
 const TIMEOUTS = { maxWait: 10_000, timeout: 20_000 };
-
-/**
- * How long past a bounded read's bound its transaction may still run: PostgreSQL stops the
- * statement at the bound, and the rollback follows; the transaction's own time limit would only
- * end the transaction, leaving the statement running on its connection.
- */
-const CANCEL_MARGIN_MS = 2_000;
 
 interface OpenTransaction {
   connection: Connection;
@@ -77,14 +63,10 @@ export function createStore(database: Database): Store {
     }
   }
 
-  function runTransaction<T>(
-    work: () => Promise<T>,
-    timeouts: typeof TIMEOUTS,
-    bound?: (sql: SqlQuery) => SqlQuery,
-  ): Promise<T> {
+  function runTransaction<T>(work: () => Promise<T>, timeouts: typeof TIMEOUTS): Promise<T> {
     return db.transaction((tx, sql) => {
       const transaction = {
-        connection: transactionConnection(tx, bound ? bound(sql) : sql),
+        connection: transactionConnection(tx, sql),
         savepoints: 0,
       };
       return open.run(transaction, work);
@@ -99,30 +81,5 @@ export function createStore(database: Database): Store {
       if (outer) return inSavepoint(outer, work);
       return runTransaction(work, TIMEOUTS);
     },
-    readWithin: (timeoutMs, work) => {
-      if (open.getStore()) return work();
-      return runTransaction(
-        work,
-        { maxWait: TIMEOUTS.maxWait, timeout: timeoutMs + CANCEL_MARGIN_MS },
-        (sql) => untilDeadline(sql, performance.now() + timeoutMs),
-      );
-    },
-  };
-}
-
-/**
- * A transaction's plain SQL, one statement at a time, each with PostgreSQL's `statement_timeout`
- * set to the time left until `deadline` (query_canceled, 57014, once it passes).
- */
-function untilDeadline(sql: SqlQuery, deadline: number): SqlQuery {
-  let previous: Promise<unknown> = Promise.resolve();
-  return <T>(text: string, params?: unknown[]) => {
-    const statement = previous.then(async () => {
-      const leftMs = Math.max(1, Math.ceil(deadline - performance.now()));
-      await sql(`SET LOCAL statement_timeout = ${leftMs}`);
-      return sql<T>(text, params);
-    });
-    previous = statement.catch(() => {});
-    return statement;
   };
 }

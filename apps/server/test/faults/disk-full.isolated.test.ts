@@ -155,7 +155,13 @@ describe.skipIf(cannotMount)('disk full, embedded database', { timeout: 180_000 
       expect(ready.status).toBe(200);
       expect(await ready.json()).toEqual({
         status: 'degraded',
-        checks: { database: 'ok', rateLimitStore: 'memory', disk: 'low' },
+        checks: {
+          database: 'ok',
+          rateLimitStore: 'memory',
+          // The embedded store shares the full disk: what was sealed meanwhile may not fit.
+          analytics: expect.stringMatching(/^(ok|lagging)$/),
+          disk: 'low',
+        },
       });
 
       await rm(file);

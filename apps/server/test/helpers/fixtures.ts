@@ -1,6 +1,7 @@
 import type { SecadminClient } from '@secadmin/api-client';
 import type { components } from '@secadmin/api-types';
 import type { Database } from '@secadmin/db';
+import { FeedRepository } from '../../src/features/audit-log/analytics/feed-repository.js';
 import { createAuditWriter } from '../../src/features/audit-log/audit-writer.js';
 import { EntriesRepository } from '../../src/features/audit-log/entries/repository.js';
 import type { LogRow } from '../../src/features/audit-log/entries/sql.js';
@@ -129,6 +130,7 @@ export function retentionOn(
     store,
     new PartitionsRepository(store.connection),
     new RetentionRepository(store.connection),
+    new FeedRepository(store.connection),
     createAuditWriter(new EntriesRepository(store.connection)),
     days,
     heldFrom,

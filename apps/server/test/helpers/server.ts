@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,6 +47,8 @@ export interface TestServer extends RunningServer {
   /** A client with the root key (no retries, so 429s are visible). */
   client: SecadminClient;
   clientWith(apiKey: string | undefined): SecadminClient;
+  /** Seals what was ingested and feeds the analytics store until search and statistics see it. */
+  searchable(): Promise<void>;
   /** Stops the server and starts a new one on the same data dir and database. */
   restart(overrides?: Partial<Config>): Promise<TestServer>;
   stop(): Promise<void>;
@@ -53,7 +57,30 @@ export interface TestServer extends RunningServer {
 interface Storage {
   dataDir: string;
   databaseUrl: string;
+  /** The server's database in this process's embedded analytics store. */
+  analyticsDatabase: string;
   cleanup: () => Promise<void>;
+}
+
+/**
+ * The embedded analytics engine keeps one data directory per process: the servers a test
+ * process starts share it, each with a database of its own.
+ */
+const analyticsPath = join(tmpdir(), `secadmin-test-clickhouse-${process.pid}`);
+process.once('exit', () => rmSync(analyticsPath, { recursive: true, force: true }));
+
+/**
+ * An analytics store database that servers of one deployment share (pass it as the `analytics`
+ * override to each): started one after another on one PostgreSQL database, they find the copy
+ * the one before them fed, as instances of a deployment find their ClickHouse server's.
+ */
+export function sharedAnalytics(): Config['analytics'] {
+  return {
+    url: undefined,
+    cluster: undefined,
+    embeddedPath: analyticsPath,
+    embeddedDatabase: `test_${randomBytes(8).toString('hex')}`,
+  };
 }
 
 async function createStorage(): Promise<Storage> {
@@ -62,6 +89,7 @@ async function createStorage(): Promise<Storage> {
   return {
     dataDir,
     databaseUrl: pgDb.url,
+    analyticsDatabase: `test_${randomBytes(8).toString('hex')}`,
     cleanup: async () => {
       await pgDb.drop();
       await rm(dataDir, { recursive: true, force: true });
@@ -91,6 +119,12 @@ async function launch(
     adminApiKey: rootKey,
     downloadUrl: 'http://secadmin.test/downloads',
     validateResponses: true,
+    analytics: {
+      url: undefined,
+      cluster: undefined,
+      embeddedPath: analyticsPath,
+      embeddedDatabase: storage.analyticsDatabase,
+    },
     ...overrides,
   };
   const server = await startServer(
@@ -109,6 +143,10 @@ async function launch(
     rootKey,
     client: clientWith(rootKey),
     clientWith,
+    searchable: async () => {
+      await server.sealer.flush();
+      await server.searchIndex.caughtUp();
+    },
     restart: async (more = {}) => {
       await server.close();
       return launch(storage, rootKey, { ...overrides, ...more }, options);

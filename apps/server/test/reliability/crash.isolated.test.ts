@@ -214,4 +214,80 @@ describe('kill -9', { timeout: 120_000 }, () => {
       }
     }
   });
+
+  it('while the search store is fed: after the restart it counts every entry once, hour by hour as PostgreSQL', async () => {
+    const env = {
+      DATABASE_URL: database.url,
+      SECADMIN_SIGNING_KEY: SIGNING_KEY,
+      SECADMIN_DATA_DIR: join(dataDir, 'feed'),
+      SECADMIN_ADMIN_API_KEY: KEY,
+    };
+    let server = await spawnServer(env);
+    const word = `fed${Date.now().toString(36)}`;
+    const hour = 3_600_000;
+    const base = Math.floor(Date.now() / hour) * hour - 5 * hour;
+    const ingested: string[] = [];
+    try {
+      // Five hours of backfill, so that hours are told apart.
+      for (let b = 0; b < 10; b++) {
+        const entries = Array.from({ length: 1000 }, (_, i) => ({
+          event: 'crash.fed',
+          actor: { type: 'service', id: `svc-${b}` },
+          result: 'success',
+          timestamp: new Date(base + ((b * 1000 + i) % 5) * hour + i).toISOString(),
+          metadata: { note: word },
+        }));
+        const { status, body } = await api(server.url, '/v1/logs', {
+          method: 'POST',
+          body: JSON.stringify({ entries }),
+        });
+        expect(status).toBe(201);
+        ingested.push(...(body.data as { id: string }[]).map((a) => a.id));
+      }
+      // Killed once the feeder has begun, while it has the rest still to copy.
+      await waitFor('the feeder to begin', async () => {
+        const { body } = await api(server.url, '/v1/logs/search-index');
+        return body.data.indexedThroughSeq > 0;
+      });
+      await server.kill9();
+      server = await spawnServer(env);
+      await waitFor(
+        'the store to hold every entry',
+        async () => {
+          const [queued] = await database.query<{ n: number }>(
+            'SELECT count(*)::int AS n FROM log_seal_queue',
+          );
+          const { body } = await api(server.url, '/v1/logs/search-index');
+          return queued?.n === 0 && body.data.indexedThroughSeq >= body.data.sealedThroughSeq;
+        },
+        60_000,
+      );
+      const found = await api(server.url, '/v1/logs/search', {
+        method: 'POST',
+        body: JSON.stringify({ query: word, limit: 1 }),
+      });
+      expect(found.body.meta.totalHits).toBe(ingested.length);
+      const stats = await api(server.url, '/v1/logs/stats', {
+        method: 'POST',
+        body: JSON.stringify({
+          query: word,
+          from: new Date(base).toISOString(),
+          to: new Date(base + 5 * hour).toISOString(),
+          interval: '1h',
+        }),
+      });
+      const hourly = await database.query<{ start: Date; n: number }>(
+        `SELECT date_bin('1 hour', timestamp, TIMESTAMPTZ '1970-01-01Z') AS start, count(*)::int AS n
+         FROM log_entries WHERE event = 'crash.fed' GROUP BY 1 ORDER BY 1`,
+      );
+      expect(
+        (stats.body.data.buckets as { start: string; count: number }[]).map((b) => [
+          new Date(b.start).getTime(),
+          b.count,
+        ]),
+      ).toEqual(hourly.map((h) => [new Date(h.start).getTime(), h.n]));
+    } finally {
+      await server.dispose();
+    }
+  });
 });

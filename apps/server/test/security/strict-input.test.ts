@@ -169,6 +169,7 @@ describe('strict input', () => {
           })),
         },
       });
+      await server.searchable();
       const users = await json(await send('GET', '/v1/users?limit=1'));
       const logs = await json(await send('GET', '/v1/logs?limit=1'));
       const search = await json(
@@ -294,6 +295,7 @@ describe('strict input', () => {
           ],
         },
       });
+      await server.searchable();
       const { data } = await server.client.POST('/v1/logs/search', { body: { query: term } });
       const keys = Object.keys(data?.data[0]?.highlights ?? {});
       expect(keys).toEqual(['metadata.&lt;svg onload=alert(2)&gt;']);

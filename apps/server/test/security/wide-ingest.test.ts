@@ -52,6 +52,7 @@ describe('a wide ingest', () => {
       },
       120_000,
     );
+    await server.searchable();
     // Hang guards only: on a loaded machine this ingest and its sealing take many seconds.
   }, 240_000);
 

@@ -86,6 +86,7 @@ describe('requests of the widest shapes', () => {
 
   it('searches the most terms over them for a page of up to 1,000, reading each field once', async () => {
     const query = Array.from({ length: TERMS }, (_, i) => key(i)).join(' ');
+    await server.searchable();
     const push = vi.spyOn(PhraseMatcher.prototype, 'push');
     try {
       const res = await call('/v1/logs/search', { query, limit: 1000 });

@@ -34,6 +34,9 @@ export const operations = {
   ingestLogs: { group: 'logs', name: 'ingest', method: 'POST', path: '/v1/logs', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   searchLogs: { group: 'logs', name: 'search', method: 'POST', path: '/v1/logs/search', pathParams: [], query: false, body: true, cursor: 'body', returns: 'body' },
   getLogStats: { group: 'logs', name: 'getStats', method: 'POST', path: '/v1/logs/stats', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
+  getSearchIndex: { group: 'logs', name: 'getSearchIndex', method: 'GET', path: '/v1/logs/search-index', pathParams: [], query: false, body: false, cursor: null, returns: 'data' },
+  rebuildSearchIndex: { group: 'logs', name: 'rebuildSearchIndex', method: 'POST', path: '/v1/logs/search-index/rebuild', pathParams: [], query: false, body: false, cursor: null, returns: 'data' },
+  checkSearchIndex: { group: 'logs', name: 'checkSearchIndex', method: 'POST', path: '/v1/logs/search-index/check', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   createExport: { group: 'exports', name: 'create', method: 'POST', path: '/v1/logs/export', pathParams: [], query: false, body: true, cursor: null, returns: 'data' },
   getExport: { group: 'exports', name: 'get', method: 'GET', path: '/v1/logs/export/{exportId}', pathParams: ['exportId'], query: false, body: false, cursor: null, returns: 'data' },
   listChainEntries: { group: 'logs', name: 'listChainEntries', method: 'GET', path: '/v1/logs/chain', pathParams: [], query: true, body: false, cursor: null, returns: 'data' },
@@ -622,23 +625,54 @@ export interface Resources {
      * Full-text search over event, actor, target, context and metadata text. Of
      * `metadata`, the first 4,096 characters of its JSON text are searchable (keys in the
      * order the database keeps them: shorter keys first, then by their bytes); words past
-     * that of a very wide entry are stored and shown but not found by search. Query
-     * syntax: words are AND-ed; `"exact phrase"`; `a OR b`; `-word` excludes;
-     * qualifiers `event:` (a type, `user.*` for a prefix), `actor:` (id or email),
-     * `result:` and `ip:`. Dotted event names, emails and IPs are tokenized so that
-     * `login` finds `user.login` and an email or IP finds itself. Unbalanced quotes are
-     * closed at the end of the query; a query with nothing to search for, or with more
-     * than 64 terms (words, phrases and qualifiers), is a 400.
+     * that of a very wide entry are stored and shown but not found by search.
      *
-     * Hits come newest first with cursor pagination (`cursor` in the body);
-     * `meta.totalHits` is exact up to and including 10,000 (`meta.totalHitsRelation: eq`);
-     * when more match it is 10000 with `gte`, unless `exactTotal: true` asks for the exact
-     * count. `origin` keeps the entries of one origin. `highlights` maps each matched field path to its text
+     * **Query syntax.** Words are AND-ed; `"exact phrase"`; `a OR b` matches either (`OR` in
+     * capitals, between two terms); `-word` or `-"a phrase"` excludes. Qualifiers match one
+     * field; their name is case-insensitive, the value follows the colon (in quotes if it holds
+     * a space), and `-` excludes them too:
+     * - `event:` an event type, or a prefix with `*` (`event:user.*`);
+     * - `actor:` the actor's id, or its email in any case;
+     * - `target:` the target's id or its type (`target:policy`, `target:pol_01jf3k8m6q2w9x4v7t5r1n0b3d`);
+     * - `country:` `context.location.country`, in any case (`country:DE`,
+     *   `country:"United States"`);
+     * - `result:` `success` or `failure`;
+     * - `origin:` `service` or `api`;
+     * - `ip:` `context.ip` (`ip:10.1.2.3`, `ip:::1`).
+     *
+     * Any other name before a colon (`color:red`) is searched as text, and so is a quoted
+     * qualifier (`"event:user.login"`) or a quoted `"OR"`. Dotted event names, emails and IPs
+     * are tokenized so that `login` finds `user.login` and an email or IP finds itself. A term
+     * without letters or digits (`...`) is left out.
+     *
+     * **Queries that are refused.** A query that cannot be parsed is a 400 whose `details`
+     * name `body.query`, with a `message` that says at which character the fault is and a
+     * `position` that holds it (1-based, counted in Unicode code points, as `maxLength` counts
+     * them): an unclosed `"` (at the quote: `login "reset` → "unclosed quote at character 7");
+     * `OR` at the start or the end of the query, or right after another `OR` (at that `OR`); a
+     * `-` followed by nothing or by whitespace (at the `-`); a qualifier without a value,
+     * `event:` or `actor:""` (at the qualifier); a `result:` or `origin:` value other than
+     * those above (at the value; the message names the values allowed). The query is read from
+     * its start, and the first fault met is the one reported. A query with nothing to search for, or with
+     * more than 64 terms (words, phrases and qualifiers, excluded ones included), is a 400 too,
+     * without `position`.
+     *
+     * **Totals.** Hits come newest first with cursor pagination (`cursor` in the body).
+     * `meta.totalHits` is the exact number of matches, however many (`meta.totalHitsRelation`
+     * is always `eq`); `exactTotal` is still accepted and has no effect. `origin` keeps the
+     * entries of one origin. `highlights` maps each matched field path to its text
      * with matched terms wrapped in `<em>`; every other character is HTML-escaped. Each hit
      * highlights at most 10 fields, each cut to at most 256 characters around its first match
      * with at most 32 `<em>` (see `SearchHit`), so a page costs time and bytes in proportion
      * to its hits, whatever the entries and the query hold.
      * `from` is inclusive, `to` exclusive.
+     *
+     * **Freshness.** Search reads the audit log's analytics store, a copy of the sealed entries
+     * fed from PostgreSQL in `seq` order: an acknowledged entry is found within 2 seconds
+     * (p99, also while ingest runs flat out). `meta.indexedThroughSeq` says what the answer
+     * covers (every sealed entry with `seq` up to it) and `meta.indexedAt` when the store last
+     * caught up with the sealed head; `GET /v1/logs/search-index` tells how the store stands.
+     * `GET /v1/logs` and `GET /v1/logs/{id}` read PostgreSQL and see an entry at once.
      *
      * `POST /v1/logs/search` (`searchLogs`)
      */
@@ -658,8 +692,14 @@ export interface Resources {
      *
      * Every count is exact: `total` is the sum of the buckets and `totalRelation` is `eq`.
      * A facet lists values by count descending, then value ascending; an entry without the
-     * field (no `actor.id`, no target) is left out of that facet. The same access as search:
-     * what a search with this key finds is what is counted, and nothing more.
+     * field (no `actor.id`, no target, no location) is left out of that facet. The same access
+     * as search: what a search with this key finds is what is counted, and nothing more. A
+     * `query` that cannot be parsed is a 400 naming `body.query` with the `position` of the
+     * fault, as for search.
+     *
+     * Counts come from the same store as search, with the same freshness: an acknowledged entry
+     * is counted within 2 seconds, and `meta.indexedThroughSeq` and `meta.indexedAt` say what
+     * the counts cover, as for search.
      *
      * What a request costs: when its buckets are `1h` or wider and its query (if any) holds
      * only `event:` and `result:` terms, the whole hours of the range are counted from per-hour
@@ -671,6 +711,56 @@ export interface Resources {
      * `POST /v1/logs/stats` (`getLogStats`)
      */
     getStats(body: Body<'getLogStats'>, options?: RequestOptions): Promise<Data<'getLogStats'>>;
+    /**
+     * Get the search store's state
+     *
+     * How the search store stands: search and statistics read the audit log's analytics store,
+     * a copy of the sealed entries that the service feeds from PostgreSQL in `seq` order (at
+     * least once and idempotently: an entry sent twice is counted once). An acknowledged entry
+     * is found by search within 2 seconds (p99, also while ingest runs flat out); `status` says
+     * whether the store keeps up (`ok`), is more than 2 seconds behind the sealed head
+     * (`lagging`), or is being rebuilt (`rebuilding`, with `rebuild` saying how far). Every
+     * search and statistics answer carries the same `meta.indexedThroughSeq` and
+     * `meta.indexedAt`; `GET /readyz` shows `status` as `checks.analytics`. While a rebuild
+     * runs, `indexedThroughSeq` and `indexedAt` are those of the copy that search and statistics
+     * read, and `rebuild` those of the new copy.
+     *
+     * `GET /v1/logs/search-index` (`getSearchIndex`)
+     */
+    getSearchIndex(options?: RequestOptions): Promise<Data<'getSearchIndex'>>;
+    /**
+     * Rebuild the search store
+     *
+     * Starts rebuilding the search store (the audit log's analytics store, which search and
+     * statistics read) from PostgreSQL, the record, in `seq` order, while the service goes on
+     * answering; answers at once with 202 and the store's state (as `GET
+     * /v1/logs/search-index`), `status: rebuilding` and `rebuild` saying how far it has come.
+     * Follow it with `GET /v1/logs/search-index` until `rebuild` is null. Nothing in PostgreSQL
+     * changes: the chain, get, list, export, verify and streams do not depend on the store.
+     *
+     * At most one rebuild runs at a time: a request while one runs starts none and answers 202
+     * with the running one (its `startedAt` unchanged), never 409 (a 409 comes only from an
+     * `Idempotency-Key` whose first request is still being processed). Takes no body. An
+     * `Idempotency-Key` is accepted as for every write: the same key replays the first answer.
+     * Writes no audit entry.
+     *
+     * `POST /v1/logs/search-index/rebuild` (`rebuildSearchIndex`)
+     */
+    rebuildSearchIndex(options?: RequestOptions): Promise<Data<'rebuildSearchIndex'>>;
+    /**
+     * Compare the search store with the record, hour by hour
+     *
+     * Counts the sealed entries of `[from, to)` per UTC hour in PostgreSQL (the record) and in the
+     * search store, both up to the `seq` the store holds (`throughSeq`, its `indexedThroughSeq`
+     * at the time), and lists every hour with either count. An hour whose counts differ is in
+     * `mismatchedHours`; after a `kill -9`, a lost store or a rebuild, none should be. The range
+     * is at most 31 days (`from` before `to`, the same instants as search); a longer one is a
+     * 400 naming `to`. Reads only: no `Idempotency-Key` is kept. On a large log this reads every
+     * entry of the range in both stores: a check of a day is cheap, of a month is not.
+     *
+     * `POST /v1/logs/search-index/check` (`checkSearchIndex`)
+     */
+    checkSearchIndex(body: Body<'checkSearchIndex'>, options?: RequestOptions): Promise<Data<'checkSearchIndex'>>;
     /**
      * Read a run of the chain
      *
@@ -790,7 +880,9 @@ export interface Resources {
      *
      * Starts an asynchronous export of the entries with `from` ≤ timestamp < `to`
      * (optionally only `events`), newest first, and returns at once with
-     * `status: processing` and `estimatedRecords`. A background worker streams the
+     * `status: processing` and `estimatedRecords`. With `query` (the syntax of
+     * `POST /v1/logs/search`), the export holds exactly the hits of that search over
+     * `[from, to)`, and `estimatedRecords` is their exact number. A background worker streams the
      * entries to a file: `json` is one JSON array of full entries (with `seq`, `hash`,
      * `prevHash`, `digests` and `salts`, so that the file verifies offline against the
      * checkpoints; see the tag "Audit logs"); a redacted entry also carries `redactedBy`, and
@@ -1350,7 +1442,7 @@ export interface Resources {
     /**
      * Readiness
      *
-     * Answers 200 while the database is reachable, 503 when it is not, and says in `checks` how each dependency is. The embedded database counts as unreachable from its first failed write of its files (disk full, I/O error) until the server is restarted. An unreachable Redis in `open` mode, free disk space below `SECADMIN_MIN_FREE_DISK_MB`, or an unreachable read replica keeps it 200 with `status: degraded`. No authentication, no rate limit.
+     * Answers 200 while the database is reachable, 503 when it is not, and says in `checks` how each dependency is. The embedded database counts as unreachable from its first failed write of its files (disk full, I/O error) until the server is restarted. An unreachable Redis in `open` mode, free disk space below `SECADMIN_MIN_FREE_DISK_MB`, an unreachable read replica, or a search store that lags more than 2 seconds behind the sealed head or is being rebuilt (`checks.analytics`) keeps it 200 with `status: degraded`. No authentication, no rate limit.
      *
      * `GET /readyz` (`getReadiness`)
      */

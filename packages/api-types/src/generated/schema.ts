@@ -366,23 +366,54 @@ export interface paths {
          * @description Full-text search over event, actor, target, context and metadata text. Of
          *     `metadata`, the first 4,096 characters of its JSON text are searchable (keys in the
          *     order the database keeps them: shorter keys first, then by their bytes); words past
-         *     that of a very wide entry are stored and shown but not found by search. Query
-         *     syntax: words are AND-ed; `"exact phrase"`; `a OR b`; `-word` excludes;
-         *     qualifiers `event:` (a type, `user.*` for a prefix), `actor:` (id or email),
-         *     `result:` and `ip:`. Dotted event names, emails and IPs are tokenized so that
-         *     `login` finds `user.login` and an email or IP finds itself. Unbalanced quotes are
-         *     closed at the end of the query; a query with nothing to search for, or with more
-         *     than 64 terms (words, phrases and qualifiers), is a 400.
+         *     that of a very wide entry are stored and shown but not found by search.
          *
-         *     Hits come newest first with cursor pagination (`cursor` in the body);
-         *     `meta.totalHits` is exact up to and including 10,000 (`meta.totalHitsRelation: eq`);
-         *     when more match it is 10000 with `gte`, unless `exactTotal: true` asks for the exact
-         *     count. `origin` keeps the entries of one origin. `highlights` maps each matched field path to its text
+         *     **Query syntax.** Words are AND-ed; `"exact phrase"`; `a OR b` matches either (`OR` in
+         *     capitals, between two terms); `-word` or `-"a phrase"` excludes. Qualifiers match one
+         *     field; their name is case-insensitive, the value follows the colon (in quotes if it holds
+         *     a space), and `-` excludes them too:
+         *     - `event:` an event type, or a prefix with `*` (`event:user.*`);
+         *     - `actor:` the actor's id, or its email in any case;
+         *     - `target:` the target's id or its type (`target:policy`, `target:pol_01jf3k8m6q2w9x4v7t5r1n0b3d`);
+         *     - `country:` `context.location.country`, in any case (`country:DE`,
+         *       `country:"United States"`);
+         *     - `result:` `success` or `failure`;
+         *     - `origin:` `service` or `api`;
+         *     - `ip:` `context.ip` (`ip:10.1.2.3`, `ip:::1`).
+         *
+         *     Any other name before a colon (`color:red`) is searched as text, and so is a quoted
+         *     qualifier (`"event:user.login"`) or a quoted `"OR"`. Dotted event names, emails and IPs
+         *     are tokenized so that `login` finds `user.login` and an email or IP finds itself. A term
+         *     without letters or digits (`...`) is left out.
+         *
+         *     **Queries that are refused.** A query that cannot be parsed is a 400 whose `details`
+         *     name `body.query`, with a `message` that says at which character the fault is and a
+         *     `position` that holds it (1-based, counted in Unicode code points, as `maxLength` counts
+         *     them): an unclosed `"` (at the quote: `login "reset` → "unclosed quote at character 7");
+         *     `OR` at the start or the end of the query, or right after another `OR` (at that `OR`); a
+         *     `-` followed by nothing or by whitespace (at the `-`); a qualifier without a value,
+         *     `event:` or `actor:""` (at the qualifier); a `result:` or `origin:` value other than
+         *     those above (at the value; the message names the values allowed). The query is read from
+         *     its start, and the first fault met is the one reported. A query with nothing to search for, or with
+         *     more than 64 terms (words, phrases and qualifiers, excluded ones included), is a 400 too,
+         *     without `position`.
+         *
+         *     **Totals.** Hits come newest first with cursor pagination (`cursor` in the body).
+         *     `meta.totalHits` is the exact number of matches, however many (`meta.totalHitsRelation`
+         *     is always `eq`); `exactTotal` is still accepted and has no effect. `origin` keeps the
+         *     entries of one origin. `highlights` maps each matched field path to its text
          *     with matched terms wrapped in `<em>`; every other character is HTML-escaped. Each hit
          *     highlights at most 10 fields, each cut to at most 256 characters around its first match
          *     with at most 32 `<em>` (see `SearchHit`), so a page costs time and bytes in proportion
          *     to its hits, whatever the entries and the query hold.
          *     `from` is inclusive, `to` exclusive.
+         *
+         *     **Freshness.** Search reads the audit log's analytics store, a copy of the sealed entries
+         *     fed from PostgreSQL in `seq` order: an acknowledged entry is found within 2 seconds
+         *     (p99, also while ingest runs flat out). `meta.indexedThroughSeq` says what the answer
+         *     covers (every sealed entry with `seq` up to it) and `meta.indexedAt` when the store last
+         *     caught up with the sealed head; `GET /v1/logs/search-index` tells how the store stands.
+         *     `GET /v1/logs` and `GET /v1/logs/{id}` read PostgreSQL and see an entry at once.
          */
         post: operations["searchLogs"];
         delete?: never;
@@ -414,8 +445,14 @@ export interface paths {
          *
          *     Every count is exact: `total` is the sum of the buckets and `totalRelation` is `eq`.
          *     A facet lists values by count descending, then value ascending; an entry without the
-         *     field (no `actor.id`, no target) is left out of that facet. The same access as search:
-         *     what a search with this key finds is what is counted, and nothing more.
+         *     field (no `actor.id`, no target, no location) is left out of that facet. The same access
+         *     as search: what a search with this key finds is what is counted, and nothing more. A
+         *     `query` that cannot be parsed is a 400 naming `body.query` with the `position` of the
+         *     fault, as for search.
+         *
+         *     Counts come from the same store as search, with the same freshness: an acknowledged entry
+         *     is counted within 2 seconds, and `meta.indexedThroughSeq` and `meta.indexedAt` say what
+         *     the counts cover, as for search.
          *
          *     What a request costs: when its buckets are `1h` or wider and its query (if any) holds
          *     only `event:` and `result:` terms, the whole hours of the range are counted from per-hour
@@ -425,6 +462,92 @@ export interface paths {
          *     range: its time grows with the number of matches.
          */
         post: operations["getLogStats"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/logs/search-index": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the search store's state
+         * @description How the search store stands: search and statistics read the audit log's analytics store,
+         *     a copy of the sealed entries that the service feeds from PostgreSQL in `seq` order (at
+         *     least once and idempotently: an entry sent twice is counted once). An acknowledged entry
+         *     is found by search within 2 seconds (p99, also while ingest runs flat out); `status` says
+         *     whether the store keeps up (`ok`), is more than 2 seconds behind the sealed head
+         *     (`lagging`), or is being rebuilt (`rebuilding`, with `rebuild` saying how far). Every
+         *     search and statistics answer carries the same `meta.indexedThroughSeq` and
+         *     `meta.indexedAt`; `GET /readyz` shows `status` as `checks.analytics`. While a rebuild
+         *     runs, `indexedThroughSeq` and `indexedAt` are those of the copy that search and statistics
+         *     read, and `rebuild` those of the new copy.
+         */
+        get: operations["getSearchIndex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/logs/search-index/rebuild": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rebuild the search store
+         * @description Starts rebuilding the search store (the audit log's analytics store, which search and
+         *     statistics read) from PostgreSQL, the record, in `seq` order, while the service goes on
+         *     answering; answers at once with 202 and the store's state (as `GET
+         *     /v1/logs/search-index`), `status: rebuilding` and `rebuild` saying how far it has come.
+         *     Follow it with `GET /v1/logs/search-index` until `rebuild` is null. Nothing in PostgreSQL
+         *     changes: the chain, get, list, export, verify and streams do not depend on the store.
+         *
+         *     At most one rebuild runs at a time: a request while one runs starts none and answers 202
+         *     with the running one (its `startedAt` unchanged), never 409 (a 409 comes only from an
+         *     `Idempotency-Key` whose first request is still being processed). Takes no body. An
+         *     `Idempotency-Key` is accepted as for every write: the same key replays the first answer.
+         *     Writes no audit entry.
+         */
+        post: operations["rebuildSearchIndex"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/logs/search-index/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Compare the search store with the record, hour by hour
+         * @description Counts the sealed entries of `[from, to)` per UTC hour in PostgreSQL (the record) and in the
+         *     search store, both up to the `seq` the store holds (`throughSeq`, its `indexedThroughSeq`
+         *     at the time), and lists every hour with either count. An hour whose counts differ is in
+         *     `mismatchedHours`; after a `kill -9`, a lost store or a rebuild, none should be. The range
+         *     is at most 31 days (`from` before `to`, the same instants as search); a longer one is a
+         *     400 naming `to`. Reads only: no `Idempotency-Key` is kept. On a large log this reads every
+         *     entry of the range in both stores: a check of a day is cheap, of a month is not.
+         */
+        post: operations["checkSearchIndex"];
         delete?: never;
         options?: never;
         head?: never;
@@ -444,7 +567,9 @@ export interface paths {
          * Create an export
          * @description Starts an asynchronous export of the entries with `from` ≤ timestamp < `to`
          *     (optionally only `events`), newest first, and returns at once with
-         *     `status: processing` and `estimatedRecords`. A background worker streams the
+         *     `status: processing` and `estimatedRecords`. With `query` (the syntax of
+         *     `POST /v1/logs/search`), the export holds exactly the hits of that search over
+         *     `[from, to)`, and `estimatedRecords` is their exact number. A background worker streams the
          *     entries to a file: `json` is one JSON array of full entries (with `seq`, `hash`,
          *     `prevHash`, `digests` and `salts`, so that the file verifies offline against the
          *     checkpoints; see the tag "Audit logs"); a redacted entry also carries `redactedBy`, and
@@ -1432,7 +1557,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Answers 200 while the database is reachable, 503 when it is not, and says in `checks` how each dependency is. The embedded database counts as unreachable from its first failed write of its files (disk full, I/O error) until the server is restarted. An unreachable Redis in `open` mode, free disk space below `SECADMIN_MIN_FREE_DISK_MB`, or an unreachable read replica keeps it 200 with `status: degraded`. No authentication, no rate limit.
+         * @description Answers 200 while the database is reachable, 503 when it is not, and says in `checks` how each dependency is. The embedded database counts as unreachable from its first failed write of its files (disk full, I/O error) until the server is restarted. An unreachable Redis in `open` mode, free disk space below `SECADMIN_MIN_FREE_DISK_MB`, an unreachable read replica, or a search store that lags more than 2 seconds behind the sealed head or is being rebuilt (`checks.analytics`) keeps it 200 with `status: degraded`. No authentication, no rate limit.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -1763,6 +1888,11 @@ export interface components {
             /** @description Where the problem is, e.g. `body.email`, `query.limit`, `body.conditions.ip.allowlist[0]`. */
             field: string;
             message: string;
+            /**
+             * Format: int32
+             * @description Where in the field's text the problem is, as the `message` also says ("at character 7"): the 1-based position of the character, counted in Unicode code points (as `maxLength` counts them: an emoji is one, a letter with a combining accent two), not UTF-16 units or bytes. Present only where the field is a search query that cannot be parsed (`body.query`).
+             */
+            position?: number;
         };
         /**
          * @description The error envelope shared by every failed request.
@@ -2663,14 +2793,14 @@ export interface components {
         };
         /**
          * @example {
-         *       "query": "login -event:user.logout actor:ada@example.com",
+         *       "query": "login -event:user.logout actor:ada@example.com country:DE",
          *       "from": "2026-11-01T00:00:00Z",
          *       "origin": "api",
          *       "limit": 20
          *     }
          */
         SearchRequest: {
-            /** @description Web-search syntax: words are AND-ed, `"exact phrases"`, `OR` between terms, `-word` excludes, and the qualifiers `event:`, `actor:` (id or email), `result:` and `ip:`. At most 64 terms (each word, phrase and qualifier counts, excluded ones too); a query with more is a 400 naming `body.query`. */
+            /** @description Web-search syntax (see `POST /v1/logs/search`): words are AND-ed, `"exact phrases"`, `OR` between terms, `-word` excludes, and the qualifiers `event:`, `actor:` (id or email), `target:` (id or type), `country:`, `result:`, `origin:` and `ip:`. At most 64 terms (each word, phrase and qualifier counts, excluded ones too); a query with more, or one that cannot be parsed, is a 400 naming `body.query` (with the `position` of the fault for the latter). */
             query: string;
             from?: components["schemas"]["InstantInput"];
             to?: components["schemas"]["InstantInput"];
@@ -2682,7 +2812,8 @@ export interface components {
             /** @description Only entries of this origin. */
             origin?: components["schemas"]["LogOrigin"];
             /**
-             * @description Count every match for `meta.totalHits`, however many (slower on a large log); otherwise the count stops above 10,000.
+             * @deprecated
+             * @description Accepted and ignored: `meta.totalHits` is always the exact count. Once asked for an exact count where the default stopped above 10,000.
              * @default false
              */
             exactTotal?: boolean;
@@ -2720,22 +2851,36 @@ export interface components {
             };
         };
         /**
+         * Format: int64
+         * @description How far the search store goes: every sealed entry with `seq` up to and including this one is in the store that search and statistics read (0: none yet). An entry with a higher `seq`, or not sealed yet, may be missing from the answer; `GET /v1/logs/{id}` and the list read PostgreSQL and see every acknowledged entry at once.
+         * @example 48213
+         */
+        IndexedThroughSeq: number;
+        /**
+         * Format: date-time
+         * @description The time of the search store's state that the answer reflects (UTC, with milliseconds): the last instant at which the store was seen caught up with the sealed head, so every entry sealed at or before it is in the store (its `seq` is at most `indexedThroughSeq`). Close to now while the store keeps up, older while it lags or is rebuilt; null until the store is first fed (a new installation, before the feeder's first turn).
+         * @example 2026-11-25T21:00:00.412Z
+         */
+        IndexedAt: string | null;
+        /**
          * @example {
          *       "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h",
          *       "totalHits": 1,
          *       "totalHitsRelation": "eq",
-         *       "searchTimeMs": 4
+         *       "searchTimeMs": 4,
+         *       "indexedThroughSeq": 48213,
+         *       "indexedAt": "2026-11-25T21:00:00.412Z"
          *     }
          */
         SearchMeta: {
             requestId: string;
             /**
              * Format: int64
-             * @description Number of entries matching the query, time range and origin: exact up to and including 10,000; when more match it is 10000 and `totalHitsRelation` is `gte` (unless the request asked for `exactTotal`).
+             * @description The exact number of entries matching the query, time range and origin, however many there are.
              */
             totalHits: number;
             /**
-             * @description `eq`: `totalHits` is the exact count. `gte`: more than 10,000 entries match and counting stopped at 10,000 (Elasticsearch's `track_total_hits` convention).
+             * @description Always `eq`: `totalHits` is the exact count. (`gte`, Elasticsearch's `track_total_hits` convention for a count that stopped at a bound, is no longer sent; it stays in the enum for clients written against earlier versions.)
              * @enum {string}
              */
             totalHitsRelation: "eq" | "gte";
@@ -2744,13 +2889,15 @@ export interface components {
              * @description Measured search time in whole milliseconds.
              */
             searchTimeMs: number;
+            indexedThroughSeq: components["schemas"]["IndexedThroughSeq"];
+            indexedAt: components["schemas"]["IndexedAt"];
         };
         /**
-         * @description A field of the log entry to count values of: `event`, `result`, `origin`, `actor.id`, `actor.type` or `target.type`.
+         * @description A field of the log entry to count values of: `event`, `result`, `origin`, `actor.id`, `actor.email`, `actor.type`, `target.id`, `target.type`, `context.ip` or `context.location.country`.
          * @example event
          * @enum {string}
          */
-        LogStatsField: "event" | "result" | "origin" | "actor.id" | "actor.type" | "target.type";
+        LogStatsField: "event" | "result" | "origin" | "actor.id" | "actor.email" | "actor.type" | "target.id" | "target.type" | "context.ip" | "context.location.country";
         /**
          * @example {
          *       "query": "login -result:success",
@@ -2759,12 +2906,13 @@ export interface components {
          *       "interval": "auto",
          *       "groupBy": [
          *         "event",
-         *         "actor.id"
+         *         "actor.id",
+         *         "context.location.country"
          *       ]
          *     }
          */
         LogStatsRequest: {
-            /** @description Only entries matching this query, in the syntax of `POST /v1/logs/search` (words AND-ed, `"exact phrases"`, `OR`, `-word`, the qualifiers `event:`, `actor:`, `result:` and `ip:`; at most 64 terms). Every entry of the range when absent. */
+            /** @description Only entries matching this query, in the syntax of `POST /v1/logs/search` (words AND-ed, `"exact phrases"`, `OR`, `-word`, the qualifiers `event:`, `actor:`, `target:`, `country:`, `result:`, `origin:` and `ip:`; at most 64 terms). A query that cannot be parsed is a 400 naming `body.query` with the `position` of the fault, as for search. Every entry of the range when absent. */
             query?: string;
             /** @description Start of the range, inclusive. Must be before `to`. */
             from: components["schemas"]["InstantInput"];
@@ -2800,7 +2948,7 @@ export interface components {
              */
             count: number;
         };
-        /** @description The 10 values of the field held by the most counted entries, by count descending, then value ascending (by Unicode code point). Entries without the field (an anonymous actor has no `actor.id`, an entry without a target no `target.type`) are not counted here. */
+        /** @description The 10 values of the field held by the most counted entries, by count descending, then value ascending (by Unicode code point). Entries without the field (an anonymous actor has no `actor.id`, an entry without a target no `target.type`, one without a location no `context.location.country`) are not counted here, and neither is a value that a user's deletion redacted (`actor.email`, `target.id`). */
         LogStatsFacet: components["schemas"]["LogStatsFacetValue"][];
         /**
          * @description How many entries of `[from, to)` match, over time and by field. All counts are exact.
@@ -2853,8 +3001,12 @@ export interface components {
                 result?: components["schemas"]["LogStatsFacet"];
                 origin?: components["schemas"]["LogStatsFacet"];
                 "actor.id"?: components["schemas"]["LogStatsFacet"];
+                "actor.email"?: components["schemas"]["LogStatsFacet"];
                 "actor.type"?: components["schemas"]["LogStatsFacet"];
+                "target.id"?: components["schemas"]["LogStatsFacet"];
                 "target.type"?: components["schemas"]["LogStatsFacet"];
+                "context.ip"?: components["schemas"]["LogStatsFacet"];
+                "context.location.country"?: components["schemas"]["LogStatsFacet"];
             };
             /**
              * Format: int64
@@ -2869,8 +3021,78 @@ export interface components {
         };
         /**
          * @example {
+         *       "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h",
+         *       "indexedThroughSeq": 48213,
+         *       "indexedAt": "2026-11-25T21:00:00.412Z"
+         *     }
+         */
+        LogStatsMeta: {
+            /** @description The request's identifier, equal to the `X-Request-Id` response header. */
+            requestId: string;
+            indexedThroughSeq: components["schemas"]["IndexedThroughSeq"];
+            indexedAt: components["schemas"]["IndexedAt"];
+        };
+        /**
+         * @description How the search store (the audit log's analytics store, which search and statistics read) stands against the sealed head of the chain. `ok`: it is at most 2 seconds behind. `lagging`: it is more than 2 seconds behind (`lagSeconds` > 2); search and statistics still answer, from the entries up to `meta.indexedThroughSeq`. `rebuilding`: a rebuild from PostgreSQL is running (`POST /v1/logs/search-index/rebuild`); this wins over `lagging`.
+         * @example ok
+         * @enum {string}
+         */
+        SearchIndexStatus: "ok" | "lagging" | "rebuilding";
+        /**
+         * @description A rebuild of the search store from PostgreSQL, running.
+         * @example {
+         *       "startedAt": "2026-11-25T21:00:00.000Z",
+         *       "indexedThroughSeq": 20000,
+         *       "targetSeq": 48213
+         *     }
+         */
+        SearchIndexRebuild: {
+            /** @description When the rebuild started. */
+            startedAt: components["schemas"]["TimestampMillis"];
+            /**
+             * Format: int64
+             * @description How far the rebuild has come: every sealed entry with `seq` up to and including this one is in the new copy.
+             */
+            indexedThroughSeq: number;
+            /**
+             * Format: int64
+             * @description The sealed head when the rebuild started: `indexedThroughSeq / targetSeq` is its progress. Entries sealed after the start are copied too before the rebuild ends.
+             */
+            targetSeq: number;
+        };
+        /**
+         * @description The state of the search store: the audit log's analytics store, a copy of the sealed entries fed from PostgreSQL in `seq` order, which search and statistics read. PostgreSQL stays the record: get, list, export, verify and streams do not depend on it.
+         * @example {
+         *       "status": "ok",
+         *       "indexedThroughSeq": 48213,
+         *       "sealedThroughSeq": 48213,
+         *       "indexedAt": "2026-11-25T21:00:00.412Z",
+         *       "lagSeconds": 0,
+         *       "rebuild": null
+         *     }
+         */
+        SearchIndex: {
+            status: components["schemas"]["SearchIndexStatus"];
+            indexedThroughSeq: components["schemas"]["IndexedThroughSeq"];
+            /**
+             * Format: int64
+             * @description The sealed head of the chain: the highest `seq` sealed (0 before the first entry is sealed).
+             */
+            sealedThroughSeq: number;
+            indexedAt: components["schemas"]["IndexedAt"];
+            /**
+             * Format: double
+             * @description How far the store is behind the sealed head, in seconds (with milliseconds): 0 when `indexedThroughSeq` equals `sealedThroughSeq`, else the time since `indexedAt`. Above 2, `status` is `lagging` (or `rebuilding`).
+             */
+            lagSeconds: number;
+            /** @description The rebuild running, or null when none is. */
+            rebuild: components["schemas"]["SearchIndexRebuild"] | null;
+        };
+        /**
+         * @example {
          *       "from": "2026-11-01T00:00:00Z",
          *       "to": "2026-11-25T00:00:00Z",
+         *       "query": "result:failure country:DE",
          *       "format": "csv",
          *       "events": [
          *         "user.login",
@@ -2887,6 +3109,8 @@ export interface components {
              * @enum {string}
              */
             format?: "json" | "csv";
+            /** @description Only the entries this search query finds, in the syntax of `POST /v1/logs/search`: the export then holds exactly the hits of that search over `[from, to)` (with `events`, only those of these types among them), and `estimatedRecords` is their exact number. A query with nothing to search for, more than 64 terms, or that cannot be parsed is a 400 naming `body.query` (with the `position` of the fault for the latter). Every entry of the range when absent. */
+            query?: string;
             /** @description Only these event types; all when absent. */
             events?: components["schemas"]["EventName"][];
             /** @default true */
@@ -4386,7 +4610,7 @@ export interface components {
          */
         Health: {
             /**
-             * @description `ok`: everything answers. `degraded` (readiness only): the database answers but the rate-limit store (Redis) does not, and `SECADMIN_RATE_LIMIT_ON_STORE_ERROR=open` lets each instance count in memory meanwhile; or free disk space is low, so writes get 503 while reads go on; or the read replica (`DATABASE_READ_URL`) does not answer, so the primary serves its reads meanwhile. `unavailable` (readiness only): the database is unreachable.
+             * @description `ok`: everything answers. `degraded` (readiness only): the database answers but the rate-limit store (Redis) does not, and `SECADMIN_RATE_LIMIT_ON_STORE_ERROR=open` lets each instance count in memory meanwhile; or free disk space is low, so writes get 503 while reads go on; or the read replica (`DATABASE_READ_URL`) does not answer, so the primary serves its reads meanwhile; or the search store lags or is being rebuilt (`checks.analytics`). `unavailable` (readiness only): the database is unreachable.
              * @enum {string}
              */
             status: "ok" | "degraded" | "unavailable";
@@ -4407,6 +4631,8 @@ export interface components {
                  * @enum {string}
                  */
                 readReplica?: "ok" | "unavailable";
+                /** @description The search store (the audit log's analytics store, which search and statistics read), as `GET /v1/logs/search-index` shows it: `ok`; `lagging`, more than 2 seconds behind the sealed head; `rebuilding`. `lagging` and `rebuilding` make `status` `degraded` and never make readiness 503 by themselves: the rest of the API, and search from what the store holds, go on. */
+                analytics: components["schemas"]["SearchIndexStatus"];
                 /**
                  * @description Present only while free disk space is low: free space on the data directory's filesystem is below `SECADMIN_MIN_FREE_DISK_MB` (looked at every second), so every operation that stores something gets 503 `unavailable` until space is freed; reads go on. Readiness stays 200.
                  * @enum {string}
@@ -4442,7 +4668,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Bad request (`invalid_request`): a schema violation (`details` names every one), malformed JSON, a bad cursor, a limit out of range, `from` not before `to`, a search query with nothing to search for or more terms than it may have (`body.query`: "must have at most 64 terms, has 249"), or an invalid policy condition. */
+        /** @description Bad request (`invalid_request`): a schema violation (`details` names every one), malformed JSON, a bad cursor, a limit out of range, `from` not before `to`, a search query with nothing to search for or more terms than it may have (`body.query`: "must have at most 64 terms, has 249"), a search query that cannot be parsed (`body.query`, with the `position` of the fault: "unclosed quote at character 7"), or an invalid policy condition. */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4452,27 +4678,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "code": "invalid_request",
-                 *         "message": "The request is invalid.",
-                 *         "details": [
-                 *           {
-                 *             "field": "query.limit",
-                 *             "message": "must be <= 100"
-                 *           },
-                 *           {
-                 *             "field": "body.email",
-                 *             "message": "must match format \"email\""
-                 *           }
-                 *         ]
-                 *       },
-                 *       "meta": {
-                 *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
-                 *       }
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -6502,7 +6707,9 @@ export interface operations {
                      *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h",
                      *         "totalHits": 1,
                      *         "totalHitsRelation": "eq",
-                     *         "searchTimeMs": 3
+                     *         "searchTimeMs": 3,
+                     *         "indexedThroughSeq": 48213,
+                     *         "indexedAt": "2026-11-25T21:00:00.412Z"
                      *       }
                      *     }
                      */
@@ -6594,13 +6801,15 @@ export interface operations {
                      *         "totalRelation": "eq"
                      *       },
                      *       "meta": {
-                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h",
+                     *         "indexedThroughSeq": 48213,
+                     *         "indexedAt": "2026-11-25T21:00:00.412Z"
                      *       }
                      *     }
                      */
                     "application/json": {
                         data: components["schemas"]["LogStats"];
-                        meta: components["schemas"]["Meta"];
+                        meta: components["schemas"]["LogStatsMeta"];
                     };
                 };
             };
@@ -6612,6 +6821,186 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ScanUnavailable"];
+        };
+    };
+    getSearchIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The search store's state. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SearchIndex"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rebuildSearchIndex: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry (like Stripe's, and the IETF draft
+                 *     `draft-ietf-httpapi-idempotency-key-header`): 1–255 printable ASCII characters, unique per
+                 *     request, e.g. a UUID; anything else is a 400. Scoped to the API key that sends it. The first
+                 *     request with a key is processed and its status and body are kept for 24 hours, encrypted
+                 *     under a key derived from the calling API key's secret; the same key with the same request
+                 *     (method, path and body in canonical JSON form, kept only as an HMAC) gets that response again,
+                 *     with `Idempotent-Replayed: true` and its own `meta.requestId`, and nothing is done twice. The
+                 *     work and the kept response commit together. The same key with a different request is a 422
+                 *     `idempotency_key_reused`; while the first request is still being processed, a 409 `conflict`;
+                 *     past the bound on the responses kept for the principal's API keys
+                 *     (`SECADMIN_IDEMPOTENCY_MAX_KEPT_MB`, default 64 MiB over 24 hours), a 429 with `Retry-After`. 5xx responses are not kept: a retry runs again.
+                 * @example 5f0c6a2e-8d1b-4c3a-9e7f-2b4d6a8c0e1f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A rebuild started, or the one already running; the store's state. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SearchIndex"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["WriteUnavailable"];
+        };
+    };
+    checkSearchIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Inclusive.
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description Exclusive; at most 31 days after `from`.
+                     */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Hourly counts of the record and of the store. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "throughSeq": 48213,
+                     *         "hours": [
+                     *           {
+                     *             "start": "2026-11-25T20:00:00.000Z",
+                     *             "record": 1204,
+                     *             "store": 1204
+                     *           }
+                     *         ],
+                     *         "mismatchedHours": 0
+                     *       },
+                     *       "meta": {
+                     *         "requestId": "req_01jf3k8m6q2w9x4v7t5r1n0b3h"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: int64
+                             * @description Both counts hold the sealed entries up to this seq.
+                             */
+                            throughSeq: number;
+                            /** @description Every hour of the range with an entry in either store, oldest first. */
+                            hours: {
+                                /**
+                                 * Format: date-time
+                                 * @description The hour's start (UTC, with milliseconds).
+                                 */
+                                start: string;
+                                /**
+                                 * Format: int64
+                                 * @description Entries of the hour in PostgreSQL.
+                                 */
+                                record: number;
+                                /**
+                                 * Format: int64
+                                 * @description Entries of the hour in the search store.
+                                 */
+                                store: number;
+                            }[];
+                            /**
+                             * Format: int32
+                             * @description How many hours have different counts (0 when the store agrees).
+                             */
+                            mismatchedHours: number;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createExport: {
@@ -9013,7 +9402,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Ready to serve (`ok`), or serving with the rate-limit store down, with writes refused for lack of disk space, or with the read replica down and its reads on the primary (`degraded`). */
+            /** @description Ready to serve (`ok`), or serving with the rate-limit store down, with writes refused for lack of disk space, with the read replica down and its reads on the primary, or with the search store behind or being rebuilt (`degraded`). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9034,7 +9423,8 @@ export interface operations {
                      *       "status": "unavailable",
                      *       "checks": {
                      *         "database": "unavailable",
-                     *         "rateLimitStore": "ok"
+                     *         "rateLimitStore": "ok",
+                     *         "analytics": "lagging"
                      *       }
                      *     }
                      */

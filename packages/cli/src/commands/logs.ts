@@ -30,8 +30,12 @@ const STATS_FIELDS: readonly LogStatsField[] = [
   'result',
   'origin',
   'actor.id',
+  'actor.email',
   'actor.type',
+  'target.id',
   'target.type',
+  'context.ip',
+  'context.location.country',
 ];
 /** The widest bar of the histogram, in characters. */
 const BAR_WIDTH = 40;
@@ -83,6 +87,28 @@ export function registerLogCommands(program: Command): void {
         if (hits.length >= options.limit) break;
       }
       out.result(hits, () => out.table(hits.map(logRow), LOG_COLUMNS));
+    });
+
+  logs
+    .command('search-index')
+    .description('how far the search store holds the log; --rebuild fills it again from the record')
+    .option('--rebuild', 'rebuild it from PostgreSQL while search goes on answering')
+    .action(async (options: { rebuild?: boolean }, command: Command) => {
+      const { client, out } = commandContext(command.optsWithGlobals<GlobalOptions>());
+      const index = options.rebuild
+        ? await client.logs.rebuildSearchIndex()
+        : await client.logs.getSearchIndex();
+      out.result(index, () => {
+        out.line(`status: ${index.status}`);
+        out.line(
+          `indexed through seq ${index.indexedThroughSeq} of ${index.sealedThroughSeq} sealed`,
+        );
+        out.line(`lag: ${index.lagSeconds} s`);
+        if (index.rebuild)
+          out.line(
+            `rebuild: ${index.rebuild.indexedThroughSeq} of ${index.rebuild.targetSeq}, started ${index.rebuild.startedAt}`,
+          );
+      });
     });
 
   logs

@@ -12,4 +12,9 @@ export interface AuditLogApi extends AuditWriter {
    * `metadata.redactions` names what it altered.
    */
   recordUserDeletion(actor: RequestActor, userId: string, email: string): Promise<void>;
+  /**
+   * Resolves once the analytics store holds every redaction committed so far: after a user's
+   * deletion commits, and before it is answered, no search finds what was redacted.
+   */
+  redactionsApplied(): Promise<void>;
 }

@@ -1,5 +1,6 @@
+import { Session } from 'chdb';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   json,
   postText,
@@ -23,7 +24,7 @@ type Answer = Awaited<ReturnType<typeof answerOf>>;
 
 /**
  * Every statement on log_entries waits while the test's own connection holds this lock, holding
- * the connection it runs on: what a slow scan of a large log does, without the data.
+ * the connection it runs on: what a slow list page of a large log does, without the data.
  */
 async function lockLog(databaseUrl: string): Promise<{ release(): Promise<void> }> {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -38,16 +39,15 @@ async function lockLog(databaseUrl: string): Promise<{ release(): Promise<void> 
   };
 }
 
-/** The server's searches, statistics and list pages waiting for the log's lock. */
-async function waitingOnLock(databaseUrl: string): Promise<number> {
+/** The server's list pages waiting for the log's lock. */
+async function listsWaitingOnLock(databaseUrl: string): Promise<number> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     const { rows } = await client.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM pg_stat_activity
        WHERE datname = current_database() AND pid <> pg_backend_pid()
-         AND wait_event_type = 'Lock'
-         AND (query LIKE '%ORDER BY timestamp DESC%' OR query LIKE '%date_bin(%')`,
+         AND wait_event_type = 'Lock' AND query LIKE '%ORDER BY timestamp DESC%'`,
     );
     return rows[0]?.n ?? 0;
   } finally {
@@ -55,21 +55,75 @@ async function waitingOnLock(databaseUrl: string): Promise<number> {
   }
 }
 
+/** A statement of a search or statistics: the only ones that carry a time bound. */
+const isScanStatement = (sql: string) => sql.includes('max_execution_time');
+/** One per search (its hits; its count runs beside them) and one per statistics. */
+const isRequestStatement = (sql: string) =>
+  isScanStatement(sql) && (sql.includes('LIMIT') || sql.includes('GROUPING SETS'));
+
+type Run = (
+  this: Session,
+  sql: string,
+  params: object,
+  opts?: object,
+) => ReturnType<Session['queryBindAsync']>;
+
+/**
+ * Replaces how the embedded engine runs the statements of searches and statistics (the feeder's
+ * run as they do): `run` gets each with the engine's own way of running it.
+ */
+function onScanStatements(
+  run: (sql: string, engine: (sql: string) => ReturnType<Run>) => ReturnType<Run>,
+) {
+  const original = Session.prototype.queryBindAsync as Run;
+  return vi.spyOn(Session.prototype, 'queryBindAsync').mockImplementation(function (
+    this: Session,
+    sql,
+    params,
+    opts,
+  ) {
+    if (!isScanStatement(sql)) return original.call(this, sql, params, opts);
+    return run(sql, (other) => original.call(this, other, params, opts));
+  });
+}
+
+/** Searches and statistics wait in the store until `release`: what a slow store does. */
+function holdScansInStore() {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const held: string[] = [];
+  const spy = onScanStatements(async (sql, engine) => {
+    held.push(sql);
+    await released;
+    return engine(sql);
+  });
+  return {
+    requests: () => held.filter(isRequestStatement).length,
+    release: () => {
+      spy.mockRestore();
+      release();
+    },
+  };
+}
+
 /**
  * A security review: a dozen slow searches or statistics at once took every connection of the
- * pool, so that a plain `GET /v1/users` and `/readyz` answered 503, and their statements ran on
- * in PostgreSQL after the requests had given up.
+ * pool, so that a plain `GET /v1/users` and `/readyz` answered 503. Searches and statistics read
+ * the analytics store now, lists PostgreSQL: one gate still admits them all.
  */
-describe('searches, statistics and lists beyond what an instance runs at once, on postgres', () => {
+describe('searches, statistics and lists beyond what an instance runs at once', () => {
   const CONCURRENT = 2;
   const QUEUED = 2;
   const SENT = 12;
   let server: TestServer;
   let lock: { release(): Promise<void> } | undefined;
+  let store: ReturnType<typeof holdScansInStore> | undefined;
 
   beforeAll(async () => {
     server = await startTestServer({
-      // Long past the test: the scans here end when the lock is released, not by their bound.
+      // Long past the test: the scans here end when they are let go, not by their bound.
       logScans: { concurrent: CONCURRENT, queued: QUEUED, waitMs: 500, timeoutMs: 60_000 },
     });
     const { response } = await server.client.POST('/v1/logs', {
@@ -85,8 +139,11 @@ describe('searches, statistics and lists beyond what an instance runs at once, o
       },
     });
     expect(response.status).toBe(201);
+    await server.searchable();
   });
   afterEach(async () => {
+    store?.release();
+    store = undefined;
     await lock?.release();
     lock = undefined;
   });
@@ -94,6 +151,7 @@ describe('searches, statistics and lists beyond what an instance runs at once, o
 
   it('serves the rest of the API, refuses the excess with 503 and Retry-After, and finishes the admitted ones', async () => {
     const url = server.config.databaseUrl as string;
+    store = holdScansInStore();
     lock = await lockLog(url);
     const answers: Answer[] = [];
     const kinds = [
@@ -110,17 +168,18 @@ describe('searches, statistics and lists beyond what an instance runs at once, o
         return answer;
       }),
     );
-    // The admitted ones hold their connections on the lock; the rest are refused, the queued
+    // The admitted ones wait in the store or on the lock; the rest are refused, the queued
     // ones once their wait is over.
     await waitFor(
       'the scans beyond the admitted ones to be answered',
       () => answers.length >= SENT - CONCURRENT,
     );
+    const admitted = async () => (store?.requests() ?? 0) + (await listsWaitingOnLock(url));
     await waitFor(
-      'the admitted scans to wait for the lock',
-      async () => (await waitingOnLock(url)) >= CONCURRENT,
+      'the admitted scans to be under way',
+      async () => (await admitted()) >= CONCURRENT,
     );
-    expect(await waitingOnLock(url)).toBe(CONCURRENT);
+    expect(await admitted()).toBe(CONCURRENT);
 
     const users = await answerOf(() =>
       raw(server, '/v1/users', { headers: { authorization: `Bearer ${server.rootKey}` } }),
@@ -129,7 +188,7 @@ describe('searches, statistics and lists beyond what an instance runs at once, o
     expect(users.status).toBe(200);
     expect(ready.status).toBe(200);
     expect(ready.body.checks.database).toBe('ok');
-    // Answered while the lock still holds every connection the scans took: neither waited for one.
+    // Answered while the admitted scans still wait: neither waited for them.
 
     expect(answers).toHaveLength(SENT - CONCURRENT);
     for (const refused of answers) {
@@ -139,6 +198,8 @@ describe('searches, statistics and lists beyond what an instance runs at once, o
       expect(Number(refused.retryAfter)).toBeGreaterThan(0);
     }
 
+    store.release();
+    store = undefined;
     await lock.release();
     lock = undefined;
     const all = await Promise.all(sent);
@@ -150,51 +211,72 @@ describe('searches, statistics and lists beyond what an instance runs at once, o
     const res = await postText(server, '/v1/logs/search', searchBody);
     expect(res.status).toBe(200);
     expect((await json(res)).meta.totalHits).toBe(1);
+    expect((await postText(server, '/v1/logs/stats', statsBody)).status).toBe(200);
   });
 });
 
-describe('a search or statistics past its time bound, on postgres', () => {
-  const TIMEOUT_MS = 300;
+describe('a search or statistics the store does not finish within its bound, or cannot answer', () => {
   let server: TestServer;
-  let lock: { release(): Promise<void> } | undefined;
+  let spy: { mockRestore(): void } | undefined;
 
   beforeAll(async () => {
+    // A bound under a second: the engine's own bound is whole seconds, so one second.
     server = await startTestServer({
-      logScans: { concurrent: 2, queued: 2, waitMs: 500, timeoutMs: TIMEOUT_MS },
+      logScans: { concurrent: 2, queued: 2, waitMs: 500, timeoutMs: 300 },
     });
   });
-  afterEach(async () => {
-    await lock?.release();
-    lock = undefined;
+  afterEach(() => {
+    spy?.mockRestore();
+    spy = undefined;
   });
   afterAll(() => server?.stop());
+
+  const send = (path: string, body: string) => answerOf(() => postText(server, path, body, {}));
 
   it.each([
     ['/v1/logs/search', searchBody],
     ['/v1/logs/stats', statsBody],
-  ])('%s is stopped in the database and answers 503', async (path, body) => {
-    const url = server.config.databaseUrl as string;
-    lock = await lockLog(url);
-    // Without a bound the request waits for the lock for as long as it is held.
-    const answer = await answerOf(() =>
-      raw(server, path, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${server.rootKey}`, 'content-type': 'application/json' },
-        body,
-        signal: AbortSignal.timeout(15_000),
-      }),
-    );
+  ])('%s is stopped by the engine at its bound and answers 503', async (path, body) => {
+    const bounds: string[] = [];
+    // The request's own statement bound, on a statement no machine finishes within it.
+    spy = onScanStatements((sql, engine) => {
+      const settings = sql.slice(sql.lastIndexOf('SETTINGS'));
+      bounds.push(settings);
+      return engine(`SELECT sum(number) FROM numbers(10000000000000) ${settings}`);
+    });
+    const answer = await send(path, body);
+    expect(bounds.length).toBeGreaterThan(0);
+    for (const bound of bounds) expect(bound).toMatch(/^SETTINGS max_execution_time = 0.3\s*$/);
     expect(answer.status).toBe(503);
     expect(answer.body.error.code).toBe('unavailable');
-    expect(answer.body.error.message).toMatch(/did not finish this request within its time bound/);
+    expect(answer.body.error.message).toMatch(
+      /search store did not finish this request within its time bound/,
+    );
     expect(Number(answer.retryAfter)).toBeGreaterThan(0);
-    // Stopped in PostgreSQL, not merely given up on: nothing of it still waits there.
-    expect(await waitingOnLock(url)).toBe(0);
 
-    await lock.release();
-    lock = undefined;
-    const again = await postText(server, path, body);
-    expect(again.status).toBe(200);
+    spy.mockRestore();
+    spy = undefined;
+    expect((await send(path, body)).status).toBe(200);
+  });
+
+  it.each([
+    ['/v1/logs/search', searchBody],
+    ['/v1/logs/stats', statsBody],
+  ])('%s answers 503, not 500, while the store fails', async (path, body) => {
+    spy = onScanStatements(() =>
+      Promise.reject(new Error('Code: 210. DB::NetException: Connection refused (NETWORK_ERROR)')),
+    );
+    const answer = await send(path, body);
+    expect(answer.status).toBe(503);
+    expect(answer.body.error.code).toBe('unavailable');
+    expect(answer.body.error.message).toMatch(/search store cannot answer/);
+    expect(Number(answer.retryAfter)).toBeGreaterThan(0);
+    // Readiness does not ask the store: it answers as before.
+    expect((await raw(server, '/readyz')).status).toBe(200);
+
+    spy.mockRestore();
+    spy = undefined;
+    expect((await send(path, body)).status).toBe(200);
   });
 });
 

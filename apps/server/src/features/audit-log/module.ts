@@ -1,8 +1,14 @@
 import type { Logger } from 'pino';
 import type { Cursors } from '../../lib/cursor.js';
+import type { AnalyticsStore } from '../../storage/analytics/analytics-store.js';
 import type { Connection } from '../../storage/connection.js';
 import type { LaggingReads } from '../../storage/read-replica.js';
 import type { Store } from '../../storage/store.js';
+import { FeedRepository } from './analytics/feed-repository.js';
+import { IndexFreshness } from './analytics/freshness.js';
+import { SearchIndex } from './analytics/search-index.js';
+import { SearchStore } from './analytics/search-store.js';
+import { StatsStore } from './analytics/stats-store.js';
 import type { AuditLogApi } from './api.js';
 import { createAuditWriter } from './audit-writer.js';
 import { chainHandlers, type Permits } from './chain/handlers.js';
@@ -30,10 +36,10 @@ import { hourlyLogMaintenance } from './retention/schedule.js';
 import { LogRetention } from './retention/service.js';
 import { logScans, type ScanOptions } from './scans.js';
 import { searchHandlers } from './search/handlers.js';
-import { SearchRepository } from './search/repository.js';
+import { HitRows } from './search/hit-rows.js';
 import { SearchService } from './search/service.js';
+import { searchIndexHandlers } from './search-index/handlers.js';
 import { statsHandlers } from './stats/handlers.js';
-import { StatsRepository } from './stats/repository.js';
 import { StatsService } from './stats/service.js';
 import { SealedEntries } from './streams/source.js';
 
@@ -74,6 +80,8 @@ export interface AuditLogOptions {
   scans: ScanOptions;
   /** Whether the caller may read an entry of the chain (policies' `permits`). */
   permits: Permits;
+  /** The analytics store search and statistics read (docs/analytics-store.md). */
+  analytics: AnalyticsStore;
 }
 
 function repositoriesOn(connection: Connection) {
@@ -85,6 +93,7 @@ function repositoriesOn(connection: Connection) {
     signingKeys: new SigningKeysRepository(connection),
     partitions: new PartitionsRepository(connection),
     exports: new ExportsRepository(connection),
+    feed: new FeedRepository(connection),
   };
 }
 
@@ -93,12 +102,11 @@ export function createAuditLog(store: Store, options: AuditLogOptions) {
   const repos = repositoriesOn(store.connection);
   const lagging = {
     entries: new EntriesRepository(options.reads.connection),
-    search: new SearchRepository(options.reads.connection),
-    stats: new StatsRepository(options.reads.connection),
+    hits: new HitRows(options.reads.connection, store.connection),
     exports: new ExportsRepository(options.reads.connection),
   };
   const { logger, counters } = options;
-  const scans = logScans(options.reads, options.scans);
+  const scans = logScans(options.scans);
   const writer = createAuditWriter(repos.entries);
   const redactions = new Redactions(repos.redaction, repos.entries, repos.chain);
   const signingKeys = new SigningKeys(store, repos.signingKeys, repos.chain);
@@ -110,12 +118,15 @@ export function createAuditLog(store: Store, options: AuditLogOptions) {
     logger,
     ...(counters ? { observeLag: (seconds: number) => counters.sealLag(seconds) } : {}),
   });
+  const storeTimeoutMs = options.scans.timeoutMs;
+  const searchStore = new SearchStore(options.analytics, storeTimeoutMs);
   const { exports: exportOptions } = options;
   const files = new PostgresExportFiles(store, repos.exports);
   const exportWorker = new ExportWorker({
     exports: repos.exports,
     entries: lagging.entries,
     cells: lagging.exports,
+    search: searchStore,
     redactions,
     upToNow: (work) => options.reads.upToNow(work),
     files,
@@ -132,6 +143,7 @@ export function createAuditLog(store: Store, options: AuditLogOptions) {
           store,
           repos.partitions,
           repos.retention,
+          repos.feed,
           writer,
           options.retentionDays,
           options.retentionHold,
@@ -139,7 +151,8 @@ export function createAuditLog(store: Store, options: AuditLogOptions) {
   const api: AuditLogApi = {
     ...writer,
     recordUserDeletion: async (actor, userId, email) => {
-      const { entryId, metadata } = await redactions.redactUser(userId, email);
+      const { entryId, metadata, entryIds } = await redactions.redactUser(userId, email);
+      await repos.feed.queue({ kind: 'resync', entryIds });
       await writer.record(actor, {
         id: entryId,
         event: 'user.deleted',
@@ -147,6 +160,7 @@ export function createAuditLog(store: Store, options: AuditLogOptions) {
         metadata,
       });
     },
+    redactionsApplied: () => searchIndex.changesApplied(),
   };
   const logs = new LogsService(store, repos.entries, lagging.entries, {
     cursors: options.cursors,
@@ -163,9 +177,22 @@ export function createAuditLog(store: Store, options: AuditLogOptions) {
     options.signingKey,
     redactions,
   );
-  const search = new SearchService(lagging.search, options.cursors, scans.bounded);
-  const stats = new StatsService(scans.bounded, lagging.stats);
+  const searchIndex = new SearchIndex(options.analytics, repos.feed, logger);
+  const freshness = new IndexFreshness(repos.feed, () => searchIndex.kick());
+  const search = new SearchService(
+    searchStore,
+    lagging.hits,
+    freshness,
+    options.cursors,
+    scans.admitted,
+  );
+  const stats = new StatsService(
+    scans.admitted,
+    new StatsStore(options.analytics, storeTimeoutMs),
+    freshness,
+  );
   const exports = new ExportsService(store, repos.exports, lagging.entries, writer, exportWorker, {
+    search: { store: searchStore, freshness },
     secret: options.secret,
     files,
     downloadUrl: exportOptions.downloadUrl,
@@ -178,10 +205,13 @@ export function createAuditLog(store: Store, options: AuditLogOptions) {
       ...redactionHandlers(redactions),
       ...searchHandlers(search),
       ...statsHandlers(stats),
+      ...searchIndexHandlers(searchIndex),
       ...exportHandlers(exports),
     },
     /** Creating partitions ahead and retention run hourly (`maintenance`). */
-    jobs: [exportWorker, sealer, hourlyLogMaintenance(partitions, retention, logger)],
+    jobs: [exportWorker, sealer, searchIndex, hourlyLogMaintenance(partitions, retention, logger)],
+    /** Feeds the analytics store; its `status()` is what `/readyz` reports of it. */
+    searchIndex,
     /** The service behind ingest, list and get (a test replaces its `ingest`). */
     logs,
     /** Seals entries into the hash chain; `flush()` seals now and signs a checkpoint (tests). */
@@ -195,6 +225,7 @@ export function createAuditLog(store: Store, options: AuditLogOptions) {
       // An entry of a month with no partition yet would otherwise land in the default
       // partition and keep that month from getting one.
       await partitions.ensureAhead();
+      await searchIndex.prepare();
     },
   };
 }

@@ -1,5 +1,4 @@
 import { ConcurrencyGate } from '../../lib/concurrency-gate.js';
-import type { Store } from '../../storage/store.js';
 
 /** Runs a read of the log whose cost grows with the log. */
 export type Scan = <T>(read: () => Promise<T>) => Promise<T>;
@@ -10,16 +9,15 @@ export interface ScanOptions {
   /** How many more wait for a turn, each for at most `waitMs`; beyond them, 503 at once. */
   queued: number;
   waitMs: number;
-  /** A bounded read's statements are stopped this long after it got its connection (503). */
+  /** A search or statistics statement is stopped in the analytics store after this long (503). */
   timeoutMs: number;
 }
 
 export interface LogScans {
-  /** A search or statistics: admitted by the gate, and stopped in the database at the bound. */
-  bounded: Scan;
   /**
-   * A list page: admitted by the gate only. It is one statement, cheap unless its filter matches
-   * few entries; the transaction a bound needs would cost every page more than the page itself.
+   * A search, statistics or list page, admitted by the gate (a search or statistics is stopped
+   * in the analytics store at its bound; a list page is one statement, cheap unless its filter
+   * matches few entries).
    */
   admitted: Scan;
 }
@@ -28,7 +26,7 @@ export interface LogScans {
  * One gate for every such read of this instance: together they hold at most `concurrent` of the
  * database's connections, and the rest serve everything else.
  */
-export function logScans(store: Pick<Store, 'readWithin'>, options: ScanOptions): LogScans {
+export function logScans(options: ScanOptions): LogScans {
   const gate = new ConcurrencyGate({
     concurrent: options.concurrent,
     queued: options.queued,
@@ -38,7 +36,6 @@ export function logScans(store: Pick<Store, 'readWithin'>, options: ScanOptions)
     retryAfterSeconds: 2,
   });
   return {
-    bounded: (read) => gate.run(() => store.readWithin(options.timeoutMs, read)),
     admitted: (read) => gate.run(read),
   };
 }

@@ -41,6 +41,8 @@ export function systemHandlers(deps: {
   rateLimitStoreHealth: () => Promise<'ok' | 'degraded' | 'memory'>;
   /** True while free disk space is below `SECADMIN_MIN_FREE_DISK_MB`. */
   diskLow: () => boolean;
+  /** The audit log's analytics store: never what makes the service unready by itself. */
+  analyticsHealth: () => Promise<'ok' | 'lagging' | 'rebuilding'>;
   spec: StaticFile;
   reference: StaticFile;
   favicon: StaticFile;
@@ -49,19 +51,21 @@ export function systemHandlers(deps: {
     res.json({ status: 'ok' });
   };
   const getReadiness: Handler<'getReadiness'> = async ({ res }) => {
-    const [database, rateLimitStore, readReplica] = await Promise.all([
+    const [database, rateLimitStore, readReplica, analytics] = await Promise.all([
       deps.ping().then(
         () => 'ok' as const,
         () => 'unavailable' as const,
       ),
       deps.rateLimitStoreHealth(),
       deps.readReplicaHealth?.(),
+      deps.analyticsHealth(),
     ]);
     // `disk` appears only while low, so the contract's two checks keep their exact shape.
     const diskLow = deps.diskLow();
     const checks = {
       database,
       rateLimitStore,
+      analytics,
       ...(readReplica ? { readReplica } : {}),
       ...(diskLow ? { disk: 'low' as const } : {}),
     };

@@ -5,6 +5,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchMain, spawnServer } from '../../../test/helpers/process.js';
 import { json, raw, startTestServer, type TestServer } from '../../../test/helpers/server.js';
+import { waitFor } from '../../../test/helpers/wait.js';
 
 describe('system routes', () => {
   let server: TestServer;
@@ -13,16 +14,51 @@ describe('system routes', () => {
   });
   afterAll(() => server?.stop());
 
+  const readiness = async () => json(await raw(server, '/readyz'));
+
   it('answers health and readiness without a key or rate limit', async () => {
+    await server.searchable();
+    await waitFor('the analytics store to be seen caught up', async () => {
+      return (await readiness()).checks.analytics === 'ok';
+    });
     const expected = {
       '/healthz': { status: 'ok' },
-      '/readyz': { status: 'ok', checks: { database: 'ok', rateLimitStore: 'memory' } },
+      '/readyz': {
+        status: 'ok',
+        checks: { database: 'ok', rateLimitStore: 'memory', analytics: 'ok' },
+      },
     };
     for (const [path, body] of Object.entries(expected)) {
       const res = await raw(server, path);
       expect(res.status).toBe(200);
       expect(await json(res)).toEqual(body);
       expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+    }
+  });
+
+  it('says when search lags behind the sealed log, and stays ready meanwhile', async () => {
+    await server.searchIndex.stop();
+    try {
+      const { response } = await server.client.POST('/v1/logs', {
+        body: {
+          entries: [{ event: 'user.login', actor: { type: 'user', id: 'u' }, result: 'success' }],
+        },
+      });
+      expect(response.status).toBe(201);
+      await server.sealer.flush();
+      await waitFor('readiness to say search lags', async () => {
+        return (await readiness()).checks.analytics === 'lagging';
+      });
+      const res = await raw(server, '/readyz');
+      expect(res.status).toBe(200);
+      expect((await json(res)).status).toBe('ok');
+
+      await server.searchable();
+      await waitFor('readiness to say search caught up', async () => {
+        return (await readiness()).checks.analytics === 'ok';
+      });
+    } finally {
+      server.searchIndex.start();
     }
   });
 

@@ -147,6 +147,7 @@ export interface UsersDeps {
      * `user.deleted` entry that names what it altered (audit-log).
      */
     recordUserDeletion(actor: RequestActor, userId: string, email: string): Promise<void>;
+    redactionsApplied(): Promise<void>;
   };
   keptResponses: Pick<KeptResponses, 'forgetResponsesMentioning'>;
 }
@@ -387,6 +388,7 @@ export class UsersService {
       },
       record: (email) => this.deps.logs.recordUserDeletion(actor, id, email),
     });
+    await this.deps.logs.redactionsApplied();
   }
 
   /** A user's roles and `active` flag, null for no such user: every decision about it needs them. */

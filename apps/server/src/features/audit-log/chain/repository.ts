@@ -3,7 +3,6 @@ import { arrayLiteral } from '../../../storage/array-literal.js';
 import type { Connection } from '../../../storage/connection.js';
 import { LOG_COLUMNS, type LogRow, UNSEALED_COLUMNS } from '../entries/sql.js';
 import { RETENTION_EVENT } from '../retention/repository.js';
-import type { KeptCounts } from '../stats/kept-counts.js';
 import type { CanonicalColumns } from './canonical-columns.js';
 import type { ChainHead, ChainRow, CheckpointRow } from './model.js';
 
@@ -26,8 +25,6 @@ export interface SealBatch {
   /** Digests and salts of entries written before the chain existed. */
   late: { id: string; digests: object; salts: object }[];
   checkpoints: { seq: number; hash: string; signature: string }[];
-  /** The sealed entries counted (added to `log_entry_counts` and `log_actor_counts`). */
-  counts: KeptCounts;
   sealedAt: Date;
 }
 
@@ -140,22 +137,20 @@ export class ChainRepository {
 
   /**
    * Within the sealer's transaction, one statement: appends the chain rows, dequeues the
-   * entries, stores late digests, adds checkpoints and adds the entries to the kept counts,
-   * if the chain's head is still `expectedHeadSeq` (read before the lock was taken). False
+   * entries, stores late digests, adds checkpoints, if the chain's head is still `expectedHeadSeq` (read before the lock was taken). False
    * when it moved (nothing was written) or when a queued entry left the queue meanwhile
    * (retention removed it): the caller rolls back and starts again. Each array travels as one array literal: the
    * transaction's statements go through Prisma, which converts every element of an array
    * parameter, as on the ingest path.
    */
   async seal(batch: SealBatch): Promise<boolean> {
-    const { rows, late, checkpoints, counts } = batch;
+    const { rows, late, checkpoints } = batch;
     const [result] = await this.c.sql<{ fresh: boolean }>(
       `WITH fresh AS (
          SELECT (SELECT max(seq) FROM log_chain) IS NOT DISTINCT FROM $1::bigint AS ok),
        chain AS (
-         INSERT INTO log_chain (seq, entry_id, hash, prev_hash, sealed_at, canonical_version,
-                                counted)
-         SELECT t.seq, t.entry_id, t.hash, t.prev_hash, $6, t.canonical_version, TRUE
+         INSERT INTO log_chain (seq, entry_id, hash, prev_hash, sealed_at, canonical_version)
+         SELECT t.seq, t.entry_id, t.hash, t.prev_hash, $6, t.canonical_version
          FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $14::int[])
            AS t(seq, entry_id, hash, prev_hash, canonical_version)
          WHERE (SELECT ok FROM fresh)),
@@ -171,22 +166,7 @@ export class ChainRepository {
          SELECT t.seq, t.hash, t.signature, $6
          FROM unnest($11::bigint[], $12::text[], $13::text[]) AS t(seq, hash, signature)
          WHERE (SELECT ok FROM fresh)
-         ON CONFLICT (seq) DO NOTHING),
-       counted AS (
-         INSERT INTO log_entry_counts AS c (hour, event, result, origin, actor_type, target_type, n)
-         SELECT t.hour, t.event, t.result, t.origin, t.actor_type, t.target_type, t.n
-         FROM unnest($15::timestamptz[], $16::text[], $17::text[], $18::text[], $19::text[],
-                     $20::text[], $21::bigint[])
-           AS t(hour, event, result, origin, actor_type, target_type, n)
-         WHERE (SELECT ok FROM fresh)
-         ON CONFLICT (hour, event, result, origin, actor_type, target_type)
-           DO UPDATE SET n = c.n + excluded.n),
-       actors_counted AS (
-         INSERT INTO log_actor_counts AS c (day, actor_id, n)
-         SELECT t.day, t.actor_id, t.n
-         FROM unnest($22::timestamptz[], $23::text[], $24::bigint[]) AS t(day, actor_id, n)
-         WHERE (SELECT ok FROM fresh)
-         ON CONFLICT (day, actor_id) DO UPDATE SET n = c.n + excluded.n)
+         ON CONFLICT (seq) DO NOTHING)
        SELECT ok AND (SELECT count(*) FROM dequeued) = cardinality($7::bigint[]) AS fresh
        FROM fresh`,
       [
@@ -204,16 +184,6 @@ export class ChainRepository {
         arrayLiteral(checkpoints.map((c) => c.hash)),
         arrayLiteral(checkpoints.map((c) => c.signature)),
         arrayLiteral(rows.map((r) => String(r.canonicalVersion))),
-        arrayLiteral(counts.hours.map((c) => c.hour.toISOString())),
-        arrayLiteral(counts.hours.map((c) => c.event)),
-        arrayLiteral(counts.hours.map((c) => c.result)),
-        arrayLiteral(counts.hours.map((c) => c.origin)),
-        arrayLiteral(counts.hours.map((c) => c.actorType)),
-        arrayLiteral(counts.hours.map((c) => c.targetType)),
-        arrayLiteral(counts.hours.map((c) => String(c.n))),
-        arrayLiteral(counts.actorDays.map((c) => c.day.toISOString())),
-        arrayLiteral(counts.actorDays.map((c) => c.actorId)),
-        arrayLiteral(counts.actorDays.map((c) => String(c.n))),
       ],
     );
     return result?.fresh === true;

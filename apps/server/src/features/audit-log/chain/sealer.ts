@@ -2,7 +2,6 @@ import { CANONICAL_VERSION, entryHash, GENESIS_HASH } from '@secadmin/log-chain'
 import { Pacer } from '../../../lib/pacer.js';
 import { type Job, type JobLogger, pollLoop } from '../../../lib/poll-loop.js';
 import type { Store } from '../../../storage/store.js';
-import { keptCounts } from '../stats/kept-counts.js';
 import { type CanonicalColumns, chainEntry } from './canonical-columns.js';
 import { commit } from './commitments.js';
 import type { ChainHead, ChainRow, CheckpointRow } from './model.js';
@@ -166,7 +165,6 @@ export class Sealer implements Required<Job> {
       const { state, queued, more, looked } = await chain.pending(this.batchSize, SEAL_READ_BYTES);
       const { entries, late } = await this.entries(queued);
       const rows = await this.hash(state.head, queued, entries);
-      const counts = keptCounts(entries.values());
       const sealedAt = new Date();
       const checkpoints = this.checkpointsDue(state, rows, sealedAt, forceCheckpoint);
       const fullBatchLeft = looked >= this.batchSize;
@@ -182,7 +180,6 @@ export class Sealer implements Required<Job> {
             dequeued: queued.map((q) => q.queueNo),
             late: late.commitments,
             checkpoints,
-            counts,
             sealedAt,
           });
           if (!fresh) throw STALE;

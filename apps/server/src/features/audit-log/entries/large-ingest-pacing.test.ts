@@ -63,6 +63,7 @@ describe('a 10 MiB ingest', () => {
     for (const computation of paced)
       expect(computation.turns, computation.site).toBe(computation.paces - 1);
 
+    await server.searchable();
     const listed = await json(
       await raw(server, `/v1/logs/search`, {
         method: 'POST',

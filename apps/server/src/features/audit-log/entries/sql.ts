@@ -76,6 +76,8 @@ export interface LogFilter {
   actorId?: string | undefined;
   result?: string | undefined;
   origin?: LogOrigin | undefined;
+  /** Only these entries (a batch of a search export's hits). */
+  ids?: readonly string[] | undefined;
   /** An entry left out by its event and target: an export's own `logs.export.created`. */
   except?: { event: string; targetId: string } | undefined;
 }
@@ -89,6 +91,7 @@ export function filterSql(filter: LogFilter): Prisma.Sql {
   if (filter.actorId !== undefined) parts.push(Prisma.sql`actor_id = ${filter.actorId}`);
   if (filter.result !== undefined) parts.push(Prisma.sql`result = ${filter.result}`);
   if (filter.origin !== undefined) parts.push(Prisma.sql`origin = ${filter.origin}`);
+  if (filter.ids) parts.push(Prisma.sql`id = ANY(${filter.ids}::text[])`);
   if (filter.except)
     parts.push(
       Prisma.sql`NOT (event = ${filter.except.event} AND target_id IS NOT DISTINCT FROM ${filter.except.targetId})`,

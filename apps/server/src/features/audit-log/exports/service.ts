@@ -4,9 +4,12 @@ import { Forbidden, Gone, invalid, NotFound, Throttled } from '../../../lib/erro
 import { idText, newId } from '../../../lib/ids.js';
 import type { Job } from '../../../lib/poll-loop.js';
 import type { Store } from '../../../storage/store.js';
+import type { IndexFreshness } from '../analytics/freshness.js';
+import type { SearchStore } from '../analytics/search-store.js';
 import type { AuditWriter } from '../audit-writer.js';
 import type { EntriesRepository } from '../entries/repository.js';
 import { parseRange } from '../range.js';
+import { parseSearchQuery } from '../search/query.js';
 import { signDownload, verifyDownload } from './download-token.js';
 import type { ExportFiles } from './files.js';
 import type { ExportRow } from './model.js';
@@ -22,6 +25,8 @@ const EXPORT_RETRY_AFTER_SECONDS = 5;
 const EXPORT_FILE = new RegExp(`^(${idText('exp')})\\.(json|csv)$`);
 
 export interface ExportsServiceOptions {
+  /** What a search export counts its hits with. */
+  search: { store: Pick<SearchStore, 'count'>; freshness: Pick<IndexFreshness, 'answering'> };
   secret: string;
   files: ExportFiles;
   downloadUrl: string;
@@ -45,11 +50,20 @@ export class ExportsService {
     const range = parseRange(input.from, input.to);
     if (!range.from || !range.to) throw invalid('from', 'from and to are required');
     const events = input.events ?? [];
-    const estimatedRecords = await this.entries.count({
+    const within = {
       from: range.from,
       to: range.to,
       events: events.length > 0 ? events : undefined,
-    });
+    };
+    // A search export: exactly the hits of the entries the store holds now (its own
+    // `logs.export.created`, written below, is sealed later and so is never one of them).
+    let throughSeq: number | undefined;
+    let estimatedRecords: number;
+    if (input.query !== undefined) {
+      const query = parseSearchQuery(input.query);
+      throughSeq = (await this.options.search.freshness.answering()).indexedThroughSeq;
+      estimatedRecords = await this.options.search.store.count(query, { ...within, throughSeq });
+    } else estimatedRecords = await this.entries.count(within);
     const row = await this.store.transaction(async () => {
       // Serializes this key's creations, so the limit holds under concurrent requests.
       await this.exports.lockOfKey(actor.keyId);
@@ -66,6 +80,8 @@ export class ExportsService {
         from: range.from as Date,
         to: range.to as Date,
         events,
+        query: input.query ?? null,
+        throughSeq: throughSeq === undefined ? null : BigInt(throughSeq),
         includeMetadata: input.includeMetadata ?? true,
         estimatedRecords,
         keyId: actor.keyId,

@@ -5,6 +5,7 @@ import { Pacer } from '../../../lib/pacer.js';
 import { type Job, pollLoop } from '../../../lib/poll-loop.js';
 import { ReadBatches } from '../../../lib/read-batches.js';
 import { mapInSlices } from '../../../lib/slices.js';
+import type { SearchStore, StoreHit } from '../analytics/search-store.js';
 import {
   entryReadBytes,
   LARGEST_CSV_ROW_BYTES,
@@ -13,6 +14,7 @@ import {
 import type { EntriesRepository } from '../entries/repository.js';
 import type { LogFilter, LogRow } from '../entries/sql.js';
 import type { Redactions } from '../redaction/service.js';
+import { parseSearchQuery, type SearchQuery } from '../search/query.js';
 import type { ExportFiles, ExportFileWriter } from './files.js';
 import { csvHeader, csvLine, csvLineFromCells, type ExportFormat, jsonArray } from './formats.js';
 import type { CsvCellsRow, ExportRow } from './model.js';
@@ -28,6 +30,20 @@ const HEARTBEAT_MS = 5_000;
 const STALE_CLAIM_MS = 15_000;
 
 /** The file being written: `add` says when a chunk is full, then `flush` writes it. */
+/** Where a batch starts: after the last entry (or hit) of the one before. */
+type Position = { at: Date | string; id: string };
+type RowsAfter<T> = (filter: LogFilter, after: Position | undefined, take: number) => Promise<T[]>;
+/** A batch of up to `take` rows after a position, and where the next starts (none: the last). */
+type Batches<T> = (
+  after: Position | undefined,
+  take: number,
+) => Promise<{ rows: T[]; next: Position | undefined }>;
+
+const positionOf = (row: { id: string; at?: string; timestamp?: Date }): Position => ({
+  at: row.timestamp ?? (row.at as string),
+  id: row.id,
+});
+
 interface Output {
   add(text: string): boolean;
   flush(): Promise<void>;
@@ -51,6 +67,8 @@ export interface ExportWorkerOptions {
   /** What an export's file is made of: these reads may lag the writes (a read replica). */
   entries: Pick<EntriesRepository, 'list' | 'findMany'>;
   cells: Pick<ExportsRepository, 'csvCells'>;
+  /** Where a search export finds its hits. */
+  search: Pick<SearchStore, 'hits'>;
   /** The `user.deleted` entries that account for the redacted fields of a JSON export's entries. */
   redactions: Pick<Redactions, 'naming' | 'proofsOf'>;
   /**
@@ -218,11 +236,25 @@ export class ExportWorker implements Required<Job> {
       // Written as the export was created, it is never part of its own file.
       except: { event: 'logs.export.created', targetId: job.id },
     };
+    const search =
+      job.query === null
+        ? undefined
+        : { query: parseSearchQuery(job.query), throughSeq: Number(job.throughSeq) };
     try {
       const total =
         (job.format as ExportFormat) === 'csv'
-          ? await this.writeCsv(job, filter, out, abandoned)
-          : await this.writeJson(job, filter, out, abandoned);
+          ? await this.writeCsv(
+              job,
+              this.batches(filter, search, this.csvRows(job)),
+              out,
+              abandoned,
+            )
+          : await this.writeJson(
+              job,
+              this.batches(filter, search, this.jsonRows()),
+              out,
+              abandoned,
+            );
       if (total === undefined) return undefined;
       await flush();
       await storing;
@@ -233,22 +265,80 @@ export class ExportWorker implements Required<Job> {
     }
   }
 
+  /** CSV cells of the entries after a position, newest first. */
+  private csvRows(job: ExportRow): RowsAfter<CsvCellsRow> {
+    return (filter, after, take) =>
+      this.options.cells.csvCells(
+        filter,
+        after && { at: after.at instanceof Date ? after.at.toISOString() : after.at, id: after.id },
+        take,
+        job.includeMetadata,
+      );
+  }
+
+  /** Full entries after a position, newest first. */
+  private jsonRows(): RowsAfter<LogRow> {
+    return (filter, after, take) =>
+      this.options.entries.list(
+        filter,
+        after && { at: after.at instanceof Date ? after.at : new Date(after.at), id: after.id },
+        take,
+      );
+  }
+
+  /**
+   * The export's entries in batches, newest first: every entry of the filter, or, for a search
+   * export, the store's hits (a batch of hits, then their entries from PostgreSQL; one that
+   * retention removed meanwhile is left out, and the next batch starts after the last hit).
+   */
+  private batches<T extends { id: string }>(
+    filter: LogFilter,
+    search: { query: SearchQuery; throughSeq: number } | undefined,
+    rows: RowsAfter<T>,
+  ): Batches<T> {
+    if (!search)
+      return async (after, take) => {
+        const found = await rows(filter, after, take);
+        const last = found[found.length - 1];
+        return { rows: found, next: last && found.length === take ? positionOf(last) : undefined };
+      };
+    return async (after, take) => {
+      const scope = {
+        from: filter.from,
+        to: filter.to,
+        events: filter.events,
+        throughSeq: search.throughSeq,
+      };
+      const hits: StoreHit[] = await this.options.search.hits(
+        search.query,
+        scope,
+        after && { at: after.at instanceof Date ? after.at : new Date(after.at), id: after.id },
+        take,
+      );
+      const last = hits[hits.length - 1];
+      if (!last) return { rows: [], next: undefined };
+      const found = await rows({ ...filter, ids: hits.map((hit) => hit.id) }, undefined, take);
+      return {
+        rows: found,
+        next: hits.length === take ? { at: last.timestamp, id: last.id } : undefined,
+      };
+    };
+  }
+
   private async writeCsv(
     job: ExportRow,
-    filter: LogFilter,
+    read: Batches<CsvCellsRow>,
     out: Output,
     abandoned: () => boolean,
   ): Promise<number | undefined> {
-    const { cells, entries } = this.options;
+    const { entries } = this.options;
     // With metadata, a read's size follows what the rows weigh: a few hundred entries of wide
     // metadata are a read's worth of memory.
     const batches = new ReadBatches(csvRowBytes, LARGEST_CSV_ROW_BYTES);
     let take = job.includeMetadata ? batches.size : BATCH;
-    const batch = (after: Pick<CsvCellsRow, 'at' | 'id'> | undefined) =>
-      cells.csvCells(filter, after, take, job.includeMetadata);
     out.add(csvHeader(job.includeMetadata));
     let total = 0;
-    let rows = await batch(undefined);
+    let { rows, next: after } = await read(undefined, take);
     for (;;) {
       if (abandoned()) return undefined;
       // A batch of entries with wide metadata is seconds of formatting: it runs in slices.
@@ -259,14 +349,12 @@ export class ExportWorker implements Required<Job> {
       const byId = new Map(
         byJs.length > 0 ? (await entries.findMany(byJs)).map((e) => [e.id, e]) : [],
       );
-      const last = rows[rows.length - 1];
-      const full = rows.length === take;
       if (job.includeMetadata) {
         batches.observe(rows);
         take = batches.size;
       }
       // The database reads the next batch while this one is written.
-      const next = last && full ? batch({ at: last.at, id: last.id }) : undefined;
+      const next = after ? read(after, take) : undefined;
       next?.catch(() => {});
       const pacer = new Pacer();
       for (const [i, row] of rows.entries()) {
@@ -279,39 +367,33 @@ export class ExportWorker implements Required<Job> {
         if (out.add(line)) await out.flush();
       }
       if (!next) return total;
-      rows = await next;
+      ({ rows, next: after } = await next);
     }
   }
 
   private async writeJson(
     job: ExportRow,
-    filter: LogFilter,
+    read: Batches<LogRow>,
     out: Output,
     abandoned: () => boolean,
   ): Promise<number | undefined> {
-    const { entries } = this.options;
     // Full entries are read in batches sized by what they weigh: 2,000 wide entries are far
     // more than one read's worth of memory.
     const batches = new ReadBatches<LogRow>(
       (row) => entryReadBytes(row.metadata, row.userAgent),
       LARGEST_ENTRY_BYTES,
     );
-    const batchAfter = (rows: LogRow[], size: number) => {
-      const last = rows[rows.length - 1];
-      return last && rows.length === size ? { at: last.timestamp, id: last.id } : undefined;
-    };
     out.add(jsonArray.head);
     let total = 0;
     // The user.deleted entries whose proof an entry written already carries.
     const proven = new Set<string>();
     let size = batches.size;
-    let rows = await entries.list(filter, undefined, size);
+    let { rows, next: after } = await read(undefined, size);
     for (;;) {
       if (abandoned()) return undefined;
-      const after = batchAfter(rows, size);
       batches.observe(rows);
       size = batches.size;
-      const next = after && entries.list(filter, after, size);
+      const next = after && read(after, size);
       next?.catch(() => {});
       const redaction = await this.redactionsOf(rows, proven);
       const pacer = new Pacer();
@@ -329,7 +411,7 @@ export class ExportWorker implements Required<Job> {
         if (out.add(piece)) await out.flush();
       }
       if (!next) break;
-      rows = await next;
+      ({ rows, next: after } = await next);
     }
     out.add(jsonArray.tail);
     return total;

@@ -1,7 +1,5 @@
-import { Prisma } from '@secadmin/db';
 import type { Connection } from '../../../storage/connection.js';
 import { RETENTION_EVENT } from '../retention/repository.js';
-import { DAY_OF_TIMESTAMP, HOUR_OF_TIMESTAMP } from '../stats/kept-counts.js';
 
 /** Any constant: instances create partitions one at a time. */
 const PARTITIONS_LOCK_ID = 7_246_614_223;
@@ -79,8 +77,7 @@ export class PartitionsRepository {
    * (otherwise returns null and changes nothing). The chain rows of its entries are marked
    * removed first; its `logs.retention.applied` service entries are kept (they move to the default
    * partition). Writes to the log wait while this runs; reads go on until the drop itself.
-   * Returns how many entries it removed. The month's kept counts are then those of the
-   * entries it kept.
+   * Returns how many entries it removed.
    */
   async dropSealed(month: Month): Promise<number | null> {
     const table = `"${month.name}"`;
@@ -105,27 +102,6 @@ export class PartitionsRepository {
       [RETENTION_EVENT],
     );
     await this.c.sql(`DROP TABLE ${table}`);
-    await this.recount(month);
     return marked?.n ?? 0;
-  }
-
-  /** The month's kept counts from its sealed entries (those it kept). */
-  private async recount(month: Month): Promise<void> {
-    const range = [month.from, month.to];
-    await this.c.sql('DELETE FROM log_entry_counts WHERE hour >= $1 AND hour < $2', range);
-    await this.c.sql('DELETE FROM log_actor_counts WHERE day >= $1 AND day < $2', range);
-    const sealed = Prisma.sql`
-      FROM log_entries e WHERE timestamp >= ${month.from} AND timestamp < ${month.to}
-        AND NOT EXISTS (SELECT 1 FROM log_seal_queue q WHERE q.entry_id = e.id)`;
-    const hours = Prisma.sql`
-      INSERT INTO log_entry_counts (hour, event, result, origin, actor_type, target_type, n)
-      SELECT ${HOUR_OF_TIMESTAMP}, event, result, origin, actor_type, target_type, count(*)
-      ${sealed} GROUP BY 1, 2, 3, 4, 5, 6`;
-    await this.c.sql(hours.text, hours.values);
-    const actors = Prisma.sql`
-      INSERT INTO log_actor_counts (day, actor_id, n)
-      SELECT ${DAY_OF_TIMESTAMP}, actor_id, count(*)
-      ${sealed} AND actor_id IS NOT NULL GROUP BY 1, 2`;
-    await this.c.sql(actors.text, actors.values);
   }
 }

@@ -18,6 +18,8 @@ import type { RedactionRepository } from './repository.js';
 /** What a deletion's `user.deleted` entry must carry: its id and what its metadata names. */
 export interface UserRedaction {
   entryId: string;
+  /** The entries the redaction altered. */
+  entryIds: string[];
   metadata: { redactedEntries: number; redactions: ReturnType<typeof redactionsMetadata> };
 }
 
@@ -49,6 +51,7 @@ export class Redactions {
     const records = await this.redaction.redactUser(userId, email, entryId);
     return {
       entryId,
+      entryIds: records.map((record) => record.id),
       metadata: { redactedEntries: records.length, redactions: redactionsMetadata(records) },
     };
   }

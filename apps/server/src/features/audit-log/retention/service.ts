@@ -1,4 +1,5 @@
 import type { Store } from '../../../storage/store.js';
+import type { FeedRepository } from '../analytics/feed-repository.js';
 import type { AuditWriter } from '../audit-writer.js';
 import type { PartitionsRepository } from '../partitions/repository.js';
 import { RETENTION_EVENT, type RetentionRepository } from './repository.js';
@@ -19,7 +20,9 @@ export class LogRetention {
   constructor(
     private readonly store: Pick<Store, 'transaction'>,
     private readonly partitions: Pick<PartitionsRepository, 'months' | 'dropSealed'>,
-    private readonly retention: Pick<RetentionRepository, 'removeOlderThan' | 'dropEmptyCounts'>,
+    private readonly retention: Pick<RetentionRepository, 'removeOlderThan'>,
+    /** What the search store is told to remove, in the transaction that removes it. */
+    private readonly searchIndex: Pick<FeedRepository, 'queue' | 'sealedHead'>,
     private readonly audit: Pick<AuditWriter, 'recordSystem'>,
     readonly days: number,
     /** The lowest seq a log stream has yet to deliver: it and later entries stay. */
@@ -45,20 +48,32 @@ export class LogRetention {
       if (month.to > cutoff || this.stopping) break;
       removedEntries += await this.store.transaction(async () => {
         const removed = await this.partitions.dropSealed(month);
-        if (removed) await this.record(cutoff, removed, { partition: month.name });
+        if (removed) {
+          // Every entry of the month was sealed (the drop waits otherwise): up to the head.
+          const throughSeq = await this.searchIndex.sealedHead();
+          await this.searchIndex.queue({
+            kind: 'remove',
+            fromTime: month.from,
+            toTime: month.to,
+            throughSeq,
+          });
+          await this.record(cutoff, removed, { partition: month.name });
+        }
         return removed ?? 0;
       });
     }
     while (!this.stopping) {
       const removed = await this.store.transaction(async () => {
-        const n = await this.retention.removeOlderThan(cutoff, BATCH, heldFrom);
-        if (n > 0) await this.record(cutoff, n);
-        return n;
+        const ids = await this.retention.removeOlderThan(cutoff, BATCH, heldFrom);
+        if (ids.length > 0) {
+          await this.searchIndex.queue({ kind: 'resync', entryIds: ids });
+          await this.record(cutoff, ids.length);
+        }
+        return ids.length;
       });
       removedEntries += removed;
       if (removed < BATCH) break;
     }
-    if (removedEntries > 0) await this.retention.dropEmptyCounts(cutoff);
     return { cutoff, removedEntries };
   }
 

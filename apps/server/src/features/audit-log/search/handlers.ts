@@ -1,4 +1,5 @@
 import { type Handler, sendPage } from '../../../http/index.js';
+import { isoMillis } from '../../../lib/time.js';
 import { logListItem } from '../representation.js';
 import type { SearchService } from './service.js';
 
@@ -14,8 +15,10 @@ export function searchHandlers(search: SearchService) {
       { items: data, nextCursor: result.nextCursor },
       {
         totalHits: result.totalHits,
-        totalHitsRelation: result.totalHitsRelation,
+        totalHitsRelation: 'eq',
         searchTimeMs: result.searchTimeMs,
+        indexedThroughSeq: result.indexedThroughSeq,
+        indexedAt: result.indexedAt ? isoMillis(result.indexedAt) : null,
       },
     );
   };

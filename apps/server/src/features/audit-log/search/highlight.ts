@@ -89,17 +89,21 @@ function phraseRanges(text: string, matcher: PhraseMatcher): { ranges: Range[]; 
   let opened = false;
   for (const match of text.matchAll(WORD)) {
     if (opened && match.index >= window[1]) break;
-    starts.push(match.index);
-    const words = matcher.push(match[0].toLowerCase());
-    if (words === 0) continue;
-    let start = starts[starts.length - words] as number;
-    while (ranges.length > 0 && start < (ranges[ranges.length - 1] as Range)[1]) {
-      start = Math.min(start, (ranges.pop() as Range)[0]);
-    }
-    ranges.push([start, match.index + match[0].length]);
-    if (!opened) {
-      window = windowOf(text, start);
-      opened = true;
+    // The index lowercases before it splits, and lowercasing may split a word (İ is i and a
+    // combining dot): each of its words is matched, and marks the whole word of the text.
+    for (const word of words(match[0])) {
+      starts.push(match.index);
+      const matched = matcher.push(word);
+      if (matched === 0) continue;
+      let start = starts[starts.length - matched] as number;
+      while (ranges.length > 0 && start < (ranges[ranges.length - 1] as Range)[1]) {
+        start = Math.min(start, (ranges.pop() as Range)[0]);
+      }
+      ranges.push([start, match.index + match[0].length]);
+      if (!opened) {
+        window = windowOf(text, start);
+        opened = true;
+      }
     }
   }
   return { ranges, window };
@@ -143,6 +147,11 @@ function wholeFieldTests(atoms: Atom[]): Map<string, ((text: string) => boolean)
       add('actor.email', (text) => text.toLowerCase() === value.toLowerCase());
     } else if (atom.field === 'ip') {
       add('context.ip', (text) => text === value);
+    } else if (atom.field === 'target') {
+      add('target.id', (text) => text === value);
+      add('target.type', (text) => text === value);
+    } else if (atom.field === 'country') {
+      add('context.location.country', (text) => text.toLowerCase() === value.toLowerCase());
     }
   }
   return tests;

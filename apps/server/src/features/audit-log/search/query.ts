@@ -1,6 +1,8 @@
 import { Invalid } from '../../../lib/errors.js';
 
-export type Qualifier = 'event' | 'actor' | 'result' | 'ip';
+const QUALIFIERS = ['event', 'actor', 'result', 'ip', 'target', 'country', 'origin'] as const;
+
+export type Qualifier = (typeof QUALIFIERS)[number];
 
 export type Atom =
   | { kind: 'text'; text: string; negated: boolean }
@@ -9,7 +11,11 @@ export type Atom =
 /** A search query: every clause must hold; a clause holds when one of its atoms does. */
 export type SearchQuery = Atom[][];
 
-const QUALIFIERS = new Set<string>(['event', 'actor', 'result', 'ip']);
+/** The qualifiers that take only some values, and those values. */
+const ALLOWED_VALUES: Partial<Record<Qualifier, readonly string[]>> = {
+  result: ['success', 'failure'],
+  origin: ['service', 'api'],
+};
 
 /**
  * The most terms (words, phrases and qualifiers, excluded ones included) a query may have:
@@ -24,60 +30,102 @@ export function words(text: string): string[] {
   return (text.toLowerCase().match(WORD) ?? []) as string[];
 }
 
-interface Token {
-  text: string;
-  quoted: boolean;
-  negated: boolean;
-  isOr: boolean;
+const isQualifier = (name: string): name is Qualifier =>
+  (QUALIFIERS as readonly string[]).includes(name);
+
+/**
+ * A query that cannot be parsed: the 400 names `query` and says where, as a 1-based position
+ * in Unicode code points (what the schema's `maxLength` counts), in its words and in `position`.
+ */
+function unparsable(problem: string, position: number): Invalid {
+  return new Invalid(
+    [{ field: 'query', message: `${problem} at character ${position}`, position }],
+    'The query cannot be parsed.',
+  );
 }
 
-/** Splits on whitespace, keeping `"quoted phrases"` (an unclosed quote runs to the end). */
-function tokenize(query: string): Token[] {
-  const tokens: Token[] = [];
+interface Token {
+  /** The token's text, its quotes removed. */
+  text: string;
+  negated: boolean;
+  isOr: boolean;
+  /** 1-based position (in code points) of the text's first character, after any `-`. */
+  position: number;
+  /** How many UTF-16 units of `text` stand before its first quote: a qualifier's name and colon lie there. */
+  unquoted: number;
+}
+
+const isSpace = (char: string | undefined) => char !== undefined && /\s/u.test(char);
+
+/**
+ * Splits on whitespace, keeping `"quoted phrases"`, token by token (so that the first problem
+ * of the query, from its start, is the one reported). Throws on an unclosed quote and on a `-`
+ * followed by nothing or by whitespace.
+ */
+function* tokenize(query: string): Generator<Token> {
+  // Code points, not UTF-16 units: positions count characters as a person does.
+  const chars = Array.from(query);
   let i = 0;
-  while (i < query.length) {
-    while (i < query.length && /\s/.test(query[i] as string)) i++;
-    if (i >= query.length) break;
+  while (i < chars.length) {
+    while (isSpace(chars[i])) i++;
+    if (i >= chars.length) break;
     let negated = false;
-    if (query[i] === '-' && i + 1 < query.length && !/\s/.test(query[i + 1] as string)) {
+    if (chars[i] === '-') {
+      if (i + 1 === chars.length || isSpace(chars[i + 1])) {
+        throw unparsable('- with no term after it', i + 1);
+      }
       negated = true;
       i++;
     }
+    const position = i + 1;
     let text = '';
-    let quoted = false;
-    while (i < query.length && !/\s/.test(query[i] as string)) {
-      if (query[i] === '"') {
-        const close = query.indexOf('"', i + 1);
-        const end = close === -1 ? query.length : close;
-        text += query.slice(i + 1, end);
-        quoted = true;
-        i = end + 1;
+    let unquoted: number | undefined;
+    while (i < chars.length && !isSpace(chars[i])) {
+      if (chars[i] === '"') {
+        unquoted ??= text.length;
+        const close = chars.indexOf('"', i + 1);
+        if (close === -1) throw unparsable('unclosed quote', i + 1);
+        text += chars.slice(i + 1, close).join('');
+        i = close + 1;
       } else {
-        text += query[i];
+        text += chars[i];
         i++;
       }
     }
-    tokens.push({ text, quoted, negated, isOr: !quoted && !negated && text === 'OR' });
+    const quoted = unquoted !== undefined;
+    yield {
+      text,
+      negated,
+      isOr: !quoted && !negated && text === 'OR',
+      position,
+      unquoted: unquoted ?? text.length,
+    };
   }
-  return tokens;
+}
+
+/** A qualifier's name is case-insensitive, and only counts when it and its colon are unquoted. */
+function qualifierOf(token: Token): { field: Qualifier; colon: number } | undefined {
+  const colon = token.text.indexOf(':');
+  if (colon <= 0 || colon >= token.unquoted) return undefined;
+  const field = token.text.slice(0, colon).toLowerCase();
+  return isQualifier(field) ? { field, colon } : undefined;
 }
 
 function toAtom(token: Token): Atom | undefined {
-  const colon = token.text.indexOf(':');
-  const field = colon > 0 ? token.text.slice(0, colon).toLowerCase() : '';
-  if (QUALIFIERS.has(field)) {
-    // A qualifier with no value (`event:`) qualifies nothing.
-    if (token.text.length === colon + 1) return undefined;
-    {
-      const value = token.text.slice(colon + 1);
-      if (field === 'result' && value !== 'success' && value !== 'failure') {
-        throw new Invalid(
-          [{ field: 'query', message: 'result: must be success or failure' }],
-          'The query is invalid.',
-        );
-      }
-      return { kind: 'field', field: field as Qualifier, value, negated: token.negated };
+  const qualifier = qualifierOf(token);
+  if (qualifier) {
+    const { field, colon } = qualifier;
+    const value = token.text.slice(colon + 1);
+    if (value === '') throw unparsable(`${field}: with no value`, token.position);
+    const allowed = ALLOWED_VALUES[field];
+    if (allowed && !allowed.includes(value)) {
+      // The name is ASCII, so the value starts `colon + 1` code points after the token.
+      throw unparsable(
+        `${field}: value must be ${allowed.join(' or ')}`,
+        token.position + colon + 1,
+      );
     }
+    return { kind: 'field', field, value, negated: token.negated };
   }
   return words(token.text).length > 0
     ? { kind: 'text', text: token.text, negated: token.negated }
@@ -85,26 +133,34 @@ function toAtom(token: Token): Atom | undefined {
 }
 
 /**
- * Web-search syntax: terms are AND-ed, `OR` joins its neighbours, `-` excludes,
- * `"…"` is a phrase, `event:`/`actor:`/`result:`/`ip:` qualify. Best effort on
- * malformed input (stray `OR`, lone `-`, unclosed quote); a query with nothing left to
- * search for, or with more than `MAX_QUERY_TERMS` terms, is a 400.
+ * Web-search syntax: terms are AND-ed, `OR` joins its neighbours, `-` excludes, `"…"` is a
+ * phrase, and `event:`/`actor:`/`result:`/`ip:`/`target:`/`country:`/`origin:` qualify. A query
+ * that cannot be parsed (an unclosed quote, an `OR` without a term on either side, a `-` without
+ * a term, a qualifier without a value, a `result:` or `origin:` value outside its values), one
+ * with nothing to search for (a term without letters or digits is left out), and one with more
+ * than `MAX_QUERY_TERMS` terms are a 400.
  */
 export function parseSearchQuery(query: string): SearchQuery {
   const clauses: SearchQuery = [];
+  let previous: Token | undefined;
   let joinNext = false;
   for (const token of tokenize(query)) {
     if (token.isOr) {
+      if (!previous) throw unparsable('OR with no term before it', token.position);
+      if (previous.isOr) throw unparsable('OR right after another OR', token.position);
       joinNext = clauses.length > 0;
-      continue;
+    } else {
+      const atom = toAtom(token);
+      if (atom) {
+        const last = clauses[clauses.length - 1];
+        if (joinNext && last) last.push(atom);
+        else clauses.push([atom]);
+        joinNext = false;
+      }
     }
-    const atom = toAtom(token);
-    if (!atom) continue;
-    const last = clauses[clauses.length - 1];
-    if (joinNext && last) last.push(atom);
-    else clauses.push([atom]);
-    joinNext = false;
+    previous = token;
   }
+  if (previous?.isOr) throw unparsable('OR with no term after it', previous.position);
   if (clauses.length === 0) {
     throw new Invalid(
       [{ field: 'query', message: 'must contain at least one word or qualifier' }],

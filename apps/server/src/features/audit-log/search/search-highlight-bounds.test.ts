@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { json, raw, startTestServer, type TestServer } from '../../../../test/helpers/server.js';
 import { PhraseMatcher } from './phrase-matcher.js';
 import { MAX_QUERY_TERMS } from './query.js';
-import { SEARCH_CHUNK_ROWS } from './repository.js';
 
 interface SearchBody {
   data: { highlights: Record<string, string> }[];
@@ -42,14 +41,15 @@ describe('search highlighting under attack', () => {
       });
       expect(response.status).toBe(201);
     }
+    await server.searchable();
   }, 120_000);
   afterAll(() => server?.stop());
 
-  const search = (query: string, limit = 1000) =>
+  const search = (query: string, limit = 1000, cursor?: string) =>
     raw(server, '/v1/logs/search', {
       method: 'POST',
       headers: { authorization: `Bearer ${server.rootKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ query, limit }),
+      body: JSON.stringify({ query, limit, ...(cursor ? { cursor } : {}) }),
     });
 
   it('reads each word of the hits once for the most terms over the largest entries', async () => {
@@ -84,9 +84,10 @@ describe('search highlighting under attack', () => {
     ]);
   });
 
-  it('reads a page of more hits than one statement reads whole, newest first, once each', async () => {
+  it('reads a page of hits newest first, once each, and pages through them by cursor alike', async () => {
     const tag = `many${Date.now().toString(36)}`;
-    const hits = 2 * SEARCH_CHUNK_ROWS + 7;
+    // Batches share their receipt time: ties are ordered by id, in the page and across pages.
+    const hits = 2 * BATCH + 7;
     for (let sent = 0; sent < hits; sent += BATCH) {
       const entries = Array.from({ length: Math.min(BATCH, hits - sent) }, () => ({
         event: 'user.login',
@@ -96,14 +97,25 @@ describe('search highlighting under attack', () => {
       }));
       await server.client.POST('/v1/logs', { body: { entries } as never });
     }
+    await server.searchable();
+    const keysOf = (body: { data: { id: string; timestamp: string }[] }) =>
+      body.data.map(({ id, timestamp }) => `${timestamp} ${id}`);
     const res = await search(tag, 1000);
     const body = await json(res);
     expect(res.status).toBe(200);
-    const keys = (body.data as { id: string; timestamp: string }[]).map(
-      ({ id, timestamp }) => `${timestamp} ${id}`,
-    );
+    expect(body.meta.totalHits).toBe(hits);
+    const keys = keysOf(body);
     expect(keys).toHaveLength(hits);
     expect(new Set(keys).size).toBe(hits);
     expect(keys).toEqual([...keys].sort().reverse());
+
+    const paged: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await json(await search(tag, 40, cursor));
+      paged.push(...keysOf(page));
+      cursor = page.pagination.nextCursor ?? undefined;
+    } while (cursor);
+    expect(paged).toEqual(keys);
   });
 });

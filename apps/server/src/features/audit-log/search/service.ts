@@ -2,12 +2,14 @@ import type { components } from '@secadmin/api-types';
 import { type Cursors, listScope } from '../../../lib/cursor.js';
 import { idPattern } from '../../../lib/ids.js';
 import { mapInSlices } from '../../../lib/slices.js';
+import type { IndexFreshness } from '../analytics/freshness.js';
+import type { SearchStore } from '../analytics/search-store.js';
 import type { LogRow } from '../entries/sql.js';
 import { parseRange } from '../range.js';
 import type { Scan } from '../scans.js';
 import { compileHighlighter } from './highlight.js';
+import type { HitRows } from './hit-rows.js';
 import { parseSearchQuery } from './query.js';
-import { type SearchRepository, TOTAL_HITS_BOUND } from './repository.js';
 
 type SearchRequest = components['schemas']['SearchRequest'];
 
@@ -16,15 +18,19 @@ const LOG_ID = idPattern('log');
 export interface SearchResult {
   hits: { row: LogRow; highlights: Record<string, string> }[];
   nextCursor: string | undefined;
+  /** Exact, whatever the count. */
   totalHits: number;
-  /** `eq`: `totalHits` is exact; `gte`: at least that many match (counting stopped). */
-  totalHitsRelation: 'eq' | 'gte';
   searchTimeMs: number;
+  /** Every sealed entry up to this seq is in the store the answer comes from. */
+  indexedThroughSeq: number;
+  indexedAt: Date | null;
 }
 
 export class SearchService {
   constructor(
-    private readonly hits: Pick<SearchRepository, 'search' | 'count'>,
+    private readonly store: SearchStore,
+    private readonly rows: HitRows,
+    private readonly freshness: IndexFreshness,
     private readonly cursors: Cursors,
     private readonly scan: Scan,
   ) {}
@@ -42,22 +48,27 @@ export class SearchService {
       origin,
     });
     const after = this.cursors.decode(scope, LOG_ID, request.cursor);
-    const [rows, counted] = await this.scan(() =>
+    const indexed = await this.freshness.answering();
+    const [found, totalHits] = await this.scan(() =>
       Promise.all([
-        this.hits.search(query, within, after, limit + 1),
-        this.hits.count(query, within, request.exactTotal ?? false),
+        this.store.hits(query, within, after, limit + 1),
+        this.store.count(query, within),
       ]),
     );
-    const bounded = !request.exactTotal && counted > TOTAL_HITS_BOUND;
-    const page = this.cursors.page(rows, limit, scope, (row) => row.timestamp);
+    const rows = await this.rows.of(found.slice(0, limit));
+    // The cursor points at the last hit of the page, as the store ordered it.
+    const last = found.length > limit ? found[limit - 1] : undefined;
     const highlight = compileHighlighter(query);
     return {
       // Highlighting costs per hit: only the returned page is highlighted, in slices.
-      hits: await mapInSlices(page.items, (row) => ({ row, highlights: highlight(row) })),
-      nextCursor: page.nextCursor,
-      totalHits: bounded ? TOTAL_HITS_BOUND : counted,
-      totalHitsRelation: bounded ? 'gte' : 'eq',
+      hits: await mapInSlices(rows, (row) => ({ row, highlights: highlight(row) })),
+      nextCursor: last
+        ? this.cursors.encode(scope, { at: last.timestamp, id: last.id })
+        : undefined,
+      totalHits,
       searchTimeMs: Math.round(performance.now() - started),
+      indexedThroughSeq: indexed.indexedThroughSeq,
+      indexedAt: indexed.indexedAt,
     };
   }
 }

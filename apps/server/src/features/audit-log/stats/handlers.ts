@@ -1,9 +1,17 @@
-import { type Handler, ok } from '../../../http/index.js';
+import { type Handler, sendJson } from '../../../http/index.js';
+import { isoMillis } from '../../../lib/time.js';
 import type { StatsService } from './service.js';
 
 export function statsHandlers(stats: StatsService) {
   const getLogStats: Handler<'getLogStats'> = async ({ body, res }) => {
-    ok(res, await stats.stats(body));
+    const { stats: data, indexed } = await stats.stats(body);
+    sendJson(res, 200, {
+      data,
+      meta: {
+        indexedThroughSeq: indexed.indexedThroughSeq,
+        indexedAt: indexed.indexedAt ? isoMillis(indexed.indexedAt) : null,
+      },
+    });
   };
   return { getLogStats };
 }

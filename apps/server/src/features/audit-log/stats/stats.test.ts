@@ -98,6 +98,7 @@ describe('log stats', () => {
         context: { ip: '10.9.9.9' },
       }),
     ]);
+    await server.searchable();
   }, 120_000);
   afterAll(() => server?.stop());
 
@@ -261,7 +262,7 @@ describe('log stats', () => {
       [{ ...base, from: '2025-02-30' }, 'body.from'],
       [{ ...base, interval: '2h' }, 'body.interval'],
       [{ ...base, interval: 60 }, 'body.interval'],
-      [{ ...base, groupBy: ['actor.email'] }, 'body.groupBy[0]'],
+      [{ ...base, groupBy: ['context.userAgent'] }, 'body.groupBy[0]'],
       [{ ...base, groupBy: ['event', 'event'] }, 'body.groupBy'],
       [{ ...base, groupBy: [] }, 'body.groupBy'],
       [{ ...base, groupBy: 'event' }, 'body.groupBy'],

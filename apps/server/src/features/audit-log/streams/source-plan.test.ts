@@ -41,9 +41,9 @@ describe('a log stream reads a batch of sealed entries (PostgreSQL)', () => {
       })),
     );
     await db.query(
-      `INSERT INTO log_chain (seq, entry_id, hash, prev_hash, sealed_at, canonical_version, counted)
+      `INSERT INTO log_chain (seq, entry_id, hash, prev_hash, sealed_at, canonical_version)
        SELECT i, (ARRAY[${ids.map((_, i) => `$${i + 1}`).join(', ')}])[i], md5(i::text), md5((i - 1)::text),
-              now(), 2, TRUE
+              now(), 2
        FROM generate_series(1, ${ENTRIES}) AS i`,
       ids,
     );

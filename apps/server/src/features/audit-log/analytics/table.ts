@@ -1,0 +1,101 @@
+import type { AnalyticsStore } from '../../../storage/analytics/analytics-store.js';
+
+/** The table search and statistics read, and the one a rebuild fills before taking its place. */
+export const LIVE_TABLE = 'log_entries';
+export const REBUILD_TABLE = 'log_entries_rebuild';
+export type IndexTable = typeof LIVE_TABLE | typeof REBUILD_TABLE;
+
+/**
+ * A sealed entry as the store keeps it: the fields search qualifiers and statistics read, and
+ * `words`, the entry's searchable text as its lowercase words, a field's joined by single spaces
+ * and fields by two (with a space before the first and after the last, so that ` a b ` finds the
+ * phrase "a b" within a field). Absent
+ * values are empty strings: a missing field matches no qualifier and counts in no facet.
+ */
+export interface IndexedEntry {
+  seq: number;
+  id: string;
+  /** Milliseconds since the epoch. */
+  timestamp: number;
+  event: string;
+  result: string;
+  origin: string;
+  actor_id: string;
+  actor_type: string;
+  actor_email: string;
+  target_id: string;
+  target_type: string;
+  ip: string;
+  country: string;
+  words: string;
+}
+
+/**
+ * Why this shape (docs/analytics-store.md): months as partitions, as retention removes whole
+ * months; the ordering key starts with the time, which every search and statistic bounds;
+ * `LowCardinality` for the fields with few values; a text (inverted) index on `words`, so a
+ * word is found from its posting list and counted exactly, however many entries hold it.
+ */
+function columns(): string {
+  return `(
+    seq UInt64,
+    id String,
+    timestamp DateTime64(3, 'UTC'),
+    event LowCardinality(String),
+    result LowCardinality(String),
+    origin LowCardinality(String),
+    actor_id String,
+    actor_type LowCardinality(String),
+    actor_email String,
+    target_id String,
+    target_type LowCardinality(String),
+    ip String,
+    country LowCardinality(String),
+    words String CODEC(ZSTD(1)),
+    INDEX words_index words TYPE text(tokenizer = splitByNonAlpha),
+    INDEX actor_index actor_id TYPE bloom_filter(0.01) GRANULARITY 4,
+    INDEX email_index lowerUTF8(actor_email) TYPE bloom_filter(0.01) GRANULARITY 4,
+    INDEX target_index target_id TYPE bloom_filter(0.01) GRANULARITY 4,
+    INDEX ip_index ip TYPE bloom_filter(0.01) GRANULARITY 4
+  )`;
+}
+
+/** `ON CLUSTER <name>` for a cluster's DDL, nothing otherwise. */
+export function onCluster(store: Pick<AnalyticsStore, 'cluster'>): string {
+  return store.cluster ? ` ON CLUSTER ${quoteName(store.cluster)}` : '';
+}
+
+/** A database, table or cluster name as an identifier (never taken from a request). */
+export function quoteName(name: string): string {
+  return `\`${name.replace(/\\/g, '\\\\').replace(/`/g, '\\`')}\``;
+}
+
+export function tableName(store: Pick<AnalyticsStore, 'database'>, table: IndexTable): string {
+  return `${quoteName(store.database)}.${quoteName(table)}`;
+}
+
+/** Creates the database and the table if they are not there. */
+export async function createTable(store: AnalyticsStore, table: IndexTable): Promise<void> {
+  await store.command(
+    `CREATE DATABASE IF NOT EXISTS ${quoteName(store.database)}${onCluster(store)}`,
+  );
+  const engine = store.cluster ? 'ReplicatedMergeTree' : 'MergeTree';
+  await store.command(`
+    CREATE TABLE IF NOT EXISTS ${tableName(store, table)}${onCluster(store)} ${columns()}
+    ENGINE = ${engine}
+    PARTITION BY toYYYYMM(timestamp)
+    ORDER BY (timestamp, seq)
+    SETTINGS non_replicated_deduplication_window = 1000`);
+}
+
+export async function dropTable(store: AnalyticsStore, table: IndexTable): Promise<void> {
+  await store.command(`DROP TABLE IF EXISTS ${tableName(store, table)}${onCluster(store)} SYNC`);
+}
+
+/** The highest seq the table holds (0 when empty): every insert holds a run of seqs in order. */
+export async function highestSeq(store: AnalyticsStore, table: IndexTable): Promise<number> {
+  const rows = await store.query<{ seq: string }>(
+    `SELECT max(seq) AS seq FROM ${tableName(store, table)}`,
+  );
+  return Number(rows[0]?.seq ?? 0);
+}
