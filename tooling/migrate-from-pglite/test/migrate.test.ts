@@ -16,7 +16,7 @@ import {
 import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
 import { pgliteSide, postgresSide } from '../src/sides.js';
-import { copyPartitions, copyRows, copySequences } from '../src/tables.js';
+import { type CopySide, copyPartitions, copySequences, quote } from '../src/tables.js';
 
 const run = promisify(execFile);
 const SERVER = fileURLToPath(new URL('../../../apps/server/dist/main.js', import.meta.url));
@@ -98,9 +98,38 @@ async function call(server: Server, path: string, body?: unknown) {
   return json.data as never;
 }
 
+/** The migrations PGlite data dirs were made with: the newer ones came after it was removed. */
+const PGLITE_ERA_LAST = '20261127120000_log_entry_counts';
+
+/**
+ * The rows of `from`'s tables into the same tables of `to`, in the columns both have: the
+ * source is at the current schema, the PGlite database at an older one.
+ */
+async function copyCommonRows(from: CopySide, to: CopySide): Promise<void> {
+  const tables = `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relname <> '_prisma_migrations'`;
+  const columns = `SELECT attname AS name FROM pg_attribute
+    WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped AND attgenerated = ''`;
+  const names = async (side: CopySide, sql: string, params?: unknown[]) =>
+    (await side.query<{ name: string }>(sql, params)).map((r) => r.name);
+  const theirTables = new Set(await names(to, tables));
+  for (const table of await names(from, tables)) {
+    if (!theirTables.has(table)) continue;
+    const theirs = new Set(await names(to, columns, [`public.${quote(table)}`]));
+    const shared = (await names(from, columns, [`public.${quote(table)}`])).filter((c) =>
+      theirs.has(c),
+    );
+    const rows = await from.copyOut(
+      `SELECT ${shared.map(quote).join(', ')} FROM ONLY ${quote(table)}`,
+    );
+    await to.query(`DELETE FROM ONLY ${quote(table)}`);
+    await to.copyIn(table, shared, rows);
+  }
+}
+
 /**
  * A data dir as the PGlite era left it: its database in `<dir>/db`, made by PGlite with the
- * migrations before the newest (so the tool has one to apply), holding the rows the server
+ * migrations of that era (so the tool has newer ones to apply), holding the rows the server
  * wrote into `source` (its embedded PostgreSQL), and the source's secrets.
  */
 async function pgliteDataDir(source: string, dir: string): Promise<void> {
@@ -119,14 +148,15 @@ async function pgliteDataDir(source: string, dir: string): Promise<void> {
           (await pglite.query<T>(sql, params)).rows,
         exec: async (sql) => void (await pglite.exec(sql)),
       },
-      migrations.slice(0, -1),
+      migrations.slice(0, migrations.findIndex((m) => m.name === PGLITE_ERA_LAST) + 1),
     );
-    await client.query('DROP TABLE log_redactions');
+    // The era's chain rows say whether statistics counted them; the current schema dropped it.
+    await pglite.query('ALTER TABLE log_chain ALTER COLUMN counted SET DEFAULT true');
     await pglite.query('BEGIN');
     const from = postgresSide(client);
     const to = pgliteSide(pglite);
     await copyPartitions(from, to);
-    await copyRows(from, to);
+    await copyCommonRows(from, to);
     await copySequences(from, to);
     await pglite.query('COMMIT');
   } finally {
@@ -185,7 +215,10 @@ it('moves a PGlite data dir to the embedded PostgreSQL: the rows as they were, a
   expect((refused as Error).message).toContain(`pnpm db:migrate-from-pglite --data-dir ${dataDir}`);
 
   const { stdout } = await run(process.execPath, [TOOL, '--data-dir', dataDir]);
-  expect(stdout).toContain('newer migrations applied: 20261206120000_log_redactions');
+  const newer = (await loadMigrations())
+    .map((m) => m.name)
+    .filter((name) => name > PGLITE_ERA_LAST);
+  expect(stdout).toContain(`newer migrations applied: ${newer.join(', ')}`);
   const cluster =
     process.getuid?.() === 0
       ? join(await clusterHomeOf(dataDir), 'postgres')
