@@ -10,6 +10,7 @@ describe('readOperations', () => {
         .map((o) => o.id)
         .sort(),
     ).toEqual([
+      'checkSearchIndex',
       'evaluateAccess',
       'evaluateAccessBatch',
       'getLogStats',

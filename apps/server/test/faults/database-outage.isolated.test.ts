@@ -38,7 +38,7 @@ describe('PostgreSQL unreachable', { timeout: 120_000 }, () => {
       expect(ready.status).toBe(503);
       expect(await json(ready)).toEqual({
         status: 'unavailable',
-        checks: { database: 'unavailable', rateLimitStore: 'memory' },
+        checks: expect.objectContaining({ database: 'unavailable', rateLimitStore: 'memory' }),
       });
       await postgres.start();
       await waitFor('readiness again', async () => (await raw(server, '/readyz')).status === 200);

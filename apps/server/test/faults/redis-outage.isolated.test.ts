@@ -42,7 +42,10 @@ describe('Redis unreachable', { timeout: 120_000 }, () => {
     try {
       expect(await readiness(server)).toEqual({
         status: 200,
-        body: { status: 'ok', checks: { database: 'ok', rateLimitStore: 'ok' } },
+        body: {
+          status: 'ok',
+          checks: expect.objectContaining({ database: 'ok', rateLimitStore: 'ok' }),
+        },
       });
       const load = traffic(() => listUsers(server));
       await waitFor('traffic', async () => load.samples.length >= 20);
@@ -58,7 +61,7 @@ describe('Redis unreachable', { timeout: 120_000 }, () => {
         status: 200,
         body: {
           status: 'degraded',
-          checks: { database: 'ok', rateLimitStore: 'degraded' },
+          checks: expect.objectContaining({ database: 'ok', rateLimitStore: 'degraded' }),
         },
       });
       await redis.start();
@@ -107,7 +110,7 @@ describe('Redis unreachable', { timeout: 120_000 }, () => {
       expect(unauthenticated.status).toBe(503);
       expect((await readiness(server)).body).toEqual({
         status: 'degraded',
-        checks: { database: 'ok', rateLimitStore: 'degraded' },
+        checks: expect.objectContaining({ database: 'ok', rateLimitStore: 'degraded' }),
       });
       await redis.start();
       await waitFor('a 200 again', async () => (await listUsers(server)).status === 200);

@@ -250,7 +250,7 @@ describe('a search or statistics the store does not finish within its bound, or 
     expect(answer.status).toBe(503);
     expect(answer.body.error.code).toBe('unavailable');
     expect(answer.body.error.message).toMatch(
-      /search store did not finish this request within its time bound/,
+      /search store stopped this request at its time bound/,
     );
     expect(Number(answer.retryAfter)).toBeGreaterThan(0);
 
