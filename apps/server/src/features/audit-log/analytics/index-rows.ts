@@ -29,6 +29,31 @@ export interface SealedRow {
  */
 const jsonEscapesAsSpaces = (text: string) => text.replace(/\\(u[0-9a-fA-F]{4}|.)/g, ' ');
 
+/** A word of letters only: the words phrase keys are made of. */
+const LETTERS = /^\p{L}+$/u;
+
+/** The key of a qualifier's value: the field's name, a colon, the value. */
+export const qualifierKey = (
+  field: 'actor' | 'email' | 'target' | 'ip' | 'country',
+  value: string,
+) => `${field}:${value}`;
+
+/**
+ * The phrase keys of a field's words: each run of two and of three adjacent words made of letters
+ * only, joined by a space. Words with digits (ids, numbers, addresses) are left out: they would
+ * make a key of nearly every pair, and a phrase that holds one is checked in the text instead.
+ */
+export function phraseKeys(fieldWords: readonly string[]): string[] {
+  const letters = fieldWords.map((word) => LETTERS.test(word));
+  const keys: string[] = [];
+  for (let i = 0; i + 1 < fieldWords.length; i++) {
+    if (!letters[i] || !letters[i + 1]) continue;
+    keys.push(fieldWords.slice(i, i + 2).join(' '));
+    if (letters[i + 2]) keys.push(fieldWords.slice(i, i + 3).join(' '));
+  }
+  return keys;
+}
+
 /**
  * The entry as the store keeps it. Its words are the query parser's (`words`): search finds
  * exactly the words the parser makes of a query, and highlights mark the same ones.
@@ -50,10 +75,20 @@ export function indexedEntry(row: SealedRow): IndexedEntry {
   ];
   // A field's words are joined by one space and fields by two, so that a phrase (` a b `) is
   // found within one field, never across the end of one and the start of the next.
-  const text = fields
-    .map((field) => (field ? words(field).join(' ') : ''))
-    .filter((fieldWords) => fieldWords !== '')
+  const fieldWords = fields.map((field) => (field ? words(field) : []));
+  const text = fieldWords
+    .filter((each) => each.length > 0)
+    .map((each) => each.join(' '))
     .join('  ');
+  // Qualifiers compare ids, IPs and target types exactly, emails and countries without case.
+  const keys = new Set<string>();
+  if (row.actorId) keys.add(qualifierKey('actor', row.actorId));
+  if (row.actorEmail) keys.add(qualifierKey('email', row.actorEmail.toLowerCase()));
+  if (row.targetId) keys.add(qualifierKey('target', row.targetId));
+  if (row.targetType) keys.add(qualifierKey('target', row.targetType));
+  if (row.ip) keys.add(qualifierKey('ip', row.ip));
+  if (row.country) keys.add(qualifierKey('country', row.country.toLowerCase()));
+  for (const each of fieldWords) for (const key of phraseKeys(each)) keys.add(key);
   return {
     seq: row.seq,
     id: row.id,
@@ -69,5 +104,6 @@ export function indexedEntry(row: SealedRow): IndexedEntry {
     ip: row.ip ?? '',
     country: row.country ?? '',
     words: ` ${text} `,
+    keys: [...keys],
   };
 }

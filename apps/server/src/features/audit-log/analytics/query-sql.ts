@@ -1,5 +1,6 @@
 import type { QueryParams } from '../../../storage/analytics/analytics-store.js';
 import { type Atom, type SearchQuery, words } from '../search/query.js';
+import { phraseKeys, qualifierKey } from './index-rows.js';
 
 /** A condition of the store's SQL and the values its placeholders take. */
 export interface Condition {
@@ -19,16 +20,30 @@ export class Placeholders {
   }
 }
 
+const hasKey = (key: string, p: Placeholders) => `has(keys, ${p.add(key, 'String')})`;
+
+/**
+ * A word, or a phrase: its words adjacent and in order within one field. A phrase of two or three
+ * words of letters is one of the entry's keys; a longer one, or one with digits, needs each word,
+ * the keys of its letter runs, and then the text itself (`words` separates a field's words by one
+ * space, fields by two).
+ */
+function textSql(terms: readonly string[], p: Placeholders): string {
+  const keys = phraseKeys(terms);
+  if (terms.length > 1 && terms.length <= 3 && keys.includes(terms.join(' ')))
+    return hasKey(terms.join(' '), p);
+  const each = terms.map((term) => `hasToken(words, ${p.add(term, 'String')})`);
+  if (terms.length > 1) {
+    each.push(...keys.map((key) => hasKey(key, p)));
+    each.push(`position(words, ${p.add(` ${terms.join(' ')} `, 'String')}) > 0`);
+  }
+  return each.join(' AND ');
+}
+
 function atomSql(atom: Atom, p: Placeholders): string {
   let test: string;
   if (atom.kind === 'text') {
-    const terms = words(atom.text);
-    const each = terms.map((term) => `hasToken(words, ${p.add(term, 'String')})`);
-    // A phrase: its words, adjacent and in order in one field (`words` separates a field's words by
-    // one space, fields by two).
-    if (terms.length > 1)
-      each.push(`position(words, ${p.add(` ${terms.join(' ')} `, 'String')}) > 0`);
-    test = each.join(' AND ');
+    test = textSql(words(atom.text), p);
   } else {
     const value = atom.value;
     switch (atom.field) {
@@ -39,17 +54,14 @@ function atomSql(atom: Atom, p: Placeholders): string {
           : `event = ${p.add(event, 'String')}`;
         break;
       }
-      // Both sides lowered by the engine's one function: `lower` leaves non-ASCII capitals as they are.
       case 'actor':
-        test = `(actor_id = ${p.add(value, 'String')} OR lowerUTF8(actor_email) = lowerUTF8(${p.add(value, 'String')}))`;
+        test = `(${hasKey(qualifierKey('actor', value), p)} OR ${hasKey(qualifierKey('email', value.toLowerCase()), p)})`;
         break;
-      case 'target': {
-        const v = p.add(value, 'String');
-        test = `(target_id = ${v} OR target_type = ${v})`;
+      case 'target':
+        test = hasKey(qualifierKey('target', value), p);
         break;
-      }
       case 'country':
-        test = `lowerUTF8(country) = lowerUTF8(${p.add(value, 'String')})`;
+        test = hasKey(qualifierKey('country', value.toLowerCase()), p);
         break;
       case 'result':
         test = `result = ${p.add(value, 'String')}`;
@@ -58,7 +70,7 @@ function atomSql(atom: Atom, p: Placeholders): string {
         test = `origin = ${p.add(value, 'String')}`;
         break;
       case 'ip':
-        test = `ip = ${p.add(value, 'String')}`;
+        test = hasKey(qualifierKey('ip', value), p);
         break;
     }
   }

@@ -203,6 +203,45 @@ describe('the store as search reads it', () => {
     expect(found.meta.totalHits).toBe(0);
   });
 
+  it('a phrase of words made of letters is found exactly from its keys, a longer one or one with digits from its text', async () => {
+    const t = [...randomBytes(6)].map((b) => String.fromCharCode(97 + (b % 26))).join('');
+    const [amber, birch, cedar, dune] = ['amber', 'birch', 'cedar', 'dune'].map((w) => `${t}${w}`);
+    const res = await postText(
+      server,
+      '/v1/logs',
+      JSON.stringify({
+        entries: [
+          {
+            event: 'probe.phrases',
+            actor: { type: 'user', id: 'u_phrases' },
+            context: {
+              userAgent: `${amber} ${birch} ${cedar}`,
+              location: { city: `${birch} ${cedar} ${dune}` },
+            },
+            metadata: { note: `${amber} 42 ${birch}` },
+            result: 'success',
+          },
+        ],
+      }),
+    );
+    expect(res.status).toBe(201);
+    await server.searchable();
+    const total = async (query: string) =>
+      (await json(await postText(server, '/v1/logs/search', JSON.stringify({ query })))).meta
+        .totalHits;
+    expect(await total(`"${amber} ${birch}"`)).toBe(1);
+    expect(await total(`"${amber} ${birch} ${cedar}"`)).toBe(1);
+    expect(await total(`"${birch} ${cedar} ${dune}"`)).toBe(1);
+    expect(await total(`"${amber} 42 ${birch}"`)).toBe(1);
+    expect(await total(`"42 ${birch}"`)).toBe(1);
+    // Both runs of three are there, in two fields: the four words are adjacent in none.
+    expect(await total(`"${amber} ${birch} ${cedar} ${dune}"`)).toBe(0);
+    expect(await total(`"${cedar} ${birch}"`)).toBe(0);
+    expect(await total(`"${amber} ${cedar}"`)).toBe(0);
+    expect(await total(`"${amber} 43 ${birch}"`)).toBe(0);
+    expect(await total(`-"${amber} ${birch}" ${dune}`)).toBe(0);
+  });
+
   it('every hit a word finds has that word highlighted, a dotted capital İ included', async () => {
     const res = await postText(
       server,

@@ -28,13 +28,17 @@ export interface IndexedEntry {
   ip: string;
   country: string;
   words: string;
+  /** Exact tokens for the text index on `keys` (`entryKeys`): qualifier values and phrases. */
+  keys: string[];
 }
 
 /**
  * Why this shape (docs/analytics-store.md): months as partitions, as retention removes whole
- * months; the ordering key starts with the time, which every search and statistic bounds;
- * `LowCardinality` for the fields with few values; a text (inverted) index on `words`, so a
- * word is found from its posting list and counted exactly, however many entries hold it.
+ * months; the ordering key is the order hits are listed in (time, then id), so a page of hits
+ * is read from the end of the table and stops at its limit; `LowCardinality` for the fields
+ * with few values; text (inverted) indexes on `words` and on `keys`, so a word, a qualifier's
+ * value or a short phrase is found from its posting list and counted exactly without reading
+ * the entries, however many hold it.
  */
 function columns(): string {
   return `(
@@ -52,11 +56,9 @@ function columns(): string {
     ip String,
     country LowCardinality(String),
     words String CODEC(ZSTD(1)),
+    keys Array(String) CODEC(ZSTD(1)),
     INDEX words_index words TYPE text(tokenizer = splitByNonAlpha),
-    INDEX actor_index actor_id TYPE bloom_filter(0.01) GRANULARITY 4,
-    INDEX email_index lowerUTF8(actor_email) TYPE bloom_filter(0.01) GRANULARITY 4,
-    INDEX target_index target_id TYPE bloom_filter(0.01) GRANULARITY 4,
-    INDEX ip_index ip TYPE bloom_filter(0.01) GRANULARITY 4
+    INDEX keys_index keys TYPE text(tokenizer = array)
   )`;
 }
 
@@ -84,7 +86,7 @@ export async function createTable(store: AnalyticsStore, table: IndexTable): Pro
     CREATE TABLE IF NOT EXISTS ${tableName(store, table)}${onCluster(store)} ${columns()}
     ENGINE = ${engine}
     PARTITION BY toYYYYMM(timestamp)
-    ORDER BY (timestamp, seq)
+    ORDER BY (timestamp, id)
     SETTINGS non_replicated_deduplication_window = 1000`);
 }
 
