@@ -42,15 +42,15 @@ export interface IndexedEntry {
  */
 function columns(): string {
   return `(
-    seq UInt64,
+    seq UInt64 CODEC(Delta, ZSTD(1)),
     id String,
-    timestamp DateTime64(3, 'UTC'),
+    timestamp DateTime64(3, 'UTC') CODEC(DoubleDelta, LZ4),
     event LowCardinality(String),
     result LowCardinality(String),
     origin LowCardinality(String),
-    actor_id String,
+    actor_id LowCardinality(String),
     actor_type LowCardinality(String),
-    actor_email String,
+    actor_email LowCardinality(String),
     target_id String,
     target_type LowCardinality(String),
     ip String,
