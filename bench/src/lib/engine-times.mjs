@@ -25,6 +25,7 @@ import { SERVER_MAIN, SYSTEM_NODE } from './processes.mjs';
  */
 
 /** @typedef {{ each: Latencies[], mix: Latencies }} EngineFigures */
+/** @typedef {{ searches: EngineFigures, stats: EngineFigures, parts: number }} EngineResult */
 
 /** @param {number[][]} samples per request */
 const figures = (samples) => ({
@@ -34,7 +35,8 @@ const figures = (samples) => ({
 
 /**
  * @param {EngineJob} job
- * @returns {Promise<{ searches: EngineFigures, stats: EngineFigures }>}
+ * @returns {Promise<EngineResult>} the figures, and how many parts the table was in (the engine
+ * merges inserts into fewer parts in the background; each part is read on its own)
  */
 export async function engineTimes(job) {
   const { stdout } = await promisify(execFile)(
@@ -42,8 +44,14 @@ export async function engineTimes(job) {
     [fileURLToPath(import.meta.url), JSON.stringify(job)],
     { maxBuffer: 16 * 1024 * 1024 },
   );
-  const samples = /** @type {{ searches: number[][], stats: number[][] }} */ (JSON.parse(stdout));
-  return { searches: figures(samples.searches), stats: figures(samples.stats) };
+  const samples = /** @type {{ searches: number[][], stats: number[][], parts: number }} */ (
+    JSON.parse(stdout)
+  );
+  return {
+    searches: figures(samples.searches),
+    stats: figures(samples.stats),
+    parts: samples.parts,
+  };
 }
 
 /** A module of the built server (the same code the server runs). */
@@ -96,7 +104,12 @@ async function main(job) {
       }
       return samples;
     };
-    return { searches: await timed(searches), stats: await timed(counts) };
+    const [{ parts }] = await store.query(
+      `SELECT count() AS parts FROM system.parts
+       WHERE database = {database:String} AND table = 'log_entries' AND active`,
+      { database: store.database },
+    );
+    return { searches: await timed(searches), stats: await timed(counts), parts: Number(parts) };
   } finally {
     await store.close();
   }
