@@ -19,6 +19,7 @@ export default defineConfig({
       '@secadmin/test-infra/global-setup/redis',
       '@secadmin/test-infra/global-setup/postgres',
       './test/global-setup/postgres-template.ts',
+      './test/global-setup/analytics-root.ts',
     ],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -66,7 +66,7 @@ interface Storage {
  * The embedded analytics engine keeps one data directory per process: the servers a test
  * process starts share it, each with a database of its own.
  */
-const analyticsPath = join(tmpdir(), `secadmin-test-clickhouse-${process.pid}`);
+const analyticsPath = join(inject('analyticsRoot'), String(process.pid));
 process.once('exit', () => rmSync(analyticsPath, { recursive: true, force: true }));
 
 /**
