@@ -1,4 +1,4 @@
-import type { ChainEntry, Checkpoint, RedactionProof, VerifyResult } from './types.js';
+import type { ChainEntry, RedactionProof, VerifyResult } from './types.js';
 import { ChainVerifier, type VerifierOptions } from './verify.js';
 
 /** One step of a walk in seq order: a sealed entry, or a link whose entry retention removed. */
@@ -10,7 +10,7 @@ export type VerifierRequest =
   | { create: VerifierOptions }
   | { add: VerifierItem[] }
   | { unaccounted: true }
-  | { redactions: { proofs: RedactionProof[]; checkpoints: Checkpoint[] } }
+  | { redactions: RedactionProof[] }
   | { finish: true };
 
 /** One reply per request, in order: `error` when it could not be done (the key schedule, say). */
@@ -44,7 +44,7 @@ export function serveChainVerifier(port: VerifierPort): void {
     if ('finish' in request) return { result: await verifier.finish() };
     if ('unaccounted' in request) return { unaccounted: verifier.unaccounted() };
     if ('redactions' in request) {
-      await verifier.addRedactions(request.redactions.proofs, request.redactions.checkpoints);
+      await verifier.addRedactions(request.redactions);
       return { failed: verifier.failed };
     }
     for (const item of request.add) {

@@ -110,12 +110,14 @@ export interface RedactionSummary {
 /**
  * A sealed `user.deleted` entry with what proves it part of the chain: the canonical forms
  * of the entries after it, up to and including the next checkpoint's seq, so that its hash
- * leads to a signed checkpoint hash. `records` is its list of records when its metadata
- * holds a summary.
+ * leads to that signed checkpoint's hash; `checkpoint` that checkpoint, for a verifier whose
+ * checkpoints do not reach it. `records` is its list of records when its metadata holds a
+ * summary.
  */
 export interface RedactionProof {
   entry: ChainEntry;
   following: readonly string[];
+  checkpoint?: Checkpoint;
   records?: readonly RedactionRecord[];
 }
 
@@ -174,9 +176,4 @@ export interface VerifyResult {
    * a redaction record (`verifyChain` and the server).
    */
   redactedFields?: number;
-  /**
-   * `verifyChain` only, when some: redaction records whose `user.deleted` entry links up
-   * but reaches no checkpoint (a deletion newer than the last checkpoint).
-   */
-  unprovenRedactions?: number;
 }

@@ -51,7 +51,6 @@ export class ChainVerifier {
   private readonly absent: Absent[] = [];
   /** Redaction records by altered entry id, from `user.deleted` entries walked or proven. */
   private readonly named = new Map<string, RedactionRecord[]>();
-  private unproven = 0;
   /** The hashes of the `user.deleted` entries walked, by seq. */
   private readonly deletions = new Map<number, string>();
 
@@ -113,22 +112,15 @@ export class ChainVerifier {
 
   /**
    * `user.deleted` entries from outside the walk, each with what proves it (see
-   * `RedactionProof`): the canonical forms after it must lead to a signed checkpoint's hash,
-   * from the walk's checkpoints or from `checkpoints` (whose signatures are checked too).
-   * The records of a proven one count. One that links up to the end of what follows it
-   * without reaching a checkpoint counts too, as unproven (`unprovenRedactions`). Anything
-   * else fails the verification, naming the entry's seq and, before it, `where` the proofs
-   * came from.
+   * `RedactionProof`): the canonical forms after it must lead to the hash of a signed
+   * checkpoint, one of the walk's or the one the proof carries (whose signature is checked
+   * too). The records of a proven one count; anything else fails the verification, naming
+   * the entry's seq and, before it, `where` the proofs came from.
    */
-  async addRedactions(
-    proofs: readonly RedactionProof[],
-    checkpoints: readonly Checkpoint[] = [],
-    where = 'redactions',
-  ): Promise<boolean> {
-    const extra = new Map(checkpoints.map((checkpoint) => [checkpoint.seq, checkpoint]));
+  async addRedactions(proofs: readonly RedactionProof[], where = 'redactions'): Promise<boolean> {
     for (const [i, proof] of proofs.entries()) {
       if (this.failure) return false;
-      const outcome = await this.prove(proof, extra);
+      const outcome = await this.prove(proof);
       if (typeof outcome === 'string') {
         const seq = isSeq(proof?.entry?.seq) ? proof.entry.seq : undefined;
         this.failure = {
@@ -140,8 +132,7 @@ export class ChainVerifier {
         };
         return false;
       }
-      if (outcome.unproven) this.unproven += outcome.records.length;
-      this.name(outcome.records);
+      this.name(outcome);
     }
     return true;
   }
@@ -171,7 +162,6 @@ export class ChainVerifier {
       checkedEntries: this.checked,
       lastCheckpointSeq: this.lastCheckpointSeq,
       ...(redactedFields > 0 ? { redactedFields } : {}),
-      ...(this.unproven > 0 ? { unprovenRedactions: this.unproven } : {}),
     };
   }
 
@@ -215,13 +205,13 @@ export class ChainVerifier {
   /**
    * The records a `user.deleted` entry from outside the walk proves, or why it proves none.
    */
-  private async prove(
-    proof: RedactionProof,
-    extra: ReadonlyMap<number, Checkpoint>,
-  ): Promise<{ records: readonly RedactionRecord[]; unproven: boolean } | string> {
+  private async prove(proof: RedactionProof): Promise<readonly RedactionRecord[] | string> {
     if (!isObject(proof) || !Array.isArray(proof.following)) return 'is not {entry, following}';
     if (proof.following.some((text) => typeof text !== 'string'))
       return 'following holds a value that is not a canonical form';
+    const carried = proof.checkpoint;
+    if (carried !== undefined && checkpointsProblem([carried]))
+      return 'checkpoint is not {seq, hash, signature}';
     const { entry } = proof;
     const shape = entryShapeProblem(entry, 0);
     if (shape) return shape.replace('entries[0]', 'entry');
@@ -252,15 +242,18 @@ export class ChainVerifier {
     }
     let seq = entry.seq;
     for (let i = 0; ; i++) {
-      const checkpoint = this.bySeq.get(seq) ?? extra.get(seq);
+      const checkpoint = this.bySeq.get(seq) ?? (carried?.seq === seq ? carried : undefined);
       if (checkpoint) {
         if (!(await this.signed(checkpoint))) return `checkpoint ${seq} has an invalid signature`;
         if (checkpoint.hash !== hash)
           return `seq ${entry.seq} does not lead to the hash of checkpoint ${seq}`;
-        return { records, unproven: false };
+        return records;
       }
       const text = proof.following[i];
-      if (text === undefined) return { records, unproven: true };
+      // A proof that reaches no checkpoint proves nothing: anyone can make up a user.deleted
+      // entry that links to nothing and names the fields they stripped.
+      if (text === undefined)
+        return `seq ${entry.seq} is not proven: the entries given after it end at seq ${seq}, before any signed checkpoint`;
       hash = sha256Hex(`${hash}\n${text}`);
       seq++;
     }
@@ -459,7 +452,7 @@ export async function verifyChain(input: VerifyInput): Promise<VerifyResult> {
   await verifier.add(
     bare ? sealed.filter((entry) => (entry.seq as number) < (bare.seq as number)) : sealed,
   );
-  for (const { where, proofs } of carried) await verifier.addRedactions(proofs, [], where);
+  for (const { where, proofs } of carried) await verifier.addRedactions(proofs, where);
   let result = await verifier.finish();
   // Only the entries before the bare one were walked: a failure among them comes first, but
   // "not covered" would only be for want of the rest of the walk.

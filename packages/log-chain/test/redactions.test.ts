@@ -160,16 +160,54 @@ describe('verifyChain and redacted fields', () => {
     expect((await verify([edited])).valid).toBe(false);
   });
 
-  it('counts a record whose entry no checkpoint reaches yet as unproven', async () => {
+  it('refuses a proof that reaches no checkpoint: a made-up user.deleted entry links to nothing', async () => {
     const { stripped } = log([]);
     const full = log([record(stripped)]);
-    const proof = { ...proofOf(full.entries), following: [] };
-    const result = await verifyChain({
-      entries: carrying(full.entries.slice(0, 10), [proof]),
-      checkpoints: [full.checkpoints[0] as never],
-      publicKeyPem,
+    const run = full.entries.slice(0, 10);
+    const verify = (proof: RedactionProof) =>
+      verifyChain({ entries: carrying(run, [proof]), checkpoints: [], publicKeyPem });
+    const short = { ...proofOf(full.entries), following: [] };
+    expect(
+      await verifyChain({
+        entries: carrying(run, [short]),
+        checkpoints: full.checkpoints,
+        publicKeyPem,
+      }),
+    ).toMatchObject({
+      valid: false,
+      firstInvalidSeq: 11,
+      reason:
+        'entries[2].redactionProofs[0]: seq 11 is not proven: the entries given after it end at seq 11, before any signed checkpoint',
     });
-    expect(result).toMatchObject({ valid: true, redactedFields: 2, unprovenRedactions: 1 });
+    // Nor when the verifier knows no checkpoint after it (a forger claims a recent deletion).
+    expect((await verify(short)).valid).toBe(false);
+    // A proof carries the checkpoint it reaches, for a verifier whose checkpoints stop before.
+    const withCheckpoint = { ...proofOf(full.entries), checkpoint: full.checkpoints[1] };
+    expect(
+      await verifyChain({
+        entries: carrying(run, [withCheckpoint as RedactionProof]),
+        checkpoints: full.checkpoints.slice(0, 1),
+        publicKeyPem,
+      }),
+    ).toMatchObject({ valid: true, redactedFields: 2 });
+    // …whose signature is checked like any other.
+    const forged = {
+      ...withCheckpoint,
+      checkpoint: { ...full.checkpoints[1], signature: full.checkpoints[0]?.signature },
+    };
+    expect(
+      await verifyChain({
+        entries: carrying(run, [forged as RedactionProof]),
+        checkpoints: full.checkpoints.slice(0, 1),
+        publicKeyPem,
+      }),
+    ).toMatchObject({
+      valid: false,
+      reason: 'entries[2].redactionProofs[0]: checkpoint 14 has an invalid signature',
+    });
+    expect((await verify({ ...withCheckpoint, checkpoint: { seq: 14 } } as never)).reason).toBe(
+      'entries[2].redactionProofs[0]: checkpoint is not {seq, hash, signature}',
+    );
   });
 
   it('checks a summary (count and digest) against the records given beside it', async () => {

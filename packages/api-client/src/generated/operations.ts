@@ -410,15 +410,16 @@ export interface Resources {
    * from elsewhere when it is proven: in a JSON export, a redacted entry names in
    * `redactedBy` the `user.deleted` entries whose records name it, and the first entry of
    * the file each of them names carries its proof in `redactionProofs`, objects `{entry,
-   * following, records?}` (`RedactionProof`): `entry` the
+   * following, checkpoint, records?}` (`RedactionProof`): `entry` the
    * full `user.deleted` entry, `following` the canonical forms of the entries after it up
-   * to the next checkpoint's seq, and `records` the list when `entry` holds a summary. The
+   * to the next checkpoint's seq, `checkpoint` that checkpoint, and `records` the list when
+   * `entry` holds a summary. The
    * verifier recomputes the entry's hash, then `hash = SHA-256(hash + "\n" + form)` for each
-   * form of `following`, and needs the checkpoint at the last seq reached to carry that
-   * hash and a valid signature; a `user.deleted` entry no checkpoint covered yet when the
-   * export was written (the last minute's) links up to the head, and its records count as
-   * `unprovenRedactions` (`secadmin logs verify --strict` fails on them). A proof that does
-   * not hold, or one of an entry at a seq the walk holds another entry at, fails the
+   * form of `following`, and needs the checkpoint at the last seq reached (its own or the
+   * proof's) to carry that hash and a valid signature. A `user.deleted` entry no checkpoint
+   * covered yet when the export was written gets one signed then, so every proof reaches a
+   * signature; a proof that reaches none proves nothing (anyone can make up a deletion that
+   * links to nothing). A proof that does not hold, or one of an entry at a seq the walk holds another entry at, fails the
    * verification (`entries[<i>].redactionProofs[<j>]: …`, `<i>` the carrying entry's
    * place in the file). Entries redacted before records existed have none:
    * their redacted fields fail verification.

@@ -3288,6 +3288,27 @@ export interface components {
             redactionProofs?: components["schemas"]["RedactionProof"][];
         };
         /**
+         * @description A signed head of the hash chain: the Ed25519 signature (key: `GET /v1/logs/public-key`) over the UTF-8 bytes of `secadmin-checkpoint:v1:<seq in decimal>:<hash in lowercase hex>`. Made every 1,000 entries or 60 s after the oldest entry not yet covered, whichever comes first, and at once when a redaction proof needs one (a JSON export of entries a recent deletion redacted).
+         * @example {
+         *       "seq": 1,
+         *       "hash": "7a285f9b996a8a19a22b0f94d20d27cacd59c276d24013a4ddc230730ca797fd",
+         *       "signature": "JqjfCrLQoMkVH67dYhFzOXu/2JqxwqXXrBQn5jeBBTP/zlLS8c1AE6n9GigxUqUc6HIJauFopmsUrva+HiVzCQ==",
+         *       "createdAt": "2026-11-25T21:00:01.002Z"
+         *     }
+         */
+        LogCheckpoint: {
+            /**
+             * Format: int64
+             * @description The seq of the entry whose hash is signed.
+             */
+            seq: number;
+            /** @description The `hash` of the entry at `seq`. */
+            hash: components["schemas"]["Sha256Hex"];
+            /** @description The Ed25519 signature, standard base64 with padding (88 characters). */
+            signature: string;
+            createdAt: components["schemas"]["TimestampMillis"];
+        };
+        /**
          * @description One entry a user deletion's redaction altered, as its `user.deleted` entry names it.
          * @example {
          *       "id": "log_01jf3k8m6q2w9x4v7t5r1n0b3e",
@@ -3309,34 +3330,14 @@ export interface components {
             /** @description The committed fields the redaction removed, as digest paths (`actor.email`, `target.id`, `metadata.<key>`), sorted. */
             fields: string[];
         };
-        /** @description A sealed `user.deleted` entry with what proves it part of the chain (the tag "Audit logs", "Redaction records"): `following` the canonical forms of the entries after it, up to and including the next checkpoint's seq (up to the head when no checkpoint covers it yet), so that its hash leads to a signed checkpoint's hash; `records` its list of records when its metadata holds their count and digest. */
+        /** @description A sealed `user.deleted` entry with what proves it part of the chain (the tag "Audit logs", "Redaction records"): `following` the canonical forms of the entries after it, up to and including the next checkpoint's seq, so that its hash leads to that signed checkpoint's hash; `checkpoint` that checkpoint (a deletion no checkpoint covered yet gets one signed for the export that carries it); `records` its list of records when its metadata holds their count and digest. */
         RedactionProof: {
             entry: components["schemas"]["LogEntry"];
             /** @description The canonical forms of the entries after `entry`, in seq order. */
             following: string[];
+            checkpoint?: components["schemas"]["LogCheckpoint"];
             /** @description The records `entry` names by count and digest (above 1,000). */
             records?: components["schemas"]["RedactionRecord"][];
-        };
-        /**
-         * @description A signed head of the hash chain: the Ed25519 signature (key: `GET /v1/logs/public-key`) over the UTF-8 bytes of `secadmin-checkpoint:v1:<seq in decimal>:<hash in lowercase hex>`. Made every 1,000 entries or 60 s after the oldest entry not yet covered, whichever comes first.
-         * @example {
-         *       "seq": 1,
-         *       "hash": "7a285f9b996a8a19a22b0f94d20d27cacd59c276d24013a4ddc230730ca797fd",
-         *       "signature": "JqjfCrLQoMkVH67dYhFzOXu/2JqxwqXXrBQn5jeBBTP/zlLS8c1AE6n9GigxUqUc6HIJauFopmsUrva+HiVzCQ==",
-         *       "createdAt": "2026-11-25T21:00:01.002Z"
-         *     }
-         */
-        LogCheckpoint: {
-            /**
-             * Format: int64
-             * @description The seq of the entry whose hash is signed.
-             */
-            seq: number;
-            /** @description The `hash` of the entry at `seq`. */
-            hash: components["schemas"]["Sha256Hex"];
-            /** @description The Ed25519 signature, standard base64 with padding (88 characters). */
-            signature: string;
-            createdAt: components["schemas"]["TimestampMillis"];
         };
         /**
          * @description A key that signs checkpoints from `fromSeq` on (up to the next key's `fromSeq`). Every key but the first carries its rotation record: the previous key's and its own Ed25519 signature over `secadmin-key-rotation:v1:<fromSeq>:<previous fingerprint>:<fingerprint>`.
@@ -3450,11 +3451,6 @@ export interface components {
              * @description When valid and some: how many committed fields (`actor.email`, `target.id`, `metadata.<key>`) the entries checked no longer hold, each named by the redaction records of a `user.deleted` entry. A committed field absent without such a record fails the entry, with the reason `<field> of entry <id> (seq <n>) is absent, and no redaction record names it`.
              */
             redactedFields?: number;
-            /**
-             * Format: int64
-             * @description When some: redaction records whose `user.deleted` entry links up but reaches no checkpoint yet (a deletion newer than the newest checkpoint).
-             */
-            unprovenRedactions?: number;
             /** @description What failed, in words (`hash of seq 42 does not match its content`, `seq 7 is missing`, …). */
             reason?: string;
         };

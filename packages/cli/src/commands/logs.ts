@@ -364,9 +364,6 @@ function strictProblems(result: VerifyResult): string[] {
       ? `the export stops ${result.truncatedEntries} entries before the chain's head`
       : '',
     result.metadataOmitted ? 'the export shows no metadata' : '',
-    result.unprovenRedactions
-      ? `${result.unprovenRedactions} redaction records come from a user.deleted entry no checkpoint covers yet`
-      : '',
   ].filter((problem) => problem !== '');
 }
 
@@ -400,9 +397,6 @@ function describeVerdict(result: VerifyResult): string {
       : '',
     result.truncatedEntries
       ? `\nwarning: a checkpoint shows ${result.truncatedEntries} more entries after the last one given: the export stops before the chain's head (cut off, or a time range ending earlier)`
-      : '',
-    result.unprovenRedactions
-      ? `\nwarning: ${result.unprovenRedactions} redaction records come from a user.deleted entry no checkpoint covers yet: no signature vouches for them`
       : '',
     result.metadataOmitted
       ? '\nwarning: no entry shows metadata (an export made with includeMetadata: false): whether metadata was stripped cannot be checked'

@@ -108,7 +108,6 @@ export function createAuditLog(store: Store, options: AuditLogOptions) {
   const { logger, counters } = options;
   const scans = logScans(options.scans);
   const writer = createAuditWriter(repos.entries);
-  const redactions = new Redactions(repos.redaction, repos.entries, repos.chain);
   const signingKeys = new SigningKeys(store, repos.signingKeys, repos.chain);
   const sealer = new Sealer({
     store,
@@ -118,6 +117,9 @@ export function createAuditLog(store: Store, options: AuditLogOptions) {
     logger,
     ...(counters ? { observeLag: (seconds: number) => counters.sealLag(seconds) } : {}),
   });
+  const redactions = new Redactions(repos.redaction, repos.entries, repos.chain, () =>
+    sealer.checkpointNow(),
+  );
   const storeTimeoutMs = options.scans.timeoutMs;
   const searchStore = new SearchStore(options.analytics, storeTimeoutMs);
   const { exports: exportOptions } = options;

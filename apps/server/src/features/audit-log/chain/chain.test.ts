@@ -797,6 +797,56 @@ describe('a JSON export and its redactions (issue 41)', () => {
       reason: `actor.email of entry ${victim.id} (seq ${victim.seq}) is absent, and no redaction record names it`,
     });
   });
+  it('proves a deletion no checkpoint covered yet to one signed for the export; a proof that reaches no checkpoint fails', async () => {
+    const email = uniqueEmail('Fresh');
+    const user = await createUser(server.client, { email });
+    const day = { from: '2025-05-01T00:00:00Z', to: '2025-05-02T00:00:00Z' };
+    await server.client.POST('/v1/logs', {
+      body: {
+        entries: [
+          {
+            event: 'export.fresh',
+            actor: { id: user.id, email, type: 'user' as const },
+            result: 'success' as const,
+            timestamp: '2025-05-01T00:00:00.000Z',
+          },
+        ],
+      },
+    });
+    await server.sealer.flush();
+    await server.client.DELETE('/v1/users/{id}', { params: { path: { id: user.id } } });
+    // Fetched before the export: its checkpoints stop before the deletion.
+    const material = await fetchVerificationMaterial(server.client);
+    const expectedKey = (await server.client.logs.getPublicKey()).fingerprint;
+
+    const { data: created } = await server.client.POST('/v1/logs/export', {
+      body: { ...day, format: 'json' },
+    });
+    const done = await server.client.exports.wait(created?.data.exportId as string, {
+      intervalMs: 20,
+    });
+    const file = (await (
+      await fetch(localDownload(server, done.downloadUrl as string))
+    ).json()) as LogEntry[];
+    expect(file).toHaveLength(1);
+    const proof = file[0]?.redactionProofs?.[0];
+    const deletionSeq = proof?.entry.seq as number;
+    expect(material.checkpoints.every((c) => c.seq < deletionSeq)).toBe(true);
+    expect(proof?.checkpoint?.seq).toBe(deletionSeq + (proof?.following.length ?? 0));
+    expect(await verifyExport(file, material, { expectedKey })).toMatchObject({
+      valid: true,
+      redactedFields: 1,
+    });
+
+    // What a forger who stripped the email would write: a user.deleted entry that links to nothing.
+    const { checkpoint: _, ...linked } = proof as NonNullable<typeof proof>;
+    const forged = [{ ...file[0], redactionProofs: [{ ...linked, following: [] }] }] as LogEntry[];
+    const now = await fetchVerificationMaterial(server.client);
+    expect(await verifyExport(forged, now, { expectedKey })).toMatchObject({
+      valid: false,
+      reason: `entries[0].redactionProofs[0]: seq ${deletionSeq} is not proven: the entries given after it end at seq ${deletionSeq}, before any signed checkpoint`,
+    });
+  });
 });
 
 describe('the first checkpoint', () => {

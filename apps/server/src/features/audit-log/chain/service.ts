@@ -151,8 +151,7 @@ export class ChainService {
       const walked = await this.feed(verifier, fromSeq, last);
       const unaccounted = await verifier.unaccounted();
       if (unaccounted.length > 0) {
-        const { proofs, checkpoints: proven } = await this.redactions.proofs(unaccounted);
-        await verifier.addRedactions(proofs, proven);
+        await verifier.addRedactions(await this.redactions.proofs(unaccounted));
       }
       const result = await verifier.finish();
       if (!result.valid) return result;

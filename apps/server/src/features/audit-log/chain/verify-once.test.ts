@@ -27,7 +27,7 @@ it('walks two verifications at once per instance; a third waits its turn, none i
     { all: async () => [] },
     new Cursors('s'.repeat(32)),
     { publicKeyPem, fingerprint: await keyFingerprint(publicKeyPem) },
-    { proofs: async () => ({ proofs: [], checkpoints: [] }) },
+    { proofs: async () => [] },
   );
 
   const verifications = [service.verify({}), service.verify({}), service.verify({})];

@@ -67,8 +67,8 @@ export class WorkerChainVerifier {
   }
 
   /** `user.deleted` entries from outside the walk with their proofs, as `ChainVerifier.addRedactions`. */
-  async addRedactions(proofs: RedactionProof[], checkpoints: Checkpoint[]): Promise<boolean> {
-    const reply = await this.request({ redactions: { proofs, checkpoints } });
+  async addRedactions(proofs: RedactionProof[]): Promise<boolean> {
+    const reply = await this.request({ redactions: proofs });
     return 'failed' in reply && !reply.failed;
   }
 

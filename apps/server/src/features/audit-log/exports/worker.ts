@@ -425,7 +425,7 @@ export class ExportWorker implements Required<Job> {
     const { redactions } = this.options;
     const naming = await redactions.naming(rows.filter(isRedacted).map((row) => row.id));
     const ids = new Set([...naming.values()].flat().filter((id) => !proven.has(id)));
-    const { proofs } = await redactions.proofsOf([...ids]);
+    const proofs = await redactions.proofsOf([...ids]);
     return { naming, proofs: new Map(proofs.map((proof) => [proof.entry.id, proof])) };
   }
 

@@ -1,5 +1,4 @@
 import {
-  type Checkpoint,
   canonicalForm,
   REDACTION_EVENT,
   type RedactionProof,
@@ -23,12 +22,8 @@ export interface UserRedaction {
   metadata: { redactedEntries: number; redactions: ReturnType<typeof redactionsMetadata> };
 }
 
-/** The `user.deleted` entries that account for redacted fields, with what proves them. */
-export interface RedactionProofs {
-  proofs: RedactionProof[];
-  /** The checkpoint each proof leads to (those it reaches). */
-  checkpoints: Checkpoint[];
-}
+/** How long a proof waits for its `user.deleted` entry to be sealed and covered by a checkpoint. */
+const COVER_WAIT_MS = 10_000;
 
 /** Redactions on record: made with the entry that names them, and proven to verifiers. */
 export class Redactions {
@@ -39,6 +34,8 @@ export class Redactions {
       ChainRepository,
       'firstCheckpointFrom' | 'checkpointsBetween' | 'links' | 'state'
     >,
+    /** Seals what is queued and signs a checkpoint at the head now (`Sealer.checkpointNow`). */
+    private readonly checkpointNow: () => Promise<void>,
   ) {}
 
   /**
@@ -76,10 +73,10 @@ export class Redactions {
   /**
    * For the entries `entryIds` (redacted ones), every sealed `user.deleted` entry whose records
    * name one, with the canonical forms of the entries after it up to the next checkpoint
-   * (up to the head when none is signed yet, or up to an entry retention removed) and, when
-   * its metadata holds a summary, its records.
+   * (or up to an entry retention removed, which no proof can cross), that checkpoint and,
+   * when its metadata holds a summary, its records.
    */
-  async proofs(entryIds: readonly string[]): Promise<RedactionProofs> {
+  async proofs(entryIds: readonly string[]): Promise<RedactionProof[]> {
     const naming = await this.redaction.deletionsNaming(entryIds);
     return this.proofsOf([...new Set(naming.map((pair) => pair.deletionId))]);
   }
@@ -95,15 +92,18 @@ export class Redactions {
     return naming;
   }
 
-  /** The proofs of the sealed ones among the `user.deleted` entries `ids`, as `proofs` makes them. */
-  async proofsOf(ids: readonly string[]): Promise<RedactionProofs> {
-    const rows = ids.length === 0 ? [] : await this.entries.findMany([...ids]);
+  /**
+   * The proofs of the `user.deleted` entries `ids`, as `proofs` makes them. A deletion no
+   * checkpoint covers yet gets one signed now (an unsealed one is sealed first), so that
+   * its proof leads to a signature.
+   */
+  async proofsOf(ids: readonly string[]): Promise<RedactionProof[]> {
+    const rows = ids.length === 0 ? [] : await this.coveredRows(ids);
     const deletions = rows
       .map(logDetail)
       .filter((entry) => entry.seq !== null)
       .sort((a, b) => (a.seq as number) - (b.seq as number));
     const proofs: RedactionProof[] = [];
-    const checkpoints: Checkpoint[] = [];
     for (const entry of deletions) {
       const seq = entry.seq as number;
       const at = await this.chain.firstCheckpointFrom(seq);
@@ -114,14 +114,45 @@ export class Redactions {
           if (!link.entry || link.removed) break;
           following.push(canonicalForm(logDetail(link.entry)));
         }
-      if (at !== undefined)
-        checkpoints.push(
-          ...(await this.chain.checkpointsBetween(at, at)).map(({ createdAt: _, ...c }) => c),
-        );
+      const [checkpoint] =
+        at === undefined
+          ? []
+          : (await this.chain.checkpointsBetween(at, at)).map((c) => ({
+              ...c,
+              createdAt: c.createdAt.toISOString(),
+            }));
       const held = redactionsOf(entry);
       const records = held && 'summary' in held ? await this.records(entry.id) : undefined;
-      proofs.push({ entry, following, ...(records ? { records } : {}) });
+      proofs.push({
+        entry,
+        following,
+        ...(checkpoint ? { checkpoint } : {}),
+        ...(records ? { records } : {}),
+      });
     }
-    return { proofs, checkpoints };
+    return proofs;
+  }
+
+  /**
+   * The entries `ids` once each is sealed and a checkpoint covers it, signing checkpoints
+   * until one does; as they are after `COVER_WAIT_MS`, or when this instance may not sign.
+   */
+  private async coveredRows(ids: readonly string[]) {
+    const deadline = Date.now() + COVER_WAIT_MS;
+    for (;;) {
+      const rows = await this.entries.findMany([...ids]);
+      if ((await this.covered(rows.map((row) => row.seq))) || Date.now() >= deadline) return rows;
+      try {
+        await this.checkpointNow();
+      } catch {
+        return rows;
+      }
+    }
+  }
+
+  private async covered(seqs: readonly (bigint | number | null)[]): Promise<boolean> {
+    if (seqs.some((seq) => seq === null)) return false;
+    const top = Math.max(0, ...seqs.map(Number));
+    return top === 0 || (await this.chain.firstCheckpointFrom(top)) !== undefined;
   }
 }
