@@ -267,3 +267,44 @@ test('a key without logs:search is told so, and a key without logs:verify sees s
   await assertClean(second, searcher);
   await second.page.close();
 });
+
+test("a fresh entry's proof is pending, never invalid, and turns valid by itself once a checkpoint covers it", async () => {
+  // After the last checkpoint (at the 10,000th entry): no checkpoint covers it for up to a minute.
+  const [fresh] = await app.client.logs.ingest({
+    entries: [
+      {
+        event: 'document.read',
+        actor: { type: 'user', id: 'user_fresh' },
+        result: 'success',
+        metadata: { note: 'wallaby' },
+      },
+    ],
+  });
+  await searchable(app.client, [fresh.id]);
+  const opened = await app.open({ key: app.rootKey, view: `logs#q=wallaby&entry=${fresh.id}` });
+  const { page } = opened;
+  const drawer = page.getByRole('dialog');
+  await drawer.getByText('Proof pending', { exact: true }).waitFor({ timeout: TIMEOUT });
+  const text = await drawer.textContent();
+  assert.doesNotMatch(text, /Proof invalid/);
+  assert.match(
+    text,
+    /No signed checkpoint covers this seq yet.*due by \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} UTC/,
+  );
+  await screenshot(page, 'audit-log-entry-pending');
+  await assertClean(opened, app.rootKey);
+
+  // A thousand more entries make the next checkpoint; the open drawer checks again by itself.
+  const { data } = await app.client.logs.listCheckpoints({ limit: 1 });
+  await app.client.logs.ingest({
+    entries: Array.from({ length: 1000 }, (_, i) => ({
+      event: 'document.read',
+      actor: { type: 'user', id: `user_fill_${i}` },
+      result: 'success',
+    })),
+  });
+  await sealed(app.client, (data[0]?.seq ?? 0) + 1000);
+  await drawer.getByText('Proof valid', { exact: true }).waitFor({ timeout: TIMEOUT });
+  assert.match(await drawer.textContent(), /Covered by checkpoint \d+/);
+  await page.close();
+});

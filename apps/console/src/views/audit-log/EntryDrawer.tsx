@@ -98,9 +98,17 @@ function Field({ name, children }: { name: string; children: ReactNode }) {
 const VERDICTS: Record<Verdict, string> = {
   valid: 'Proof valid',
   invalid: 'Proof invalid',
+  pending: 'Proof pending',
   incomplete: 'Proof incomplete',
 };
-const MARKS: Record<ProofStep['outcome'], string> = { passed: '✓', failed: '✗', unchecked: '?' };
+const MARKS: Record<ProofStep['outcome'], string> = {
+  passed: '✓',
+  failed: '✗',
+  unchecked: '?',
+  pending: '…',
+};
+/** How often a pending proof is checked again. */
+const PENDING_RECHECK_MS = 5_000;
 
 function ChainProof({ entry }: { entry: LogEntry }) {
   const client = useClient();
@@ -108,6 +116,10 @@ function ChainProof({ entry }: { entry: LogEntry }) {
     queryKey: ['proof', entry.id, entry.hash],
     queryFn: ({ signal }) => proveEntry(client, entry, signal),
     enabled: entry.seq !== null,
+    refetchInterval: (query) =>
+      query.state.data?.state === 'checked' && query.state.data.verdict === 'pending'
+        ? PENDING_RECHECK_MS
+        : false,
   });
   const withoutRight = proof.error instanceof SecadminApiError && proof.error.status === 403;
   return (

@@ -12,21 +12,27 @@ import {
   importPublicKey,
   verifyCheckpointSignature,
 } from '@secadmin/log-chain';
+import { utc } from '../../lib/time.js';
 
 type Checkpoint = Data<'listCheckpoints'>[number];
 
 /**
  * One step of an entry's proof: what was checked, where, and how it came out (`unchecked`:
- * this browser could not check it, which proves nothing either way).
+ * this browser could not check it, which proves nothing either way; `pending`: it cannot be
+ * checked yet, as no checkpoint covers the entry so far).
  */
 export interface ProofStep {
   label: string;
-  outcome: 'passed' | 'failed' | 'unchecked';
+  outcome: 'passed' | 'failed' | 'unchecked' | 'pending';
   detail: string;
 }
 
-/** `incomplete`: no step failed, but one could not be checked here. */
-export type Verdict = 'valid' | 'invalid' | 'incomplete';
+/**
+ * `invalid` only when a step failed; `pending`: nothing failed, and the entry waits for a
+ * checkpoint (the drawer checks again by itself); `incomplete`: nothing failed, but a step
+ * could not be checked here.
+ */
+export type Verdict = 'valid' | 'invalid' | 'pending' | 'incomplete';
 
 export type Proof =
   | { state: 'unsealed' }
@@ -34,9 +40,25 @@ export type Proof =
 
 const outcome = (ok: boolean): ProofStep['outcome'] => (ok ? 'passed' : 'failed');
 
-function verdictOf(steps: readonly ProofStep[]): Verdict {
+/** A checkpoint is signed at least once a minute after the oldest entry none covers. */
+const CHECKPOINT_WITHIN_MS = 60_000;
+/** An entry is sealed within a second of being received. */
+const SEALED_WITHIN_MS = 1_000;
+
+export function verdictOf(steps: readonly ProofStep[]): Verdict {
   if (steps.some((step) => step.outcome === 'failed')) return 'invalid';
+  if (steps.some((step) => step.outcome === 'pending')) return 'pending';
   return steps.some((step) => step.outcome === 'unchecked') ? 'incomplete' : 'valid';
+}
+
+/**
+ * When a checkpoint covering the entry is due at the latest: a minute after the oldest entry no
+ * checkpoint covers was sealed, which is this one or an older one (sealed within a second of
+ * its receipt).
+ */
+export function checkpointDueBy(entry: Pick<LogEntry, 'receivedAt' | 'timestamp'>): Date {
+  const received = Date.parse(entry.receivedAt ?? entry.timestamp);
+  return new Date(received + SEALED_WITHIN_MS + CHECKPOINT_WITHIN_MS);
 }
 
 /**
@@ -74,13 +96,13 @@ export async function proveEntry(
     },
   ];
   if (!checkpoint) {
+    const due = checkpointDueBy(entry).toISOString();
     steps.push({
       label: 'Covered by a checkpoint',
-      outcome: 'failed',
-      detail:
-        'No signed checkpoint covers this seq yet (one is made every 1,000 entries or every minute). Open the entry again shortly.',
+      outcome: 'pending',
+      detail: `No signed checkpoint covers this seq yet: one is made every 1,000 entries and within a minute, so one is due by ${utc(due)} UTC. This proof is checked again by itself until one does.`,
     });
-    return { state: 'checked', verdict: 'invalid', steps };
+    return { state: 'checked', verdict: verdictOf(steps), steps };
   }
   const key = keyFor(keys, checkpoint.seq);
   const signed = await verifyCheckpointSignature(await importPublicKey(key.publicKey), checkpoint);
