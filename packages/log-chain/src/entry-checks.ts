@@ -80,8 +80,8 @@ const METADATA_PREFIX = 'metadata.';
  * A sealer made one digest per field present (`actor.email`, `target.id`, each top-level
  * metadata key), so every such field has a digest and every digest has its field: with
  * its salt, a value matching the digest; without (redacted), `actor.email` null,
- * `target.id` absent, a metadata value `"[redacted]"`. A metadata key added as
- * "[redacted]", or one removed, fails. An entry that shows no metadata at all (an export
+ * `target.id` absent, a metadata value `"[redacted]"` (with its salt, that is a value like
+ * any other). A metadata key added as "[redacted]", or one removed, fails. An entry that shows no metadata at all (an export
  * made without it) has its `metadata.*` digests taken as they are.
  */
 export function digestProblem(entry: ChainEntry): string | undefined {
@@ -119,7 +119,9 @@ export function digestProblem(entry: ChainEntry): string | undefined {
     const key = path.slice(METADATA_PREFIX.length);
     const held = Object.hasOwn(metadata, key);
     const value = held ? metadata[key] : undefined;
-    const keyProblem = check(path, held, held && value === REDACTED, value);
+    // With its salt, "[redacted]" is a value the entry was written with, not a redaction.
+    const redacted = held && value === REDACTED && !Object.hasOwn(salts, path);
+    const keyProblem = check(path, held, redacted, value);
     if (keyProblem) return keyProblem;
   }
   if (metadataShown)

@@ -53,6 +53,12 @@ export class ChainVerifier {
   private readonly named = new Map<string, RedactionRecord[]>();
   /** The hashes of the `user.deleted` entries walked, by seq. */
   private readonly deletions = new Map<number, string>();
+  /**
+   * The records of `user.deleted` entries walked that no checkpoint walked covers yet: they
+   * count once one does, or once a proof leads them to one (anyone can append a made-up
+   * deletion after the last checkpoint).
+   */
+  private uncoveredRecords: { seq: number; records: readonly RedactionRecord[] }[] = [];
 
   private constructor(
     private readonly keys: KeySchedule,
@@ -105,6 +111,7 @@ export class ChainVerifier {
 
   /** The ids of the entries checked so far whose absent fields no record walked names yet. */
   unaccounted(): string[] {
+    this.countCoveredRecords();
     return this.absent
       .filter((entry) => entry.fields.some((field) => !this.names(entry, field)))
       .map((entry) => entry.id);
@@ -140,6 +147,7 @@ export class ChainVerifier {
   /** The result; checkpoints beyond the entries have their signatures checked. */
   async finish(): Promise<VerifyResult> {
     if (this.failure) return this.failure;
+    this.countCoveredRecords();
     const redactedFields = this.accountForRedactions();
     if (this.failure) return this.failure;
     const first = this.firstSeq;
@@ -163,6 +171,13 @@ export class ChainVerifier {
       lastCheckpointSeq: this.lastCheckpointSeq,
       ...(redactedFields > 0 ? { redactedFields } : {}),
     };
+  }
+
+  /** The records of walked deletions that a checkpoint walked now covers count. */
+  private countCoveredRecords(): void {
+    const covered = this.lastCheckpointSeq ?? 0;
+    for (const { seq, records } of this.uncoveredRecords) if (seq <= covered) this.name(records);
+    this.uncoveredRecords = this.uncoveredRecords.filter(({ seq }) => seq > covered);
   }
 
   private name(records: readonly RedactionRecord[]): void {
@@ -301,7 +316,7 @@ export class ChainVerifier {
     if (absent.length > 0) this.absent.push({ seq, id: entry.id, fields: absent });
     if (entry.event === REDACTION_EVENT) this.deletions.set(seq, hash);
     const held = redactionsOf(entry);
-    if (held && 'records' in held) this.name(held.records);
+    if (held && 'records' in held) this.uncoveredRecords.push({ seq, records: held.records });
     this.checked++;
     this.prevHash = hash;
     this.expectedSeq = seq + 1;

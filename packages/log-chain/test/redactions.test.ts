@@ -82,6 +82,22 @@ describe('redaction records', () => {
 });
 
 describe('verifyChain and redacted fields', () => {
+  it('takes a metadata value "[redacted]" sent as such, with its salt, as a value (not a redaction)', async () => {
+    const written = seal([entry(1, { metadata: { x: '[redacted]', y: 'kept' } })]);
+    const one = written[0] as ChainEntry;
+    const checkpoints = [checkpoint(1, one.hash as string)];
+    expect(await verifyChain({ entries: written, checkpoints, publicKeyPem })).toMatchObject({
+      valid: true,
+      checkedEntries: 1,
+    });
+    // Its salt removed, it is a redaction that no record names.
+    const stripped = structuredClone(one);
+    delete stripped.salts['metadata.x'];
+    expect((await verifyChain({ entries: [stripped], checkpoints, publicKeyPem })).reason).toBe(
+      `metadata.x of entry ${one.id} (seq 1) is absent, and no redaction record names it`,
+    );
+  });
+
   it('fails a stripped entry that no record names, naming the entry and the field', async () => {
     const { entries, checkpoints, stripped } = log([]);
     const result = await verifyChain({ entries, checkpoints, publicKeyPem });
@@ -101,6 +117,26 @@ describe('verifyChain and redacted fields', () => {
     });
     // The same entries without the record: the stripped fields are not accounted for.
     expect((await verifyChain({ entries, checkpoints, publicKeyPem })).valid).toBe(false);
+  });
+
+  it('takes no record from a user.deleted entry after the last checkpoint: anyone can append one', async () => {
+    const { stripped } = log([]);
+    const real = log([record(stripped)]);
+    const [first] = real.checkpoints;
+    expect(
+      await verifyChain({ entries: real.entries, checkpoints: [first as never], publicKeyPem }),
+    ).toMatchObject({
+      valid: false,
+      firstInvalidSeq: 3,
+      reason: `actor.email of entry ${stripped.id} (seq 3) is absent, and no redaction record names it`,
+    });
+    // The same deletion led to a checkpoint by a proof counts.
+    const proven = carrying(real.entries, [
+      { ...proofOf(real.entries), checkpoint: real.checkpoints[1] } as RedactionProof,
+    ]);
+    expect(
+      await verifyChain({ entries: proven, checkpoints: [first as never], publicKeyPem }),
+    ).toMatchObject({ valid: true, redactedFields: 2 });
   });
 
   it('fails a field the record does not name, or a record for another seq', async () => {

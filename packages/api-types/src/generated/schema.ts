@@ -3288,7 +3288,7 @@ export interface components {
             redactionProofs?: components["schemas"]["RedactionProof"][];
         };
         /**
-         * @description A signed head of the hash chain: the Ed25519 signature (key: `GET /v1/logs/public-key`) over the UTF-8 bytes of `secadmin-checkpoint:v1:<seq in decimal>:<hash in lowercase hex>`. Made every 1,000 entries or 60 s after the oldest entry not yet covered, whichever comes first, and at once when a redaction proof needs one (a JSON export of entries a recent deletion redacted).
+         * @description A signed head of the hash chain: the Ed25519 signature (key: `GET /v1/logs/public-key`) over the UTF-8 bytes of `secadmin-checkpoint:v1:<seq in decimal>:<hash in lowercase hex>`. Made every 1,000 entries or 60 s after the oldest entry not yet covered, whichever comes first, at each `user.deleted` entry the service writes (the signature its redaction proof reaches), and at once when a redaction proof has none to reach.
          * @example {
          *       "seq": 1,
          *       "hash": "7a285f9b996a8a19a22b0f94d20d27cacd59c276d24013a4ddc230730ca797fd",

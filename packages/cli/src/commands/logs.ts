@@ -267,7 +267,7 @@ export function registerLogCommands(program: Command): void {
     )
     .option(
       '--strict',
-      'with --export: also fail (exit 3) when no key is pinned, when entries are unsealed, after the last checkpoint or cut off before a checkpoint, when a redaction record is not covered by a checkpoint, or when the export shows no metadata',
+      'with --export: also fail (exit 3) when no key is pinned, when entries are unsealed, after the last checkpoint or cut off before a checkpoint, or when the export shows no metadata',
     )
     .action(
       async (

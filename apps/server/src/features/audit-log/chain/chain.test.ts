@@ -292,6 +292,26 @@ describe('the audit-log hash chain', () => {
     );
   });
 
+  it('verifies an entry sent with a metadata value "[redacted]": it is a value, not a redaction', async () => {
+    const { data } = await server.client.POST('/v1/logs', {
+      body: {
+        entries: [
+          {
+            event: 'chain.literal',
+            actor: { type: 'user' },
+            result: 'success',
+            metadata: { x: '[redacted]' },
+          },
+        ],
+      },
+    });
+    await server.sealer.flush();
+    const sent = await entry(data?.data[0]?.id as string);
+    expect(sent.metadata).toEqual({ x: '[redacted]' });
+    expect(sent.salts['metadata.x']).toBeDefined();
+    expect(await verify()).toMatchObject({ valid: true });
+  });
+
   it('refuses a range that ends before it starts, naming body.toSeq', async () => {
     const res = await raw(server, '/v1/logs/verify', {
       method: 'POST',
@@ -797,7 +817,7 @@ describe('a JSON export and its redactions (issue 41)', () => {
       reason: `actor.email of entry ${victim.id} (seq ${victim.seq}) is absent, and no redaction record names it`,
     });
   });
-  it('proves a deletion no checkpoint covered yet to one signed for the export; a proof that reaches no checkpoint fails', async () => {
+  it('signs a checkpoint at a deletion, which its proof carries to a verifier whose checkpoints predate it; a proof that reaches no checkpoint fails', async () => {
     const email = uniqueEmail('Fresh');
     const user = await createUser(server.client, { email });
     const day = { from: '2025-05-01T00:00:00Z', to: '2025-05-02T00:00:00Z' };
@@ -814,10 +834,14 @@ describe('a JSON export and its redactions (issue 41)', () => {
       },
     });
     await server.sealer.flush();
-    await server.client.DELETE('/v1/users/{id}', { params: { path: { id: user.id } } });
-    // Fetched before the export: its checkpoints stop before the deletion.
+    // Fetched before the deletion: its checkpoints stop before it.
     const material = await fetchVerificationMaterial(server.client);
     const expectedKey = (await server.client.logs.getPublicKey()).fingerprint;
+    await server.client.DELETE('/v1/users/{id}', { params: { path: { id: user.id } } });
+    // An entry right after the deletion: it may be sealed in the same batch.
+    await server.client.POST('/v1/logs', {
+      body: { entries: [{ event: 'after.deletion', actor: { type: 'user' }, result: 'success' }] },
+    });
 
     const { data: created } = await server.client.POST('/v1/logs/export', {
       body: { ...day, format: 'json' },
@@ -832,19 +856,25 @@ describe('a JSON export and its redactions (issue 41)', () => {
     const proof = file[0]?.redactionProofs?.[0];
     const deletionSeq = proof?.entry.seq as number;
     expect(material.checkpoints.every((c) => c.seq < deletionSeq)).toBe(true);
-    expect(proof?.checkpoint?.seq).toBe(deletionSeq + (proof?.following.length ?? 0));
+    // Signed at the deletion itself: no entry lies between it and its signature.
+    expect(proof?.following).toEqual([]);
+    expect(proof?.checkpoint?.seq).toBe(deletionSeq);
     expect(await verifyExport(file, material, { expectedKey })).toMatchObject({
       valid: true,
       redactedFields: 1,
     });
 
-    // What a forger who stripped the email would write: a user.deleted entry that links to nothing.
-    const { checkpoint: _, ...linked } = proof as NonNullable<typeof proof>;
-    const forged = [{ ...file[0], redactionProofs: [{ ...linked, following: [] }] }] as LogEntry[];
+    // What a forger who stripped the email would write: a user.deleted entry of their own, at a
+    // seq no checkpoint signs, that links to nothing.
+    const made = { ...(proof?.entry as ChainEntry), seq: deletionSeq + 1_000 };
+    made.hash = entryHash(made.prevHash as string, made);
+    const forged = [
+      { ...file[0], redactionProofs: [{ entry: made, following: [] }] },
+    ] as unknown as LogEntry[];
     const now = await fetchVerificationMaterial(server.client);
     expect(await verifyExport(forged, now, { expectedKey })).toMatchObject({
       valid: false,
-      reason: `entries[0].redactionProofs[0]: seq ${deletionSeq} is not proven: the entries given after it end at seq ${deletionSeq}, before any signed checkpoint`,
+      reason: `entries[0].redactionProofs[0]: seq ${made.seq} is not proven: the entries given after it end at seq ${made.seq}, before any signed checkpoint`,
     });
   });
 });

@@ -1,4 +1,4 @@
-import { CANONICAL_VERSION, entryHash, GENESIS_HASH } from '@secadmin/log-chain';
+import { CANONICAL_VERSION, entryHash, GENESIS_HASH, REDACTION_EVENT } from '@secadmin/log-chain';
 import { Pacer } from '../../../lib/pacer.js';
 import { type Job, type JobLogger, pollLoop } from '../../../lib/poll-loop.js';
 import type { Store } from '../../../storage/store.js';
@@ -175,7 +175,12 @@ export class Sealer implements Required<Job> {
       const { entries, late } = await this.entries(queued);
       const rows = await this.hash(state.head, queued, entries);
       const sealedAt = new Date();
-      const checkpoints = this.checkpointsDue(state, rows, sealedAt, forceCheckpoint);
+      const redactions = new Set(
+        [...entries.values()]
+          .filter((entry) => entry.event === REDACTION_EVENT && entry.origin === 'service')
+          .map((entry) => entry.id),
+      );
+      const checkpoints = this.checkpointsDue(state, rows, sealedAt, forceCheckpoint, redactions);
       const fullBatchLeft = looked >= this.batchSize;
       if (queued.length === 0 && checkpoints.length === 0) return { more: false, fullBatchLeft };
       let sealed: 'sealed' | 'busy';
@@ -269,13 +274,16 @@ export class Sealer implements Required<Job> {
   /**
    * A checkpoint at every `checkpointEvery` entries since the last one, at the head of a
    * chain that has none yet, and at the head when the oldest entry no checkpoint covers was
-   * sealed `checkpointAfterMs` ago.
+   * sealed `checkpointAfterMs` ago. And one at each service `user.deleted` entry (ids in
+   * `redactions`): its redaction is proven by its own hash, with no entry between it and a
+   * signature that retention could remove before the proof is made.
    */
   private checkpointsDue(
     state: ChainState,
     rows: ChainRow[],
     now: Date,
     force: boolean,
+    redactions: ReadonlySet<string>,
   ): CheckpointRow[] {
     const last = rows[rows.length - 1];
     const top = last ? { seq: last.seq, hash: last.hash } : state.head;
@@ -292,7 +300,8 @@ export class Sealer implements Required<Job> {
       });
       covered = seq;
     };
-    for (const row of rows) if (row.seq - covered >= every) add(row.seq, row.hash);
+    for (const row of rows)
+      if (row.seq - covered >= every || redactions.has(row.entryId)) add(row.seq, row.hash);
     if (top.seq > covered) {
       const uncoveredSince = covered === state.covered ? (state.uncoveredSince ?? now) : now;
       const after = this.options.checkpointAfterMs ?? 60_000;
