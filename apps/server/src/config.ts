@@ -80,14 +80,16 @@ export interface Config {
   };
   /**
    * The reads of the audit log whose cost grows with the log (search, statistics, the list):
-   * how many run at once on this instance, how many more wait and for how long, and the time
-   * bound of one. Not read from the environment: sized to the PostgreSQL pool (packages/db).
+   * how many run at once on this instance, how many more wait and for how long, the time
+   * bound of one, and how many one principal may hold. Not read from the environment: sized
+   * to the PostgreSQL pool (packages/db).
    */
   logScans: {
     concurrent: number;
     queued: number;
     waitMs: number;
     timeoutMs: number;
+    perPrincipal: number;
   };
   /** OpenTelemetry traces go over OTLP/HTTP to this base URL; undefined: no tracing. */
   otlpEndpoint: string | undefined;
@@ -269,7 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     // Half the PostgreSQL pool, so that the other half serves everything else; the bound under
     // the time limit of other transactions (storage/store.ts).
-    logScans: { concurrent: 5, queued: 10, waitMs: 3_000, timeoutMs: 18_000 },
+    logScans: { concurrent: 5, queued: 10, waitMs: 3_000, timeoutMs: 18_000, perPrincipal: 3 },
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT
       ? baseUrl('OTEL_EXPORTER_OTLP_ENDPOINT', env.OTEL_EXPORTER_OTLP_ENDPOINT)
       : undefined,

@@ -1,4 +1,4 @@
-import { Unavailable } from './errors.js';
+import { Throttled, Unavailable } from './errors.js';
 
 export interface ConcurrencyGateOptions {
   /** How many may run at once. */
@@ -10,6 +10,11 @@ export interface ConcurrencyGateOptions {
   /** What a refused caller is told: what was busy, and what to do. */
   message: string;
   retryAfterSeconds: number;
+  /**
+   * How many one caller (as `run` names it) may have running and waiting at once; one more is
+   * a 429 with `callerMessage`, so that one caller cannot take every turn from the others.
+   */
+  perCaller?: { limit: number; message: string };
 }
 
 interface Waiter {
@@ -24,16 +29,37 @@ interface Waiter {
 export class ConcurrencyGate {
   private running = 0;
   private readonly waiting: Waiter[] = [];
+  /** Running and waiting calls by caller. */
+  private readonly byCaller = new Map<string, number>();
 
   constructor(private readonly options: ConcurrencyGateOptions) {}
 
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    await this.enter();
+  async run<T>(work: () => Promise<T>, caller?: string): Promise<T> {
+    if (caller !== undefined) this.count(caller);
     try {
-      return await work();
+      await this.enter();
+      try {
+        return await work();
+      } finally {
+        this.leave();
+      }
     } finally {
-      this.leave();
+      if (caller !== undefined) this.uncount(caller);
     }
+  }
+
+  private count(caller: string): void {
+    const { perCaller, retryAfterSeconds } = this.options;
+    const held = this.byCaller.get(caller) ?? 0;
+    if (perCaller && held >= perCaller.limit)
+      throw new Throttled(perCaller.message, retryAfterSeconds);
+    this.byCaller.set(caller, held + 1);
+  }
+
+  private uncount(caller: string): void {
+    const held = (this.byCaller.get(caller) ?? 1) - 1;
+    if (held > 0) this.byCaller.set(caller, held);
+    else this.byCaller.delete(caller);
   }
 
   private refusal(): Unavailable {

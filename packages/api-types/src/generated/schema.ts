@@ -4979,6 +4979,20 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Too many requests (`rate_limited`): the key's (or, without a valid key, the client IP's) budget for this 60-second window is spent; or, for a request with a body, the bodies still being received from the key's principal (all its keys together) would go past `SECADMIN_BODIES_IN_FLIGHT_PER_KEY_MB` with this one's `Content-Length` (answered before the body is read, with `Retry-After`, never after `100 Continue`; the connection is then closed); or the key's principal already has 3 audit-log searches, statistics or list pages running or waiting on this server (one principal holds at most that share of the turns, so that it cannot make every other key's request wait). */
+        ScanTooManyRequests: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Unavailable (`unavailable`): this server is already running as many audit-log searches, statistics and list pages as it runs at once, and no turn came within a few seconds; or a search or statistics ran past its time bound and the database stopped it (a narrower time range or query finishes sooner); or the database is unreachable, or the rate-limit store (Redis) is unreachable while `SECADMIN_RATE_LIMIT_ON_STORE_ERROR=closed`. Never a hang: the answer comes within seconds of the bound, with `Retry-After`; other operations are served meanwhile. */
         ScanUnavailable: {
             headers: {
@@ -6573,7 +6587,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["ScanTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ScanUnavailable"];
         };
@@ -6721,7 +6735,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["ScanTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ScanUnavailable"];
         };
@@ -6814,7 +6828,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["ScanTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ScanUnavailable"];
         };

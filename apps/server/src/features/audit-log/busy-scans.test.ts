@@ -124,7 +124,14 @@ describe('searches, statistics and lists beyond what an instance runs at once', 
   beforeAll(async () => {
     server = await startTestServer({
       // Long past the test: the scans here end when they are let go, not by their bound.
-      logScans: { concurrent: CONCURRENT, queued: QUEUED, waitMs: 500, timeoutMs: 60_000 },
+      logScans: {
+        concurrent: CONCURRENT,
+        queued: QUEUED,
+        waitMs: 500,
+        timeoutMs: 60_000,
+        // One principal sends them all: its own bound is not what this test is about.
+        perPrincipal: SENT,
+      },
     });
     const { response } = await server.client.POST('/v1/logs', {
       body: {
@@ -215,6 +222,73 @@ describe('searches, statistics and lists beyond what an instance runs at once', 
   });
 });
 
+/**
+ * An outside attack: one key with logs:search sent heavy searches and statistics ten at a time,
+ * and every other key's list, search and statistics waited behind them for over a second.
+ */
+describe('one principal flooding the audit log with searches', () => {
+  let server: TestServer;
+  let store: ReturnType<typeof holdScansInStore> | undefined;
+  let flooder: string;
+  let other: string;
+
+  beforeAll(async () => {
+    server = await startTestServer({
+      logScans: { concurrent: 3, queued: 4, waitMs: 60_000, timeoutMs: 60_000, perPrincipal: 2 },
+    });
+    await server.client.POST('/v1/policies', {
+      body: {
+        name: 'searchers',
+        effect: 'allow',
+        principals: ['service:flooder', 'service:other'],
+        actions: ['logs:search', 'logs:list'],
+        resources: ['*'],
+      },
+    });
+    const key = async (principal: string) =>
+      (await server.client.POST('/v1/api-keys', { body: { name: principal, principal } })).data
+        ?.data.secret as string;
+    flooder = await key('service:flooder');
+    other = await key('service:other');
+    await server.searchable();
+  });
+  afterEach(() => {
+    store?.release();
+    store = undefined;
+  });
+  afterAll(() => server?.stop());
+
+  const search = (key: string) =>
+    answerOf(() => postText({ url: server.url, rootKey: key }, '/v1/logs/search', searchBody));
+
+  it('holds at most its share of the turns: the rest of its requests are 429, another principal is admitted', async () => {
+    store = holdScansInStore();
+    const refused: Answer[] = [];
+    const flood = Array.from({ length: 5 }, () =>
+      search(flooder).then((answer) => {
+        refused.push(answer);
+        return answer;
+      }),
+    );
+    // Two are admitted and held in the store: the other three are answered at once.
+    await waitFor('the flood beyond its share to be answered', () => refused.length >= 3);
+    expect(refused).toHaveLength(3);
+    for (const answer of refused) {
+      expect(answer.status).toBe(429);
+      expect(answer.body.error.message).toMatch(/already has 2 audit-log searches/);
+      expect(Number(answer.retryAfter)).toBeGreaterThan(0);
+    }
+    // Two of the flooder's searches are in the store; the other principal's takes the third turn.
+    const asked = search(other);
+    await waitFor('the other principal to be admitted', () => (store?.requests() ?? 0) >= 3);
+    store.release();
+    store = undefined;
+    expect((await asked).status).toBe(200);
+    const answers = await Promise.all(flood);
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(2);
+  });
+});
+
 describe('a search or statistics the store does not finish within its bound, or cannot answer', () => {
   let server: TestServer;
   let spy: { mockRestore(): void } | undefined;
@@ -223,7 +297,7 @@ describe('a search or statistics the store does not finish within its bound, or 
     // A bound the spied statement never finishes within, and the real ones always do, however
     // loaded the machine.
     server = await startTestServer({
-      logScans: { concurrent: 2, queued: 2, waitMs: 500, timeoutMs: 3_000 },
+      logScans: { concurrent: 2, queued: 2, waitMs: 500, timeoutMs: 3_000, perPrincipal: 2 },
     });
   });
   afterEach(() => {

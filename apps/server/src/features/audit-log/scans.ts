@@ -1,7 +1,7 @@
 import { ConcurrencyGate } from '../../lib/concurrency-gate.js';
 
-/** Runs a read of the log whose cost grows with the log. */
-export type Scan = <T>(read: () => Promise<T>) => Promise<T>;
+/** Runs a read of the log whose cost grows with the log, for the principal `caller`. */
+export type Scan = <T>(caller: string, read: () => Promise<T>) => Promise<T>;
 
 export interface ScanOptions {
   /** How many run at once on this instance. */
@@ -11,6 +11,8 @@ export interface ScanOptions {
   waitMs: number;
   /** A search or statistics statement is stopped in the analytics store after this long (503). */
   timeoutMs: number;
+  /** How many one principal may have running and waiting at once (429 beyond). */
+  perPrincipal: number;
 }
 
 export interface LogScans {
@@ -24,7 +26,10 @@ export interface LogScans {
 
 /**
  * One gate for every such read of this instance: together they hold at most `concurrent` of the
- * database's connections, and the rest serve everything else.
+ * database's connections, and the rest serve everything else. One principal holds at most
+ * `perPrincipal` of its turns, running or waiting: a key that floods the gate gets 429s, not
+ * every turn (the analytics store runs statements one after another, so each turn a flood
+ * holds delays every other principal's search).
  */
 export function logScans(options: ScanOptions): LogScans {
   const gate = new ConcurrencyGate({
@@ -34,8 +39,12 @@ export function logScans(options: ScanOptions): LogScans {
     message:
       'This server is already running as many audit-log searches, statistics and lists as it runs at once; retry after the seconds in Retry-After. A narrower time range or query finishes sooner.',
     retryAfterSeconds: 2,
+    perCaller: {
+      limit: options.perPrincipal,
+      message: `This principal already has ${options.perPrincipal} audit-log searches, statistics or lists running or waiting on this server; send the next one when one of them has answered (retry after the seconds in Retry-After).`,
+    },
   });
   return {
-    admitted: (read) => gate.run(read),
+    admitted: (caller, read) => gate.run(read, caller),
   };
 }

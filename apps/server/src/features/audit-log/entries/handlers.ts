@@ -16,8 +16,8 @@ export function entryHandlers(logs: LogsService) {
       );
     },
   );
-  const listLogs: Handler<'listLogs'> = async ({ query, res }) => {
-    const page = await logs.list(query);
+  const listLogs: Handler<'listLogs'> = async ({ query, key, res }) => {
+    const page = await logs.list(query, key.principal);
     sendPage(res, { items: page.items.map(logListItem), nextCursor: page.nextCursor });
   };
   const getLog: Handler<'getLog'> = async ({ params, res }) => {

@@ -140,7 +140,8 @@ export class LogsService {
     return entry;
   }
 
-  async list(query: LogQuery): Promise<Page<LogRow>> {
+  /** `caller`: the principal asking, whose turns at scans are bounded (`Scan`). */
+  async list(query: LogQuery, caller: string): Promise<Page<LogRow>> {
     const { cursor, limit, ...filters } = query;
     const scope = listScope('logs', filters);
     const after = this.options.cursors.decode(scope, LOG_ID, cursor);
@@ -151,7 +152,9 @@ export class LogsService {
       result: query.result,
       origin: query.origin,
     };
-    const rows = await this.options.scan(() => this.listed.list(filter, after, query.limit + 1));
+    const rows = await this.options.scan(caller, () =>
+      this.listed.list(filter, after, query.limit + 1),
+    );
     return this.options.cursors.page(rows, limit, scope, (row) => row.timestamp);
   }
 }

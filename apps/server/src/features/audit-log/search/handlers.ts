@@ -4,8 +4,8 @@ import { logListItem } from '../representation.js';
 import type { SearchService } from './service.js';
 
 export function searchHandlers(search: SearchService) {
-  const searchLogs: Handler<'searchLogs'> = async ({ body, res }) => {
-    const result = await search.search(body);
+  const searchLogs: Handler<'searchLogs'> = async ({ body, key, res }) => {
+    const result = await search.search(body, key.principal);
     const data = result.hits.map(({ row, highlights }) => {
       const { id, timestamp, event, actor, result: outcome, origin } = logListItem(row);
       return { id, timestamp, event, actor, result: outcome, origin, highlights };

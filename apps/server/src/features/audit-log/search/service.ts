@@ -35,7 +35,8 @@ export class SearchService {
     private readonly scan: Scan,
   ) {}
 
-  async search(request: SearchRequest): Promise<SearchResult> {
+  /** `caller`: the principal asking, whose turns at the store are bounded (`Scan`). */
+  async search(request: SearchRequest, caller: string): Promise<SearchResult> {
     const started = performance.now();
     const query = parseSearchQuery(request.query);
     const limit = request.limit ?? 50;
@@ -49,7 +50,7 @@ export class SearchService {
     });
     const after = this.cursors.decode(scope, LOG_ID, request.cursor);
     const indexed = await this.freshness.answering();
-    const [found, totalHits] = await this.scan(() =>
+    const [found, totalHits] = await this.scan(caller, () =>
       Promise.all([
         this.store.hits(query, within, after, limit + 1),
         this.store.count(query, within),

@@ -3,8 +3,8 @@ import { isoMillis } from '../../../lib/time.js';
 import type { StatsService } from './service.js';
 
 export function statsHandlers(stats: StatsService) {
-  const getLogStats: Handler<'getLogStats'> = async ({ body, res }) => {
-    const { stats: data, indexed } = await stats.stats(body);
+  const getLogStats: Handler<'getLogStats'> = async ({ body, key, res }) => {
+    const { stats: data, indexed } = await stats.stats(body, key.principal);
     sendJson(res, 200, {
       data,
       meta: {

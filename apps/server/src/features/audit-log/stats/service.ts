@@ -18,7 +18,8 @@ export class StatsService {
     private readonly freshness: IndexFreshness,
   ) {}
 
-  async stats(request: LogStatsRequest) {
+  /** `caller`: the principal asking, whose turns at the store are bounded (`Scan`). */
+  async stats(request: LogStatsRequest, caller: string) {
     const { from, to } = parseRange(request.from, request.to);
     // The schema requires both; parseRange answers what it was given.
     if (!from || !to) throw invalid(from ? 'to' : 'from', 'is required');
@@ -26,7 +27,9 @@ export class StatsService {
     const plan = planBuckets(from, to, request.interval ?? 'auto');
     const fields: StatsField[] = request.groupBy ?? [];
     const indexed = await this.freshness.answering();
-    const counted = await this.scan(() => this.counts.count({ query, from, to }, plan, fields));
+    const counted = await this.scan(caller, () =>
+      this.counts.count({ query, from, to }, plan, fields),
+    );
     const buckets = Array.from({ length: plan.count }, (_, i) => ({
       start: isoMillis(new Date(plan.firstStart.getTime() + i * plan.widthMs)),
       count: 0,
