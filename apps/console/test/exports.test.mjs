@@ -1,5 +1,5 @@
-// The exports view: the range comes from the audit log's search, the progress shows, the file
-// downloads; a key without logs:export is told so.
+// The exports view: the range and the search come from the audit log, the progress shows, the
+// file downloads and holds the search's hits; a key without logs:export is told so.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
@@ -24,7 +24,7 @@ before(async () => {
 });
 after(() => app?.stop());
 
-test('"Export this range" carries the search\'s range; the export completes and downloads as CSV', async () => {
+test('"Export this search" carries the search and its range; the export holds its hits and downloads as CSV', async () => {
   // A range that ends well after the test: the default one ends at the next whole minute, which
   // the export's own entry, written a few seconds later, may already be past.
   const minute = 60_000;
@@ -34,12 +34,15 @@ test('"Export this range" carries the search\'s range; the export completes and 
   const { page } = opened;
   await page.getByRole('list', { name: 'Matching entries' }).locator('mark').first().waitFor();
   const range = new URLSearchParams(new URL(page.url()).hash.slice(1));
-  await page.getByRole('link', { name: 'Export this range' }).click();
+  await page.getByRole('link', { name: 'Export this search' }).click();
   await page.getByRole('heading', { name: 'Exports' }).waitFor();
   const shown = async (label) => new Date(`${await page.getByLabel(label).inputValue()}Z`);
   assert.equal((await shown('From (UTC)')).toISOString(), range.get('from'));
   assert.equal((await shown('To (UTC, excluded)')).toISOString(), range.get('to'));
-  await page.getByText('not only those matching “deleted”').waitFor();
+  assert.equal(
+    await page.getByLabel('Search (empty: every entry of the range)').inputValue(),
+    'deleted',
+  );
   await page.getByRole('button', { name: 'Export', exact: true }).click();
   const download = page.getByRole('button', { name: /^Download exp_[a-z0-9]+\.csv$/ });
   await download.waitFor();
@@ -48,9 +51,11 @@ test('"Export this range" carries the search\'s range; the export completes and 
   const [file] = await Promise.all([page.waitForEvent('download'), download.click()]);
   const csv = readFileSync(await file.path(), 'utf8');
   assert.match(csv, /^id,timestamp,event,/);
-  // The header and the 30 entries ingested: the export's own entry, though in the range, is
-  // never in its own file.
-  assert.equal(csv.trim().split('\n').length, 31);
+  // The header and the 10 user.deleted entries of the 30 ingested: only the search's hits (the
+  // export's own entry, though in the range, is never in its own file).
+  const lines = csv.trim().split('\n');
+  assert.equal(lines.length, 11);
+  assert.ok(lines.slice(1).every((line) => line.includes(',user.deleted,')));
   const exportId = file.suggestedFilename().replace(/\.csv$/, '');
   assert.match(exportId, /^exp_[a-z0-9]+$/);
   assert.ok(
@@ -75,6 +80,24 @@ test('a range the API refuses shows its problem at the field', async () => {
   assert.equal(await from.getAttribute('aria-invalid'), 'true');
   const describedBy = await from.getAttribute('aria-describedby');
   assert.equal(await page.locator(`[id="${describedBy}"]`).textContent(), 'must be before to');
+  assert.deepEqual(opened.refusals, ['400 POST /v1/logs/export']);
+  await assertClean(opened, app.rootKey);
+  await page.close();
+});
+
+test('a search the API cannot parse shows its problem at the search field', async () => {
+  const opened = await app.open({
+    key: app.rootKey,
+    view: 'exports#from=2026-11-20T00:00:00.000Z&to=2026-11-21T00:00:00.000Z&q=%22unclosed',
+  });
+  const { page } = opened;
+  const search = page.getByLabel('Search (empty: every entry of the range)');
+  assert.equal(await search.inputValue(), '"unclosed');
+  await page.getByRole('button', { name: 'Export', exact: true }).click();
+  await page.locator('.field-error').waitFor();
+  assert.equal(await search.getAttribute('aria-invalid'), 'true');
+  const describedBy = await search.getAttribute('aria-describedby');
+  assert.match(await page.locator(`[id="${describedBy}"]`).textContent(), /character|quote/i);
   assert.deepEqual(opened.refusals, ['400 POST /v1/logs/export']);
   await assertClean(opened, app.rootKey);
   await page.close();

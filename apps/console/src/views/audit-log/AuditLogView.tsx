@@ -66,7 +66,7 @@ export default function AuditLogView() {
       <SearchForm state={state} error={hits.error} onSearch={(next) => go({ ...next })} />
       <p className="actions">
         <Link view="exports" state={exportState}>
-          Export this range
+          {query ? 'Export this search' : 'Export this range'}
         </Link>
       </p>
       {hits.isError && (

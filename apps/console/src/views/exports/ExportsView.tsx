@@ -9,14 +9,15 @@ import { navigate, useLocation } from '../../shell/location.js';
 type Export = Data<'getExport'>;
 
 /**
- * Exports a time range of the log as CSV or JSON: the range comes from the audit log's search
- * ("Export this range" carries it in the address), the export's progress is polled, and the
- * finished file is downloaded through the client (its signed URL never shows in the page).
+ * Exports a time range of the log as CSV or JSON, every entry of it or only a search's hits:
+ * the range and the search come from the audit log ("Export this search" carries them in the
+ * address), the export's progress is polled, and the finished file is downloaded through the
+ * client (its signed URL never shows in the page).
  */
 export default function ExportsView() {
   const { state } = useLocation();
   const exportId = state.get('export') ?? undefined;
-  const query = state.get('q') ?? '';
+  const [query, setQuery] = useState(state.get('q') ?? '');
   const now = Date.now();
   const [from, setFrom] = useState(
     toUtcInput(state.get('from') ?? new Date(now - 7 * DAY).toISOString()),
@@ -25,7 +26,7 @@ export default function ExportsView() {
   const [format, setFormat] = useState<'csv' | 'json'>('csv');
   const [includeMetadata, setIncludeMetadata] = useState(true);
   const client = useClient();
-  const ids = { from: useId(), to: useId(), format: useId(), metadata: useId() };
+  const ids = { from: useId(), to: useId(), query: useId(), format: useId(), metadata: useId() };
 
   const create = useMutation({
     mutationFn: (body: Parameters<typeof client.exports.create>[0]) => client.exports.create(body),
@@ -40,8 +41,16 @@ export default function ExportsView() {
     event.preventDefault();
     const range = { from: fromUtcInput(from), to: fromUtcInput(to) };
     if (!range.from || !range.to) return;
-    create.mutate({ from: range.from, to: range.to, format, includeMetadata });
+    const search = query.trim();
+    create.mutate({
+      from: range.from,
+      to: range.to,
+      format,
+      includeMetadata,
+      ...(search ? { query: search } : {}),
+    });
   }
+  const queryProblem = fieldError(create.error, 'body.query');
   const fromProblem =
     fieldError(create.error, 'body.from') ??
     (fromUtcInput(from) ? undefined : 'Give a time as YYYY-MM-DD HH:MM:SS (UTC).');
@@ -53,11 +62,8 @@ export default function ExportsView() {
     <section aria-labelledby="exports-title" className="exports">
       <h1 id="exports-title">Exports</h1>
       <p>
-        Every entry of a time range, as a file: CSV for a spreadsheet, JSON to verify offline
-        against the signed checkpoints.
-        {query && (
-          <> The export holds every entry of the range, not only those matching “{query}”.</>
-        )}
+        The entries of a time range, every one or only those a search finds, as a file: CSV for a
+        spreadsheet, JSON to verify offline against the signed checkpoints.
       </p>
       <form className="export-form" onSubmit={submit} noValidate>
         <div>
@@ -94,6 +100,22 @@ export default function ExportsView() {
             </p>
           )}
         </div>
+        <div className="export-query">
+          <label htmlFor={ids.query}>Search (empty: every entry of the range)</label>
+          <input
+            id={ids.query}
+            type="search"
+            value={query}
+            onChange={(event) => setQuery(event.target.value)}
+            aria-invalid={queryProblem ? true : undefined}
+            aria-describedby={queryProblem ? `${ids.query}-problem` : undefined}
+          />
+          {queryProblem && (
+            <p id={`${ids.query}-problem`} className="field-error">
+              {queryProblem}
+            </p>
+          )}
+        </div>
         <div>
           <label htmlFor={ids.format}>Format</label>
           <select
@@ -122,7 +144,7 @@ export default function ExportsView() {
         <ApiErrorMessage
           error={create.error}
           doing="export the log"
-          shownAtFields={['body.from', 'body.to']}
+          shownAtFields={['body.from', 'body.to', 'body.query']}
         />
       )}
       {exportId && <ExportProgress exportId={exportId} />}
