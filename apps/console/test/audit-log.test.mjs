@@ -110,6 +110,21 @@ test('first load is within 300 KB of JS and CSS; a search shows its hits highlig
   await page.close();
 });
 
+test('a search the API cannot parse says where, at the search box, and shows no count of matches', async () => {
+  const opened = await app.open({ key: app.rootKey, view: 'logs' });
+  const { page } = opened;
+  const box = page.getByLabel('Search', { exact: true });
+  await box.fill('login "unclosed');
+  await box.press('Enter');
+  await page.locator('.field-error').waitFor();
+  assert.equal(await box.getAttribute('aria-invalid'), 'true');
+  assert.match(await page.locator('.field-error').textContent(), /character \d+/);
+  assert.equal(await page.locator('figure.histogram').count(), 0);
+  assert.equal(await page.getByText(/matching entries|No entry matches/).count(), 0);
+  await screenshot(page, 'audit-log-query-error');
+  await page.close();
+});
+
 test('a facet adds its qualifier; a bar zooms into its bucket; the address can be shared', async () => {
   const opened = await app.open({ key: app.rootKey });
   const { page } = opened;

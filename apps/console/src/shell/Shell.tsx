@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useRef } from 'react';
+import { lazy, Suspense, useEffect, useId, useRef, useState } from 'react';
 import { SignIn } from '../session/SignIn.js';
 import { useSession } from '../session/session.js';
 import { views } from '../views/registry.js';
@@ -19,6 +19,10 @@ export function Shell() {
   const View = loaded.get(view);
   const main = useRef<HTMLElement>(null);
   const shownView = useRef(view);
+  // On a narrow screen the menu is behind a button; choosing a view closes it.
+  const [menuOpen, setMenuOpen] = useState(false);
+  const menuId = useId();
+  useEffect(() => setMenuOpen(false), [view]);
   useEffect(() => {
     if (current) document.title = `${current.label} · secadmin console`;
     // After a change of view, keyboard and screen-reader users start at the new content.
@@ -35,7 +39,16 @@ export function Shell() {
       </button>
       <header className="top">
         <span className="brand">secadmin console</span>
-        <nav aria-label="Views">
+        <button
+          type="button"
+          className="menu-toggle secondary"
+          aria-expanded={menuOpen}
+          aria-controls={menuId}
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          Menu
+        </button>
+        <nav aria-label="Views" id={menuId} className={menuOpen ? 'open' : undefined}>
           <ul>
             {views.map((v) => (
               <li key={v.path}>

@@ -79,7 +79,8 @@ export default function AuditLogView() {
       {stats.isError && !hits.isError && (
         <ApiErrorMessage error={stats.error} doing="count matches over time" />
       )}
-      {stats.data && (
+      {/* A search the API refused has no matches to show, not zero of them. */}
+      {stats.data && !hits.isError && (
         <Histogram
           stats={stats.data}
           range={{ from, to }}
@@ -87,7 +88,7 @@ export default function AuditLogView() {
         />
       )}
       <div className="results">
-        {stats.data?.facets ? (
+        {stats.data?.facets && !hits.isError ? (
           <Facets
             facets={stats.data.facets}
             onPick={(qualifier, value) =>
