@@ -89,7 +89,7 @@ export interface Config {
     queued: number;
     waitMs: number;
     timeoutMs: number;
-    perPrincipal: number;
+    perPrincipal: { running: number; waiting: number };
   };
   /** OpenTelemetry traces go over OTLP/HTTP to this base URL; undefined: no tracing. */
   otlpEndpoint: string | undefined;
@@ -271,7 +271,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     // Half the PostgreSQL pool, so that the other half serves everything else; the bound under
     // the time limit of other transactions (storage/store.ts).
-    logScans: { concurrent: 5, queued: 10, waitMs: 3_000, timeoutMs: 18_000, perPrincipal: 3 },
+    logScans: {
+      concurrent: 5,
+      queued: 10,
+      waitMs: 3_000,
+      timeoutMs: 18_000,
+      perPrincipal: { running: 2, waiting: 4 },
+    },
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT
       ? baseUrl('OTEL_EXPORTER_OTLP_ENDPOINT', env.OTEL_EXPORTER_OTLP_ENDPOINT)
       : undefined,

@@ -129,9 +129,12 @@ interface Visit {
   depth: number;
 }
 
-/** Numbers, booleans and null hold nothing to report: not worth a visit. */
+/** A number JSON text can spell but no double holds (`1e400`): it would be stored as null. */
+const outOfRange = (value: unknown) => typeof value === 'number' && !Number.isFinite(value);
+
+/** Booleans, null and numbers in range hold nothing to report: not worth a visit. */
 const mayViolate = (value: unknown) =>
-  typeof value === 'string' || (value !== null && typeof value === 'object');
+  typeof value === 'string' || outOfRange(value) || (value !== null && typeof value === 'object');
 
 /** `body.entries[0].metadata.note`: the root, then each step from the top down. */
 const pathFrom = (root: string, steps: readonly (number | string)[]) =>
@@ -153,7 +156,7 @@ const tooDeep = (field: string): ErrorDetail => ({
 
 /**
  * Everything in a JSON value that no field may hold: U+0000 and unpaired surrogates (PostgreSQL
- * cannot store them), reserved keys, and nesting deeper than 32 levels. Walks with an explicit stack, so that a
+ * cannot store them), numbers beyond a double's range, reserved keys, and nesting deeper than 32 levels. Walks with an explicit stack, so that a
  * hostile depth cannot exhaust the call stack, and stops below the depth limit. Every value of
  * an ingest batch passes here: paths are built only for what is reported, and the walk lets
  * other requests run now and then.
@@ -168,6 +171,13 @@ export async function jsonViolations(value: unknown, root: string): Promise<Erro
     if (typeof value === 'string') {
       const problem = textProblem(value);
       if (problem) violations.push({ field: pathOf(visit, root), message: problem });
+      continue;
+    }
+    if (outOfRange(value)) {
+      violations.push({
+        field: pathOf(visit, root),
+        message: `must be a number within ±${Number.MAX_VALUE} (send a larger one as a string)`,
+      });
       continue;
     }
     if (value === null || typeof value !== 'object') continue;

@@ -11,16 +11,22 @@ export interface ConcurrencyGateOptions {
   message: string;
   retryAfterSeconds: number;
   /**
-   * How many one caller (as `run` names it) may have running and waiting at once; one more is
-   * a 429 with `callerMessage`, so that one caller cannot take every turn from the others.
+   * Shares per caller (as `run` names it): at most `running` of its calls run at once and
+   * `waiting` more wait; one more is a 429 with `message`. A turn that frees goes to the
+   * longest waiter whose caller is below its running share, so one caller's burst never
+   * holds every turn, nor the queue, from the others.
    */
-  perCaller?: { limit: number; message: string };
+  perCaller?: { running: number; waiting: number; message: string };
 }
 
 interface Waiter {
+  caller: string;
   admit(): void;
   timer: NodeJS.Timeout | undefined;
 }
+
+/** The caller of calls that name none: they share one caller's shares. */
+const ANYONE = '';
 
 /**
  * Lets at most `concurrent` calls run at once; the next `queued` wait their turn in order, each
@@ -29,73 +35,84 @@ interface Waiter {
 export class ConcurrencyGate {
   private running = 0;
   private readonly waiting: Waiter[] = [];
-  /** Running and waiting calls by caller. */
-  private readonly byCaller = new Map<string, number>();
+  private readonly runningBy = new Map<string, number>();
+  private readonly waitingBy = new Map<string, number>();
 
   constructor(private readonly options: ConcurrencyGateOptions) {}
 
-  async run<T>(work: () => Promise<T>, caller?: string): Promise<T> {
-    if (caller !== undefined) this.count(caller);
+  async run<T>(work: () => Promise<T>, caller = ANYONE): Promise<T> {
+    await this.enter(caller);
     try {
-      await this.enter();
-      try {
-        return await work();
-      } finally {
-        this.leave();
-      }
+      return await work();
     } finally {
-      if (caller !== undefined) this.uncount(caller);
+      this.leave(caller);
     }
-  }
-
-  private count(caller: string): void {
-    const { perCaller, retryAfterSeconds } = this.options;
-    const held = this.byCaller.get(caller) ?? 0;
-    if (perCaller && held >= perCaller.limit)
-      throw new Throttled(perCaller.message, retryAfterSeconds);
-    this.byCaller.set(caller, held + 1);
-  }
-
-  private uncount(caller: string): void {
-    const held = (this.byCaller.get(caller) ?? 1) - 1;
-    if (held > 0) this.byCaller.set(caller, held);
-    else this.byCaller.delete(caller);
   }
 
   private refusal(): Unavailable {
     return new Unavailable(this.options.message, this.options.retryAfterSeconds);
   }
 
-  private enter(): Promise<void> {
-    const { concurrent, queued, waitMs } = this.options;
-    if (this.running < concurrent && this.waiting.length === 0) {
-      this.running++;
+  /** Whether `caller` may start one more now, turns being free. */
+  private belowShare(caller: string): boolean {
+    const share = this.options.perCaller?.running ?? Number.POSITIVE_INFINITY;
+    return (this.runningBy.get(caller) ?? 0) < share;
+  }
+
+  private enter(caller: string): Promise<void> {
+    const { concurrent, queued, waitMs, perCaller, retryAfterSeconds } = this.options;
+    // Calls wait only while no turn is free, or while their caller holds its share: one that
+    // finds a free turn within its share starts at once.
+    if (this.running < concurrent && this.belowShare(caller)) {
+      this.start(caller);
       return Promise.resolve();
     }
+    const waitingOfCaller = this.waitingBy.get(caller) ?? 0;
+    if (perCaller && waitingOfCaller >= perCaller.waiting)
+      return Promise.reject(new Throttled(perCaller.message, retryAfterSeconds));
     if (this.waiting.length >= queued) return Promise.reject(this.refusal());
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
+        caller,
         admit: resolve,
         timer:
           waitMs === undefined
             ? undefined
             : setTimeout(() => {
-                this.waiting.splice(this.waiting.indexOf(waiter), 1);
+                this.unqueue(waiter);
                 reject(this.refusal());
               }, waitMs),
       };
       this.waiting.push(waiter);
+      this.waitingBy.set(caller, waitingOfCaller + 1);
     });
   }
 
-  /** The turn passes to the longest waiter, if any. */
-  private leave(): void {
-    const next = this.waiting.shift();
-    if (!next) {
-      this.running--;
-      return;
+  private start(caller: string): void {
+    this.running++;
+    this.runningBy.set(caller, (this.runningBy.get(caller) ?? 0) + 1);
+  }
+
+  private unqueue(waiter: Waiter): void {
+    this.waiting.splice(this.waiting.indexOf(waiter), 1);
+    const left = (this.waitingBy.get(waiter.caller) ?? 1) - 1;
+    if (left > 0) this.waitingBy.set(waiter.caller, left);
+    else this.waitingBy.delete(waiter.caller);
+  }
+
+  /** Free turns pass to the longest waiters whose callers are below their share. */
+  private leave(caller: string): void {
+    this.running--;
+    const left = (this.runningBy.get(caller) ?? 1) - 1;
+    if (left > 0) this.runningBy.set(caller, left);
+    else this.runningBy.delete(caller);
+    while (this.running < this.options.concurrent) {
+      const next = this.waiting.find((waiter) => this.belowShare(waiter.caller));
+      if (!next) return;
+      this.unqueue(next);
+      clearTimeout(next.timer);
+      this.start(next.caller);
+      next.admit();
     }
-    clearTimeout(next.timer);
-    next.admit();
   }
 }

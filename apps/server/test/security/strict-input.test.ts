@@ -362,6 +362,28 @@ describe('strict input', () => {
         await expect400(await send(method, path, body), field);
     });
 
+    it('refuses a number beyond the range of a double instead of storing it as null', async () => {
+      const before = (
+        await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM log_entries')
+      )[0]?.n;
+      await expect400(
+        await send(
+          'POST',
+          '/v1/logs',
+          '{"entries":[{"event":"a.b","actor":{"type":"user"},"result":"success","metadata":{"big":1e400,"small":-1e999}}]}',
+        ),
+        'body.entries[0].metadata.big',
+      );
+      await expect400(
+        await send('POST', '/v1/users', `{"email":"${uniqueEmail()}","metadata":{"n":[1,2e308]}}`),
+        'body.metadata.n[1]',
+      );
+      const after = (
+        await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM log_entries')
+      )[0]?.n;
+      expect(after).toBe(before);
+    });
+
     it('checks name lengths after NFC normalization: the limit holds for what is stored', async () => {
       // U+FB2C is one character that NFC turns into three.
       await expect400(

@@ -4979,7 +4979,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Too many requests (`rate_limited`): the key's (or, without a valid key, the client IP's) budget for this 60-second window is spent; or, for a request with a body, the bodies still being received from the key's principal (all its keys together) would go past `SECADMIN_BODIES_IN_FLIGHT_PER_KEY_MB` with this one's `Content-Length` (answered before the body is read, with `Retry-After`, never after `100 Continue`; the connection is then closed); or the key's principal already has 3 audit-log searches, statistics or list pages running or waiting on this server (one principal holds at most that share of the turns, so that it cannot make every other key's request wait). */
+        /** @description Too many requests (`rate_limited`): the key's (or, without a valid key, the client IP's) budget for this 60-second window is spent; or, for a request with a body, the bodies still being received from the key's principal (all its keys together) would go past `SECADMIN_BODIES_IN_FLIGHT_PER_KEY_MB` with this one's `Content-Length` (answered before the body is read, with `Retry-After`, never after `100 Continue`; the connection is then closed); or the key's principal already has 2 audit-log searches, statistics or list pages running and 4 more waiting on this server (one principal holds at most that share of the turns, so that it cannot make every other key's request wait). */
         ScanTooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -129,8 +129,8 @@ describe('searches, statistics and lists beyond what an instance runs at once', 
         queued: QUEUED,
         waitMs: 500,
         timeoutMs: 60_000,
-        // One principal sends them all: its own bound is not what this test is about.
-        perPrincipal: SENT,
+        // One principal sends them all: its own shares are not what this test is about.
+        perPrincipal: { running: SENT, waiting: SENT },
       },
     });
     const { response } = await server.client.POST('/v1/logs', {
@@ -234,7 +234,13 @@ describe('one principal flooding the audit log with searches', () => {
 
   beforeAll(async () => {
     server = await startTestServer({
-      logScans: { concurrent: 3, queued: 4, waitMs: 60_000, timeoutMs: 60_000, perPrincipal: 2 },
+      logScans: {
+        concurrent: 3,
+        queued: 10,
+        waitMs: 60_000,
+        timeoutMs: 60_000,
+        perPrincipal: { running: 2, waiting: 3 },
+      },
     });
     await server.client.POST('/v1/policies', {
       body: {
@@ -261,31 +267,33 @@ describe('one principal flooding the audit log with searches', () => {
   const search = (key: string) =>
     answerOf(() => postText({ url: server.url, rootKey: key }, '/v1/logs/search', searchBody));
 
-  it('holds at most its share of the turns: the rest of its requests are 429, another principal is admitted', async () => {
+  it('runs at most its share, queues a few more, refuses the rest with 429; another principal starts at once', async () => {
     store = holdScansInStore();
-    const refused: Answer[] = [];
-    const flood = Array.from({ length: 5 }, () =>
+    const answers: Answer[] = [];
+    const flood = Array.from({ length: 8 }, () =>
       search(flooder).then((answer) => {
-        refused.push(answer);
+        answers.push(answer);
         return answer;
       }),
     );
-    // Two are admitted and held in the store: the other three are answered at once.
-    await waitFor('the flood beyond its share to be answered', () => refused.length >= 3);
-    expect(refused).toHaveLength(3);
-    for (const answer of refused) {
+    // Two run (held in the store), three wait their turn: the other three are answered at once.
+    await waitFor('the flood beyond its share to be answered', () => answers.length >= 3);
+    await waitFor('its share to be in the store', () => (store?.requests() ?? 0) >= 2);
+    expect(answers).toHaveLength(3);
+    for (const answer of answers) {
       expect(answer.status).toBe(429);
-      expect(answer.body.error.message).toMatch(/already has 2 audit-log searches/);
+      expect(answer.body.error.message).toMatch(/already has 5 audit-log searches/);
       expect(Number(answer.retryAfter)).toBeGreaterThan(0);
     }
-    // Two of the flooder's searches are in the store; the other principal's takes the third turn.
+    // The flooder's three queued searches do not stand before another principal's.
     const asked = search(other);
     await waitFor('the other principal to be admitted', () => (store?.requests() ?? 0) >= 3);
+    expect(store.requests()).toBe(3);
     store.release();
     store = undefined;
     expect((await asked).status).toBe(200);
-    const answers = await Promise.all(flood);
-    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(2);
+    const all = await Promise.all(flood);
+    expect(all.filter((answer) => answer.status === 200)).toHaveLength(5);
   });
 });
 
@@ -297,7 +305,13 @@ describe('a search or statistics the store does not finish within its bound, or 
     // A bound the spied statement never finishes within, and the real ones always do, however
     // loaded the machine.
     server = await startTestServer({
-      logScans: { concurrent: 2, queued: 2, waitMs: 500, timeoutMs: 3_000, perPrincipal: 2 },
+      logScans: {
+        concurrent: 2,
+        queued: 2,
+        waitMs: 500,
+        timeoutMs: 3_000,
+        perPrincipal: { running: 2, waiting: 2 },
+      },
     });
   });
   afterEach(() => {

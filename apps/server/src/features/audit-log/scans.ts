@@ -11,8 +11,8 @@ export interface ScanOptions {
   waitMs: number;
   /** A search or statistics statement is stopped in the analytics store after this long (503). */
   timeoutMs: number;
-  /** How many one principal may have running and waiting at once (429 beyond). */
-  perPrincipal: number;
+  /** How many of one principal's run at once, and how many more of them wait (429 beyond). */
+  perPrincipal: { running: number; waiting: number };
 }
 
 export interface LogScans {
@@ -26,10 +26,11 @@ export interface LogScans {
 
 /**
  * One gate for every such read of this instance: together they hold at most `concurrent` of the
- * database's connections, and the rest serve everything else. One principal holds at most
- * `perPrincipal` of its turns, running or waiting: a key that floods the gate gets 429s, not
- * every turn (the analytics store runs statements one after another, so each turn a flood
- * holds delays every other principal's search).
+ * database's connections, and the rest serve everything else. One principal runs at most
+ * `perPrincipal.running` at once and has at most `perPrincipal.waiting` more waiting, beyond
+ * which it gets 429s; a freed turn goes first to a principal below its share. So a key that
+ * floods the gate holds neither every turn nor the queue (the analytics store runs statements
+ * one after another: each turn a flood holds delays every other principal's search).
  */
 export function logScans(options: ScanOptions): LogScans {
   const gate = new ConcurrencyGate({
@@ -40,8 +41,8 @@ export function logScans(options: ScanOptions): LogScans {
       'This server is already running as many audit-log searches, statistics and lists as it runs at once; retry after the seconds in Retry-After. A narrower time range or query finishes sooner.',
     retryAfterSeconds: 2,
     perCaller: {
-      limit: options.perPrincipal,
-      message: `This principal already has ${options.perPrincipal} audit-log searches, statistics or lists running or waiting on this server; send the next one when one of them has answered (retry after the seconds in Retry-After).`,
+      ...options.perPrincipal,
+      message: `This principal already has ${options.perPrincipal.running + options.perPrincipal.waiting} audit-log searches, statistics or lists running or waiting on this server; send the next one when one of them has answered (retry after the seconds in Retry-After).`,
     },
   });
   return {
