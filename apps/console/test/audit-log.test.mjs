@@ -171,6 +171,16 @@ async function openHit(query, nth = 0) {
   const { page } = opened;
   const hits = page.getByRole('list', { name: 'Matching entries' }).getByRole('button');
   await hits.nth(nth).focus();
+  // Focus by the keyboard, as a person moves it: then the ring shows (:focus-visible). It is
+  // drawn inside the row: the list's scrolling box would cut one outside it.
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Tab');
+  const ring = await hits.nth(nth).evaluate((hit) => {
+    const style = getComputedStyle(hit);
+    return { style: style.outlineStyle, offset: Number.parseFloat(style.outlineOffset) };
+  });
+  assert.notEqual(ring.style, 'none');
+  assert.ok(ring.offset < 0, `outline-offset ${ring.offset}`);
   await page.keyboard.press('Enter');
   const drawer = page.getByRole('dialog');
   await drawer.getByText('Proof valid', { exact: true }).waitFor({ timeout: TIMEOUT });

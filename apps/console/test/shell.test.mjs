@@ -53,6 +53,8 @@ test('signing in keeps the key out of every URL and of localStorage; signing out
   await page.getByText('An API key starts with sk_').waitFor();
   await signIn(page, app.rootKey);
   assert.match(new URL(page.url()).pathname, /^\/console\/logs$/);
+  // Focus goes to the view's content, not back to the page's start.
+  await page.waitForFunction(() => document.activeElement?.id === 'main');
   assert.equal(await page.evaluate(() => sessionStorage.length), 0);
   await assertClean(opened, app.rootKey);
   await page.getByRole('button', { name: 'Sign out' }).click();

@@ -29,6 +29,11 @@ export function Shell() {
     if (shownView.current !== view) main.current?.focus();
     shownView.current = view;
   }, [current, view]);
+  // …and so they do after signing in, rather than on a page whose focused form is gone.
+  const signedIn = client !== undefined;
+  useEffect(() => {
+    if (signedIn) main.current?.focus();
+  }, [signedIn]);
 
   if (!client) return <SignIn />;
   return (
