@@ -97,4 +97,42 @@ describe('a concurrency gate', () => {
     c.end();
     await Promise.all(runs);
   });
+
+  it('gives each caller its share: a flood of several callers keeps neither the turns nor the queue from another', async () => {
+    const g = new ConcurrencyGate({
+      concurrent: 3,
+      queued: 4,
+      message: 'busy; retry',
+      retryAfterSeconds: 2,
+      perCaller: { running: 1, waiting: 2, message: 'your share; retry' },
+    });
+    const flood = ['f1', 'f2', 'f3'].flatMap((caller) =>
+      [held(), held(), held()].map((h) => ({
+        h,
+        caller,
+        run: g.run(h.work, caller).catch((e) => e),
+      })),
+    );
+    await settle();
+    // One of each flooder runs; f1 and f2 fill the queue of four, yet f3 gets one place in it
+    // (its first): its third is refused.
+    expect(flood.filter(({ h }) => h.started())).toHaveLength(3);
+    const victim = held();
+    const asked = g.run(victim.work, 'victim');
+    await settle();
+    expect(victim.started()).toBe(false);
+    // The next free turn goes to the caller that runs nothing, not to the longest waiter.
+    flood[0]?.h.end();
+    await settle();
+    expect(victim.started()).toBe(true);
+    victim.end();
+    await asked;
+    for (const { h } of flood) h.end();
+    for (let i = 0; i < 6; i++) {
+      await settle();
+      for (const { h } of flood) h.end();
+    }
+    const outcomes = await Promise.all(flood.map(({ run }) => run));
+    expect(outcomes.filter((o) => o instanceof Error)).toHaveLength(1);
+  });
 });

@@ -37,6 +37,9 @@ export class ConcurrencyGate {
   private readonly waiting: Waiter[] = [];
   private readonly runningBy = new Map<string, number>();
   private readonly waitingBy = new Map<string, number>();
+  /** When each caller with calls running or waiting last got a turn (a count of turns). */
+  private readonly servedAt = new Map<string, number>();
+  private turns = 0;
 
   constructor(private readonly options: ConcurrencyGateOptions) {}
 
@@ -51,6 +54,16 @@ export class ConcurrencyGate {
 
   private refusal(): Unavailable {
     return new Unavailable(this.options.message, this.options.retryAfterSeconds);
+  }
+
+  private runs(caller: string): number {
+    return this.runningBy.get(caller) ?? 0;
+  }
+
+  /** Whether `a`'s waiter goes before `b`'s (see `leave`). */
+  private before(a: string, b: string): boolean {
+    if (this.runs(a) !== this.runs(b)) return this.runs(a) < this.runs(b);
+    return (this.servedAt.get(a) ?? -1) < (this.servedAt.get(b) ?? -1);
   }
 
   /** Whether `caller` may start one more now, turns being free. */
@@ -70,7 +83,10 @@ export class ConcurrencyGate {
     const waitingOfCaller = this.waitingBy.get(caller) ?? 0;
     if (perCaller && waitingOfCaller >= perCaller.waiting)
       return Promise.reject(new Throttled(perCaller.message, retryAfterSeconds));
-    if (this.waiting.length >= queued) return Promise.reject(this.refusal());
+    // With shares, a caller with nothing waiting always gets a place: callers that filled the
+    // queue between them cannot keep another out of it.
+    const firstOfCaller = perCaller !== undefined && waitingOfCaller === 0;
+    if (this.waiting.length >= queued && !firstOfCaller) return Promise.reject(this.refusal());
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         caller,
@@ -91,6 +107,12 @@ export class ConcurrencyGate {
   private start(caller: string): void {
     this.running++;
     this.runningBy.set(caller, (this.runningBy.get(caller) ?? 0) + 1);
+    this.servedAt.set(caller, this.turns++);
+  }
+
+  /** Forgets a caller with nothing running or waiting. */
+  private forgetIdle(caller: string): void {
+    if (!this.runningBy.has(caller) && !this.waitingBy.has(caller)) this.servedAt.delete(caller);
   }
 
   private unqueue(waiter: Waiter): void {
@@ -98,16 +120,28 @@ export class ConcurrencyGate {
     const left = (this.waitingBy.get(waiter.caller) ?? 1) - 1;
     if (left > 0) this.waitingBy.set(waiter.caller, left);
     else this.waitingBy.delete(waiter.caller);
+    this.forgetIdle(waiter.caller);
   }
 
-  /** Free turns pass to the longest waiters whose callers are below their share. */
+  /**
+   * Free turns pass to waiters whose callers are below their share: first those whose callers
+   * run the fewest, then whose callers were served longest ago (round robin), then the longest
+   * waiting.
+   */
   private leave(caller: string): void {
     this.running--;
     const left = (this.runningBy.get(caller) ?? 1) - 1;
     if (left > 0) this.runningBy.set(caller, left);
     else this.runningBy.delete(caller);
+    this.forgetIdle(caller);
     while (this.running < this.options.concurrent) {
-      const next = this.waiting.find((waiter) => this.belowShare(waiter.caller));
+      let next: Waiter | undefined;
+      for (const waiter of this.waiting)
+        if (
+          this.belowShare(waiter.caller) &&
+          (next === undefined || this.before(waiter.caller, next.caller))
+        )
+          next = waiter;
       if (!next) return;
       this.unqueue(next);
       clearTimeout(next.timer);

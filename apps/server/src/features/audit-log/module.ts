@@ -118,7 +118,7 @@ export function createAuditLog(store: Store, options: AuditLogOptions) {
     ...(counters ? { observeLag: (seconds: number) => counters.sealLag(seconds) } : {}),
   });
   const redactions = new Redactions(repos.redaction, repos.entries, repos.chain, () =>
-    sealer.checkpointNow(),
+    sealer.sealNow(),
   );
   const storeTimeoutMs = options.scans.timeoutMs;
   const searchStore = new SearchStore(options.analytics, storeTimeoutMs);

@@ -148,12 +148,12 @@ export class Sealer implements Required<Job> {
   }
 
   /**
-   * Seals a batch and signs a checkpoint at the new head, whether one is due or not: a
-   * redaction proof must lead to a checkpoint, and one made within the minute of a deletion
-   * would otherwise have none to reach.
+   * Seals a batch now, with the checkpoints that fall due (one at each deletion it seals), and
+   * none more: a checkpoint signed on request over a head this instance did not seal would
+   * sign whatever someone with write access to the database appended there.
    */
-  async checkpointNow(): Promise<void> {
-    while ((await this.sealBatch(true)) === 'busy') await new Promise((r) => setTimeout(r, 20));
+  async sealNow(): Promise<void> {
+    while ((await this.sealBatch(false)) === 'busy') await new Promise((r) => setTimeout(r, 20));
   }
 
   /**

@@ -22,8 +22,8 @@ export interface UserRedaction {
   metadata: { redactedEntries: number; redactions: ReturnType<typeof redactionsMetadata> };
 }
 
-/** How long a proof waits for its `user.deleted` entry to be sealed and covered by a checkpoint. */
-const COVER_WAIT_MS = 10_000;
+/** How long a proof waits for its `user.deleted` entry to be sealed (with its checkpoint). */
+const SEAL_WAIT_MS = 10_000;
 
 /** Redactions on record: made with the entry that names them, and proven to verifiers. */
 export class Redactions {
@@ -34,8 +34,8 @@ export class Redactions {
       ChainRepository,
       'firstCheckpointFrom' | 'checkpointsBetween' | 'links' | 'state'
     >,
-    /** Seals what is queued and signs a checkpoint at the head now (`Sealer.checkpointNow`). */
-    private readonly checkpointNow: () => Promise<void>,
+    /** Seals a batch of what is queued now (`Sealer.sealNow`). */
+    private readonly sealNow: () => Promise<void>,
   ) {}
 
   /**
@@ -93,12 +93,13 @@ export class Redactions {
   }
 
   /**
-   * The proofs of the `user.deleted` entries `ids`, as `proofs` makes them. A deletion no
-   * checkpoint covers yet gets one signed now (an unsealed one is sealed first), so that
-   * its proof leads to a signature.
+   * The proofs of the `user.deleted` entries `ids`, as `proofs` makes them. One not sealed yet is
+   * sealed first; the sealer signs a checkpoint at each deletion it seals. None is signed on
+   * request: a sealed deletion no checkpoint covers yet (sealed before that rule, or written
+   * into the database by someone else) has a proof that reaches none, which verifiers refuse.
    */
   async proofsOf(ids: readonly string[]): Promise<RedactionProof[]> {
-    const rows = ids.length === 0 ? [] : await this.coveredRows(ids);
+    const rows = ids.length === 0 ? [] : await this.sealedRows(ids);
     const deletions = rows
       .map(logDetail)
       .filter((entry) => entry.seq !== null)
@@ -133,26 +134,13 @@ export class Redactions {
     return proofs;
   }
 
-  /**
-   * The entries `ids` once each is sealed and a checkpoint covers it, signing checkpoints
-   * until one does; as they are after `COVER_WAIT_MS`, or when this instance may not sign.
-   */
-  private async coveredRows(ids: readonly string[]) {
-    const deadline = Date.now() + COVER_WAIT_MS;
+  /** The entries `ids` once each is sealed; as they are after `SEAL_WAIT_MS`. */
+  private async sealedRows(ids: readonly string[]) {
+    const deadline = Date.now() + SEAL_WAIT_MS;
     for (;;) {
       const rows = await this.entries.findMany([...ids]);
-      if ((await this.covered(rows.map((row) => row.seq))) || Date.now() >= deadline) return rows;
-      try {
-        await this.checkpointNow();
-      } catch {
-        return rows;
-      }
+      if (rows.every((row) => row.seq !== null) || Date.now() >= deadline) return rows;
+      await this.sealNow();
     }
-  }
-
-  private async covered(seqs: readonly (bigint | number | null)[]): Promise<boolean> {
-    if (seqs.some((seq) => seq === null)) return false;
-    const top = Math.max(0, ...seqs.map(Number));
-    return top === 0 || (await this.chain.firstCheckpointFrom(top)) !== undefined;
   }
 }
