@@ -333,3 +333,40 @@ test("a fresh entry's proof is pending, never invalid, and turns valid by itself
   assert.match(await drawer.textContent(), /Covered by checkpoint \d+/);
   await page.close();
 });
+
+test("an honest entry a user's deletion redacted is never shown as invalid", async () => {
+  const carol = await app.client.users.create({ email: 'carol@example.com', name: 'Carol' });
+  // Carol's entries and what follows them up to the next checkpoint, in one batch.
+  await app.client.logs.ingest({
+    entries: Array.from({ length: 1000 }, (_, i) =>
+      i < 3
+        ? {
+            event: 'document.read',
+            actor: { type: 'user', id: carol.id, email: 'carol@example.com' },
+            result: 'success',
+            metadata: { note: 'numbat' },
+          }
+        : {
+            event: 'document.read',
+            actor: { type: 'user', id: `user_after_${i}` },
+            result: 'success',
+          },
+    ),
+  });
+  const { data } = await app.client.logs.listCheckpoints({ limit: 1 });
+  await sealed(app.client, (data[0]?.seq ?? 0) + 1000);
+  await app.client.users.delete(carol.id);
+  await searchable(app.client);
+  const opened = await app.open({ key: app.rootKey, view: 'logs#q=numbat' });
+  const { page } = opened;
+  const hits = page.getByRole('list', { name: 'Matching entries' }).getByRole('button');
+  await hits.last().click();
+  const drawer = page.getByRole('dialog');
+  await drawer.getByText('Proof incomplete', { exact: true }).waitFor({ timeout: TIMEOUT });
+  const text = await drawer.textContent();
+  assert.doesNotMatch(text, /Proof invalid/);
+  assert.match(text, /fields removed by a user’s deletion/);
+  await screenshot(page, 'audit-log-entry-redacted');
+  await assertClean(opened, app.rootKey);
+  await page.close();
+});

@@ -417,8 +417,7 @@ export interface Resources {
    * verifier recomputes the entry's hash, then `hash = SHA-256(hash + "\n" + form)` for each
    * form of `following`, and needs the checkpoint at the last seq reached (its own or the
    * proof's) to carry that hash and a valid signature. The service signs a checkpoint at
-   * each `user.deleted` entry it seals (and at once for one that has none when a proof is
-   * made), so every proof reaches a signature; a proof that reaches none proves nothing
+   * each `user.deleted` entry it seals, so every proof reaches a signature; a proof that reaches none proves nothing
    * (anyone can make up a deletion that links to nothing), and the records of a
    * `user.deleted` entry among the entries walked count only once a checkpoint walked, or
    * a proof, covers it. A proof that does not hold, or one of an entry at a seq the walk holds another entry at, fails the

@@ -3288,7 +3288,7 @@ export interface components {
             redactionProofs?: components["schemas"]["RedactionProof"][];
         };
         /**
-         * @description A signed head of the hash chain: the Ed25519 signature (key: `GET /v1/logs/public-key`) over the UTF-8 bytes of `secadmin-checkpoint:v1:<seq in decimal>:<hash in lowercase hex>`. Made every 1,000 entries or 60 s after the oldest entry not yet covered, whichever comes first, at each `user.deleted` entry the service writes (the signature its redaction proof reaches), and at once when a redaction proof has none to reach.
+         * @description A signed head of the hash chain: the Ed25519 signature (key: `GET /v1/logs/public-key`) over the UTF-8 bytes of `secadmin-checkpoint:v1:<seq in decimal>:<hash in lowercase hex>`. Made every 1,000 entries or 60 s after the oldest entry not yet covered, whichever comes first, and at each `user.deleted` entry the service seals (the signature its redaction proof reaches).
          * @example {
          *       "seq": 1,
          *       "hash": "7a285f9b996a8a19a22b0f94d20d27cacd59c276d24013a4ddc230730ca797fd",
@@ -3330,7 +3330,7 @@ export interface components {
             /** @description The committed fields the redaction removed, as digest paths (`actor.email`, `target.id`, `metadata.<key>`), sorted. */
             fields: string[];
         };
-        /** @description A sealed `user.deleted` entry with what proves it part of the chain (the tag "Audit logs", "Redaction records"): `following` the canonical forms of the entries after it, up to and including the next checkpoint's seq, so that its hash leads to that signed checkpoint's hash; `checkpoint` that checkpoint (a deletion no checkpoint covered yet gets one signed for the export that carries it); `records` its list of records when its metadata holds their count and digest. */
+        /** @description A sealed `user.deleted` entry with what proves it part of the chain (the tag "Audit logs", "Redaction records"): `following` the canonical forms of the entries after it, up to and including the next checkpoint's seq, so that its hash leads to that signed checkpoint's hash; `checkpoint` that checkpoint (the service signs one at each deletion it seals); `records` its list of records when its metadata holds their count and digest. */
         RedactionProof: {
             entry: components["schemas"]["LogEntry"];
             /** @description The canonical forms of the entries after `entry`, in seq order. */
