@@ -32,6 +32,15 @@ interface Absent {
   seq: number;
   id: string;
   fields: string[];
+  /** Whom the entry shows it is about: its actor's id, and its target's id if a user. */
+  actorId: string | undefined;
+  targetUser: string | undefined;
+}
+
+/** Redaction records with the user whose deletion made them (its entry's `target.id`). */
+interface Named {
+  record: RedactionRecord;
+  user: string | undefined;
 }
 
 /**
@@ -50,7 +59,7 @@ export class ChainVerifier {
   private failure: VerifyResult | undefined;
   private readonly absent: Absent[] = [];
   /** Redaction records by altered entry id, from `user.deleted` entries walked or proven. */
-  private readonly named = new Map<string, RedactionRecord[]>();
+  private readonly named = new Map<string, Named[]>();
   /** The hashes of the `user.deleted` entries walked, by seq. */
   private readonly deletions = new Map<number, string>();
   /**
@@ -58,7 +67,11 @@ export class ChainVerifier {
    * count once one does, or once a proof leads them to one (anyone can append a made-up
    * deletion after the last checkpoint).
    */
-  private uncoveredRecords: { seq: number; records: readonly RedactionRecord[] }[] = [];
+  private uncoveredRecords: {
+    seq: number;
+    records: readonly RedactionRecord[];
+    user: string | undefined;
+  }[] = [];
 
   private constructor(
     private readonly keys: KeySchedule,
@@ -139,7 +152,7 @@ export class ChainVerifier {
         };
         return false;
       }
-      this.name(outcome);
+      this.name(outcome, proof.entry.target?.id ?? undefined);
     }
     return true;
   }
@@ -176,23 +189,33 @@ export class ChainVerifier {
   /** The records of walked deletions that a checkpoint walked now covers count. */
   private countCoveredRecords(): void {
     const covered = this.lastCheckpointSeq ?? 0;
-    for (const { seq, records } of this.uncoveredRecords) if (seq <= covered) this.name(records);
+    for (const { seq, records, user } of this.uncoveredRecords)
+      if (seq <= covered) this.name(records, user);
     this.uncoveredRecords = this.uncoveredRecords.filter(({ seq }) => seq > covered);
   }
 
-  private name(records: readonly RedactionRecord[]): void {
+  private name(records: readonly RedactionRecord[], user: string | undefined): void {
     for (const record of records) {
       const named = this.named.get(record.id);
-      if (named) named.push(record);
-      else this.named.set(record.id, [record]);
+      if (named) named.push({ record, user });
+      else this.named.set(record.id, [{ record, user }]);
     }
   }
 
-  /** Whether a record names `field` of the entry (by its id, and by its seq if it has one). */
+  /**
+   * Whether a record names `field` of the entry (by its id, and by its seq if it has one), made
+   * by the deletion of a user the entry shows it is about: its actor, or its target user. A
+   * deletion redacts only entries linked to its user, and a forged one (appended where no
+   * checkpoint covers it yet, by someone with write access to the database) cannot reach
+   * further than the entries of the user it names.
+   */
   private names(entry: Absent, field: string): boolean {
     return (this.named.get(entry.id) ?? []).some(
-      (record) =>
-        (record.seq === null || record.seq === entry.seq) && record.fields.includes(field),
+      ({ record, user }) =>
+        (record.seq === null || record.seq === entry.seq) &&
+        record.fields.includes(field) &&
+        user !== undefined &&
+        (entry.actorId === user || entry.targetUser === user),
     );
   }
 
@@ -313,10 +336,22 @@ export class ChainVerifier {
     }
     if (await this.checkpointAt(seq, hash)) return;
     const absent = absentFields(entry);
-    if (absent.length > 0) this.absent.push({ seq, id: entry.id, fields: absent });
+    if (absent.length > 0)
+      this.absent.push({
+        seq,
+        id: entry.id,
+        fields: absent,
+        actorId: entry.actor.id ?? undefined,
+        targetUser: entry.target?.type === 'user' ? (entry.target.id ?? undefined) : undefined,
+      });
     if (entry.event === REDACTION_EVENT) this.deletions.set(seq, hash);
     const held = redactionsOf(entry);
-    if (held && 'records' in held) this.uncoveredRecords.push({ seq, records: held.records });
+    if (held && 'records' in held)
+      this.uncoveredRecords.push({
+        seq,
+        records: held.records,
+        user: entry.target?.id ?? undefined,
+      });
     this.checked++;
     this.prevHash = hash;
     this.expectedSeq = seq + 1;

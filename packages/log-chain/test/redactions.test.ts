@@ -20,17 +20,23 @@ function strip(e: ChainEntry): void {
   for (const path of STRIPPED) delete e.salts[path];
 }
 
-const deletion = (n: number, redactions: unknown, origin = 'service') =>
-  entry(n, { event: 'user.deleted', origin, metadata: { redactions } });
+/** The deletion of `u3`, the actor of entry 3 (the one stripped). */
+const deletion = (n: number, redactions: unknown, origin = 'service', user = 'u3') =>
+  entry(n, {
+    event: 'user.deleted',
+    origin,
+    target: { type: 'user', id: user },
+    metadata: { redactions },
+  });
 
 /**
  * Entries 1–10 (checkpoint at 10), then the `user.deleted` entry at 11 with `redactions`,
  * then 12–14 (checkpoint at 14). Entry 3 is stripped.
  */
-function log(redactions: unknown, origin = 'service') {
+function log(redactions: unknown, origin = 'service', user = 'u3') {
   const first = seal(Array.from({ length: 10 }, (_, i) => entry(i + 1)));
   const rest = seal(
-    [deletion(11, redactions, origin), entry(12), entry(13), entry(14)],
+    [deletion(11, redactions, origin, user), entry(12), entry(13), entry(14)],
     11,
     first[9]?.hash as string,
   );
@@ -147,6 +153,16 @@ describe('verifyChain and redacted fields', () => {
     );
     const elsewhere = log([{ ...record(stripped), seq: 4 }]);
     expect((await verifyChain({ ...elsewhere, publicKeyPem })).valid).toBe(false);
+  });
+
+  it('takes no record from the deletion of a user the entry is not about (actor or target user)', async () => {
+    const { stripped } = log([]);
+    const other = log([record(stripped)], 'service', 'u9');
+    expect(await verifyChain({ ...other, publicKeyPem })).toMatchObject({
+      valid: false,
+      firstInvalidSeq: 3,
+      reason: `actor.email of entry ${stripped.id} (seq 3) is absent, and no redaction record names it`,
+    });
   });
 
   it('takes no record from an ingested user.deleted entry: anyone can send one', async () => {

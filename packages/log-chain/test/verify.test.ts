@@ -64,6 +64,7 @@ describe('verifyChain', () => {
         entry(11, {
           event: 'user.deleted',
           origin: 'service',
+          target: { type: 'user', id: e.actor.id as string },
           metadata: { redactions: [{ id: e.id, seq: 3, fields }] },
         }),
       ],
