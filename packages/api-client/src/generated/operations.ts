@@ -404,8 +404,10 @@ export interface Resources {
    * not sealed yet, the digest paths removed, sorted), in seq order (unsealed ones last),
    * then by id; above 1,000 records it is `{count, sha256}`, `sha256` being the lowercase
    * hex SHA-256 of the JCS text of the list, which `GET /v1/logs/{id}/redactions` answers.
-   * A record names a field of the entry with its id (and its seq, when not null). Only a
-   * `user.deleted` entry with `origin: service` holds records (an ingested one holds none).
+   * A record names a field of the entry with its id (and its seq, when not null), and counts
+   * only for an entry about the deleted user (the deletion's `target.id` is its `actor.id`,
+   * or its target's id with `target.type` `user`). Only a `user.deleted` entry with
+   * `origin: service` holds records (an ingested one holds none).
    * A verifier takes the records of such an entry among the entries it walks, and of one
    * from elsewhere when it is proven: in a JSON export, a redacted entry names in
    * `redactedBy` the `user.deleted` entries whose records name it, and the first entry of
