@@ -214,7 +214,7 @@ export class ChainVerifier {
       ({ record, user }) =>
         (record.seq === null || record.seq === entry.seq) &&
         record.fields.includes(field) &&
-        user !== undefined &&
+        Boolean(user) &&
         (entry.actorId === user || entry.targetUser === user),
     );
   }

@@ -156,8 +156,9 @@ const tooDeep = (field: string): ErrorDetail => ({
 
 /**
  * Everything in a JSON value that no field may hold: U+0000 and unpaired surrogates (PostgreSQL
- * cannot store them), numbers beyond a double's range, reserved keys, and nesting deeper than 32 levels. Walks with an explicit stack, so that a
- * hostile depth cannot exhaust the call stack, and stops below the depth limit. Every value of
+ * cannot store them), numbers beyond a double's range, reserved keys, and nesting deeper than
+ * 32 levels. Walks with an explicit stack, so that a hostile depth cannot exhaust the call
+ * stack, and stops below the depth limit. Every value of
  * an ingest batch passes here: paths are built only for what is reported, and the walk lets
  * other requests run now and then.
  */

@@ -29,8 +29,10 @@ interface Waiter {
 const ANYONE = '';
 
 /**
- * Lets at most `concurrent` calls run at once; the next `queued` wait their turn in order, each
- * for at most `waitMs`, so that a short burst is served; the rest get `Unavailable` at once.
+ * Lets at most `concurrent` calls run at once; the next `queued` wait their turn, each for at
+ * most `waitMs`, so that a short burst is served; the rest get `Unavailable` at once. With
+ * `perCaller` shares, turns are shared between callers (see `enter` and `leave`); without, a
+ * freed turn goes to the longest waiter.
  */
 export class ConcurrencyGate {
   private running = 0;
@@ -68,8 +70,7 @@ export class ConcurrencyGate {
 
   /** Whether `caller` may start one more now, turns being free. */
   private belowShare(caller: string): boolean {
-    const share = this.options.perCaller?.running ?? Number.POSITIVE_INFINITY;
-    return (this.runningBy.get(caller) ?? 0) < share;
+    return this.runs(caller) < (this.options.perCaller?.running ?? Number.POSITIVE_INFINITY);
   }
 
   private enter(caller: string): Promise<void> {
@@ -106,7 +107,7 @@ export class ConcurrencyGate {
 
   private start(caller: string): void {
     this.running++;
-    this.runningBy.set(caller, (this.runningBy.get(caller) ?? 0) + 1);
+    this.runningBy.set(caller, this.runs(caller) + 1);
     this.servedAt.set(caller, this.turns++);
   }
 

@@ -45,7 +45,7 @@ const CHECKPOINT_WITHIN_MS = 60_000;
 /** An entry is sealed within a second of being received. */
 const SEALED_WITHIN_MS = 1_000;
 
-export function verdictOf(steps: readonly ProofStep[]): Verdict {
+function verdictOf(steps: readonly ProofStep[]): Verdict {
   if (steps.some((step) => step.outcome === 'failed')) return 'invalid';
   if (steps.some((step) => step.outcome === 'pending')) return 'pending';
   return steps.some((step) => step.outcome === 'unchecked') ? 'incomplete' : 'valid';
@@ -56,7 +56,7 @@ export function verdictOf(steps: readonly ProofStep[]): Verdict {
  * checkpoint covers was sealed, which is this one or an older one (sealed within a second of
  * its receipt).
  */
-export function checkpointDueBy(entry: Pick<LogEntry, 'receivedAt' | 'timestamp'>): Date {
+function checkpointDueBy(entry: Pick<LogEntry, 'receivedAt' | 'timestamp'>): Date {
   const received = Date.parse(entry.receivedAt ?? entry.timestamp);
   return new Date(received + SEALED_WITHIN_MS + CHECKPOINT_WITHIN_MS);
 }

@@ -5,6 +5,7 @@ import { ApiErrorMessage, fieldError } from '../../api/ApiErrorMessage.js';
 import { DAY, fromUtcInput, toUtcInput, utc } from '../../lib/time.js';
 import { useClient } from '../../session/session.js';
 import { navigate, useLocation } from '../../shell/location.js';
+import { Field } from '../Field.js';
 
 type Export = Data<'getExport'>;
 
@@ -26,7 +27,7 @@ export default function ExportsView() {
   const [format, setFormat] = useState<'csv' | 'json'>('csv');
   const [includeMetadata, setIncludeMetadata] = useState(true);
   const client = useClient();
-  const ids = { from: useId(), to: useId(), query: useId(), format: useId(), metadata: useId() };
+  const ids = { from: useId(), to: useId(), format: useId(), metadata: useId() };
 
   const create = useMutation({
     mutationFn: (body: Parameters<typeof client.exports.create>[0]) => client.exports.create(body),
@@ -100,22 +101,19 @@ export default function ExportsView() {
             </p>
           )}
         </div>
-        <div className="export-query">
-          <label htmlFor={ids.query}>Search (empty: every entry of the range)</label>
-          <input
-            id={ids.query}
-            type="search"
-            value={query}
-            onChange={(event) => setQuery(event.target.value)}
-            aria-invalid={queryProblem ? true : undefined}
-            aria-describedby={queryProblem ? `${ids.query}-problem` : undefined}
-          />
-          {queryProblem && (
-            <p id={`${ids.query}-problem`} className="field-error">
-              {queryProblem}
-            </p>
+        <Field
+          label="Search (empty: every entry of the range)"
+          problems={queryProblem ? [queryProblem] : []}
+        >
+          {(input) => (
+            <input
+              {...input}
+              type="search"
+              value={query}
+              onChange={(e) => setQuery(e.target.value)}
+            />
           )}
-        </div>
+        </Field>
         <div>
           <label htmlFor={ids.format}>Format</label>
           <select
