@@ -37,7 +37,7 @@ interface Absent {
   targetUser: string | undefined;
 }
 
-/** Redaction records with the user whose deletion made them (its entry's `target.id`). */
+/** Redaction records with the user whose deletion made them (`deletedUser`). */
 interface Named {
   record: RedactionRecord;
   user: string | undefined;
@@ -152,7 +152,7 @@ export class ChainVerifier {
         };
         return false;
       }
-      this.name(outcome, proof.entry.target?.id ?? undefined);
+      this.name(outcome, deletedUser(proof.entry));
     }
     return true;
   }
@@ -350,7 +350,7 @@ export class ChainVerifier {
       this.uncoveredRecords.push({
         seq,
         records: held.records,
-        user: entry.target?.id ?? undefined,
+        user: deletedUser(entry),
       });
     this.checked++;
     this.prevHash = hash;
@@ -403,6 +403,10 @@ export class ChainVerifier {
     return this.failure;
   }
 }
+
+/** The user a `user.deleted` entry is the deletion of: its target, when a user with an id. */
+const deletedUser = (entry: ChainEntry): string | undefined =>
+  entry.target?.type === 'user' && entry.target.id ? entry.target.id : undefined;
 
 const HEX_HASH = /^[0-9a-f]{64}$/;
 const isObject = (value: unknown): value is Record<string, unknown> =>

@@ -21,11 +21,11 @@ function strip(e: ChainEntry): void {
 }
 
 /** The deletion of `u3`, the actor of entry 3 (the one stripped). */
-const deletion = (n: number, redactions: unknown, origin = 'service', user = 'u3') =>
+const deletion = (n: number, redactions: unknown, origin = 'service', user = 'u3', type = 'user') =>
   entry(n, {
     event: 'user.deleted',
     origin,
-    target: { type: 'user', id: user },
+    target: { type, id: user },
     metadata: { redactions },
   });
 
@@ -33,10 +33,10 @@ const deletion = (n: number, redactions: unknown, origin = 'service', user = 'u3
  * Entries 1–10 (checkpoint at 10), then the `user.deleted` entry at 11 with `redactions`,
  * then 12–14 (checkpoint at 14). Entry 3 is stripped.
  */
-function log(redactions: unknown, origin = 'service', user = 'u3') {
+function log(redactions: unknown, origin = 'service', user = 'u3', type = 'user') {
   const first = seal(Array.from({ length: 10 }, (_, i) => entry(i + 1)));
   const rest = seal(
-    [deletion(11, redactions, origin, user), entry(12), entry(13), entry(14)],
+    [deletion(11, redactions, origin, user, type), entry(12), entry(13), entry(14)],
     11,
     first[9]?.hash as string,
   );
@@ -163,6 +163,9 @@ describe('verifyChain and redacted fields', () => {
       firstInvalidSeq: 3,
       reason: `actor.email of entry ${stripped.id} (seq 3) is absent, and no redaction record names it`,
     });
+    // Nor from the deletion of something other than a user that bears the same id.
+    const notUser = log([record(stripped)], 'service', 'u3', 'api_key');
+    expect((await verifyChain({ ...notUser, publicKeyPem })).firstInvalidSeq).toBe(3);
   });
 
   it('takes no record from an ingested user.deleted entry: anyone can send one', async () => {
